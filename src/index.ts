@@ -1,0 +1,1 @@
+export * from './robots/index.js';

@@ -1,0 +1,304 @@
+/**
+ * The compiler: the line handler that turns a file into compact tables for matching.
+ * A parsed file is kept by the thousand in a crawler's cache, so rules live in typed
+ * arrays over one string of patterns rather than as one object each.
+ */
+
+import { tokenOfUserAgentLine } from './agent.js';
+import { normalizePattern } from './encoding.js';
+import type { Directive, FileSummary, RobotsLineHandler } from './lines.js';
+
+/** Rule flags, stored in the low bits of a rule's third field. */
+export const ALLOW = 1;
+/** The pattern has a `*` before its end: it needs the wildcard matcher. */
+export const WILDCARD = 2;
+/** The pattern has no `*` and ends in `$`: the path must equal it. */
+export const EXACT = 4;
+/** Added by the parser (Google's `index.html` rule). */
+export const DERIVED = 8;
+/** An empty pattern: it matches nothing (RFC 9309 2.2.2, an empty `disallow` allows all). */
+export const EMPTY = 16;
+const FLAG_BITS = 5;
+
+/** Fields per rule in `RobotsData.rules`. */
+export const RULE_FIELDS = 3;
+/** Fields per group in `RobotsData.groups`. */
+export const GROUP_FIELDS = 6;
+
+/** The compiled file. Rule ids are in file order; a derived rule follows its source. */
+export interface RobotsData {
+  /** Every normalised pattern, back to back. */
+  readonly patterns: string;
+  /**
+   * Per rule: start of its pattern in `patterns`; `length << 16 | matchLength` where
+   * `length` ranks the rule and `matchLength` is what the path must start with (the
+   * pattern less its `$` or trailing `*`); `line << 5 | flags`.
+   */
+  readonly rules: Int32Array;
+  /** Patterns as written, only where they differ from the normalised form. */
+  readonly rawPatterns: ReadonlyMap<number, string> | null;
+  /** Per group as written: startLine, endLine, firstAgent, agentCount, firstRule, ruleCount. */
+  readonly groups: Int32Array;
+  /** Crawl-delay of each group as written, in seconds; NaN when it has none. */
+  readonly groupDelays: Float64Array | null;
+  readonly agentLines: Int32Array;
+  readonly agentValues: readonly string[];
+  /** Token (lower case, or `*`) to merged group id. */
+  readonly tokens: ReadonlyMap<string, number>;
+  /** Rule ids of every merged group, best first (RFC 9309 2.2.2: longest, then allow). */
+  readonly order: Int32Array;
+  /** Per merged group: from, to (exclusive) in `order`. */
+  readonly mergedRanges: Int32Array;
+  readonly sitemaps: readonly string[];
+}
+
+export function ruleLength(data: RobotsData, id: number): number {
+  return data.rules[id * RULE_FIELDS + 1] >>> 16;
+}
+export function ruleMatchLength(data: RobotsData, id: number): number {
+  return data.rules[id * RULE_FIELDS + 1] & 0xffff;
+}
+export function ruleStart(data: RobotsData, id: number): number {
+  return data.rules[id * RULE_FIELDS];
+}
+export function ruleLine(data: RobotsData, id: number): number {
+  return data.rules[id * RULE_FIELDS + 2] >>> FLAG_BITS;
+}
+export function ruleFlags(data: RobotsData, id: number): number {
+  return data.rules[id * RULE_FIELDS + 2] & ((1 << FLAG_BITS) - 1);
+}
+export function rulePattern(data: RobotsData, id: number): string {
+  const start = ruleStart(data, id);
+  return data.patterns.slice(start, start + ruleLength(data, id));
+}
+
+/**
+ * Copies strings out of the text they were cut from. V8 keeps a whole file alive for
+ * one slice of it; a parsed file must not retain its source.
+ */
+export function detach(strings: readonly string[]): string[] {
+  if (strings.length === 0) return [];
+  // With a separator and two or more parts, join always builds a new flat string.
+  const joined = [...strings, ''].join('\n');
+  const out: string[] = [];
+  let at = 0;
+  for (const s of strings) {
+    out.push(joined.slice(at, at + s.length));
+    at += s.length + 1;
+  }
+  return out;
+}
+
+interface PendingRule {
+  normalized: string;
+  raw: string;
+  line: number;
+  flags: number;
+  matchLength: number;
+}
+
+interface PendingGroup {
+  startLine: number;
+  endLine: number;
+  firstAgent: number;
+  agentCount: number;
+  firstRule: number;
+  ruleCount: number;
+  crawlDelay: number;
+}
+
+const DELAY = /^\d+(?:\.\d+)?$/;
+const INDEX_HTML = /\/index\.htm[^/]*$/;
+
+/** Builds `RobotsData` from the events of one pass. */
+export class RobotsCompiler implements RobotsLineHandler {
+  private readonly rules: PendingRule[] = [];
+  private readonly groups: PendingGroup[] = [];
+  private readonly agentLines: number[] = [];
+  private readonly agentValues: string[] = [];
+  private readonly sitemaps: string[] = [];
+  private readonly seenSitemaps = new Set<string>();
+  /** Google's group boundary: a user-agent line after a rule line starts a new group. */
+  private sawRule = true;
+  private ignoreAll = false;
+
+  directive(d: Directive): void {
+    if (this.ignoreAll) return;
+    const group = this.groups[this.groups.length - 1];
+    switch (d.key) {
+      case 'user-agent':
+        if (this.sawRule || group === undefined) {
+          this.groups.push({
+            startLine: d.line,
+            endLine: d.line,
+            firstAgent: this.agentLines.length,
+            agentCount: 0,
+            firstRule: this.rules.length,
+            ruleCount: 0,
+            crawlDelay: Number.NaN,
+          });
+          this.sawRule = false;
+        }
+        this.agentLines.push(d.line);
+        this.agentValues.push(d.value);
+        this.current().agentCount++;
+        this.current().endLine = d.line;
+        return;
+      case 'allow':
+      case 'disallow':
+        // RFC 9309 2.1: rules belong to the group above them; before any group they are void.
+        if (group === undefined) return;
+        this.sawRule = true;
+        this.addRule(group, d.key === 'allow', d.value, d.line);
+        return;
+      case 'crawl-delay':
+        if (group === undefined) return;
+        if (DELAY.test(d.value)) {
+          // Several delays in one group: keep the most polite.
+          const seconds = Number(d.value);
+          group.crawlDelay = Number.isNaN(group.crawlDelay) ? seconds : Math.max(group.crawlDelay, seconds);
+        }
+        group.endLine = d.line;
+        return;
+      case 'sitemap':
+        // Sitemap lines belong to no group (RFC 9309 2.3.5); only absolute URLs are usable.
+        if (isAbsoluteHttpUrl(d.value) && !this.seenSitemaps.has(d.value)) {
+          this.seenSitemaps.add(d.value);
+          this.sitemaps.push(d.value);
+        }
+        return;
+      default:
+        return;
+    }
+  }
+
+  unparsable(): void {}
+  lineTooLong(): void {}
+
+  end(summary: FileSummary): void {
+    // An HTML page yields no rules at all.
+    if (summary.looksLikeHtml) this.ignoreAll = true;
+  }
+
+  private current(): PendingGroup {
+    return this.groups[this.groups.length - 1];
+  }
+
+  private addRule(group: PendingGroup, allow: boolean, raw: string, line: number): void {
+    const normalized = normalizePattern(raw);
+    this.pushRule(group, allow, raw, normalized, line, 0);
+    // Google treats an allowed `index.html` as allowing its directory too: `/dir/index.html`
+    // adds `/dir/$`. Only for allow rules.
+    if (allow && INDEX_HTML.test(normalized)) {
+      const directory = `${normalized.slice(0, normalized.lastIndexOf('/') + 1)}$`;
+      this.pushRule(group, allow, directory, directory, line, DERIVED);
+    }
+    group.endLine = line;
+  }
+
+  private pushRule(
+    group: PendingGroup,
+    allow: boolean,
+    raw: string,
+    normalized: string,
+    line: number,
+    extra: number,
+  ): void {
+    let flags = extra | (allow ? ALLOW : 0);
+    let body = normalized;
+    const anchored = body.endsWith('$');
+    if (anchored) body = body.slice(0, -1);
+    let end = body.length;
+    while (end > 0 && body.charCodeAt(end - 1) === 42 /* * */) end--;
+    // A trailing `*` (or `*$`) matches anything after it: the rest matches as a prefix.
+    const trailingStar = end < body.length;
+    body = body.slice(0, end);
+    if (normalized.length === 0) flags |= EMPTY;
+    else if (body.includes('*')) flags |= WILDCARD;
+    else if (anchored && !trailingStar) flags |= EXACT;
+    this.rules.push({ normalized, raw, line, flags, matchLength: body.length });
+    group.ruleCount++;
+  }
+
+  /** The compiled tables. Call once, after the pass. */
+  finish(): RobotsData {
+    const groups = this.ignoreAll ? [] : this.groups;
+    const rules = this.ignoreAll ? [] : this.rules;
+    const table = new Int32Array(rules.length * RULE_FIELDS);
+    const raw = new Map<number, string>();
+    const patterns: string[] = [];
+    let at = 0;
+    rules.forEach((rule, id) => {
+      table[id * RULE_FIELDS] = at;
+      table[id * RULE_FIELDS + 1] = (rule.normalized.length << 16) | rule.matchLength;
+      table[id * RULE_FIELDS + 2] = (rule.line << FLAG_BITS) | rule.flags;
+      patterns.push(rule.normalized);
+      at += rule.normalized.length;
+      if (rule.raw !== rule.normalized && !(rule.flags & DERIVED)) raw.set(id, rule.raw);
+    });
+    const rawValues = detach([...raw.values()]);
+    const rawPatterns = raw.size === 0 ? null : new Map([...raw.keys()].map((id, i) => [id, rawValues[i]]));
+
+    const groupTable = new Int32Array(groups.length * GROUP_FIELDS);
+    let anyDelay = false;
+    groups.forEach((g, i) => {
+      groupTable.set(
+        [g.startLine, g.endLine, g.firstAgent, g.agentCount, g.firstRule, g.ruleCount],
+        i * GROUP_FIELDS,
+      );
+      if (!Number.isNaN(g.crawlDelay)) anyDelay = true;
+    });
+    const groupDelays = anyDelay ? Float64Array.from(groups, (g) => g.crawlDelay) : null;
+
+    // Merge the groups of each token (RFC 9309 2.2.1) and rank their rules once.
+    const members = new Map<string, number[]>();
+    groups.forEach((g, i) => {
+      for (let a = g.firstAgent; a < g.firstAgent + g.agentCount; a++) {
+        const token = tokenOfUserAgentLine(this.agentValues[a]);
+        if (token === '') continue;
+        const list = members.get(token) ?? [];
+        if (list[list.length - 1] !== i) list.push(i);
+        members.set(token, list);
+      }
+    });
+    const tokens = new Map<string, number>();
+    const ranges = new Int32Array(members.size * 2);
+    const order: number[] = [];
+    for (const [token, groupIds] of members) {
+      const id = tokens.size;
+      tokens.set(token, id);
+      const ranked: number[] = [];
+      for (const g of groupIds) {
+        const { firstRule, ruleCount } = groups[g];
+        for (let r = firstRule; r < firstRule + ruleCount; r++) if (!(rules[r].flags & EMPTY)) ranked.push(r);
+      }
+      ranked.sort((a, b) => compareRules(rules[a], rules[b], a, b));
+      ranges[id * 2] = order.length;
+      for (const r of ranked) order.push(r);
+      ranges[id * 2 + 1] = order.length;
+    }
+
+    return {
+      patterns: detach([patterns.join(''), ''])[0],
+      rules: table,
+      rawPatterns,
+      groups: groupTable,
+      groupDelays,
+      agentLines: Int32Array.from(this.ignoreAll ? [] : this.agentLines),
+      agentValues: detach(this.ignoreAll ? [] : this.agentValues),
+      tokens,
+      order: Int32Array.from(order),
+      mergedRanges: ranges,
+      sitemaps: detach(this.sitemaps),
+    };
+  }
+}
+
+/** RFC 9309 2.2.2: the longest pattern wins; on equal length allow wins. Then file order. */
+function compareRules(a: PendingRule, b: PendingRule, idA: number, idB: number): number {
+  return b.normalized.length - a.normalized.length || (b.flags & ALLOW) - (a.flags & ALLOW) || idA - idB;
+}
+
+export function isAbsoluteHttpUrl(value: string): boolean {
+  return /^https?:\/\/[^\s/?#]+/i.test(value);
+}

@@ -1,0 +1,164 @@
+/**
+ * Percent-encoding normalisation, applied the same way to the URL path and to rule
+ * patterns so that both sides of a match speak one form (RFC 9309 2.2.2):
+ * - octets outside the URI grammar (non-ASCII, controls, space, `"<>\^`{|}`) are encoded;
+ * - `%xx` escapes are upper-cased;
+ * - escapes of unreserved characters (`A-Z a-z 0-9 - . _ ~`) are decoded (`%62%61%7A` = `baz`);
+ * - escapes of reserved characters (`%2F`, `%2A`, `%24`, ...) stay encoded and match literally;
+ * - a `%` that starts no escape is itself encoded as `%25`.
+ * In a path, `*` and `$` are encoded as `%2A` and `%24`, so a rule can name them only
+ * through their escapes (RFC 9309 2.2.3) and never through the special characters.
+ */
+
+const HEX = '0123456789ABCDEF';
+
+/** Character classes, indexed by char code < 128. */
+const RAW = 1; // may stay as is
+const UNRESERVED = 2; // RFC 3986 unreserved: decoded when found escaped
+
+const classes = new Uint8Array(128);
+for (let c = 0; c < 128; c++) {
+  const ch = String.fromCharCode(c);
+  if (/[A-Za-z0-9\-._~]/.test(ch)) classes[c] = RAW | UNRESERVED;
+  else if (/[!#$&'()*+,/:;=?@[\]]/.test(ch)) classes[c] = RAW;
+}
+
+/** Path characters that need no work at all. `%`, `*` and `$` are not among them. */
+const PLAIN_PATH = /^[A-Za-z0-9\-._~!&'()+,/:;=?@[\]]*$/;
+
+function hexValue(code: number): number {
+  if (code >= 48 && code <= 57) return code - 48;
+  const lower = code | 0x20;
+  if (lower >= 97 && lower <= 102) return lower - 87;
+  return -1;
+}
+
+function escapeByte(byte: number): string {
+  return `%${HEX[byte >> 4]}${HEX[byte & 15]}`;
+}
+
+/** UTF-8 encodes one code point (lone surrogates become U+FFFD) as `%XX` escapes. */
+function escapeCodePoint(cp: number): string {
+  if (cp < 0x80) return escapeByte(cp);
+  if (cp < 0x800) return escapeByte(0xc0 | (cp >> 6)) + escapeByte(0x80 | (cp & 63));
+  if (cp >= 0xd800 && cp <= 0xdfff) cp = 0xfffd;
+  if (cp < 0x10000) {
+    return escapeByte(0xe0 | (cp >> 12)) + escapeByte(0x80 | ((cp >> 6) & 63)) + escapeByte(0x80 | (cp & 63));
+  }
+  return (
+    escapeByte(0xf0 | (cp >> 18)) +
+    escapeByte(0x80 | ((cp >> 12) & 63)) +
+    escapeByte(0x80 | ((cp >> 6) & 63)) +
+    escapeByte(0x80 | (cp & 63))
+  );
+}
+
+/**
+ * Normalises `text`. In pattern mode `*` and `$` stay raw (the caller decides
+ * what a `$` means); in path mode they are encoded.
+ */
+function normalize(text: string, patternMode: boolean): string {
+  let out = '';
+  let from = 0; // start of the pending run of characters copied unchanged
+  const n = text.length;
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    let replacement: string | undefined;
+    let skip = 0;
+    if (c === 37 /* % */) {
+      const hi = i + 2 < n ? hexValue(text.charCodeAt(i + 1)) : -1;
+      const lo = hi >= 0 ? hexValue(text.charCodeAt(i + 2)) : -1;
+      if (lo < 0) {
+        replacement = '%25';
+      } else {
+        const byte = (hi << 4) | lo;
+        if (byte < 128 && classes[byte] & UNRESERVED) replacement = String.fromCharCode(byte);
+        else {
+          const upper = escapeByte(byte);
+          // Already in canonical form: nothing to replace.
+          if (upper !== text.slice(i, i + 3)) replacement = upper;
+        }
+        skip = 2;
+      }
+    } else if (c === 42 /* * */ || c === 36 /* $ */) {
+      if (!patternMode) replacement = c === 42 ? '%2A' : '%24';
+    } else if (c >= 128 || !(classes[c] & RAW)) {
+      let cp = c;
+      if (c >= 0xd800 && c <= 0xdbff && i + 1 < n) {
+        const low = text.charCodeAt(i + 1);
+        if (low >= 0xdc00 && low <= 0xdfff) {
+          cp = 0x10000 + ((c - 0xd800) << 10) + (low - 0xdc00);
+          skip = 1;
+        }
+      }
+      replacement = escapeCodePoint(cp);
+    }
+    if (replacement !== undefined) {
+      out += text.slice(from, i) + replacement;
+      from = i + 1 + skip;
+    }
+    i += skip;
+  }
+  if (from === 0) return text;
+  return out + text.slice(from);
+}
+
+/** Normalises a URL path (with its query) for matching. */
+export function normalizePath(path: string): string {
+  return PLAIN_PATH.test(path) ? path : normalize(path, false);
+}
+
+/**
+ * Normalises a rule pattern. `*` stays a wildcard; a `$` stays raw only as the last
+ * character (the end anchor), anywhere else it is a literal and becomes `%24`.
+ */
+export function normalizePattern(pattern: string): string {
+  if (PLAIN_PATH.test(pattern)) return pattern;
+  const normalized = normalize(pattern, true);
+  const last = normalized.length - 1;
+  const dollar = normalized.indexOf('$');
+  if (dollar < 0 || dollar === last) return normalized;
+  return normalized.slice(0, last).replaceAll('$', '%24') + normalized[last];
+}
+
+/** `scheme://authority` of an http(s) URL, and the rest when it needs no WHATWG clean-up. */
+const SIMPLE_URL = /^https?:\/\/[^/?#\\@\s]*([/?][A-Za-z0-9\-._~!&'()*+,/:;=?@[\]%$]*)?(#.*)?$/i;
+
+/**
+ * The path and query of a URL, normalised for matching (RFC 9309 2.2.2 matches the
+ * path from its first octet, query included). Accepts an absolute URL, a `URL`, or a
+ * path starting with `/`.
+ */
+export function pathOf(url: string | URL): string {
+  let path: string;
+  if (typeof url !== 'string') {
+    if (!(url instanceof URL))
+      throw new TypeError(`Expected a URL string or a URL object, got ${typeof url}.`);
+    path = url.pathname + url.search;
+  } else if (url.charCodeAt(0) === 47 /* / */) {
+    // Any string that starts with `/` is a path, `//x` included: there is no base URL here.
+    const hash = url.indexOf('#');
+    path = hash < 0 ? url : url.slice(0, hash);
+  } else {
+    const simple = SIMPLE_URL.exec(url);
+    const rest = simple?.[1];
+    if (simple !== null && (rest === undefined || !rest.includes('/.'))) {
+      // Plain URLs (the crawler's common case) skip the full URL parser.
+      path = rest === undefined ? '/' : rest.charCodeAt(0) === 63 /* ? */ ? `/${rest}` : rest;
+    } else {
+      let parsed: URL;
+      try {
+        parsed = new URL(url);
+      } catch {
+        throw new TypeError(
+          `Expected an absolute URL or a path starting with "/", got ${JSON.stringify(url)}.`,
+        );
+      }
+      // WHATWG drops an empty `?` from `search`, but the request still carries it.
+      const beforeHash = parsed.href.split('#', 1)[0];
+      const query = beforeHash.indexOf('?');
+      path = parsed.pathname + (query < 0 ? '' : beforeHash.slice(query));
+    }
+  }
+  return normalizePath(path);
+}

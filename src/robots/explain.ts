@@ -1,0 +1,114 @@
+/**
+ * Verdicts: the decision for one URL with everything that led to it, as plain data.
+ */
+
+import { productTokenOf, selectGroup, tokenOfUserAgentLine } from './agent.js';
+import {
+  ALLOW,
+  DERIVED,
+  GROUP_FIELDS,
+  type RobotsData,
+  ruleFlags,
+  ruleLength,
+  ruleLine,
+  rulePattern,
+} from './compile.js';
+import { allMatches, decide, type RuleCache } from './decide.js';
+import { pathOf } from './encoding.js';
+import type { GroupChoice, MatchedRule, Verdict } from './types.js';
+
+/** RFC 9309 2.2.2: the robots.txt URI itself is always allowed. */
+const ROBOTS_TXT_PATH = '/robots.txt';
+
+/** Options of {@link RobotsTxt.explain}. */
+export interface ExplainOptions {
+  /**
+   * List every matching rule in `candidates`. Turning it off makes a verdict as cheap as
+   * `isAllowed` (candidates then hold only the decisive rule).
+   * @default true
+   */
+  candidates?: boolean;
+}
+
+export function isAllowed(data: RobotsData, cache: RuleCache, url: string | URL, userAgent: string): boolean {
+  const path = pathOf(url);
+  if (path === ROBOTS_TXT_PATH) return true;
+  const selection = selectGroup(data.tokens, productTokenOf(userAgent));
+  if (selection.merged < 0) return true;
+  const id = decide(data, cache, selection.merged, path);
+  return id < 0 || (ruleFlags(data, id) & ALLOW) !== 0;
+}
+
+export function explain(
+  data: RobotsData,
+  cache: RuleCache,
+  url: string | URL,
+  userAgent: string,
+  options: ExplainOptions = {},
+): Verdict {
+  const path = pathOf(url);
+  const productToken = productTokenOf(userAgent);
+  const selection = selectGroup(data.tokens, productToken);
+  const group: GroupChoice = {
+    how: selection.how,
+    token: selection.token,
+    userAgentLines: [],
+    spans: [],
+  };
+  if (selection.fallbackFrom !== undefined) group.fallbackFrom = selection.fallbackFrom;
+  if (selection.token !== null) describeGroup(data, selection.token, group);
+
+  const verdict = (
+    allowed: boolean,
+    reason: Verdict['reason'],
+    rule: MatchedRule | null,
+    candidates: MatchedRule[],
+  ) => ({ allowed, reason, productToken, path, rule, group, candidates }) satisfies Verdict;
+
+  if (path === ROBOTS_TXT_PATH) return verdict(true, 'robots-txt-always-allowed', null, []);
+  if (selection.merged < 0) return verdict(true, 'no-group', null, []);
+  const ids =
+    options.candidates === false
+      ? [decide(data, cache, selection.merged, path)].filter((id) => id >= 0)
+      : allMatches(data, cache, selection.merged, path);
+  if (ids.length === 0) return verdict(true, 'no-match', null, []);
+  const candidates = ids.map((id) => matchedRule(data, id));
+  const rule = candidates[0];
+  return verdict(rule.kind === 'allow', 'matched', rule, candidates);
+}
+
+export function matchedRule(data: RobotsData, id: number): MatchedRule {
+  const normalizedPattern = rulePattern(data, id);
+  const flags = ruleFlags(data, id);
+  const rule: MatchedRule = {
+    kind: flags & ALLOW ? 'allow' : 'disallow',
+    pattern: data.rawPatterns?.get(id) ?? normalizedPattern,
+    normalizedPattern,
+    line: ruleLine(data, id),
+    length: ruleLength(data, id),
+  };
+  if (flags & DERIVED) rule.derived = 'index-html';
+  return rule;
+}
+
+/** Fills in the user-agent lines naming `token` and the spans of the groups they head. */
+function describeGroup(data: RobotsData, token: string, group: GroupChoice): void {
+  const lines: number[] = [];
+  const spans: { startLine: number; endLine: number }[] = [];
+  const count = data.groups.length / GROUP_FIELDS;
+  for (let g = 0; g < count; g++) {
+    const base = g * GROUP_FIELDS;
+    const firstAgent = data.groups[base + 2];
+    const agentCount = data.groups[base + 3];
+    let named = false;
+    for (let a = firstAgent; a < firstAgent + agentCount; a++) {
+      if (tokenOfUserAgentLine(data.agentValues[a]) === token) {
+        lines.push(data.agentLines[a]);
+        named = true;
+      }
+    }
+    if (named) spans.push({ startLine: data.groups[base], endLine: data.groups[base + 1] });
+  }
+  group.userAgentLines = lines;
+  group.spans = spans;
+}

@@ -1,0 +1,244 @@
+/**
+ * The linter: a second handler of the same pass as the compiler, reporting what a site
+ * owner should fix. Nothing it finds changes how the file is matched.
+ */
+
+import { isAbsoluteHttpUrl } from './compile.js';
+import { normalizePattern } from './encoding.js';
+import { type Directive, type FileSummary, MAX_LINE_OCTETS, type RobotsLineHandler } from './lines.js';
+import type { LintCode, LintSeverity, RobotsLint } from './types.js';
+
+const CANONICAL: Record<string, string> = {
+  'user-agent': 'User-agent',
+  allow: 'Allow',
+  disallow: 'Disallow',
+  sitemap: 'Sitemap',
+  'crawl-delay': 'Crawl-delay',
+};
+
+/** Shortens a value quoted in a message. */
+function quote(value: string): string {
+  return JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value);
+}
+
+export class RobotsLinter implements RobotsLineHandler {
+  readonly lints: RobotsLint[] = [];
+  private sawAgent = false;
+  private sawRule = true;
+  /** A line that was neither a rule nor a user-agent since the group's last user-agent line. */
+  private interruptedAt = 0;
+  private groupStart = 0;
+  private patterns = new Map<string, { kind: string; line: number }>();
+
+  private add(code: LintCode, severity: LintSeverity, line: number, message: string): void {
+    this.lints.push({ code, severity, line, message });
+  }
+
+  directive(d: Directive): void {
+    if (d.typo) {
+      this.add(
+        'accepted-typo',
+        'warning',
+        d.line,
+        `"${d.keyText}" is a misspelling of "${CANONICAL[d.key]}". Google accepts it; other crawlers may ignore the line.`,
+      );
+    }
+    if (d.missingColon) {
+      this.add(
+        'missing-colon',
+        'warning',
+        d.line,
+        `The colon after "${d.keyText}" is missing. Google accepts the line; other crawlers may ignore it.`,
+      );
+    }
+    switch (d.key) {
+      case 'user-agent':
+        this.userAgent(d);
+        return;
+      case 'allow':
+      case 'disallow':
+        this.rule(d);
+        return;
+      case 'crawl-delay':
+        if (!this.sawAgent) this.beforeAgent(d);
+        else if (!/^\d+(?:\.\d+)?$/.test(d.value)) {
+          this.add(
+            'invalid-crawl-delay',
+            'warning',
+            d.line,
+            `Crawl-delay ${quote(d.value)} is not a number of seconds; it is ignored.`,
+          );
+        } else {
+          this.add(
+            'crawl-delay-extension',
+            'info',
+            d.line,
+            'Crawl-delay is not part of RFC 9309: Bing and Yandex honour it, Googlebot ignores it.',
+          );
+        }
+        this.interrupt(d.line);
+        return;
+      case 'sitemap':
+        if (!isAbsoluteHttpUrl(d.value)) {
+          this.add(
+            'sitemap-not-absolute',
+            'warning',
+            d.line,
+            `Sitemap ${quote(d.value)} is not an absolute http(s) URL; crawlers cannot use it.`,
+          );
+        }
+        this.interrupt(d.line);
+        return;
+      case 'noindex':
+        this.add(
+          'noindex-unsupported',
+          'warning',
+          d.line,
+          'Noindex in robots.txt has not been supported by Google since 2019; use a noindex meta tag or X-Robots-Tag header.',
+        );
+        this.interrupt(d.line);
+        return;
+      case 'unsupported':
+        this.add(
+          'unsupported-directive',
+          'info',
+          d.line,
+          `"${d.keyText}" is understood only by some crawlers; RFC 9309 crawlers ignore it.`,
+        );
+        this.interrupt(d.line);
+        return;
+      default:
+        this.add(
+          'unknown-directive',
+          'warning',
+          d.line,
+          `"${d.keyText}" is not a robots.txt directive; crawlers ignore this line.`,
+        );
+        this.interrupt(d.line);
+    }
+  }
+
+  private userAgent(d: Directive): void {
+    if (d.value.length === 0 || !/^(?:\*|[A-Za-z_-])/.test(d.value)) {
+      this.add(
+        'empty-user-agent',
+        'warning',
+        d.line,
+        `User-agent ${quote(d.value)} names no crawler: a name is made of letters, "-" and "_".`,
+      );
+    }
+    if (this.sawRule) {
+      this.sawRule = false;
+      this.groupStart = d.line;
+      this.patterns = new Map();
+    } else if (this.interruptedAt > 0) {
+      this.add(
+        'user-agent-joins-group',
+        'warning',
+        d.line,
+        `This user-agent joins the group that starts on line ${this.groupStart}, because only allow/disallow lines end a list of user-agents (line ${this.interruptedAt} does not). Give the earlier group its rules first if it was meant to be separate.`,
+      );
+    }
+    this.sawAgent = true;
+    this.interruptedAt = 0;
+  }
+
+  private rule(d: Directive): void {
+    if (!this.sawAgent) {
+      this.beforeAgent(d);
+      return;
+    }
+    this.sawRule = true;
+    this.interruptedAt = 0;
+    const value = d.value;
+    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) {
+      this.add(
+        'absolute-url-pattern',
+        'error',
+        d.line,
+        `${CANONICAL[d.key]} takes a path, not a URL: ${quote(value)} matches nothing. Write the path, starting with "/".`,
+      );
+    } else if (value.length > 0 && value[0] !== '/' && value[0] !== '*') {
+      this.add(
+        'pattern-not-rooted',
+        'warning',
+        d.line,
+        `The pattern ${quote(value)} does not start with "/" or "*", so it matches no URL. Did you mean "/${value}"?`,
+      );
+    }
+    if (value.length === 0) return;
+    const normalized = normalizePattern(value);
+    const previous = this.patterns.get(normalized);
+    if (previous === undefined) {
+      this.patterns.set(normalized, { kind: d.key, line: d.line });
+    } else if (previous.kind === d.key) {
+      this.add('duplicate-rule', 'info', d.line, `This rule repeats line ${previous.line}.`);
+    } else {
+      this.add(
+        'conflicting-rules',
+        'warning',
+        d.line,
+        `Allow and Disallow name the same pattern here and on line ${previous.line}; Allow wins (RFC 9309 2.2.2).`,
+      );
+    }
+  }
+
+  private beforeAgent(d: Directive): void {
+    this.add(
+      'rule-before-user-agent',
+      'warning',
+      d.line,
+      `${CANONICAL[d.key]} before any User-agent line belongs to no group and is ignored.`,
+    );
+  }
+
+  private interrupt(line: number): void {
+    if (this.sawAgent && !this.sawRule && this.interruptedAt === 0) this.interruptedAt = line;
+  }
+
+  unparsable(line: number, text: string): void {
+    this.add(
+      'unparsable-line',
+      'warning',
+      line,
+      `${quote(text)} is not a "key: value" line; crawlers ignore it.`,
+    );
+  }
+
+  lineTooLong(line: number, octets: number): void {
+    this.add(
+      'line-too-long',
+      'warning',
+      line,
+      `The line is ${octets} bytes long; only its first ${MAX_LINE_OCTETS} bytes are read.`,
+    );
+  }
+
+  end(summary: FileSummary): void {
+    if (summary.looksLikeHtml) {
+      this.add(
+        'looks-like-html',
+        'error',
+        1,
+        'This is an HTML page, not a robots.txt: no rules are read from it. Serve a text/plain robots.txt, or a 404 if you have none.',
+      );
+    }
+    if (summary.truncatedAtLine !== undefined) {
+      this.add(
+        'file-too-large',
+        'warning',
+        summary.truncatedAtLine,
+        `The file is larger than the size crawlers read; everything from line ${summary.truncatedAtLine} on is ignored.`,
+      );
+    }
+    if (summary.invalidUtf8Line !== undefined) {
+      this.add(
+        'invalid-utf8',
+        'warning',
+        summary.invalidUtf8Line,
+        'The file is not valid UTF-8 (RFC 9309 2.3 asks for UTF-8); invalid bytes were read as U+FFFD.',
+      );
+    }
+    this.lints.sort((a, b) => a.line - b.line);
+  }
+}

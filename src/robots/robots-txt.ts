@@ -1,0 +1,165 @@
+import { productTokenOf, selectGroup, tokenOfUserAgentLine } from './agent.js';
+import { detach, GROUP_FIELDS, RobotsCompiler, type RobotsData } from './compile.js';
+import { RuleCache } from './decide.js';
+import { type ExplainOptions, explain, isAllowed, matchedRule } from './explain.js';
+import {
+  DEFAULT_MAX_BYTES,
+  type Directive,
+  type FileSummary,
+  type RobotsLineHandler,
+  tokenize,
+} from './lines.js';
+import { RobotsLinter } from './lint.js';
+import type { RobotsGroup, RobotsLint, RobotsParseOptions, RobotsRule, Verdict } from './types.js';
+
+/**
+ * A parsed robots.txt (RFC 9309). Parse once, then ask about any number of URLs: the
+ * object is immutable and can be shared between crawlers.
+ *
+ * ```ts
+ * import { RobotsTxt } from 'crawlee-robots';
+ *
+ * const robots = RobotsTxt.parse('User-agent: *\nDisallow: /private/\nAllow: /private/press/\n');
+ * robots.isAllowed('https://example.com/private/press/kit.pdf', 'ExampleBot'); // true
+ * robots.explain('/private/x', 'Mozilla/5.0 (compatible; ExampleBot/1.0)').rule; // { kind: 'disallow', line: 2, ... }
+ * ```
+ */
+export class RobotsTxt {
+  readonly #data: RobotsData;
+  readonly #cache = new RuleCache();
+  /** Findings about the file, by line; parsing never fails because of them. */
+  readonly lints: readonly RobotsLint[];
+
+  private constructor(data: RobotsData, lints: RobotsLint[]) {
+    this.#data = data;
+    this.lints = lints;
+  }
+
+  /**
+   * Parses a robots.txt body. Never throws on content: lines that do not parse are
+   * skipped and reported in `lints`. Bytes are read as UTF-8 (invalid sequences become
+   * U+FFFD); a leading byte order mark is skipped.
+   */
+  static parse(body: string | Uint8Array, options: RobotsParseOptions = {}): RobotsTxt {
+    if (typeof body !== 'string' && !(body instanceof Uint8Array)) {
+      throw new TypeError(
+        `RobotsTxt.parse() takes a string or a Uint8Array, got ${body === null ? 'null' : typeof body}.`,
+      );
+    }
+    const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+    if (!Number.isInteger(maxBytes) || maxBytes < 1) {
+      throw new RangeError(`maxBytes must be a positive integer, got ${maxBytes}.`);
+    }
+    const compiler = new RobotsCompiler();
+    const linter = new RobotsLinter();
+    tokenize(body, { maxBytes, rejectHtml: options.rejectHtml ?? true }, both(compiler, linter));
+    const lints = linter.lints;
+    const messages = detach(lints.map((l) => l.message));
+    lints.forEach((lint, i) => {
+      lint.message = messages[i];
+    });
+    return new RobotsTxt(compiler.finish(), lints);
+  }
+
+  /**
+   * Whether `userAgent` may fetch `url`. `url` is an absolute URL, a `URL` or a path
+   * starting with `/`; `userAgent` is a product token (`ExampleBot`) or a whole
+   * User-Agent header, from which the product token is read.
+   */
+  isAllowed(url: string | URL, userAgent: string): boolean {
+    return isAllowed(this.#data, this.#cache, url, userAgent);
+  }
+
+  /** The verdict for `url` with the rule, the group and every matching rule behind it. */
+  explain(url: string | URL, userAgent: string, options?: ExplainOptions): Verdict {
+    return explain(this.#data, this.#cache, url, userAgent, options);
+  }
+
+  /**
+   * The `crawl-delay` in seconds of the group that applies to `userAgent` (the largest,
+   * if its merged groups give several), or undefined. An extension: RFC 9309 does not
+   * define it.
+   */
+  crawlDelay(userAgent: string): number | undefined {
+    const delays = this.#data.groupDelays;
+    if (delays === null) return undefined;
+    const selection = selectGroup(this.#data.tokens, productTokenOf(userAgent));
+    if (selection.token === null) return undefined;
+    let delay: number | undefined;
+    this.#forEachGroup((g, tokens) => {
+      if (tokens.includes(selection.token!) && !Number.isNaN(delays[g]))
+        delay = Math.max(delay ?? 0, delays[g]);
+    });
+    return delay;
+  }
+
+  /** Absolute sitemap URLs from the whole file, in file order, without repeats. */
+  get sitemaps(): readonly string[] {
+    return this.#data.sitemaps;
+  }
+
+  /** The groups exactly as written (not merged), with their rules in file order. */
+  get groups(): readonly RobotsGroup[] {
+    const data = this.#data;
+    const groups: RobotsGroup[] = [];
+    this.#forEachGroup((g) => {
+      const base = g * GROUP_FIELDS;
+      const [startLine, endLine, firstAgent, agentCount, firstRule, ruleCount] = data.groups.subarray(
+        base,
+        base + GROUP_FIELDS,
+      );
+      const userAgents = [];
+      for (let a = firstAgent; a < firstAgent + agentCount; a++) {
+        const value = data.agentValues[a];
+        userAgents.push({ value, token: tokenOfUserAgentLine(value), line: data.agentLines[a] });
+      }
+      const rules: RobotsRule[] = [];
+      for (let r = firstRule; r < firstRule + ruleCount; r++) {
+        const { kind, pattern, normalizedPattern, line, derived } = matchedRule(data, r);
+        rules.push(
+          derived
+            ? { kind, pattern, normalizedPattern, line, derived }
+            : { kind, pattern, normalizedPattern, line },
+        );
+      }
+      const group: RobotsGroup = { userAgents, startLine, endLine, rules };
+      const delay = data.groupDelays?.[g];
+      if (delay !== undefined && !Number.isNaN(delay)) group.crawlDelay = delay;
+      groups.push(group);
+    });
+    return groups;
+  }
+
+  #forEachGroup(visit: (group: number, tokens: string[]) => void): void {
+    const data = this.#data;
+    const count = data.groups.length / GROUP_FIELDS;
+    for (let g = 0; g < count; g++) {
+      const firstAgent = data.groups[g * GROUP_FIELDS + 2];
+      const agentCount = data.groups[g * GROUP_FIELDS + 3];
+      const tokens = data.agentValues.slice(firstAgent, firstAgent + agentCount).map(tokenOfUserAgentLine);
+      visit(g, tokens);
+    }
+  }
+}
+
+/** Feeds one pass to two handlers. */
+function both(a: RobotsLineHandler, b: RobotsLineHandler): RobotsLineHandler {
+  return {
+    directive: (d: Directive) => {
+      a.directive(d);
+      b.directive(d);
+    },
+    unparsable: (line, text) => {
+      a.unparsable(line, text);
+      b.unparsable(line, text);
+    },
+    lineTooLong: (line, octets) => {
+      a.lineTooLong(line, octets);
+      b.lineTooLong(line, octets);
+    },
+    end: (summary: FileSummary) => {
+      a.end(summary);
+      b.end(summary);
+    },
+  };
+}

@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { normalizePath, normalizePattern, pathOf } from '../../src/robots/index.js';
+
+describe('normalizePath', () => {
+  it.each([
+    ['/plain/path?q=1&r=2', '/plain/path?q=1&r=2'],
+    ['/café', '/caf%C3%A9'],
+    ['/caf%c3%a9', '/caf%C3%A9'],
+    ['/%62%61%7A', '/baz'],
+    ['/%7e%2d%2E%5F', '/~-._'],
+    ['/a%2Fb', '/a%2Fb'],
+    ['/a%2fb', '/a%2Fb'],
+    ['/a*b$c', '/a%2Ab%24c'],
+    ['/a%2Ab', '/a%2Ab'],
+    ['/100%', '/100%25'],
+    ['/100%zz', '/100%25zz'],
+    ['/a b"c<d>', '/a%20b%22c%3Cd%3E'],
+    ['/ツ', '/%E3%83%84'],
+    ['/😀', '/%F0%9F%98%80'],
+    ['/\uD800x', '/%EF%BF%BDx'],
+    ['/foo/bar?baz=http://foo.bar?tar&par', '/foo/bar?baz=http://foo.bar?tar&par'],
+  ])('%s -> %s', (input, expected) => {
+    expect(normalizePath(input)).toBe(expected);
+  });
+});
+
+describe('normalizePattern', () => {
+  it('keeps * as a wildcard and a final $ as the anchor', () => {
+    expect(normalizePattern('/a*b$')).toBe('/a*b$');
+  });
+  it('reads a $ before the end as a literal', () => {
+    expect(normalizePattern('/a$b')).toBe('/a%24b');
+    expect(normalizePattern('/a$b$')).toBe('/a%24b$');
+  });
+  it('encodes like a path otherwise', () => {
+    expect(normalizePattern('/café/%62')).toBe('/caf%C3%A9/b');
+  });
+});
+
+describe('pathOf', () => {
+  it.each([
+    ['https://example.com', '/'],
+    ['https://example.com?x=1', '/?x=1'],
+    ['https://example.com/a/b?c=d#frag', '/a/b?c=d'],
+    ['HTTPS://Example.COM:8443/A', '/A'],
+    ['https://example.com/a/../b/./c', '/b/c'],
+    ['https://user:pw@example.com/x', '/x'],
+    ['https://example.com/a b', '/a%20b'],
+    ['https://example.com/p?', '/p?'],
+    ['/just/a/path#x', '/just/a/path'],
+  ])('%s -> %s', (input, expected) => {
+    expect(pathOf(input)).toBe(expected);
+  });
+
+  it('takes URL objects', () => {
+    expect(pathOf(new URL('https://example.com/é?q'))).toBe('/%C3%A9?q');
+  });
+
+  it('rejects what is neither an absolute URL nor a path, saying what it expects', () => {
+    expect(() => pathOf('example.com/x')).toThrow(/absolute URL or a path starting with "\/"/);
+    expect(() => pathOf('mailto')).toThrow(TypeError);
+  });
+
+  it('reads any string starting with / as a path', () => {
+    expect(pathOf('//x/y')).toBe('//x/y');
+  });
+});

@@ -1,0 +1,151 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { RobotsTxt } from '../../src/index.js';
+
+/** Whether `pattern` matches `path`, trying every way a `*` can stretch. */
+function referenceMatches(pattern: string, path: string): boolean {
+  const anchored = pattern.endsWith('$');
+  const body = anchored ? pattern.slice(0, -1) : pattern;
+  const memo = new Map<number, boolean>();
+  const go = (p: number, s: number): boolean => {
+    const key = p * 10_000 + s;
+    const known = memo.get(key);
+    if (known !== undefined) return known;
+    let result: boolean;
+    if (p === body.length) result = anchored ? s === path.length : true;
+    else if (body[p] === '*') result = go(p + 1, s) || (s < path.length && go(p, s + 1));
+    else result = s < path.length && body[p] === path[s] && go(p + 1, s + 1);
+    memo.set(key, result);
+    return result;
+  };
+  return go(0, 0);
+}
+
+/** RFC 9309 2.2.2 read literally: the longest matching pattern decides, allow on ties. */
+function referenceAllowed(rules: readonly { allow: boolean; pattern: string }[], path: string): boolean {
+  let best: { allow: boolean; length: number } | undefined;
+  for (const rule of rules) {
+    if (rule.pattern === '' || !referenceMatches(rule.pattern, path)) continue;
+    const length = rule.pattern.length;
+    if (!best || length > best.length || (length === best.length && rule.allow))
+      best = { allow: rule.allow, length };
+  }
+  return best?.allow ?? true;
+}
+
+const pattern = fc
+  .array(fc.constantFrom('/', 'a', 'b', 'c', '*', '.'), { maxLength: 8 })
+  .chain((chars) => fc.boolean().map((anchor) => `/${chars.join('')}${anchor ? '$' : ''}`));
+const rule = fc.record({ allow: fc.boolean(), pattern });
+const path = fc
+  .array(fc.constantFrom('/', 'a', 'b', 'c', '.', 'x'), { maxLength: 12 })
+  .map((c) => `/${c.join('')}`);
+const fileOf = (rules: readonly { allow: boolean; pattern: string }[]) =>
+  `user-agent: *\n${rules.map((r) => `${r.allow ? 'allow' : 'disallow'}: ${r.pattern}`).join('\n')}\n`;
+
+describe('matcher properties', () => {
+  it('agrees with the literal reading of RFC 9309 on small groups', () => {
+    fc.assert(
+      fc.property(
+        fc.array(rule, { maxLength: 12 }),
+        fc.array(path, { minLength: 1, maxLength: 8 }),
+        (rules, paths) => {
+          const robots = RobotsTxt.parse(fileOf(rules));
+          for (const p of paths) expect(robots.isAllowed(p, 'bot')).toBe(referenceAllowed(rules, p));
+        },
+      ),
+      { numRuns: 2_000 },
+    );
+  });
+
+  it('agrees with it on large, indexed groups too', () => {
+    fc.assert(
+      fc.property(
+        fc.array(rule, { minLength: 60, maxLength: 200 }),
+        fc.array(path, { minLength: 1, maxLength: 20 }),
+        (rules, paths) => {
+          const robots = RobotsTxt.parse(fileOf(rules));
+          for (const p of paths) {
+            expect(robots.isAllowed(p, 'bot')).toBe(referenceAllowed(rules, p));
+            // The verdict's decisive rule is the one isAllowed used.
+            expect(robots.explain(p, 'bot').allowed).toBe(referenceAllowed(rules, p));
+            expect(robots.explain(p, 'bot', { candidates: false }).allowed).toBe(referenceAllowed(rules, p));
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('never changes a verdict when the rules are reordered', () => {
+    fc.assert(
+      fc.property(fc.array(rule, { maxLength: 80 }), path, fc.nat(), (rules, p, seed) => {
+        const shuffled = [...rules];
+        let state = seed;
+        for (let i = shuffled.length - 1; i > 0; i--) {
+          state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
+          const j = state % (i + 1);
+          [shuffled[i], shuffled[j]] = [shuffled[j], shuffled[i]];
+        }
+        expect(RobotsTxt.parse(fileOf(shuffled)).isAllowed(p, 'bot')).toBe(
+          RobotsTxt.parse(fileOf(rules)).isAllowed(p, 'bot'),
+        );
+      }),
+      { numRuns: 1_000 },
+    );
+  });
+});
+
+describe('parser properties', () => {
+  const robotsish = fc
+    .array(
+      fc.oneof(
+        fc.string({ maxLength: 30 }),
+        fc.constantFrom(
+          'user-agent: *',
+          'User-Agent: FooBot',
+          'disallow: /',
+          'allow: /a*b$',
+          'sitemap: x',
+          '#',
+          ':',
+          'crawl-delay: 1',
+        ),
+      ),
+      { maxLength: 30 },
+    )
+    .chain((lines) => fc.constantFrom('\n', '\r', '\r\n').map((eol) => lines.join(eol)));
+
+  it('never throws and always answers for any string', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.string({ unit: 'binary', maxLength: 400 }), robotsish), path, (body, p) => {
+        const robots = RobotsTxt.parse(body);
+        expect(typeof robots.isAllowed(p, 'FooBot')).toBe('boolean');
+        expect(typeof robots.explain(p, 'Mozilla/5.0 (compatible; FooBot/1)').allowed).toBe('boolean');
+        expect(Array.isArray(robots.groups)).toBe(true);
+      }),
+      { numRuns: 3_000 },
+    );
+  });
+
+  it('never throws for any bytes', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 600 }), (bytes) => {
+        const robots = RobotsTxt.parse(bytes);
+        expect(typeof robots.isAllowed('/x', 'FooBot')).toBe('boolean');
+        for (const lint of robots.lints) expect(lint.line).toBeGreaterThan(0);
+      }),
+      { numRuns: 3_000 },
+    );
+  });
+
+  it('answers any URL-ish path without throwing', () => {
+    const robots = RobotsTxt.parse('user-agent: *\ndisallow: /a*b\nallow: /a%2Fb$\n');
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 60 }), (tail) => {
+        expect(typeof robots.isAllowed(`/${tail}`, 'x')).toBe('boolean');
+      }),
+      { numRuns: 3_000 },
+    );
+  });
+});

@@ -1,0 +1,336 @@
+import { describe, expect, it } from 'vitest';
+import { RobotsTxt } from '../../src/index.js';
+
+const allowed = (body: string, url: string, agent = 'FooBot') => RobotsTxt.parse(body).isAllowed(url, agent);
+
+describe('groups (RFC 9309 2.2.1)', () => {
+  it('merges groups that name the same token', () => {
+    const body =
+      'user-agent: FooBot\ndisallow: /a\n\nuser-agent: BarBot\ndisallow: /b\n\nuser-agent: foobot\ndisallow: /c\n';
+    const robots = RobotsTxt.parse(body);
+    expect(robots.isAllowed('/a', 'FooBot')).toBe(false);
+    expect(robots.isAllowed('/c', 'FooBot')).toBe(false);
+    expect(robots.isAllowed('/b', 'FooBot')).toBe(true);
+    expect(robots.explain('/c', 'FooBot').group.spans).toEqual([
+      { startLine: 1, endLine: 2 },
+      { startLine: 7, endLine: 8 },
+    ]);
+  });
+
+  it('lets a specific group replace the * group entirely', () => {
+    const body = 'user-agent: *\ndisallow: /private\n\nuser-agent: FooBot\ndisallow: /tmp\n';
+    expect(allowed(body, '/private')).toBe(true);
+    expect(allowed(body, '/tmp')).toBe(false);
+    expect(allowed(body, '/private', 'OtherBot')).toBe(false);
+  });
+
+  it('allows everything when no group applies', () => {
+    const verdict = RobotsTxt.parse('user-agent: BarBot\ndisallow: /\n').explain('/x', 'FooBot');
+    expect(verdict).toMatchObject({
+      allowed: true,
+      reason: 'no-group',
+      rule: null,
+      group: { how: 'none', token: null },
+    });
+  });
+
+  it('reads a user-agent value as its leading [A-Za-z_-] token', () => {
+    const body =
+      'user-agent: sogou spider\ndisallow: /s\nuser-agent: Googlebot/2.1 (+http://x)\ndisallow: /g\n';
+    expect(allowed(body, '/s', 'sogou')).toBe(false);
+    expect(allowed(body, '/s', 'spider')).toBe(true);
+    expect(allowed(body, '/g', 'Googlebot')).toBe(false);
+  });
+
+  it('treats "* anything" as the star group, as Google does', () => {
+    expect(allowed('user-agent: * the rest\ndisallow: /\n', '/x')).toBe(false);
+  });
+
+  it('matches the token case-insensitively', () => {
+    expect(allowed('USER-AGENT: FOOBOT\nDISALLOW: /\n', '/x', 'foobot')).toBe(false);
+  });
+
+  it('ignores rules before any user-agent', () => {
+    expect(allowed('disallow: /\nuser-agent: FooBot\nallow: /x\n', '/y')).toBe(true);
+  });
+
+  it('lets an empty last group allow everything and shadow *', () => {
+    const body = 'user-agent: *\ndisallow: /\nuser-agent: FooBot\n';
+    expect(allowed(body, '/x')).toBe(true);
+    expect(RobotsTxt.parse(body).explain('/x', 'FooBot')).toMatchObject({
+      reason: 'no-match',
+      group: { how: 'token' },
+    });
+  });
+
+  it('joins a user-agent that follows sitemap or crawl-delay lines to the open group', () => {
+    const body = 'user-agent: FooBot\ncrawl-delay: 5\nuser-agent: BarBot\ndisallow: /\n';
+    expect(allowed(body, '/x', 'FooBot')).toBe(false);
+    expect(allowed(body, '/x', 'BarBot')).toBe(false);
+    const withSitemap =
+      'user-agent: FooBot\nsitemap: https://a.example/s.xml\nuser-agent: BarBot\ndisallow: /\n';
+    expect(allowed(withSitemap, '/x', 'FooBot')).toBe(false);
+  });
+});
+
+describe('the crawler named by a User-Agent header', () => {
+  const body = 'user-agent: ExampleBot\ndisallow: /private\n';
+  it.each([
+    'ExampleBot',
+    'examplebot',
+    'ExampleBot/2.1',
+    'Mozilla/5.0 (compatible; ExampleBot/2.1; +https://example.com/bot)',
+    'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; ExampleBot/2.1; +https://e.x/b) Chrome/120.0 Safari/537.36',
+  ])('%s finds the ExampleBot group', (agent) => {
+    expect(allowed(body, '/private', agent)).toBe(false);
+    expect(RobotsTxt.parse(body).explain('/private', agent).productToken).toBe('examplebot');
+  });
+});
+
+describe('fallbacks between crawlers', () => {
+  const body =
+    'user-agent: Googlebot\ndisallow: /g\nuser-agent: Yandex\ndisallow: /y\nuser-agent: *\ndisallow: /star\n';
+  it.each(['Googlebot-Image', 'Googlebot-News', 'Googlebot-Video', 'Storebot-Google', 'Applebot'])(
+    '%s follows Googlebot when it has no group',
+    (agent) => {
+      const verdict = RobotsTxt.parse(body).explain('/g', agent);
+      expect(verdict.allowed).toBe(false);
+      expect(verdict.group).toMatchObject({
+        how: 'fallback',
+        token: 'googlebot',
+        fallbackFrom: agent.toLowerCase(),
+      });
+    },
+  );
+  it('YandexBot follows Yandex', () => {
+    expect(RobotsTxt.parse(body).explain('/y', 'YandexBot').group).toMatchObject({
+      how: 'fallback',
+      token: 'yandex',
+    });
+  });
+  it('does not fall back when the crawler has a group of its own', () => {
+    const own = `${body}user-agent: Googlebot-Image\ndisallow: /img\n`;
+    expect(allowed(own, '/g', 'Googlebot-Image')).toBe(true);
+    expect(allowed(own, '/img', 'Googlebot-Image')).toBe(false);
+  });
+  it('uses * when the followed crawler has no group either', () => {
+    expect(RobotsTxt.parse('user-agent: *\ndisallow: /star\n').explain('/star', 'Applebot').group.how).toBe(
+      'star',
+    );
+  });
+  it('has no fallback for other crawlers', () => {
+    expect(RobotsTxt.parse(body).explain('/g', 'Googlebot-Other').group.how).toBe('star');
+  });
+});
+
+describe('rule precedence (RFC 9309 2.2.2)', () => {
+  it('picks the longest pattern, in octets', () => {
+    const body = 'user-agent: *\nallow: /page\ndisallow: /*.html\n';
+    expect(allowed(body, '/page.html')).toBe(false);
+    expect(allowed(body, '/page')).toBe(true);
+  });
+  it('lets allow win a tie', () => {
+    expect(allowed('user-agent: *\ndisallow: /x\nallow: /x\n', '/x')).toBe(true);
+    expect(allowed('user-agent: *\nallow: /x\ndisallow: /x\n', '/x')).toBe(true);
+  });
+  it('counts octets after normalisation, so an encoded pattern is as long as its characters', () => {
+    // `/é` is 7 octets encoded (/%C3%A9); `/xxxxx` is 6.
+    const body = 'user-agent: *\nallow: /é\ndisallow: /*\n';
+    expect(RobotsTxt.parse(body).explain('/%C3%A9/x', 'a').rule).toMatchObject({ kind: 'allow', length: 7 });
+  });
+  it('never depends on the order of rules', () => {
+    const rules = [
+      'allow: /a/b',
+      'disallow: /a',
+      'disallow: /*.pdf$',
+      'allow: /a/*.pdf$',
+      'disallow: /a/b/c',
+    ];
+    const urls = ['/a', '/a/b', '/a/b/c', '/a/x.pdf', '/x.pdf', '/a/b/c.pdf', '/z'];
+    const reference = RobotsTxt.parse(`user-agent: *\n${rules.join('\n')}`);
+    const reversed = RobotsTxt.parse(`user-agent: *\n${[...rules].reverse().join('\n')}`);
+    for (const url of urls) expect(reversed.isAllowed(url, 'a')).toBe(reference.isAllowed(url, 'a'));
+  });
+  it('allows /robots.txt always', () => {
+    const verdict = RobotsTxt.parse('user-agent: *\ndisallow: /\n').explain(
+      'https://a.example/robots.txt',
+      'FooBot',
+    );
+    expect(verdict).toMatchObject({ allowed: true, reason: 'robots-txt-always-allowed' });
+  });
+  it('reads an empty disallow as disallowing nothing', () => {
+    expect(allowed('user-agent: *\ndisallow:\n', '/x')).toBe(true);
+  });
+  it('reads $ in the middle of a pattern as a literal', () => {
+    expect(allowed('user-agent: *\ndisallow: /a$b\n', '/a$b')).toBe(false);
+    expect(allowed('user-agent: *\ndisallow: /a$b\n', '/a')).toBe(true);
+  });
+  it('ignores a trailing * for matching', () => {
+    expect(allowed('user-agent: *\ndisallow: /fish*\n', '/fish')).toBe(false);
+  });
+  it('treats an allowed index.html as allowing its directory, as Google does', () => {
+    const body = 'user-agent: *\nallow: /dir/index.html\ndisallow: /\n';
+    const robots = RobotsTxt.parse(body);
+    expect(robots.isAllowed('/dir/', 'a')).toBe(true);
+    expect(robots.isAllowed('/dir/index.html', 'a')).toBe(true);
+    expect(robots.isAllowed('/dir/index.htm', 'a')).toBe(false);
+    expect(robots.isAllowed('/dir/other', 'a')).toBe(false);
+    expect(robots.explain('/dir/', 'a').rule).toMatchObject({
+      pattern: '/dir/$',
+      derived: 'index-html',
+      line: 2,
+    });
+  });
+});
+
+describe('percent-encoding on both sides (RFC 9309 2.2.2)', () => {
+  it.each([
+    ['/caf%C3%A9', '/café'],
+    ['/café', '/caf%c3%a9'],
+    ['/%62%61%7A', '/baz'],
+    ['/baz', '/%62%61%7a'],
+  ])('pattern %s matches URL path %s', (pattern, path) => {
+    expect(allowed(`user-agent: *\ndisallow: ${pattern}\n`, `https://a.example${path}`)).toBe(false);
+  });
+  it('keeps reserved escapes literal: %2F is not /', () => {
+    expect(allowed('user-agent: *\ndisallow: /a%2Fb\n', '/a/b')).toBe(true);
+    expect(allowed('user-agent: *\ndisallow: /a%2Fb\n', '/a%2fb')).toBe(false);
+  });
+  it('matches a literal * or $ in a URL only through %2A and %24', () => {
+    expect(
+      allowed('user-agent: *\ndisallow: /file-with-a-%2A.html\n', 'https://a.example/file-with-a-*.html'),
+    ).toBe(false);
+    expect(allowed('user-agent: *\ndisallow: /foo-%24\n', 'https://a.example/foo-$')).toBe(false);
+    expect(allowed('user-agent: *\ndisallow: /foo-%24\n', 'https://a.example/foo-')).toBe(true);
+  });
+});
+
+describe('reading the file', () => {
+  it('accepts CR, LF and CRLF line ends', () => {
+    for (const eol of ['\n', '\r', '\r\n']) {
+      const robots = RobotsTxt.parse(['user-agent: *', 'disallow: /a', 'allow: /a/b'].join(eol));
+      expect(robots.isAllowed('/a', 'x')).toBe(false);
+      expect(robots.explain('/a/b', 'x').rule?.line).toBe(3);
+    }
+  });
+  it('skips a UTF-8 byte order mark in bytes and in strings', () => {
+    const bytes = new Uint8Array([
+      0xef,
+      0xbb,
+      0xbf,
+      ...new TextEncoder().encode('user-agent: *\ndisallow: /\n'),
+    ]);
+    expect(RobotsTxt.parse(bytes).isAllowed('/x', 'a')).toBe(false);
+    expect(RobotsTxt.parse('\uFEFFuser-agent: *\ndisallow: /\n').isAllowed('/x', 'a')).toBe(false);
+  });
+  it('keeps invalid UTF-8 as U+FFFD and reports it', () => {
+    const bytes = new Uint8Array([...new TextEncoder().encode('user-agent: *\ndisallow: /a'), 0xff, 0x0a]);
+    const robots = RobotsTxt.parse(bytes);
+    expect(robots.isAllowed('/a%EF%BF%BD', 'x')).toBe(false);
+    expect(robots.lints).toContainEqual(expect.objectContaining({ code: 'invalid-utf8', line: 2 }));
+  });
+  it('accepts Google typos and a missing colon', () => {
+    const robots = RobotsTxt.parse(
+      'useragent FooBot\ndissallow: /a\ndisallow /b\nuser agent: BarBot\ndisalow: /c\n',
+    );
+    expect(robots.isAllowed('/a', 'FooBot')).toBe(false);
+    expect(robots.isAllowed('/b', 'FooBot')).toBe(false);
+    expect(robots.isAllowed('/c', 'BarBot')).toBe(false);
+  });
+  it('does not read prose as a directive without a colon', () => {
+    expect(RobotsTxt.parse('user-agent: *\ndisallow all of it\n').isAllowed('/x', 'a')).toBe(true);
+  });
+  it('strips comments and blanks around keys and values', () => {
+    expect(allowed('  user-agent :  *   # everyone\n\tdisallow\t:\t/a # not /b\n', '/a')).toBe(false);
+  });
+  it('reads at least 500 KiB and ignores the rest from the next line end', () => {
+    const filler = `# ${'x'.repeat(1000)}\n`.repeat(520);
+    const body = `user-agent: *\n${filler}disallow: /late\n`;
+    const robots = RobotsTxt.parse(body);
+    expect(robots.isAllowed('/late', 'a')).toBe(true);
+    expect(robots.lints).toContainEqual(expect.objectContaining({ code: 'file-too-large' }));
+    expect(RobotsTxt.parse(body, { maxBytes: 2_000_000 }).isAllowed('/late', 'a')).toBe(false);
+    expect(RobotsTxt.parse(new TextEncoder().encode(body)).isAllowed('/late', 'a')).toBe(true);
+  });
+  it('finishes the line that crosses the size limit', () => {
+    const body = `user-agent: *\ndisallow: /${'a'.repeat(200)}\n`;
+    const robots = RobotsTxt.parse(body, { maxBytes: 40 });
+    expect(robots.isAllowed(`/${'a'.repeat(200)}`, 'x')).toBe(false);
+  });
+  it('cuts a line after 16,663 octets', () => {
+    const prefix = 'disallow: ';
+    // The kept part of the line ends right after `${longPath}/`: `/qux` is cut off.
+    const longPath = `/x/${'a'.repeat(16_663 - prefix.length - 4)}`;
+    const robots = RobotsTxt.parse(`user-agent: *\n${prefix}${longPath}/qux\n`);
+    expect(robots.isAllowed(`${longPath}/fux`, 'a')).toBe(false);
+    expect(robots.isAllowed(longPath, 'a')).toBe(true);
+    expect(robots.isAllowed('/fux', 'a')).toBe(true);
+    expect(robots.lints).toContainEqual(expect.objectContaining({ code: 'line-too-long', line: 2 }));
+  });
+  it('reads no rules from an HTML page', () => {
+    const robots = RobotsTxt.parse(
+      '<!DOCTYPE html>\n<html><body>\nUser-agent: *\nDisallow: /\n</body></html>',
+    );
+    expect(robots.isAllowed('/x', 'a')).toBe(true);
+    expect(robots.lints.map((l) => l.code)).toEqual(['looks-like-html']);
+    expect(
+      RobotsTxt.parse('<html>\nuser-agent: *\ndisallow: /\n', { rejectHtml: false }).isAllowed('/x', 'a'),
+    ).toBe(false);
+  });
+  it('rejects what is not a body, saying what it takes', () => {
+    expect(() => RobotsTxt.parse(42 as unknown as string)).toThrow(/string or a Uint8Array/);
+    expect(() => RobotsTxt.parse('', { maxBytes: -1 })).toThrow(/maxBytes/);
+  });
+});
+
+describe('extensions', () => {
+  const body = [
+    'Sitemap: https://a.example/one.xml',
+    'user-agent: FooBot',
+    'crawl-delay: 2.5',
+    'disallow: /x',
+    'sitemap: https://a.example/two.xml',
+    'sitemap: /relative.xml',
+    'user-agent: *',
+    'crawl-delay: 10',
+    'Sitemap: https://a.example/one.xml',
+  ].join('\n');
+  const robots = RobotsTxt.parse(body);
+  it('lists absolute sitemaps from anywhere in the file, in order, once', () => {
+    expect(robots.sitemaps).toEqual(['https://a.example/one.xml', 'https://a.example/two.xml']);
+  });
+  it('reads crawl-delay of the group that applies', () => {
+    expect(robots.crawlDelay('FooBot')).toBe(2.5);
+    expect(robots.crawlDelay('Mozilla/5.0 (compatible; OtherBot/1)')).toBe(10);
+    expect(RobotsTxt.parse('user-agent: *\ndisallow: /\n').crawlDelay('a')).toBeUndefined();
+  });
+  it('does not let sitemap lines end a group', () => {
+    expect(robots.isAllowed('/x', 'FooBot')).toBe(false);
+  });
+});
+
+describe('groups as written', () => {
+  it('lists user-agent lines, spans, rules and delays', () => {
+    const robots = RobotsTxt.parse(
+      '# c\nuser-agent: A\nuser-agent: B/1\ndisallow: /a\ncrawl-delay: 1\n\nuser-agent: *\nallow: /\n',
+    );
+    expect(robots.groups).toEqual([
+      {
+        userAgents: [
+          { value: 'A', token: 'a', line: 2 },
+          { value: 'B/1', token: 'b', line: 3 },
+        ],
+        startLine: 2,
+        endLine: 5,
+        rules: [{ kind: 'disallow', pattern: '/a', normalizedPattern: '/a', line: 4 }],
+        crawlDelay: 1,
+      },
+      {
+        userAgents: [{ value: '*', token: '*', line: 7 }],
+        startLine: 7,
+        endLine: 8,
+        rules: [{ kind: 'allow', pattern: '/', normalizedPattern: '/', line: 8 }],
+      },
+    ]);
+  });
+});
