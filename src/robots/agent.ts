@@ -108,6 +108,18 @@ function readProductToken(header: string): string {
   return (crawler ?? LEADING_TOKEN.exec(header.trim())![0]).toLowerCase();
 }
 
+/**
+ * Token to merged group id: a short list for the usual handful of groups (smaller than a
+ * Map), a Map for files with many.
+ */
+export type TokenTable = readonly string[] | ReadonlyMap<string, number>;
+
+export function lookupToken(tokens: TokenTable, token: string): number {
+  return Array.isArray(tokens)
+    ? tokens.indexOf(token)
+    : ((tokens as ReadonlyMap<string, number>).get(token) ?? -1);
+}
+
 /** The group chosen for a crawler: a merged group id, or -1 for none. */
 export interface GroupSelection {
   how: 'token' | 'fallback' | 'star' | 'none';
@@ -121,16 +133,16 @@ export interface GroupSelection {
  * RFC 9309 2.2.1: the crawler's own group if there is one, else (our documented
  * extension) the group of the crawler it follows, else `*`, else none.
  */
-export function selectGroup(tokens: ReadonlyMap<string, number>, productToken: string): GroupSelection {
-  const own = tokens.get(productToken);
-  if (own !== undefined) return { how: 'token', token: productToken, merged: own };
+export function selectGroup(tokens: TokenTable, productToken: string): GroupSelection {
+  const own = lookupToken(tokens, productToken);
+  if (own >= 0) return { how: 'token', token: productToken, merged: own };
   const fallback = FALLBACK_TOKENS[productToken];
   if (fallback !== undefined) {
-    const followed = tokens.get(fallback);
-    if (followed !== undefined)
+    const followed = lookupToken(tokens, fallback);
+    if (followed >= 0)
       return { how: 'fallback', token: fallback, merged: followed, fallbackFrom: productToken };
   }
-  const star = tokens.get('*');
-  if (star !== undefined) return { how: 'star', token: '*', merged: star };
+  const star = lookupToken(tokens, '*');
+  if (star >= 0) return { how: 'star', token: '*', merged: star };
   return { how: 'none', token: null, merged: -1 };
 }

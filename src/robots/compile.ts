@@ -4,7 +4,8 @@
  * arrays over one string of patterns rather than as one object each.
  */
 
-import { tokenOfUserAgentLine } from './agent.js';
+import { type TokenTable, tokenOfUserAgentLine } from './agent.js';
+import type { GroupIndex } from './decide.js';
 import { normalizePattern } from './encoding.js';
 import type { Directive, FileSummary, RobotsLineHandler } from './lines.js';
 
@@ -25,59 +26,89 @@ export const RULE_FIELDS = 3;
 /** Fields per group in `RobotsData.groups`. */
 export const GROUP_FIELDS = 6;
 
-/** The compiled file. Rule ids are in file order; a derived rule follows its source. */
+/**
+ * The compiled file. Rule ids are in file order; a derived rule follows its source.
+ * Every integer table lives in `ints`, one allocation:
+ * - rules at 0, RULE_FIELDS each: the start of the pattern in `patterns`;
+ *   `length << 16 | matchLength`, where `length` ranks the rule and `matchLength` is
+ *   the part the path must match (the pattern less its `$` or trailing `*`);
+ *   `line << 5 | flags`;
+ * - groups as written at `groupsAt`, GROUP_FIELDS each: startLine, endLine, firstAgent,
+ *   agentCount, firstRule, ruleCount;
+ * - the line of every user-agent line at `agentsAt`;
+ * - merged groups (one per token) at `rangesAt`, MERGED_FIELDS each: `from`, `split`,
+ *   `to`, positions in `ints`. From `from` to `split`: the plain prefix rules sorted by
+ *   pattern for a binary search, as pairs of rule id and parent (the position of the
+ *   longest other plain pattern that is a prefix of this one, or -1); from `split` to
+ *   `to`: the ids of every other rule (wildcards, `$`), best first (RFC 9309 2.2.2:
+ *   longest, then allow).
+ */
 export interface RobotsData {
   /** Every normalised pattern, back to back. */
   readonly patterns: string;
-  /**
-   * Per rule: start of its pattern in `patterns`; `length << 16 | matchLength` where
-   * `length` ranks the rule and `matchLength` is what the path must start with (the
-   * pattern less its `$` or trailing `*`); `line << 5 | flags`.
-   */
-  readonly rules: Int32Array;
+  readonly ints: Int32Array;
+  readonly groupCount: number;
+  readonly groupsAt: number;
+  readonly agentsAt: number;
+  readonly rangesAt: number;
   /** Patterns as written, only where they differ from the normalised form. */
   readonly rawPatterns: ReadonlyMap<number, string> | null;
-  /** Per group as written: startLine, endLine, firstAgent, agentCount, firstRule, ruleCount. */
-  readonly groups: Int32Array;
   /** Crawl-delay of each group as written, in seconds; NaN when it has none. */
   readonly groupDelays: Float64Array | null;
-  readonly agentLines: Int32Array;
   readonly agentValues: readonly string[];
-  /** Token (lower case, or `*`) to merged group id. */
-  readonly tokens: ReadonlyMap<string, number>;
-  /** Rule ids of every merged group, best first (RFC 9309 2.2.2: longest, then allow). */
-  readonly order: Int32Array;
-  /** Per merged group: from, to (exclusive) in `order`. */
-  readonly mergedRanges: Int32Array;
+  readonly tokens: TokenTable;
   readonly sitemaps: readonly string[];
+  /** Indexes of the large merged groups, built on first use (see decide.ts). */
+  indexes: GroupIndex[] | null;
 }
 
+export function ruleStart(data: RobotsData, id: number): number {
+  return data.ints[id * RULE_FIELDS];
+}
 export function ruleLength(data: RobotsData, id: number): number {
-  return data.rules[id * RULE_FIELDS + 1] >>> 16;
+  return data.ints[id * RULE_FIELDS + 1] >>> 16;
 }
 export function ruleMatchLength(data: RobotsData, id: number): number {
-  return data.rules[id * RULE_FIELDS + 1] & 0xffff;
-}
-export function ruleStart(data: RobotsData, id: number): number {
-  return data.rules[id * RULE_FIELDS];
+  return data.ints[id * RULE_FIELDS + 1] & 0xffff;
 }
 export function ruleLine(data: RobotsData, id: number): number {
-  return data.rules[id * RULE_FIELDS + 2] >>> FLAG_BITS;
+  return data.ints[id * RULE_FIELDS + 2] >>> FLAG_BITS;
 }
 export function ruleFlags(data: RobotsData, id: number): number {
-  return data.rules[id * RULE_FIELDS + 2] & ((1 << FLAG_BITS) - 1);
+  return data.ints[id * RULE_FIELDS + 2] & ((1 << FLAG_BITS) - 1);
 }
 export function rulePattern(data: RobotsData, id: number): string {
   const start = ruleStart(data, id);
   return data.patterns.slice(start, start + ruleLength(data, id));
 }
+/** One field of group `g` as written (see RobotsData). */
+export function groupField(data: RobotsData, g: number, field: number): number {
+  return data.ints[data.groupsAt + g * GROUP_FIELDS + field];
+}
+export const START_LINE = 0;
+export const END_LINE = 1;
+export const FIRST_AGENT = 2;
+export const AGENT_COUNT = 3;
+export const FIRST_RULE = 4;
+export const RULE_COUNT = 5;
+
+/** Fields per merged group at `rangesAt`: from, split, to. */
+export const MERGED_FIELDS = 3;
+
+/** True for a rule that matches as a plain prefix and ranks by that prefix alone. */
+export function isPlainPrefix(flags: number, length: number, matchLength: number): boolean {
+  return !(flags & (WILDCARD | EXACT)) && length === matchLength;
+}
+
+/** One shared empty list for every file that has none of something. */
+const NOTHING: readonly string[] = Object.freeze([]);
 
 /**
  * Copies strings out of the text they were cut from. V8 keeps a whole file alive for
  * one slice of it; a parsed file must not retain its source.
  */
 export function detach(strings: readonly string[]): string[] {
-  if (strings.length === 0) return [];
+  if (strings.length === 0) return NOTHING as string[];
   // With a separator and two or more parts, join always builds a new flat string.
   const joined = [...strings, ''].join('\n');
   const out: string[] = [];
@@ -224,75 +255,122 @@ export class RobotsCompiler implements RobotsLineHandler {
   finish(): RobotsData {
     const groups = this.ignoreAll ? [] : this.groups;
     const rules = this.ignoreAll ? [] : this.rules;
-    const table = new Int32Array(rules.length * RULE_FIELDS);
-    const raw = new Map<number, string>();
-    const patterns: string[] = [];
-    let at = 0;
-    rules.forEach((rule, id) => {
-      table[id * RULE_FIELDS] = at;
-      table[id * RULE_FIELDS + 1] = (rule.normalized.length << 16) | rule.matchLength;
-      table[id * RULE_FIELDS + 2] = (rule.line << FLAG_BITS) | rule.flags;
-      patterns.push(rule.normalized);
-      at += rule.normalized.length;
-      if (rule.raw !== rule.normalized && !(rule.flags & DERIVED)) raw.set(id, rule.raw);
-    });
-    const rawValues = detach([...raw.values()]);
-    const rawPatterns = raw.size === 0 ? null : new Map([...raw.keys()].map((id, i) => [id, rawValues[i]]));
-
-    const groupTable = new Int32Array(groups.length * GROUP_FIELDS);
-    let anyDelay = false;
-    groups.forEach((g, i) => {
-      groupTable.set(
-        [g.startLine, g.endLine, g.firstAgent, g.agentCount, g.firstRule, g.ruleCount],
-        i * GROUP_FIELDS,
-      );
-      if (!Number.isNaN(g.crawlDelay)) anyDelay = true;
-    });
-    const groupDelays = anyDelay ? Float64Array.from(groups, (g) => g.crawlDelay) : null;
+    const agentLines = this.ignoreAll ? [] : this.agentLines;
+    const agentValues = this.ignoreAll ? [] : this.agentValues;
 
     // Merge the groups of each token (RFC 9309 2.2.1) and rank their rules once.
     const members = new Map<string, number[]>();
     groups.forEach((g, i) => {
       for (let a = g.firstAgent; a < g.firstAgent + g.agentCount; a++) {
-        const token = tokenOfUserAgentLine(this.agentValues[a]);
+        const token = tokenOfUserAgentLine(agentValues[a]);
         if (token === '') continue;
         const list = members.get(token) ?? [];
         if (list[list.length - 1] !== i) list.push(i);
         members.set(token, list);
       }
     });
-    const tokens = new Map<string, number>();
-    const ranges = new Int32Array(members.size * 2);
-    const order: number[] = [];
-    for (const [token, groupIds] of members) {
-      const id = tokens.size;
-      tokens.set(token, id);
-      const ranked: number[] = [];
+    const ranked: { plain: number[]; other: number[] }[] = [];
+    for (const groupIds of members.values()) {
+      const plain: number[] = [];
+      const other: number[] = [];
       for (const g of groupIds) {
         const { firstRule, ruleCount } = groups[g];
-        for (let r = firstRule; r < firstRule + ruleCount; r++) if (!(rules[r].flags & EMPTY)) ranked.push(r);
+        for (let r = firstRule; r < firstRule + ruleCount; r++) {
+          const { flags, normalized, matchLength } = rules[r];
+          if (flags & EMPTY) continue;
+          (isPlainPrefix(flags, normalized.length, matchLength) ? plain : other).push(r);
+        }
       }
-      ranked.sort((a, b) => compareRules(rules[a], rules[b], a, b));
-      ranges[id * 2] = order.length;
-      for (const r of ranked) order.push(r);
-      ranges[id * 2 + 1] = order.length;
+      // Plain rules by pattern; among equal patterns the best comes last, where the
+      // binary search in decide.ts lands.
+      plain.sort((a, b) => {
+        const x = rules[a].normalized;
+        const y = rules[b].normalized;
+        return x < y ? -1 : x > y ? 1 : compareRules(rules[b], rules[a], b, a);
+      });
+      other.sort((a, b) => compareRules(rules[a], rules[b], a, b));
+      ranked.push({ plain, other });
     }
 
+    const groupsAt = rules.length * RULE_FIELDS;
+    const agentsAt = groupsAt + groups.length * GROUP_FIELDS;
+    const rangesAt = agentsAt + agentLines.length;
+    let orderAt = rangesAt + ranked.length * MERGED_FIELDS;
+    const ints = new Int32Array(
+      orderAt + ranked.reduce((sum, r) => sum + 2 * r.plain.length + r.other.length, 0),
+    );
+
+    const patterns: string[] = [];
+    const raw = new Map<number, string>();
+    let at = 0;
+    rules.forEach((rule, id) => {
+      ints[id * RULE_FIELDS] = at;
+      ints[id * RULE_FIELDS + 1] = (rule.normalized.length << 16) | rule.matchLength;
+      ints[id * RULE_FIELDS + 2] = (rule.line << FLAG_BITS) | rule.flags;
+      patterns.push(rule.normalized);
+      at += rule.normalized.length;
+      if (rule.raw !== rule.normalized && !(rule.flags & DERIVED)) raw.set(id, rule.raw);
+    });
+    groups.forEach((g, i) => {
+      ints.set(
+        [g.startLine, g.endLine, g.firstAgent, g.agentCount, g.firstRule, g.ruleCount],
+        groupsAt + i * GROUP_FIELDS,
+      );
+    });
+    ints.set(agentLines, agentsAt);
+    ranked.forEach(({ plain, other }, m) => {
+      const at = rangesAt + m * MERGED_FIELDS;
+      ints[at] = orderAt;
+      // Each plain rule with its parent: the position of the longest other plain pattern
+      // that is a prefix of it (-1 for none), found with a stack over the sorted list.
+      const chain: number[] = [];
+      plain.forEach((id, i) => {
+        const text = rules[id].normalized;
+        const position = orderAt + i * 2;
+        while (chain.length > 0 && !text.startsWith(rules[ints[chain[chain.length - 1]]].normalized))
+          chain.pop();
+        const top = chain.length > 0 ? chain[chain.length - 1] : -1;
+        ints[position] = id;
+        if (top >= 0 && rules[ints[top]].normalized === text) {
+          // Same pattern, better rule: it takes the place of the previous one.
+          ints[position + 1] = ints[top + 1];
+          chain[chain.length - 1] = position;
+        } else {
+          ints[position + 1] = top;
+          chain.push(position);
+        }
+      });
+      orderAt += plain.length * 2;
+      ints[at + 1] = orderAt;
+      ints.set(other, orderAt);
+      orderAt += other.length;
+      ints[at + 2] = orderAt;
+    });
+
+    const rawValues = detach([...raw.values()]);
+    const tokenList = [...members.keys()];
     return {
-      patterns: detach([patterns.join(''), ''])[0],
-      rules: table,
-      rawPatterns,
-      groups: groupTable,
-      groupDelays,
-      agentLines: Int32Array.from(this.ignoreAll ? [] : this.agentLines),
-      agentValues: detach(this.ignoreAll ? [] : this.agentValues),
-      tokens,
-      order: Int32Array.from(order),
-      mergedRanges: ranges,
+      patterns: detach([patterns.join('')])[0],
+      ints,
+      groupCount: groups.length,
+      groupsAt,
+      agentsAt,
+      rangesAt,
+      rawPatterns: raw.size === 0 ? null : new Map([...raw.keys()].map((id, i) => [id, rawValues[i]])),
+      groupDelays: groups.some((g) => !Number.isNaN(g.crawlDelay))
+        ? Float64Array.from(groups, (g) => g.crawlDelay)
+        : null,
+      agentValues: detach(agentValues),
+      tokens:
+        tokenList.length <= SMALL_TOKEN_TABLE ? detach(tokenList) : new Map(tokenList.map((t, i) => [t, i])),
       sitemaps: detach(this.sitemaps),
+      indexes: null,
     };
   }
 }
+
+/** Up to this many distinct tokens, a list lookup beats a Map and costs less memory. */
+const SMALL_TOKEN_TABLE = 8;
 
 /** RFC 9309 2.2.2: the longest pattern wins; on equal length allow wins. Then file order. */
 function compareRules(a: PendingRule, b: PendingRule, idA: number, idB: number): number {

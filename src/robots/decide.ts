@@ -1,14 +1,18 @@
 /**
  * Finding the decisive rule of a group for a path (RFC 9309 2.2.2): the matching rule
- * with the longest pattern, allow on a tie. A group's rules are ranked once when the
- * file is compiled, so for small groups the first match in rank order decides. Large
- * groups (thousands of rules, common in big sites' files) get an index built on first
- * use, so a check does not visit every rule.
+ * with the longest pattern, allow on a tie.
+ *
+ * Most rules are plain prefixes (`/private/`). For those the longest match is the
+ * longest pattern that is a prefix of the path, found by binary search over the group's
+ * prefix rules sorted by pattern, in O(log n) whatever the group's size. The other rules
+ * (with `*` or `$`) are kept best first, so the scan stops at the first rule that cannot
+ * beat the best match so far. Groups with many such rules get an index on first use.
  */
 
 import {
   ALLOW,
   EXACT,
+  MERGED_FIELDS,
   type RobotsData,
   ruleFlags,
   ruleLength,
@@ -17,58 +21,34 @@ import {
   ruleStart,
   WILDCARD,
 } from './compile.js';
-import { type CompiledPattern, compilePattern, matchesPattern } from './match.js';
+import { matchesAt } from './match.js';
 
-/** Groups with more ranked rules than this are indexed. */
-const INDEX_THRESHOLD = 48;
-/** Wildcard rules are bucketed by up to this many leading characters of their literal prefix. */
+/** Groups with more wildcard or `$` rules than this index them. */
+const INDEX_THRESHOLD = 32;
+/** Indexed wildcard rules are bucketed by up to this many leading characters of their literal prefix. */
 const BUCKET_PREFIX = 6;
 
-interface GroupIndex {
-  /** Distinct literal prefixes, sorted, each with its best rule. */
-  prefixes: string[];
-  prefixRules: Int32Array;
+/** The index of the wildcard and `$` rules of one large group, built on first use. */
+export interface GroupIndex {
   /** Exact (`$`-anchored, no `*`) patterns to their best rule. */
   exact: Map<string, number>;
-  /** Every other rule, by the start of its literal prefix; each bucket in rank order. */
+  /** Every other rule, by the start of its literal prefix; each bucket best first. */
   buckets: Map<string, number[]>;
   bucketLengths: number[];
 }
 
-/** Per-file caches that are built lazily; the file itself stays immutable. */
-export class RuleCache {
-  private compiled: (CompiledPattern | undefined)[] | undefined;
-  private indexes: (GroupIndex | undefined)[] | undefined;
-
-  pattern(data: RobotsData, id: number): CompiledPattern {
-    this.compiled ??= [];
-    let compiled = this.compiled[id];
-    if (compiled === undefined) {
-      compiled = compilePattern(rulePattern(data, id));
-      this.compiled[id] = compiled;
-    }
-    return compiled;
-  }
-
-  index(data: RobotsData, merged: number): GroupIndex {
-    this.indexes ??= [];
-    let index = this.indexes[merged];
-    if (index === undefined) {
-      index = buildIndex(data, merged);
-      this.indexes[merged] = index;
-    }
-    return index;
-  }
-}
-
 /** Whether rule `id` matches `path`. */
-export function ruleMatches(data: RobotsData, cache: RuleCache, id: number, path: string): boolean {
+export function ruleMatches(data: RobotsData, id: number, path: string): boolean {
   const flags = ruleFlags(data, id);
-  if (flags & WILDCARD) return matchesPattern(cache.pattern(data, id), path);
   const length = ruleMatchLength(data, id);
+  const start = ruleStart(data, id);
+  if (flags & WILDCARD) {
+    // Anchored when the pattern is its match part plus a final `$`.
+    const anchored = ruleLength(data, id) === length + 1 && data.patterns.charCodeAt(start + length) === 36;
+    return matchesAt(data.patterns, start, length, anchored, path);
+  }
   if (flags & EXACT ? path.length !== length : path.length < length) return false;
   const patterns = data.patterns;
-  const start = ruleStart(data, id);
   for (let i = 0; i < length; i++) {
     if (path.charCodeAt(i) !== patterns.charCodeAt(start + i)) return false;
   }
@@ -76,27 +56,38 @@ export function ruleMatches(data: RobotsData, cache: RuleCache, id: number, path
 }
 
 /** The decisive rule of merged group `merged` for `path`, or -1 when none matches. */
-export function decide(data: RobotsData, cache: RuleCache, merged: number, path: string): number {
-  const from = data.mergedRanges[merged * 2];
-  const to = data.mergedRanges[merged * 2 + 1];
-  if (to - from > INDEX_THRESHOLD) return decideIndexed(data, cache, cache.index(data, merged), path);
-  const order = data.order;
-  for (let k = from; k < to; k++) {
-    const id = order[k];
-    if (ruleMatches(data, cache, id, path)) return id;
+export function decide(data: RobotsData, merged: number, path: string): number {
+  const ints = data.ints;
+  const at = data.rangesAt + merged * MERGED_FIELDS;
+  const split = ints[at + 1];
+  const to = ints[at + 2];
+  const best = longestPrefixRule(data, ints[at], split, path);
+  if (to - split > INDEX_THRESHOLD) {
+    data.indexes ??= [];
+    data.indexes[merged] ??= buildIndex(data, split, to);
+    return decideIndexed(data, data.indexes[merged], path, best);
   }
-  return -1;
+  for (let k = split; k < to; k++) {
+    const id = ints[k];
+    // Best first: once a rule cannot beat the best match, none after it can.
+    if (!outranks(data, id, best)) break;
+    if (ruleMatches(data, id, path)) return id;
+  }
+  return best;
 }
 
-/** Every rule of the group that matches, in rank order. */
-export function allMatches(data: RobotsData, cache: RuleCache, merged: number, path: string): number[] {
+/** Every rule of the group that matches, best first. */
+export function allMatches(data: RobotsData, merged: number, path: string): number[] {
+  const at = data.rangesAt + merged * MERGED_FIELDS;
   const found: number[] = [];
-  const to = data.mergedRanges[merged * 2 + 1];
-  for (let k = data.mergedRanges[merged * 2]; k < to; k++) {
-    const id = data.order[k];
-    if (ruleMatches(data, cache, id, path)) found.push(id);
+  const split = data.ints[at + 1];
+  for (let k = data.ints[at]; k < split; k += 2) {
+    if (ruleMatches(data, data.ints[k], path)) found.push(data.ints[k]);
   }
-  return found;
+  for (let k = split; k < data.ints[at + 2]; k++) {
+    if (ruleMatches(data, data.ints[k], path)) found.push(data.ints[k]);
+  }
+  return found.sort((a, b) => (outranks(data, a, b) ? -1 : 1));
 }
 
 /** True when rule `a` outranks rule `b` (b may be -1). */
@@ -111,10 +102,45 @@ function outranks(data: RobotsData, a: number, b: number): boolean {
   return a < b;
 }
 
-function decideIndexed(data: RobotsData, cache: RuleCache, index: GroupIndex, path: string): number {
-  let best = -1;
-  const prefix = longestPrefix(index.prefixes, path);
-  if (prefix >= 0) best = index.prefixRules[prefix];
+/**
+ * The longest plain prefix rule that is a prefix of `path`, or -1. `ints[from, to)`
+ * holds pairs (rule id, parent position) sorted by pattern. Let K be the largest pattern
+ * not above the path and c the length of their common prefix. Any pattern P that is a
+ * prefix of the path is not above K, so P cannot be longer than c (K and the path part
+ * at c with K below): P is a prefix of K, reached through K's parents.
+ */
+function longestPrefixRule(data: RobotsData, from: number, to: number, path: string): number {
+  const ints = data.ints;
+  const patterns = data.patterns;
+  let lo = 0;
+  let hi = (to - from) >> 1;
+  let common = 0;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const id = ints[from + mid * 2];
+    const start = ruleStart(data, id);
+    const length = ruleMatchLength(data, id);
+    const n = length < path.length ? length : path.length;
+    let i = 0;
+    while (i < n && patterns.charCodeAt(start + i) === path.charCodeAt(i)) i++;
+    const order = i < n ? patterns.charCodeAt(start + i) - path.charCodeAt(i) : length - path.length;
+    if (order <= 0) lo = mid + 1;
+    else hi = mid;
+  }
+  if (lo === 0) return -1;
+  let at = from + (lo - 1) * 2;
+  const id = ints[at];
+  const start = ruleStart(data, id);
+  const length = ruleMatchLength(data, id);
+  const n = length < path.length ? length : path.length;
+  while (common < n && patterns.charCodeAt(start + common) === path.charCodeAt(common)) common++;
+  if (common === length) return id;
+  at = ints[at + 1];
+  while (at >= 0 && ruleMatchLength(data, ints[at]) > common) at = ints[at + 1];
+  return at < 0 ? -1 : ints[at];
+}
+
+function decideIndexed(data: RobotsData, index: GroupIndex, path: string, best: number): number {
   const exact = index.exact.get(path);
   if (exact !== undefined && outranks(data, exact, best)) best = exact;
   for (const length of index.bucketLengths) {
@@ -122,9 +148,8 @@ function decideIndexed(data: RobotsData, cache: RuleCache, index: GroupIndex, pa
     const bucket = index.buckets.get(path.slice(0, length));
     if (bucket === undefined) continue;
     for (const id of bucket) {
-      // Buckets are in rank order: once a rule cannot beat the best, none after it can.
       if (!outranks(data, id, best)) break;
-      if (ruleMatches(data, cache, id, path)) {
+      if (ruleMatches(data, id, path)) {
         best = id;
         break;
       }
@@ -133,69 +158,26 @@ function decideIndexed(data: RobotsData, cache: RuleCache, index: GroupIndex, pa
   return best;
 }
 
-/**
- * The index of the longest string in sorted `keys` that is a prefix of `path`, or -1.
- * Each step jumps to the largest key not above the common prefix of the last miss, which
- * is strictly shorter, so the loop ends after at most `path.length` binary searches and
- * usually after one.
- */
-function longestPrefix(keys: readonly string[], path: string): number {
-  let probe = path;
-  for (;;) {
-    let lo = 0;
-    let hi = keys.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (keys[mid] <= probe) lo = mid + 1;
-      else hi = mid;
-    }
-    const i = lo - 1;
-    if (i < 0) return -1;
-    const key = keys[i];
-    if (path.startsWith(key)) return i;
-    let common = 0;
-    const max = Math.min(key.length, probe.length);
-    while (common < max && key.charCodeAt(common) === probe.charCodeAt(common)) common++;
-    probe = probe.slice(0, common);
-  }
-}
-
-function buildIndex(data: RobotsData, merged: number): GroupIndex {
-  const from = data.mergedRanges[merged * 2];
-  const to = data.mergedRanges[merged * 2 + 1];
-  const bestPrefix = new Map<string, number>();
+function buildIndex(data: RobotsData, from: number, to: number): GroupIndex {
   const exact = new Map<string, number>();
   const buckets = new Map<string, number[]>();
   for (let k = from; k < to; k++) {
-    const id = data.order[k];
-    const flags = ruleFlags(data, id);
+    const id = data.ints[k];
     const text = rulePattern(data, id).slice(0, ruleMatchLength(data, id));
-    // Rules come in rank order: the first rule seen for a key is its best.
-    if (flags & EXACT) {
+    // Rules come best first: the first rule seen for a key is its best.
+    if (ruleFlags(data, id) & EXACT) {
       if (!exact.has(text)) exact.set(text, id);
-    } else if (!(flags & WILDCARD) && ruleLength(data, id) === text.length) {
-      if (!bestPrefix.has(text)) bestPrefix.set(text, id);
-    } else {
-      // Wildcards, and literal rules whose trailing `*` makes them rank above their text.
-      const literal = flags & WILDCARD ? literalPrefix(text) : text;
-      const key = literal.slice(0, BUCKET_PREFIX);
-      const bucket = buckets.get(key);
-      if (bucket === undefined) buckets.set(key, [id]);
-      else bucket.push(id);
+      continue;
     }
+    const star = text.indexOf('*');
+    const key = (star < 0 ? text : text.slice(0, star)).slice(0, BUCKET_PREFIX);
+    const bucket = buckets.get(key);
+    if (bucket === undefined) buckets.set(key, [id]);
+    else bucket.push(id);
   }
-  const prefixes = [...bestPrefix.keys()].sort();
   return {
-    prefixes,
-    prefixRules: Int32Array.from(prefixes, (p) => bestPrefix.get(p)!),
     exact,
     buckets,
     bucketLengths: [...new Set([...buckets.keys()].map((k) => k.length))].sort((a, b) => a - b),
   };
-}
-
-/** The literal text before the first `*`. */
-function literalPrefix(text: string): string {
-  const star = text.indexOf('*');
-  return star < 0 ? text : text.slice(0, star);
 }

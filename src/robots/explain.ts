@@ -4,16 +4,20 @@
 
 import { productTokenOf, selectGroup, tokenOfUserAgentLine } from './agent.js';
 import {
+  AGENT_COUNT,
   ALLOW,
   DERIVED,
-  GROUP_FIELDS,
+  END_LINE,
+  FIRST_AGENT,
+  groupField,
   type RobotsData,
   ruleFlags,
   ruleLength,
   ruleLine,
   rulePattern,
+  START_LINE,
 } from './compile.js';
-import { allMatches, decide, type RuleCache } from './decide.js';
+import { allMatches, decide } from './decide.js';
 import { pathOf } from './encoding.js';
 import type { GroupChoice, MatchedRule, Verdict } from './types.js';
 
@@ -30,18 +34,17 @@ export interface ExplainOptions {
   candidates?: boolean;
 }
 
-export function isAllowed(data: RobotsData, cache: RuleCache, url: string | URL, userAgent: string): boolean {
+export function isAllowed(data: RobotsData, url: string | URL, userAgent: string): boolean {
   const path = pathOf(url);
   if (path === ROBOTS_TXT_PATH) return true;
   const selection = selectGroup(data.tokens, productTokenOf(userAgent));
   if (selection.merged < 0) return true;
-  const id = decide(data, cache, selection.merged, path);
+  const id = decide(data, selection.merged, path);
   return id < 0 || (ruleFlags(data, id) & ALLOW) !== 0;
 }
 
 export function explain(
   data: RobotsData,
-  cache: RuleCache,
   url: string | URL,
   userAgent: string,
   options: ExplainOptions = {},
@@ -69,8 +72,8 @@ export function explain(
   if (selection.merged < 0) return verdict(true, 'no-group', null, []);
   const ids =
     options.candidates === false
-      ? [decide(data, cache, selection.merged, path)].filter((id) => id >= 0)
-      : allMatches(data, cache, selection.merged, path);
+      ? [decide(data, selection.merged, path)].filter((id) => id >= 0)
+      : allMatches(data, selection.merged, path);
   if (ids.length === 0) return verdict(true, 'no-match', null, []);
   const candidates = ids.map((id) => matchedRule(data, id));
   const rule = candidates[0];
@@ -95,19 +98,17 @@ export function matchedRule(data: RobotsData, id: number): MatchedRule {
 function describeGroup(data: RobotsData, token: string, group: GroupChoice): void {
   const lines: number[] = [];
   const spans: { startLine: number; endLine: number }[] = [];
-  const count = data.groups.length / GROUP_FIELDS;
-  for (let g = 0; g < count; g++) {
-    const base = g * GROUP_FIELDS;
-    const firstAgent = data.groups[base + 2];
-    const agentCount = data.groups[base + 3];
+  for (let g = 0; g < data.groupCount; g++) {
+    const firstAgent = groupField(data, g, FIRST_AGENT);
     let named = false;
-    for (let a = firstAgent; a < firstAgent + agentCount; a++) {
+    for (let a = firstAgent; a < firstAgent + groupField(data, g, AGENT_COUNT); a++) {
       if (tokenOfUserAgentLine(data.agentValues[a]) === token) {
-        lines.push(data.agentLines[a]);
+        lines.push(data.ints[data.agentsAt + a]);
         named = true;
       }
     }
-    if (named) spans.push({ startLine: data.groups[base], endLine: data.groups[base + 1] });
+    if (named)
+      spans.push({ startLine: groupField(data, g, START_LINE), endLine: groupField(data, g, END_LINE) });
   }
   group.userAgentLines = lines;
   group.spans = spans;

@@ -1,6 +1,16 @@
 import { productTokenOf, selectGroup, tokenOfUserAgentLine } from './agent.js';
-import { detach, GROUP_FIELDS, RobotsCompiler, type RobotsData } from './compile.js';
-import { RuleCache } from './decide.js';
+import {
+  AGENT_COUNT,
+  detach,
+  END_LINE,
+  FIRST_AGENT,
+  FIRST_RULE,
+  groupField,
+  RobotsCompiler,
+  type RobotsData,
+  RULE_COUNT,
+  START_LINE,
+} from './compile.js';
 import { type ExplainOptions, explain, isAllowed, matchedRule } from './explain.js';
 import {
   DEFAULT_MAX_BYTES,
@@ -26,7 +36,6 @@ import type { RobotsGroup, RobotsLint, RobotsParseOptions, RobotsRule, Verdict }
  */
 export class RobotsTxt {
   readonly #data: RobotsData;
-  readonly #cache = new RuleCache();
   /** Findings about the file, by line; parsing never fails because of them. */
   readonly lints: readonly RobotsLint[];
 
@@ -53,7 +62,7 @@ export class RobotsTxt {
     const compiler = new RobotsCompiler();
     const linter = new RobotsLinter();
     tokenize(body, { maxBytes, rejectHtml: options.rejectHtml ?? true }, both(compiler, linter));
-    const lints = linter.lints;
+    const lints = linter.lints.length === 0 ? (NO_LINTS as RobotsLint[]) : linter.lints;
     const messages = detach(lints.map((l) => l.message));
     lints.forEach((lint, i) => {
       lint.message = messages[i];
@@ -67,12 +76,12 @@ export class RobotsTxt {
    * User-Agent header, from which the product token is read.
    */
   isAllowed(url: string | URL, userAgent: string): boolean {
-    return isAllowed(this.#data, this.#cache, url, userAgent);
+    return isAllowed(this.#data, url, userAgent);
   }
 
   /** The verdict for `url` with the rule, the group and every matching rule behind it. */
   explain(url: string | URL, userAgent: string, options?: ExplainOptions): Verdict {
-    return explain(this.#data, this.#cache, url, userAgent, options);
+    return explain(this.#data, url, userAgent, options);
   }
 
   /**
@@ -103,18 +112,15 @@ export class RobotsTxt {
     const data = this.#data;
     const groups: RobotsGroup[] = [];
     this.#forEachGroup((g) => {
-      const base = g * GROUP_FIELDS;
-      const [startLine, endLine, firstAgent, agentCount, firstRule, ruleCount] = data.groups.subarray(
-        base,
-        base + GROUP_FIELDS,
-      );
+      const firstAgent = groupField(data, g, FIRST_AGENT);
+      const firstRule = groupField(data, g, FIRST_RULE);
       const userAgents = [];
-      for (let a = firstAgent; a < firstAgent + agentCount; a++) {
+      for (let a = firstAgent; a < firstAgent + groupField(data, g, AGENT_COUNT); a++) {
         const value = data.agentValues[a];
-        userAgents.push({ value, token: tokenOfUserAgentLine(value), line: data.agentLines[a] });
+        userAgents.push({ value, token: tokenOfUserAgentLine(value), line: data.ints[data.agentsAt + a] });
       }
       const rules: RobotsRule[] = [];
-      for (let r = firstRule; r < firstRule + ruleCount; r++) {
+      for (let r = firstRule; r < firstRule + groupField(data, g, RULE_COUNT); r++) {
         const { kind, pattern, normalizedPattern, line, derived } = matchedRule(data, r);
         rules.push(
           derived
@@ -122,7 +128,12 @@ export class RobotsTxt {
             : { kind, pattern, normalizedPattern, line },
         );
       }
-      const group: RobotsGroup = { userAgents, startLine, endLine, rules };
+      const group: RobotsGroup = {
+        userAgents,
+        startLine: groupField(data, g, START_LINE),
+        endLine: groupField(data, g, END_LINE),
+        rules,
+      };
       const delay = data.groupDelays?.[g];
       if (delay !== undefined && !Number.isNaN(delay)) group.crawlDelay = delay;
       groups.push(group);
@@ -132,15 +143,16 @@ export class RobotsTxt {
 
   #forEachGroup(visit: (group: number, tokens: string[]) => void): void {
     const data = this.#data;
-    const count = data.groups.length / GROUP_FIELDS;
-    for (let g = 0; g < count; g++) {
-      const firstAgent = data.groups[g * GROUP_FIELDS + 2];
-      const agentCount = data.groups[g * GROUP_FIELDS + 3];
+    for (let g = 0; g < data.groupCount; g++) {
+      const firstAgent = groupField(data, g, FIRST_AGENT);
+      const agentCount = groupField(data, g, AGENT_COUNT);
       const tokens = data.agentValues.slice(firstAgent, firstAgent + agentCount).map(tokenOfUserAgentLine);
       visit(g, tokens);
     }
   }
 }
+
+const NO_LINTS: readonly RobotsLint[] = Object.freeze([]);
 
 /** Feeds one pass to two handlers. */
 function both(a: RobotsLineHandler, b: RobotsLineHandler): RobotsLineHandler {
