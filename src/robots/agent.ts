@@ -87,7 +87,18 @@ const tokenCache = new Map<string, string>();
  * when the header is unusual.
  */
 export function productTokenOf(userAgent: string): string {
-  if (TOKEN.test(userAgent)) return userAgent.toLowerCase();
+  // A crawler asks with the same User-Agent again and again.
+  if (userAgent === lastUserAgent) return lastToken;
+  const token = TOKEN.test(userAgent) ? userAgent.toLowerCase() : readCached(userAgent);
+  lastUserAgent = userAgent;
+  lastToken = token;
+  return token;
+}
+
+let lastUserAgent = '';
+let lastToken = '';
+
+function readCached(userAgent: string): string {
   let token = tokenCache.get(userAgent);
   if (token === undefined) {
     token = readProductToken(userAgent);

@@ -258,15 +258,30 @@ export class RobotsCompiler implements RobotsLineHandler {
     const agentLines = this.ignoreAll ? [] : this.agentLines;
     const agentValues = this.ignoreAll ? [] : this.agentValues;
 
+    // All patterns in one flat string of our own (a trailing blank makes `join` build a
+    // new string even for one pattern): comparing and matching read it in place.
+    const starts = new Int32Array(rules.length);
+    const parts: string[] = [];
+    let at = 0;
+    for (let id = 0; id < rules.length; id++) {
+      starts[id] = at;
+      parts.push(rules[id].normalized);
+      at += rules[id].normalized.length;
+    }
+    parts.push(' ');
+    const patterns = parts.join('');
+    const lengths = Int32Array.from(rules, (rule) => rule.normalized.length);
+    const text: PatternText = { patterns, starts, lengths };
+
     // Merge the groups of each token (RFC 9309 2.2.1) and rank their rules once.
     const members = new Map<string, number[]>();
     groups.forEach((g, i) => {
       for (let a = g.firstAgent; a < g.firstAgent + g.agentCount; a++) {
         const token = tokenOfUserAgentLine(agentValues[a]);
         if (token === '') continue;
-        const list = members.get(token) ?? [];
-        if (list[list.length - 1] !== i) list.push(i);
-        members.set(token, list);
+        const list = members.get(token);
+        if (list === undefined) members.set(token, [i]);
+        else if (list[list.length - 1] !== i) list.push(i);
       }
     });
     const ranked: { plain: number[]; other: number[] }[] = [];
@@ -283,11 +298,7 @@ export class RobotsCompiler implements RobotsLineHandler {
       }
       // Plain rules by pattern; among equal patterns the best comes last, where the
       // binary search in decide.ts lands.
-      plain.sort((a, b) => {
-        const x = rules[a].normalized;
-        const y = rules[b].normalized;
-        return x < y ? -1 : x > y ? 1 : compareRules(rules[b], rules[a], b, a);
-      });
+      plain.sort((a, b) => compareText(text, a, b) || compareRules(rules[b], rules[a], b, a));
       other.sort((a, b) => compareRules(rules[a], rules[b], a, b));
       ranked.push({ plain, other });
     }
@@ -300,22 +311,22 @@ export class RobotsCompiler implements RobotsLineHandler {
       orderAt + ranked.reduce((sum, r) => sum + 2 * r.plain.length + r.other.length, 0),
     );
 
-    const patterns: string[] = [];
     const raw = new Map<number, string>();
-    let at = 0;
-    rules.forEach((rule, id) => {
-      ints[id * RULE_FIELDS] = at;
+    for (let id = 0; id < rules.length; id++) {
+      const rule = rules[id];
+      ints[id * RULE_FIELDS] = starts[id];
       ints[id * RULE_FIELDS + 1] = (rule.normalized.length << 16) | rule.matchLength;
       ints[id * RULE_FIELDS + 2] = (rule.line << FLAG_BITS) | rule.flags;
-      patterns.push(rule.normalized);
-      at += rule.normalized.length;
       if (rule.raw !== rule.normalized && !(rule.flags & DERIVED)) raw.set(id, rule.raw);
-    });
+    }
     groups.forEach((g, i) => {
-      ints.set(
-        [g.startLine, g.endLine, g.firstAgent, g.agentCount, g.firstRule, g.ruleCount],
-        groupsAt + i * GROUP_FIELDS,
-      );
+      const base = groupsAt + i * GROUP_FIELDS;
+      ints[base] = g.startLine;
+      ints[base + 1] = g.endLine;
+      ints[base + 2] = g.firstAgent;
+      ints[base + 3] = g.agentCount;
+      ints[base + 4] = g.firstRule;
+      ints[base + 5] = g.ruleCount;
     });
     ints.set(agentLines, agentsAt);
     ranked.forEach(({ plain, other }, m) => {
@@ -325,13 +336,11 @@ export class RobotsCompiler implements RobotsLineHandler {
       // that is a prefix of it (-1 for none), found with a stack over the sorted list.
       const chain: number[] = [];
       plain.forEach((id, i) => {
-        const text = rules[id].normalized;
         const position = orderAt + i * 2;
-        while (chain.length > 0 && !text.startsWith(rules[ints[chain[chain.length - 1]]].normalized))
-          chain.pop();
+        while (chain.length > 0 && !isPrefixOf(text, ints[chain[chain.length - 1]], id)) chain.pop();
         const top = chain.length > 0 ? chain[chain.length - 1] : -1;
         ints[position] = id;
-        if (top >= 0 && rules[ints[top]].normalized === text) {
+        if (top >= 0 && lengths[ints[top]] === lengths[id]) {
           // Same pattern, better rule: it takes the place of the previous one.
           ints[position + 1] = ints[top + 1];
           chain[chain.length - 1] = position;
@@ -350,7 +359,7 @@ export class RobotsCompiler implements RobotsLineHandler {
     const rawValues = detach([...raw.values()]);
     const tokenList = [...members.keys()];
     return {
-      patterns: detach([patterns.join('')])[0],
+      patterns,
       ints,
       groupCount: groups.length,
       groupsAt,
@@ -367,6 +376,35 @@ export class RobotsCompiler implements RobotsLineHandler {
       indexes: null,
     };
   }
+}
+
+/** The patterns of a file being compiled, in one flat string. */
+interface PatternText {
+  patterns: string;
+  starts: Int32Array;
+  lengths: Int32Array;
+}
+
+/** Compares the patterns of two rules in code unit order, in place. */
+function compareText({ patterns, starts, lengths }: PatternText, a: number, b: number): number {
+  const n = Math.min(lengths[a], lengths[b]);
+  const sa = starts[a];
+  const sb = starts[b];
+  for (let i = 0; i < n; i++) {
+    const d = patterns.charCodeAt(sa + i) - patterns.charCodeAt(sb + i);
+    if (d !== 0) return d;
+  }
+  return lengths[a] - lengths[b];
+}
+
+/** Whether the pattern of rule `short` is a prefix of the pattern of rule `long`. */
+function isPrefixOf({ patterns, starts, lengths }: PatternText, short: number, long: number): boolean {
+  const n = lengths[short];
+  if (n > lengths[long]) return false;
+  for (let i = 0; i < n; i++) {
+    if (patterns.charCodeAt(starts[long] + i) !== patterns.charCodeAt(starts[short] + i)) return false;
+  }
+  return true;
 }
 
 /** Up to this many distinct tokens, a list lookup beats a Map and costs less memory. */

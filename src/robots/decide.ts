@@ -120,7 +120,7 @@ function longestPrefixRule(data: RobotsData, from: number, to: number, path: str
     const id = ints[from + mid * 2];
     const start = ruleStart(data, id);
     const length = ruleMatchLength(data, id);
-    const n = length < path.length ? length : path.length;
+    const n = Math.min(length, path.length);
     let i = 0;
     while (i < n && patterns.charCodeAt(start + i) === path.charCodeAt(i)) i++;
     const order = i < n ? patterns.charCodeAt(start + i) - path.charCodeAt(i) : length - path.length;
@@ -132,7 +132,7 @@ function longestPrefixRule(data: RobotsData, from: number, to: number, path: str
   const id = ints[at];
   const start = ruleStart(data, id);
   const length = ruleMatchLength(data, id);
-  const n = length < path.length ? length : path.length;
+  const n = Math.min(length, path.length);
   while (common < n && patterns.charCodeAt(start + common) === path.charCodeAt(common)) common++;
   if (common === length) return id;
   at = ints[at + 1];

@@ -121,8 +121,42 @@ export function normalizePattern(pattern: string): string {
   return normalized.slice(0, last).replaceAll('$', '%24') + normalized[last];
 }
 
-/** `scheme://authority` of an http(s) URL, and the rest when it needs no WHATWG clean-up. */
-const SIMPLE_URL = /^https?:\/\/[^/?#\\@\s]*([/?][A-Za-z0-9\-._~!&'()*+,/:;=?@[\]%$]*)?(#.*)?$/i;
+/** Characters that may appear in a path that needs no normalisation (not `%`, `*`, `$`, `#`). */
+const plainPath = new Uint8Array(128);
+for (const ch of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!&'()+,/:;=?@[]") {
+  plainPath[ch.charCodeAt(0)] = 1;
+}
+
+/**
+ * The path and query of a plain absolute http(s) URL, already in normal form, or
+ * undefined when the URL needs the full parser (credentials, dot segments, escapes,
+ * characters to encode, a fragment...).
+ */
+function plainPathOf(url: string): string | undefined {
+  const lower = (i: number) => url.charCodeAt(i) | 0x20;
+  if (lower(0) !== 104 || lower(1) !== 116 || lower(2) !== 116 || lower(3) !== 112) return undefined; // http
+  const scheme = url.charCodeAt(4) === 58 /* : */ ? 4 : lower(4) === 115 && url.charCodeAt(5) === 58 ? 5 : -1;
+  if (scheme < 0 || url.charCodeAt(scheme + 1) !== 47 || url.charCodeAt(scheme + 2) !== 47) return undefined;
+  const n = url.length;
+  let i = scheme + 3;
+  for (; i < n; i++) {
+    const c = url.charCodeAt(i);
+    if (c === 47 || c === 63) break;
+    // The authority: `@` (credentials), `\`, `#`, blanks and non-ASCII need the parser.
+    if (c === 64 || c === 92 || c === 35 || c <= 32 || c >= 127) return undefined;
+  }
+  const start = i;
+  for (let previous = 0; i < n; i++) {
+    const c = url.charCodeAt(i);
+    if (c >= 128 || plainPath[c] === 0) return undefined;
+    // `/.` may start a dot segment, which the parser resolves.
+    if (c === 46 && previous === 47) return undefined;
+    previous = c;
+  }
+  if (start === n) return '/';
+  const path = url.slice(start);
+  return path.charCodeAt(0) === 63 ? `/${path}` : path;
+}
 
 /**
  * The path and query of a URL, normalised for matching (RFC 9309 2.2.2 matches the
@@ -140,25 +174,20 @@ export function pathOf(url: string | URL): string {
     const hash = url.indexOf('#');
     path = hash < 0 ? url : url.slice(0, hash);
   } else {
-    const simple = SIMPLE_URL.exec(url);
-    const rest = simple?.[1];
-    if (simple !== null && (rest === undefined || !rest.includes('/.'))) {
-      // Plain URLs (the crawler's common case) skip the full URL parser.
-      path = rest === undefined ? '/' : rest.charCodeAt(0) === 63 /* ? */ ? `/${rest}` : rest;
-    } else {
-      let parsed: URL;
-      try {
-        parsed = new URL(url);
-      } catch {
-        throw new TypeError(
-          `Expected an absolute URL or a path starting with "/", got ${JSON.stringify(url)}.`,
-        );
-      }
-      // WHATWG drops an empty `?` from `search`, but the request still carries it.
-      const beforeHash = parsed.href.split('#', 1)[0];
-      const query = beforeHash.indexOf('?');
-      path = parsed.pathname + (query < 0 ? '' : beforeHash.slice(query));
+    const plain = plainPathOf(url);
+    if (plain !== undefined) return plain;
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      throw new TypeError(
+        `Expected an absolute URL or a path starting with "/", got ${JSON.stringify(url)}.`,
+      );
     }
+    // WHATWG drops an empty `?` from `search`, but the request still carries it.
+    const beforeHash = parsed.href.split('#', 1)[0];
+    const query = beforeHash.indexOf('?');
+    path = parsed.pathname + (query < 0 ? '' : beforeHash.slice(query));
   }
   return normalizePath(path);
 }

@@ -67,7 +67,16 @@ export const MAX_LINE_OCTETS = 2083 * 8 - 1;
 /** RFC 9309 2.5: crawlers must parse at least 500 kibibytes. */
 export const DEFAULT_MAX_BYTES = 500 * 1024;
 
-const BLANK = /^[ \t\v\f]+|[ \t\v\f]+$/g;
+/** Removes blanks (space, tab, vertical tab, form feed) around `text[from, to)`. */
+function trimmed(text: string, from: number, to: number): string {
+  while (from < to && isBlank(text.charCodeAt(from))) from++;
+  while (to > from && isBlank(text.charCodeAt(to - 1))) to--;
+  return from === 0 && to === text.length ? text : text.slice(from, to);
+}
+
+function isBlank(c: number): boolean {
+  return c === 32 || (c >= 9 && c <= 12 && c !== 10);
+}
 const HTML_START = /^[\s\uFEFF]*<(?:!doctype\s+html|html|head|body)[\s>]/i;
 
 const UTF8_BOM = [0xef, 0xbb, 0xbf];
@@ -160,7 +169,7 @@ function cutBytesAtLineEnd(bytes: Uint8Array, from: number): number {
 
 function parseLine(line: number, raw: string, handler: RobotsLineHandler): void {
   const hash = raw.indexOf('#');
-  const content = (hash < 0 ? raw : raw.slice(0, hash)).replace(BLANK, '');
+  const content = trimmed(raw, 0, hash < 0 ? raw.length : hash);
   if (content.length === 0) return;
 
   let keyText: string;
@@ -168,8 +177,8 @@ function parseLine(line: number, raw: string, handler: RobotsLineHandler): void 
   let missingColon = false;
   const colon = content.indexOf(':');
   if (colon >= 0) {
-    keyText = content.slice(0, colon).replace(BLANK, '');
-    value = content.slice(colon + 1).replace(BLANK, '');
+    keyText = trimmed(content, 0, colon);
+    value = trimmed(content, colon + 1, content.length);
   } else {
     // Google accepts blanks in place of a forgotten colon, but only between exactly two
     // words: `Disallow /private` is a rule, `this is prose` is not.
@@ -204,8 +213,14 @@ const KEYS: readonly { key: DirectiveKey; exact: string; typos: readonly string[
 
 const UNSUPPORTED = new Set(['host', 'clean-param', 'request-rate', 'visit-time', 'nofollow', 'cache-delay']);
 
+const EXACT_KEYS: ReadonlyMap<string, { key: DirectiveKey; typo: boolean }> = new Map(
+  KEYS.map(({ key, exact }) => [exact, { key, typo: false }]),
+);
+
 export function classifyKey(keyText: string): { key: DirectiveKey; typo: boolean } {
   const lower = keyText.toLowerCase();
+  const exact = EXACT_KEYS.get(lower);
+  if (exact !== undefined) return exact;
   for (const { key, exact, typos } of KEYS) {
     if (lower.startsWith(exact)) return { key, typo: false };
     for (const typo of typos) if (lower.startsWith(typo)) return { key, typo: true };

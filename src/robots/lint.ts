@@ -151,20 +151,24 @@ export class RobotsLinter implements RobotsLineHandler {
     this.sawRule = true;
     this.interruptedAt = 0;
     const value = d.value;
-    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) {
-      this.add(
-        'absolute-url-pattern',
-        'error',
-        d.line,
-        `${CANONICAL[d.key]} takes a path, not a URL: ${quote(value)} matches nothing. Write the path, starting with "/".`,
-      );
-    } else if (value.length > 0 && value[0] !== '/' && value[0] !== '*') {
-      this.add(
-        'pattern-not-rooted',
-        'warning',
-        d.line,
-        `The pattern ${quote(value)} does not start with "/" or "*", so it matches no URL. Did you mean "/${value}"?`,
-      );
+    // Almost every pattern starts with `/`: only the others need a closer look.
+    const first = value.charCodeAt(0);
+    if (first !== 47 /* / */ && first !== 42 /* * */ && value.length > 0) {
+      if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) {
+        this.add(
+          'absolute-url-pattern',
+          'error',
+          d.line,
+          `${CANONICAL[d.key]} takes a path, not a URL: ${quote(value)} matches nothing. Write the path, starting with "/".`,
+        );
+      } else {
+        this.add(
+          'pattern-not-rooted',
+          'warning',
+          d.line,
+          `The pattern ${quote(value)} does not start with "/" or "*", so it matches no URL. Did you mean "/${value}"?`,
+        );
+      }
     }
     if (value.length === 0) return;
     const normalized = normalizePattern(value);

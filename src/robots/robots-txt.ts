@@ -61,7 +61,7 @@ export class RobotsTxt {
     }
     const compiler = new RobotsCompiler();
     const linter = new RobotsLinter();
-    tokenize(body, { maxBytes, rejectHtml: options.rejectHtml ?? true }, both(compiler, linter));
+    tokenize(body, { maxBytes, rejectHtml: options.rejectHtml ?? true }, new Both(compiler, linter));
     const lints = linter.lints.length === 0 ? (NO_LINTS as RobotsLint[]) : linter.lints;
     const messages = detach(lints.map((l) => l.message));
     lints.forEach((lint, i) => {
@@ -155,23 +155,25 @@ export class RobotsTxt {
 const NO_LINTS: readonly RobotsLint[] = Object.freeze([]);
 
 /** Feeds one pass to two handlers. */
-function both(a: RobotsLineHandler, b: RobotsLineHandler): RobotsLineHandler {
-  return {
-    directive: (d: Directive) => {
-      a.directive(d);
-      b.directive(d);
-    },
-    unparsable: (line, text) => {
-      a.unparsable(line, text);
-      b.unparsable(line, text);
-    },
-    lineTooLong: (line, octets) => {
-      a.lineTooLong(line, octets);
-      b.lineTooLong(line, octets);
-    },
-    end: (summary: FileSummary) => {
-      a.end(summary);
-      b.end(summary);
-    },
-  };
+class Both implements RobotsLineHandler {
+  constructor(
+    private readonly a: RobotsLineHandler,
+    private readonly b: RobotsLineHandler,
+  ) {}
+  directive(d: Directive): void {
+    this.a.directive(d);
+    this.b.directive(d);
+  }
+  unparsable(line: number, text: string): void {
+    this.a.unparsable(line, text);
+    this.b.unparsable(line, text);
+  }
+  lineTooLong(line: number, octets: number): void {
+    this.a.lineTooLong(line, octets);
+    this.b.lineTooLong(line, octets);
+  }
+  end(summary: FileSummary): void {
+    this.a.end(summary);
+    this.b.end(summary);
+  }
 }
