@@ -6,6 +6,7 @@
 /** RFC 9309 2.2.1: a product token is made of `A-Z a-z _ -`. */
 const TOKEN = /^[A-Za-z_-]+$/;
 const LEADING_TOKEN = /^[A-Za-z_-]*/;
+const HEADER_SHAPE = /[/(;]/;
 
 /**
  * Crawlers documented to obey another crawler's group when the file has none of their
@@ -80,7 +81,8 @@ const CRAWLER_HINT = /bot|spider|crawl|fetch|agent|archiv|scrap|slurp|indexer/i;
 const tokenCache = new Map<string, string>();
 
 /**
- * The product token of a crawler, lower case. A bare token (`ExampleBot`) is taken as is.
+ * The product token of a crawler, lower case. A bare token (`ExampleBot`) is taken as is;
+ * a string that is neither a token nor a header (`Foo Bar`) matches no group.
  * From a whole User-Agent header (`Mozilla/5.0 (compatible; ExampleBot/2.1; +https://...)`)
  * the token is the first product that reads like a crawler's name (`bot`, `spider`,
  * `crawl`, ...), else the first product that is not a browser word. Pass the bare token
@@ -89,7 +91,9 @@ const tokenCache = new Map<string, string>();
 export function productTokenOf(userAgent: string): string {
   // A crawler asks with the same User-Agent again and again.
   if (userAgent === lastUserAgent) return lastToken;
-  const token = TOKEN.test(userAgent) ? userAgent.toLowerCase() : readCached(userAgent);
+  // Only a header-shaped string (`Name/1.0`, `Mozilla/5.0 (...)`) is searched for a token;
+  // anything else that is not a token names no group, as in Google's parser.
+  const token = TOKEN.test(userAgent) || !HEADER_SHAPE.test(userAgent) ? userAgent.toLowerCase() : readCached(userAgent);
   lastUserAgent = userAgent;
   lastToken = token;
   return token;
