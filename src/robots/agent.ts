@@ -93,7 +93,8 @@ export function productTokenOf(userAgent: string): string {
   if (userAgent === lastUserAgent) return lastToken;
   // Only a header-shaped string (`Name/1.0`, `Mozilla/5.0 (...)`) is searched for a token;
   // anything else that is not a token names no group, as in Google's parser.
-  const token = TOKEN.test(userAgent) || !HEADER_SHAPE.test(userAgent) ? userAgent.toLowerCase() : readCached(userAgent);
+  const token =
+    TOKEN.test(userAgent) || !HEADER_SHAPE.test(userAgent) ? userAgent.toLowerCase() : readCached(userAgent);
   lastUserAgent = userAgent;
   lastToken = token;
   return token;

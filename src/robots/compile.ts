@@ -261,16 +261,18 @@ export class RobotsCompiler implements RobotsLineHandler {
     // All patterns in one flat string of our own (a trailing blank makes `join` build a
     // new string even for one pattern): comparing and matching read it in place.
     const starts = new Int32Array(rules.length);
+    const lengths = new Int32Array(rules.length);
     const parts: string[] = [];
     let at = 0;
     for (let id = 0; id < rules.length; id++) {
+      const normalized = rules[id].normalized;
       starts[id] = at;
-      parts.push(rules[id].normalized);
-      at += rules[id].normalized.length;
+      lengths[id] = normalized.length;
+      parts.push(normalized);
+      at += normalized.length;
     }
     parts.push(' ');
     const patterns = parts.join('');
-    const lengths = Int32Array.from(rules, (rule) => rule.normalized.length);
     const text: PatternText = { patterns, starts, lengths };
 
     // Merge the groups of each token (RFC 9309 2.2.1) and rank their rules once.

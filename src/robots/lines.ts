@@ -67,16 +67,6 @@ export const MAX_LINE_OCTETS = 2083 * 8 - 1;
 /** RFC 9309 2.5: crawlers must parse at least 500 kibibytes. */
 export const DEFAULT_MAX_BYTES = 500 * 1024;
 
-/** Removes blanks (space, tab, vertical tab, form feed) around `text[from, to)`. */
-function trimmed(text: string, from: number, to: number): string {
-  while (from < to && isBlank(text.charCodeAt(from))) from++;
-  while (to > from && isBlank(text.charCodeAt(to - 1))) to--;
-  return from === 0 && to === text.length ? text : text.slice(from, to);
-}
-
-function isBlank(c: number): boolean {
-  return c === 32 || (c >= 9 && c <= 12 && c !== 10);
-}
 const HTML_START = /^[\s\uFEFF]*<(?:!doctype\s+html|html|head|body)[\s>]/i;
 
 const UTF8_BOM = [0xef, 0xbb, 0xbf];
@@ -121,36 +111,63 @@ export function tokenize(
     }
   }
 
-  const lines = text.split(/\r\n|\r|\n/);
-  // A file cut at a line end ends with that line end: the empty tail is not a line.
-  if (truncated && lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
-  const summary: FileSummary = { lines: lines.length, looksLikeHtml: false };
-  if (truncated) summary.truncatedAtLine = lines.length + 1;
-  if (invalidUtf8) {
-    const index = lines.findIndex((l) => l.includes('\uFFFD'));
-    summary.invalidUtf8Line = index < 0 ? 1 : index + 1;
-  }
+  const summary: FileSummary = { lines: 0, looksLikeHtml: false };
   if (options.rejectHtml && HTML_START.test(text.slice(0, 512))) {
     summary.looksLikeHtml = true;
+    summary.lines = countLines(text);
     handler.end(summary);
     return;
   }
 
-  for (let i = 0; i < lines.length; i++) {
-    let line = lines[i];
-    if (line.length === 0) continue;
-    // Only a line with more units than the cap / 3 can exceed the cap in octets.
-    if (line.length * 3 > MAX_LINE_OCTETS) {
-      const octets = utf8Encoder.encode(line).length;
-      if (octets > MAX_LINE_OCTETS) {
-        const { read } = utf8Encoder.encodeInto(line, new Uint8Array(MAX_LINE_OCTETS));
-        line = line.slice(0, read);
-        handler.lineTooLong(i + 1, octets);
+  // One directive object, refilled for every line: handlers read it, never keep it.
+  const directive: Directive = {
+    line: 0,
+    key: 'unknown',
+    keyText: '',
+    value: '',
+    typo: false,
+    missingColon: false,
+  };
+  const n = text.length;
+  const next = { hash: new NextOf(text, '#'), colon: new NextOf(text, ':') };
+  const lf = new NextOf(text, '\n');
+  const cr = new NextOf(text, '\r');
+  const bad = new NextOf(text, '\uFFFD');
+  let line = 0;
+  let start = 0;
+  let firstInvalid = 0;
+  for (;;) {
+    // CR, LF and CRLF each end a line (RFC 9309 2.2; Google counts CRLF once).
+    const end = Math.min(lf.from(start), cr.from(start), n);
+    line++;
+    if (invalidUtf8 && firstInvalid === 0 && bad.from(start) < end) firstInvalid = line;
+    if (end > start) {
+      let stop = end;
+      // Only a line with more units than the cap / 3 can exceed the cap in octets.
+      if ((end - start) * 3 > MAX_LINE_OCTETS) {
+        const octets = utf8Encoder.encode(text.slice(start, end)).length;
+        if (octets > MAX_LINE_OCTETS) {
+          const { read } = utf8Encoder.encodeInto(text.slice(start, end), new Uint8Array(MAX_LINE_OCTETS));
+          stop = start + (read ?? 0);
+          handler.lineTooLong(line, octets);
+        }
       }
+      parseLine(text, start, stop, line, next, directive, handler);
     }
-    parseLine(i + 1, line, handler);
+    if (end >= n) break;
+    start = end + (text.charCodeAt(end) === 13 && text.charCodeAt(end + 1) === 10 ? 2 : 1);
+    // A file that ends with a line end has no line after it, except Google's empty last
+    // line, which matters to nobody; a cut file must not count one either.
+    if (start >= n && truncated) break;
   }
+  summary.lines = line;
+  if (truncated) summary.truncatedAtLine = line + 1;
+  if (invalidUtf8) summary.invalidUtf8Line = firstInvalid || 1;
   handler.end(summary);
+}
+
+function countLines(text: string): number {
+  return text.split(/\r\n|\r|\n/).length;
 }
 
 function cutAtLineEnd(text: string, from: number): string {
@@ -167,35 +184,84 @@ function cutBytesAtLineEnd(bytes: Uint8Array, from: number): number {
   return bytes.length;
 }
 
-function parseLine(line: number, raw: string, handler: RobotsLineHandler): void {
-  const hash = raw.indexOf('#');
-  const content = trimmed(raw, 0, hash < 0 ? raw.length : hash);
-  if (content.length === 0) return;
+/**
+ * The next position of a character at or after a point, remembered so that a file is
+ * searched once per character in all (a search per line would be quadratic when the
+ * character is rare).
+ */
+class NextOf {
+  private at = -1;
+  constructor(
+    private readonly text: string,
+    private readonly ch: string,
+  ) {}
+  from(position: number): number {
+    if (this.at !== Number.MAX_SAFE_INTEGER && this.at < position) {
+      const found = this.text.indexOf(this.ch, position);
+      this.at = found < 0 ? Number.MAX_SAFE_INTEGER : found;
+    }
+    return this.at;
+  }
+}
 
-  let keyText: string;
-  let value: string;
+function isBlankAt(text: string, i: number): boolean {
+  const c = text.charCodeAt(i);
+  return c === 32 || (c >= 9 && c <= 12 && c !== 10);
+}
+
+/** Reads `text[from, to)`, one line, into `d` and hands it on. */
+function parseLine(
+  text: string,
+  from: number,
+  to: number,
+  line: number,
+  next: { hash: NextOf; colon: NextOf },
+  d: Directive,
+  handler: RobotsLineHandler,
+): void {
+  const hash = next.hash.from(from);
+  if (hash < to) to = hash;
+  while (from < to && isBlankAt(text, from)) from++;
+  while (to > from && isBlankAt(text, to - 1)) to--;
+  if (from === to) return;
+
+  let keyEnd: number;
+  let valueStart: number;
   let missingColon = false;
-  const colon = content.indexOf(':');
-  if (colon >= 0) {
-    keyText = trimmed(content, 0, colon);
-    value = trimmed(content, colon + 1, content.length);
+  const colon = next.colon.from(from);
+  if (colon < to) {
+    keyEnd = colon;
+    valueStart = colon + 1;
   } else {
     // Google accepts blanks in place of a forgotten colon, but only between exactly two
     // words: `Disallow /private` is a rule, `this is prose` is not.
-    const words = content.split(/[ \t]+/);
-    if (words.length !== 2) {
-      handler.unparsable(line, content);
+    keyEnd = from;
+    while (keyEnd < to && !isBlankAt(text, keyEnd)) keyEnd++;
+    valueStart = keyEnd;
+    while (valueStart < to && isBlankAt(text, valueStart)) valueStart++;
+    let rest = valueStart;
+    while (rest < to && !isBlankAt(text, rest)) rest++;
+    if (keyEnd === to || rest !== to) {
+      handler.unparsable(line, text.slice(from, to));
       return;
     }
-    [keyText, value] = words;
     missingColon = true;
   }
-  if (keyText.length === 0) {
-    handler.unparsable(line, content);
+  while (keyEnd > from && isBlankAt(text, keyEnd - 1)) keyEnd--;
+  while (valueStart < to && isBlankAt(text, valueStart)) valueStart++;
+  if (keyEnd === from) {
+    handler.unparsable(line, text.slice(from, to));
     return;
   }
+  const keyText = text.slice(from, keyEnd);
   const { key, typo } = classifyKey(keyText);
-  handler.directive({ line, key, keyText, value, typo, missingColon });
+  d.line = line;
+  d.key = key;
+  d.keyText = keyText;
+  d.value = text.slice(valueStart, to);
+  d.typo = typo;
+  d.missingColon = missingColon;
+  handler.directive(d);
 }
 
 /**
