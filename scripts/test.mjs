@@ -7,7 +7,14 @@ mkdirSync('.tmp', { recursive: true });
 rmSync(report, { force: true });
 const run = spawnSync(
   process.execPath,
-  ['node_modules/vitest/vitest.mjs', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...process.argv.slice(2)],
+  [
+    'node_modules/vitest/vitest.mjs',
+    'run',
+    '--reporter=default',
+    '--reporter=json',
+    `--outputFile.json=${report}`,
+    ...process.argv.slice(2),
+  ],
   { stdio: 'inherit' },
 );
 let passed = 0;
@@ -17,7 +24,8 @@ try {
   passed = results.numPassedTests;
   failed = results.numFailedTests + (results.numRuntimeErrorTestSuites ?? 0);
   // A file that fails to load holds no tests but is a failure all the same.
-  for (const file of results.testResults ?? []) if (file.status === 'failed' && file.assertionResults.length === 0) failed++;
+  for (const file of results.testResults ?? [])
+    if (file.status === 'failed' && file.assertionResults.length === 0) failed++;
 } catch {
   failed = Math.max(failed, 1);
 }

@@ -21,7 +21,10 @@ describe('README examples', () => {
     mkdirSync(dir, { recursive: true });
     const file = join(dir, `example-${i}.ts`);
     // The only change: the package name points at the sources.
-    writeFileSync(file, String(code).replaceAll("from 'crawlee-robots'", `from '${join(root, 'src', 'index.ts')}'`));
+    writeFileSync(
+      file,
+      String(code).replaceAll("from 'crawlee-robots'", `from '${join(root, 'src', 'index.ts')}'`),
+    );
     execFileSync(process.execPath, ['--import', 'tsx', file], { cwd: root, stdio: 'pipe', timeout: 60_000 });
   });
 });
