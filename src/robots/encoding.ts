@@ -25,6 +25,8 @@ for (let c = 0; c < 128; c++) {
 
 /** Path characters that need no work at all. `%`, `*` and `$` are not among them. */
 const PLAIN_PATH = /^[A-Za-z0-9\-._~!&'()+,/:;=?@[\]]*$/;
+/** The same for patterns, where `*` is the wildcard and a final `$` the anchor. */
+const PLAIN_PATTERN = /^[A-Za-z0-9\-._~!&'()+,/:;=?@[\]*]*\$?$/;
 
 function hexValue(code: number): number {
   if (code >= 48 && code <= 57) return code - 48;
@@ -113,7 +115,7 @@ export function normalizePath(path: string): string {
  * character (the end anchor), anywhere else it is a literal and becomes `%24`.
  */
 export function normalizePattern(pattern: string): string {
-  if (PLAIN_PATH.test(pattern)) return pattern;
+  if (PLAIN_PATTERN.test(pattern)) return pattern;
   const normalized = normalize(pattern, true);
   const last = normalized.length - 1;
   const dollar = normalized.indexOf('$');
