@@ -82,7 +82,8 @@ const tokenCache = new Map<string, string>();
 
 /**
  * The product token of a crawler, lower case. A bare token (`ExampleBot`) is taken as is;
- * a string that is neither a token nor a header (`Foo Bar`) matches no group.
+ * one word is read up to its first character outside `[A-Za-z_-]` (`Bot2000` is `bot`);
+ * several words that are not a header (`Foo Bar`) match no group.
  * From a whole User-Agent header (`Mozilla/5.0 (compatible; ExampleBot/2.1; +https://...)`)
  * the token is the first product that reads like a crawler's name (`bot`, `spider`,
  * `crawl`, ...), else the first product that is not a browser word. Pass the bare token
@@ -91,10 +92,14 @@ const tokenCache = new Map<string, string>();
 export function productTokenOf(userAgent: string): string {
   // A crawler asks with the same User-Agent again and again.
   if (userAgent === lastUserAgent) return lastToken;
-  // Only a header-shaped string (`Name/1.0`, `Mozilla/5.0 (...)`) is searched for a token;
-  // anything else that is not a token names no group, as in Google's parser.
-  const token =
-    TOKEN.test(userAgent) || !HEADER_SHAPE.test(userAgent) ? userAgent.toLowerCase() : readCached(userAgent);
+  // A header-shaped string (`Name/1.0`, `Mozilla/5.0 (...)`) is searched for a token; a
+  // single word is read like a user-agent line (`bot2` names `bot`); words with blanks
+  // between them name no group, as in Google's parser.
+  let token: string;
+  if (TOKEN.test(userAgent)) token = userAgent.toLowerCase();
+  else if (HEADER_SHAPE.test(userAgent)) token = readCached(userAgent);
+  else if (/\s/.test(userAgent)) token = userAgent.toLowerCase();
+  else token = LEADING_TOKEN.exec(userAgent)![0].toLowerCase();
   lastUserAgent = userAgent;
   lastToken = token;
   return token;

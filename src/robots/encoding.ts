@@ -60,7 +60,7 @@ function escapeCodePoint(cp: number): string {
  * what a `$` means); in path mode they are encoded.
  */
 function normalize(text: string, patternMode: boolean): string {
-  let out = '';
+  const out: string[] = [];
   let from = 0; // start of the pending run of characters copied unchanged
   const n = text.length;
   for (let i = 0; i < n; i++) {
@@ -96,13 +96,15 @@ function normalize(text: string, patternMode: boolean): string {
       replacement = escapeCodePoint(cp);
     }
     if (replacement !== undefined) {
-      out += text.slice(from, i) + replacement;
+      if (i > from) out.push(text.slice(from, i));
+      out.push(replacement);
       from = i + 1 + skip;
     }
     i += skip;
   }
-  if (from === 0) return text;
-  return out + text.slice(from);
+  if (out.length === 0) return text;
+  out.push(text.slice(from));
+  return out.join('');
 }
 
 /** Normalises a URL path (with its query) for matching. */
@@ -135,9 +137,17 @@ for (const ch of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789
  * characters to encode, a fragment...).
  */
 function plainPathOf(url: string): string | undefined {
-  const lower = (i: number) => url.charCodeAt(i) | 0x20;
-  if (lower(0) !== 104 || lower(1) !== 116 || lower(2) !== 116 || lower(3) !== 112) return undefined; // http
-  const scheme = url.charCodeAt(4) === 58 /* : */ ? 4 : lower(4) === 115 && url.charCodeAt(5) === 58 ? 5 : -1;
+  // `http` or `https`, in any case.
+  if (
+    (url.charCodeAt(0) | 0x20) !== 104 ||
+    (url.charCodeAt(1) | 0x20) !== 116 ||
+    (url.charCodeAt(2) | 0x20) !== 116 ||
+    (url.charCodeAt(3) | 0x20) !== 112
+  ) {
+    return undefined;
+  }
+  const secure = (url.charCodeAt(4) | 0x20) === 115;
+  const scheme = url.charCodeAt(4) === 58 /* : */ ? 4 : secure && url.charCodeAt(5) === 58 ? 5 : -1;
   if (scheme < 0 || url.charCodeAt(scheme + 1) !== 47 || url.charCodeAt(scheme + 2) !== 47) return undefined;
   const n = url.length;
   let i = scheme + 3;
@@ -170,7 +180,7 @@ export function pathOf(url: string | URL): string {
   if (typeof url !== 'string') {
     if (!(url instanceof URL))
       throw new TypeError(`Expected a URL string or a URL object, got ${typeof url}.`);
-    path = url.pathname + url.search;
+    path = pathAndQuery(url);
   } else if (url.charCodeAt(0) === 47 /* / */) {
     // Any string that starts with `/` is a path, `//x` included: there is no base URL here.
     const hash = url.indexOf('#');
@@ -186,10 +196,14 @@ export function pathOf(url: string | URL): string {
         `Expected an absolute URL or a path starting with "/", got ${JSON.stringify(url)}.`,
       );
     }
-    // WHATWG drops an empty `?` from `search`, but the request still carries it.
-    const beforeHash = parsed.href.split('#', 1)[0];
-    const query = beforeHash.indexOf('?');
-    path = parsed.pathname + (query < 0 ? '' : beforeHash.slice(query));
+    path = pathAndQuery(parsed);
   }
   return normalizePath(path);
+}
+
+/** WHATWG drops an empty `?` from `search`, but the request still carries it. */
+function pathAndQuery(url: URL): string {
+  if (url.search !== '') return url.pathname + url.search;
+  const beforeHash = url.href.split('#', 1)[0];
+  return beforeHash.endsWith('?') ? `${url.pathname}?` : url.pathname;
 }

@@ -26,6 +26,8 @@ describe('productTokenOf', () => {
       'meta-externalagent/1.1 (+https://developers.facebook.com/docs/sharing/webmasters/crawler)',
       'meta-externalagent',
     ],
+    ['Bot2000', 'bot'],
+    ['Foo Bar', 'foo bar'],
   ])('%s -> %s', (header, token) => {
     expect(productTokenOf(header)).toBe(token);
   });

@@ -54,6 +54,10 @@ describe('pathOf', () => {
 
   it('takes URL objects', () => {
     expect(pathOf(new URL('https://example.com/é?q'))).toBe('/%C3%A9?q');
+    // WHATWG's `search` is empty for a bare `?`, but the request line keeps it.
+    expect(pathOf(new URL('https://example.com/p?'))).toBe('/p?');
+    expect(pathOf(new URL('https://example.com/p?#x'))).toBe('/p?');
+    expect(pathOf(new URL('https://example.com/p#x?'))).toBe('/p');
   });
 
   it('rejects what is neither an absolute URL nor a path, saying what it expects', () => {
