@@ -40,8 +40,8 @@ export const GROUP_FIELDS = 6;
  *   `to`, positions in `ints`. From `from` to `split`: the plain prefix rules sorted by
  *   pattern for a binary search, as pairs of rule id and parent (the position of the
  *   longest other plain pattern that is a prefix of this one, or -1); from `split` to
- *   `to`: the ids of every other rule (wildcards, `$`), best first (RFC 9309 2.2.2:
- *   longest, then allow).
+ *   `to`: every other rule (wildcards, `$`), best first (RFC 9309 2.2.2: longest, then
+ *   allow), as its id and the two words of its character mask (see `charMask`).
  */
 export interface RobotsData {
   /** Every normalised pattern, back to back. */
@@ -310,7 +310,7 @@ export class RobotsCompiler implements RobotsLineHandler {
     const rangesAt = agentsAt + agentLines.length;
     let orderAt = rangesAt + ranked.length * MERGED_FIELDS;
     const ints = new Int32Array(
-      orderAt + ranked.reduce((sum, r) => sum + 2 * r.plain.length + r.other.length, 0),
+      orderAt + ranked.reduce((sum, r) => sum + 2 * r.plain.length + OTHER_FIELDS * r.other.length, 0),
     );
 
     const raw = new Map<number, string>();
@@ -353,8 +353,11 @@ export class RobotsCompiler implements RobotsLineHandler {
       });
       orderAt += plain.length * 2;
       ints[at + 1] = orderAt;
-      ints.set(other, orderAt);
-      orderAt += other.length;
+      for (const id of other) {
+        ints[orderAt] = id;
+        charMask(patterns, starts[id], lengths[id], ints, orderAt + 1);
+        orderAt += OTHER_FIELDS;
+      }
       ints[at + 2] = orderAt;
     });
 
@@ -378,6 +381,29 @@ export class RobotsCompiler implements RobotsLineHandler {
       indexes: null,
     };
   }
+}
+
+/** Fields per wildcard or `$` rule in a merged group: id, mask low, mask high. */
+export const OTHER_FIELDS = 3;
+
+/**
+ * A 64-bit filter of the characters in `text[start, start + length)` (bit `c & 63`),
+ * written as two words at `out[at]`. A rule can only match a path whose filter has every
+ * bit of the rule's: one AND rules out most wildcard rules without reading the path
+ * again (`/*?sort=` cannot match a path without `?`).
+ */
+export function charMask(text: string, start: number, length: number, out: Int32Array, at: number): void {
+  let low = 0;
+  let high = 0;
+  for (let i = start; i < start + length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 42 /* * */ || c === 36 /* $ */) continue;
+    const bit = c & 63;
+    if (bit < 32) low |= 1 << bit;
+    else high |= 1 << (bit - 32);
+  }
+  out[at] = low;
+  out[at + 1] = high;
 }
 
 /** The patterns of a file being compiled, in one flat string. */

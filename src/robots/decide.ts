@@ -11,8 +11,10 @@
 
 import {
   ALLOW,
+  charMask,
   EXACT,
   MERGED_FIELDS,
+  OTHER_FIELDS,
   type RobotsData,
   ruleFlags,
   ruleLength,
@@ -32,7 +34,7 @@ const BUCKET_PREFIX = 6;
 export interface GroupIndex {
   /** Exact (`$`-anchored, no `*`) patterns to their best rule. */
   exact: Map<string, number>;
-  /** Every other rule, by the start of its literal prefix; each bucket best first. */
+  /** Every other rule (its position in `ints`), by the start of its literal prefix; each bucket best first. */
   buckets: Map<string, number[]>;
   bucketLengths: number[];
 }
@@ -62,19 +64,29 @@ export function decide(data: RobotsData, merged: number, path: string): number {
   const split = ints[at + 1];
   const to = ints[at + 2];
   const best = longestPrefixRule(data, ints[at], split, path);
-  if (to - split > INDEX_THRESHOLD) {
+  if (to - split > INDEX_THRESHOLD * OTHER_FIELDS) {
     data.indexes ??= [];
     data.indexes[merged] ??= buildIndex(data, split, to);
     return decideIndexed(data, data.indexes[merged], path, best);
   }
-  for (let k = split; k < to; k++) {
+  const mask = pathMask;
+  let masked = false;
+  for (let k = split; k < to; k += OTHER_FIELDS) {
     const id = ints[k];
     // Best first: once a rule cannot beat the best match, none after it can.
     if (!outranks(data, id, best)) break;
+    if (!masked) {
+      charMask(path, 0, path.length, mask, 0);
+      masked = true;
+    }
+    if ((ints[k + 1] & ~mask[0]) !== 0 || (ints[k + 2] & ~mask[1]) !== 0) continue;
     if (ruleMatches(data, id, path)) return id;
   }
   return best;
 }
+
+/** The character filter of the path being checked (see `charMask`); reused by every check. */
+const pathMask = new Int32Array(2);
 
 /** Every rule of the group that matches, best first. */
 export function allMatches(data: RobotsData, merged: number, path: string): number[] {
@@ -84,7 +96,7 @@ export function allMatches(data: RobotsData, merged: number, path: string): numb
   for (let k = data.ints[at]; k < split; k += 2) {
     if (ruleMatches(data, data.ints[k], path)) found.push(data.ints[k]);
   }
-  for (let k = split; k < data.ints[at + 2]; k++) {
+  for (let k = split; k < data.ints[at + 2]; k += OTHER_FIELDS) {
     if (ruleMatches(data, data.ints[k], path)) found.push(data.ints[k]);
   }
   return found.sort((a, b) => (outranks(data, a, b) ? -1 : 1));
@@ -141,14 +153,17 @@ function longestPrefixRule(data: RobotsData, from: number, to: number, path: str
 }
 
 function decideIndexed(data: RobotsData, index: GroupIndex, path: string, best: number): number {
+  charMask(path, 0, path.length, pathMask, 0);
   const exact = index.exact.get(path);
   if (exact !== undefined && outranks(data, exact, best)) best = exact;
   for (const length of index.bucketLengths) {
     if (length > path.length) break;
     const bucket = index.buckets.get(path.slice(0, length));
     if (bucket === undefined) continue;
-    for (const id of bucket) {
+    for (const k of bucket) {
+      const id = data.ints[k];
       if (!outranks(data, id, best)) break;
+      if ((data.ints[k + 1] & ~pathMask[0]) !== 0 || (data.ints[k + 2] & ~pathMask[1]) !== 0) continue;
       if (ruleMatches(data, id, path)) {
         best = id;
         break;
@@ -161,7 +176,7 @@ function decideIndexed(data: RobotsData, index: GroupIndex, path: string, best: 
 function buildIndex(data: RobotsData, from: number, to: number): GroupIndex {
   const exact = new Map<string, number>();
   const buckets = new Map<string, number[]>();
-  for (let k = from; k < to; k++) {
+  for (let k = from; k < to; k += OTHER_FIELDS) {
     const id = data.ints[k];
     const text = rulePattern(data, id).slice(0, ruleMatchLength(data, id));
     // Rules come best first: the first rule seen for a key is its best.
@@ -172,8 +187,8 @@ function buildIndex(data: RobotsData, from: number, to: number): GroupIndex {
     const star = text.indexOf('*');
     const key = (star < 0 ? text : text.slice(0, star)).slice(0, BUCKET_PREFIX);
     const bucket = buckets.get(key);
-    if (bucket === undefined) buckets.set(key, [id]);
-    else bucket.push(id);
+    if (bucket === undefined) buckets.set(key, [k]);
+    else bucket.push(k);
   }
   return {
     exact,

@@ -34,6 +34,13 @@ export function matchesAt(
     s++;
   }
   if (p === end) return anchored ? s === path.length : true;
+  if (anchored) {
+    // The last piece must end the path: a cheap test that settles most anchored patterns.
+    let last = end;
+    while (last > p && patterns.charCodeAt(last - 1) !== 42) last--;
+    const piece = end - last;
+    if (path.length - piece < s || !regionMatches(path, path.length - piece, patterns, last, piece)) return false;
+  }
   for (;;) {
     while (p < end && patterns.charCodeAt(p) === 42) p++;
     if (p === end) return true;
