@@ -21,6 +21,9 @@ function quote(value: string): string {
   return JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value);
 }
 
+/** At most this many findings are listed per file. */
+export const MAX_LINTS = 200;
+
 export class RobotsLinter implements RobotsLineHandler {
   readonly lints: RobotsLint[] = [];
   private sawAgent = false;
@@ -30,8 +33,13 @@ export class RobotsLinter implements RobotsLineHandler {
   private groupStart = 0;
   private patterns = new Map<string, { kind: string; line: number }>();
 
+  /** Findings past MAX_LINTS, counted but not listed. */
+  private dropped = 0;
+
   private add(code: LintCode, severity: LintSeverity, line: number, message: string): void {
-    this.lints.push({ code, severity, line, message });
+    // A file of garbage would otherwise carry one finding per line.
+    if (this.lints.length >= MAX_LINTS) this.dropped++;
+    else this.lints.push({ code, severity, line, message });
   }
 
   directive(d: Directive): void {
@@ -219,30 +227,44 @@ export class RobotsLinter implements RobotsLineHandler {
   }
 
   end(summary: FileSummary): void {
+    // Findings about the whole file are always listed, whatever the cap.
+    const file: RobotsLint[] = [];
     if (summary.looksLikeHtml) {
-      this.add(
-        'looks-like-html',
-        'error',
-        1,
-        'This is an HTML page, not a robots.txt: no rules are read from it. Serve a text/plain robots.txt, or a 404 if you have none.',
-      );
+      file.push({
+        code: 'looks-like-html',
+        severity: 'error',
+        line: 1,
+        message:
+          'This is an HTML page, not a robots.txt: no rules are read from it. Serve a text/plain robots.txt, or a 404 if you have none.',
+      });
     }
     if (summary.truncatedAtLine !== undefined) {
-      this.add(
-        'file-too-large',
-        'warning',
-        summary.truncatedAtLine,
-        `The file is larger than the size crawlers read; everything from line ${summary.truncatedAtLine} on is ignored.`,
-      );
+      file.push({
+        code: 'file-too-large',
+        severity: 'warning',
+        line: summary.truncatedAtLine,
+        message: `The file is larger than the size crawlers read; everything from line ${summary.truncatedAtLine} on is ignored.`,
+      });
     }
     if (summary.invalidUtf8Line !== undefined) {
-      this.add(
-        'invalid-utf8',
-        'warning',
-        summary.invalidUtf8Line,
-        'The file is not valid UTF-8 (RFC 9309 2.3 asks for UTF-8); invalid bytes were read as U+FFFD.',
-      );
+      file.push({
+        code: 'invalid-utf8',
+        severity: 'warning',
+        line: summary.invalidUtf8Line,
+        message:
+          'The file is not valid UTF-8 (RFC 9309 2.3 asks for UTF-8); invalid bytes were read as U+FFFD.',
+      });
     }
+    if (this.dropped > 0) {
+      const last = this.lints[this.lints.length - 1].line;
+      file.push({
+        code: 'too-many-findings',
+        severity: 'info',
+        line: last,
+        message: `${this.dropped} more findings after line ${last} are not listed.`,
+      });
+    }
+    this.lints.push(...file);
     this.lints.sort((a, b) => a.line - b.line);
   }
 }

@@ -39,7 +39,8 @@ export function matchesAt(
     let last = end;
     while (last > p && patterns.charCodeAt(last - 1) !== 42) last--;
     const piece = end - last;
-    if (path.length - piece < s || !regionMatches(path, path.length - piece, patterns, last, piece)) return false;
+    if (path.length - piece < s || !regionMatches(path, path.length - piece, patterns, last, piece))
+      return false;
   }
   for (;;) {
     while (p < end && patterns.charCodeAt(p) === 42) p++;

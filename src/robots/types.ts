@@ -140,7 +140,9 @@ export type LintCode =
   | 'invalid-utf8'
   | 'duplicate-rule'
   | 'conflicting-rules'
-  | 'sitemap-not-absolute';
+  | 'sitemap-not-absolute'
+  /** Listing stopped after 200 findings; this one says how many more there were. */
+  | 'too-many-findings';
 
 export type LintSeverity = 'error' | 'warning' | 'info';
 

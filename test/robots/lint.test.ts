@@ -58,3 +58,15 @@ describe('lints', () => {
     expect(lint?.line).toBe(48);
   });
 });
+
+describe('a file of garbage', () => {
+  it('lists at most 200 findings and says how many more there were', () => {
+    const body = `user-agent: *\n${'this is not a rule\n'.repeat(1000)}`;
+    const lints = RobotsTxt.parse(body).lints;
+    expect(lints).toHaveLength(201);
+    expect(lints.at(-1)).toMatchObject({
+      code: 'too-many-findings',
+      message: expect.stringMatching(/^800 more/),
+    });
+  });
+});
