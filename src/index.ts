@@ -1,1 +1,3 @@
+export * from './fetch/index.js';
 export * from './robots/index.js';
+export * from './store/index.js';

@@ -1,0 +1,354 @@
+import { MAX_LINE_OCTETS, RobotsTxt } from '../robots/index.js';
+import { type CacheDirectives, parseCacheControl, parseRetryAfter } from './cache-control.js';
+import {
+  GotScrapingRobotsClient,
+  type RobotsHttpAnswer,
+  type RobotsHttpClient,
+  type RobotsNetworkFailure,
+} from './http-client.js';
+import { originOf, robotsTxtUrlOf } from './origin.js';
+
+/**
+ * What an origin's robots.txt answer means for a crawler:
+ * - `rules`: a file was read (2xx); its groups decide;
+ * - `allow-all`: the file is "unavailable" (4xx, or a redirect chain that does not resolve):
+ *   RFC 9309 2.3.1.3 lets the crawler access any resource;
+ * - `disallow-all`: the file is "unreachable" (5xx, 429, network failure): RFC 9309 2.3.1.4
+ *   requires the crawler to assume a complete disallow.
+ */
+export type RobotsPolicyKind = 'rules' | 'allow-all' | 'disallow-all';
+
+/** A redirect chain that could not be followed to a file (RFC 9309 2.3.1.2). */
+export type RobotsRedirectFailure = 'too-many-redirects' | 'redirect-loop' | 'invalid-redirect';
+
+/**
+ * The outcome of a fetch: the HTTP status of the last answer, or why there was none.
+ */
+export type RobotsFetchStatus = number | RobotsNetworkFailure | RobotsRedirectFailure;
+
+/** One request of the chain. */
+export interface RobotsFetchHop {
+  url: string;
+  /** HTTP status, or the failure kind when the request got no answer. */
+  status: number | RobotsNetworkFailure;
+  /** The `Location` header of a redirect. */
+  location?: string;
+  /** Time from sending the request to the end of its answer. */
+  durationMs: number;
+}
+
+/** Timings of a fetch, in milliseconds. */
+export interface RobotsFetchTimings {
+  /** Wall time of the whole fetch, every hop included. */
+  totalMs: number;
+  /** Time spent parsing the body. */
+  parseMs: number;
+}
+
+/** The result of {@link fetchRobotsTxt}. Plain data apart from `robots`. */
+export interface RobotsFetchResult {
+  /** The origin the rules apply to: the first one of the chain (RFC 9309 2.3.1.2). */
+  origin: string;
+  /** `<origin>/robots.txt`, the URL requested first. */
+  robotsTxtUrl: string;
+  /** The URL of the last request of the chain. */
+  finalUrl: string;
+  /** Every request, in order. */
+  hops: readonly RobotsFetchHop[];
+  status: RobotsFetchStatus;
+  kind: RobotsPolicyKind;
+  /** One sentence: why this policy kind, with the RFC section. */
+  why: string;
+  /** The parsed file when `kind` is `rules`, otherwise null. */
+  robots: RobotsTxt | null;
+  /**
+   * The decoded body of a 2xx answer: the whole file, or for a file over `maxBytes` its first
+   * `maxBytes` octets plus enough to finish the line in progress (what the parser reads).
+   */
+  body: Uint8Array | null;
+  /** True when the file is longer than `maxBytes`: the rest is ignored (RFC 9309 2.5). */
+  truncated: boolean;
+  /** The final answer's `Cache-Control` header. */
+  cacheControl?: string;
+  /** `Cache-Control` read: `max-age`, `no-store`/`no-cache`. */
+  cacheDirectives: CacheDirectives;
+  /** `Retry-After` of a 429 or 5xx answer, in milliseconds. */
+  retryAfterMs?: number;
+  /** The final answer's `Content-Type` header. */
+  contentType?: string;
+  /** When the fetch started, on the clock given in the options. */
+  fetchedAt: number;
+  timings: RobotsFetchTimings;
+}
+
+/** Options of {@link fetchRobotsTxt}. */
+export interface RobotsFetchOptions {
+  /** The crawler's User-Agent header; it should contain its product token (RFC 9309 2.2.1). */
+  userAgent: string;
+  /** Send the requests through this proxy. */
+  proxyUrl?: string;
+  /**
+   * The HTTP client.
+   * @default a shared {@link GotScrapingRobotsClient}
+   */
+  client?: RobotsHttpClient;
+  /**
+   * Time allowed for the whole fetch, every redirect hop included; past it the origin is
+   * unreachable (`timeout`).
+   * @default 30000
+   */
+  timeoutMs?: number;
+  /**
+   * Time allowed to open each connection.
+   * @default 10000
+   */
+  connectTimeoutMs?: number;
+  /**
+   * Octets of the decoded body that are read; the rest is not downloaded. RFC 9309 2.5 asks for
+   * at least 500 KiB.
+   * @default 512000
+   */
+  maxBytes?: number;
+  /**
+   * Redirects followed before the file counts as unavailable. RFC 9309 2.3.1.2 asks for at
+   * least five.
+   * @default 5
+   */
+  maxRedirects?: number;
+  /**
+   * Wall clock in milliseconds, for `fetchedAt`.
+   * @default Date.now
+   */
+  clock?: () => number;
+}
+
+/** Defaults of {@link RobotsFetchOptions}. */
+export const FETCH_DEFAULTS = {
+  timeoutMs: 30_000,
+  connectTimeoutMs: 10_000,
+  maxBytes: 512_000,
+  maxRedirects: 5,
+} as const;
+
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+
+const defaultClient: RobotsHttpClient = new GotScrapingRobotsClient();
+
+/**
+ * Fetches the robots.txt of the origin of `url` and turns the answer into a policy kind, by the
+ * status rules of RFC 9309 2.3.1. Never rejects for a network or server problem: every outcome
+ * is a {@link RobotsFetchResult}.
+ *
+ * @throws TypeError when `url` is not an absolute http(s) URL.
+ * @example
+ * const result = await fetchRobotsTxt('https://example.com/some/page', { userAgent: 'ExampleBot/1.0' });
+ * if (result.kind === 'rules') console.log(result.robots!.isAllowed('https://example.com/x', 'ExampleBot'));
+ */
+export async function fetchRobotsTxt(
+  url: string | URL,
+  options: RobotsFetchOptions,
+): Promise<RobotsFetchResult> {
+  const computed = originOf(url);
+  // Reuse the caller's string when it is the origin already: one string less per cached policy.
+  const origin = computed === url ? url : computed;
+  const robotsTxtUrl = robotsTxtUrlOf(origin);
+  const clock = options.clock ?? Date.now;
+  const client = options.client ?? defaultClient;
+  const timeoutMs = options.timeoutMs ?? FETCH_DEFAULTS.timeoutMs;
+  const connectTimeoutMs = options.connectTimeoutMs ?? FETCH_DEFAULTS.connectTimeoutMs;
+  const maxBytes = options.maxBytes ?? FETCH_DEFAULTS.maxBytes;
+  const maxRedirects = options.maxRedirects ?? FETCH_DEFAULTS.maxRedirects;
+
+  const fetchedAt = clock();
+  const started = performance.now();
+  const hops: RobotsFetchHop[] = [];
+  const visited = new Set<string>();
+  const headers = {
+    'user-agent': options.userAgent,
+    accept: 'text/plain, */*;q=0.5',
+    'accept-encoding': 'gzip, deflate, br',
+  };
+
+  const result = (
+    fields: Pick<RobotsFetchResult, 'status' | 'kind' | 'why'> & Partial<RobotsFetchResult>,
+  ): RobotsFetchResult => ({
+    origin,
+    robotsTxtUrl,
+    finalUrl: hops.at(-1)?.url ?? robotsTxtUrl,
+    hops,
+    robots: null,
+    body: null,
+    truncated: false,
+    cacheDirectives: { noReuse: false },
+    fetchedAt,
+    timings: { totalMs: performance.now() - started, parseMs: 0 },
+    ...fields,
+  });
+
+  let current = new URL(robotsTxtUrl);
+  // The first hop's URL is robotsTxtUrl itself (same string, kept once in memory).
+  let currentHref = robotsTxtUrl;
+  for (;;) {
+    visited.add(currentHref);
+    const remainingMs = timeoutMs - (performance.now() - started);
+    if (remainingMs <= 0) {
+      return result({ status: 'timeout', kind: 'disallow-all', why: unreachableWhy('timeout') });
+    }
+    const hopStarted = performance.now();
+    const answer = await client
+      .request({
+        url: current,
+        headers,
+        // The parser reads `maxBytes` and then the line in progress to its end, of which it keeps
+        // MAX_LINE_OCTETS at most: reading that much more gives the same rules as the whole file.
+        maxBytes: maxBytes + MAX_LINE_OCTETS + 1,
+        connectTimeoutMs: Math.min(connectTimeoutMs, remainingMs),
+        timeoutMs: remainingMs,
+        proxyUrl: options.proxyUrl,
+      })
+      .catch((error: unknown) => ({
+        ok: false as const,
+        failure: 'network-error' as const,
+        message: error instanceof Error ? error.message : String(error),
+      }));
+    const durationMs = performance.now() - hopStarted;
+
+    if (!answer.ok) {
+      hops.push({ url: currentHref, status: answer.failure, durationMs });
+      // RFC 9309 2.3.1.4: a network error or timeout makes the file unreachable.
+      return result({ status: answer.failure, kind: 'disallow-all', why: unreachableWhy(answer.failure) });
+    }
+
+    const { status } = answer;
+    const location = answer.headers['location'];
+    hops.push({ url: currentHref, status, durationMs, ...(location === undefined ? {} : { location }) });
+
+    if (status >= 300 && status <= 399) {
+      // RFC 9309 2.3.1.2: follow at least five consecutive redirects, across hosts too.
+      const next = REDIRECT_STATUSES.has(status) ? resolveLocation(location, current) : undefined;
+      if (next === undefined) {
+        return result({
+          status: 'invalid-redirect',
+          kind: 'allow-all',
+          why: `HTTP ${status} without a usable http(s) Location: robots.txt is unavailable, everything is allowed (RFC 9309 2.3.1.2).`,
+        });
+      }
+      if (visited.has(next.href)) {
+        return result({
+          status: 'redirect-loop',
+          kind: 'allow-all',
+          why: `The redirects loop back to ${next.href}: robots.txt is unavailable, everything is allowed (RFC 9309 2.3.1.2).`,
+        });
+      }
+      if (hops.length > maxRedirects) {
+        return result({
+          status: 'too-many-redirects',
+          kind: 'allow-all',
+          why: `More than ${maxRedirects} redirects: robots.txt is unavailable, everything is allowed (RFC 9309 2.3.1.2).`,
+        });
+      }
+      current = next;
+      currentHref = next.href;
+      continue;
+    }
+    return interpretFinalAnswer(answer, result, clock(), maxBytes);
+  }
+}
+
+function interpretFinalAnswer(
+  answer: RobotsHttpAnswer,
+  result: (
+    fields: Pick<RobotsFetchResult, 'status' | 'kind' | 'why'> & Partial<RobotsFetchResult>,
+  ) => RobotsFetchResult,
+  now: number,
+  maxBytes: number,
+): RobotsFetchResult {
+  const { status } = answer;
+  const cacheControl = answer.headers['cache-control'];
+  const contentType = answer.headers['content-type'];
+  const common = {
+    cacheDirectives: parseCacheControl(cacheControl),
+    ...(cacheControl === undefined ? {} : { cacheControl }),
+    ...(contentType === undefined ? {} : { contentType }),
+  };
+
+  if (status >= 200 && status <= 299) {
+    // RFC 9309 2.3.1.1: a successful answer is parsed; RFC 9309 2.5: at least `maxBytes` of it.
+    const { body } = answer;
+    const truncated = answer.truncated || body.byteLength > maxBytes;
+    const parseStarted = performance.now();
+    const robots = RobotsTxt.parse(body, { maxBytes });
+    const parseMs = performance.now() - parseStarted;
+    const html = robots.lints.some((lint) => lint.code === 'looks-like-html');
+    const why = shared(
+      html
+        ? `HTTP ${status}, but the body is an HTML page: no rules apply.`
+        : `HTTP ${status}: the rules of the file apply (RFC 9309 2.3.1.1)${truncated ? `; the file is larger than ${maxBytes} octets, the rest is ignored (RFC 9309 2.5)` : ''}.`,
+    );
+    const fetched = result({
+      status,
+      kind: 'rules',
+      why,
+      robots,
+      body,
+      truncated,
+      ...common,
+    });
+    return { ...fetched, timings: { ...fetched.timings, parseMs } };
+  }
+  if (status === 429 || (status >= 500 && status <= 599)) {
+    // RFC 9309 2.3.1.4: a server error means unreachable. 429 is treated the same way (as
+    // Google does): the server asks the crawler to slow down, not to go anywhere.
+    const retryAfterMs = parseRetryAfter(answer.headers['retry-after'], now);
+    return result({
+      status,
+      kind: 'disallow-all',
+      why: unreachableWhy(`HTTP ${status}`),
+      ...common,
+      ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+    });
+  }
+  if (status >= 400 && status <= 499) {
+    // RFC 9309 2.3.1.3: 4xx (401 and 403 too) means unavailable: any resource may be accessed.
+    return result({
+      status,
+      kind: 'allow-all',
+      why: shared(`HTTP ${status}: robots.txt is unavailable, everything is allowed (RFC 9309 2.3.1.3).`),
+      ...common,
+    });
+  }
+  // 1xx that reached us, or a status outside 100-599: nothing the RFC defines; be safe.
+  return result({
+    status,
+    kind: 'disallow-all',
+    why: `HTTP ${status} is not a status robots.txt rules know: treated as unreachable, everything is disallowed.`,
+    ...common,
+  });
+}
+
+function unreachableWhy(cause: string): string {
+  return shared(`${cause}: robots.txt is unreachable, everything is disallowed (RFC 9309 2.3.1.4).`);
+}
+
+const sharedTexts = new Map<string, string>();
+
+/**
+ * One copy of each explanation: thousands of cached policies say "HTTP 200: the rules of the
+ * file apply", and each copy would cost its own ~130 bytes.
+ */
+function shared(text: string): string {
+  const known = sharedTexts.get(text);
+  if (known !== undefined) return known;
+  if (sharedTexts.size >= 1000) sharedTexts.clear();
+  sharedTexts.set(text, text);
+  return text;
+}
+
+function resolveLocation(location: string | undefined, base: URL): URL | undefined {
+  if (location === undefined || location.trim() === '') return undefined;
+  if (!URL.canParse(location, base)) return undefined;
+  const next = new URL(location, base);
+  if (next.protocol !== 'http:' && next.protocol !== 'https:') return undefined;
+  next.hash = '';
+  return next;
+}

@@ -1,0 +1,28 @@
+/**
+ * One robots.txt over HTTP: the status rules of RFC 9309 2.3.1, redirects, the size cap,
+ * timeouts and content decoding, turned into an origin policy kind.
+ */
+export { type CacheDirectives, parseCacheControl, parseRetryAfter } from './cache-control.js';
+export {
+  FETCH_DEFAULTS,
+  fetchRobotsTxt,
+  type RobotsFetchHop,
+  type RobotsFetchOptions,
+  type RobotsFetchResult,
+  type RobotsFetchStatus,
+  type RobotsFetchTimings,
+  type RobotsPolicyKind,
+  type RobotsRedirectFailure,
+} from './fetch.js';
+export {
+  classifyFailure,
+  GotScrapingRobotsClient,
+  type GotScrapingRobotsClientOptions,
+  type RobotsHttpAnswer,
+  type RobotsHttpClient,
+  type RobotsHttpFailure,
+  type RobotsHttpRequest,
+  type RobotsHttpResult,
+  type RobotsNetworkFailure,
+} from './http-client.js';
+export { originOf, parseHttpUrl, robotsTxtUrlOf } from './origin.js';

@@ -1,0 +1,96 @@
+import type { RobotsFetchStatus, RobotsPolicyKind } from '../fetch/index.js';
+import { RobotsTxt, type Verdict, type VerdictReason } from '../robots/index.js';
+import type { OriginPolicy } from './policy.js';
+
+/**
+ * Why a check came out the way it did: the core's reasons when the file decides, or the
+ * policy kind when there is no file to decide (`allow-all`: unavailable, RFC 9309 2.3.1.3;
+ * `disallow-all`: unreachable, RFC 9309 2.3.1.4).
+ */
+export type RobotsCheckReason = VerdictReason | 'allow-all' | 'disallow-all';
+
+/** The answer of {@link RobotsStore.check}: the core's verdict and the policy behind it. */
+export interface RobotsCheck extends Omit<Verdict, 'reason'> {
+  reason: RobotsCheckReason;
+  /** The URL that was checked. */
+  url: string;
+  origin: string;
+  robotsTxtUrl: string;
+  policyKind: RobotsPolicyKind;
+  /** HTTP status of the robots.txt, or why there was none. */
+  status: RobotsFetchStatus;
+  /** Why the policy is what it is (one sentence). */
+  why: string;
+  /** Age of the robots.txt copy the verdict is based on, in milliseconds. */
+  ageMs: number;
+  servedFromStaleCopy: boolean;
+}
+
+/** Options of {@link RobotsStore.check}. */
+export interface RobotsCheckOptions {
+  /**
+   * List every matching rule in `candidates`, not just the decisive one. Off by default: a
+   * check is the crawler's hot path.
+   * @default false
+   */
+  candidates?: boolean;
+}
+
+/**
+ * An empty file: for `allow-all` and `disallow-all` policies it still reads the product token
+ * and the normalised path the core's way, and knows that `/robots.txt` is always allowed
+ * (RFC 9309 2.2.2).
+ */
+const NO_FILE = RobotsTxt.parse('');
+
+/** Applies a policy to a URL. */
+export function checkPolicy(
+  policy: OriginPolicy,
+  url: string | URL,
+  agent: string,
+  now: number,
+  options: RobotsCheckOptions | undefined,
+): RobotsCheck {
+  const explainOptions = { candidates: options?.candidates ?? false };
+  const ageMs = now - (policy.goodCopyFetchedAt ?? policy.fetchedAt);
+  const href = typeof url === 'string' ? url : url.href;
+  if (policy.robots !== null) {
+    const verdict = policy.robots.explain(url, agent, explainOptions);
+    return {
+      allowed: verdict.allowed,
+      reason: verdict.reason,
+      productToken: verdict.productToken,
+      path: verdict.path,
+      rule: verdict.rule,
+      group: verdict.group,
+      candidates: verdict.candidates,
+      url: href,
+      origin: policy.origin,
+      robotsTxtUrl: policy.robotsTxtUrl,
+      policyKind: policy.kind,
+      status: policy.status,
+      why: policy.why,
+      ageMs,
+      servedFromStaleCopy: policy.servedFromStaleCopy,
+    };
+  }
+  const verdict = NO_FILE.explain(url, agent, explainOptions);
+  const robotsTxt = verdict.reason === 'robots-txt-always-allowed';
+  return {
+    allowed: robotsTxt || policy.kind !== 'disallow-all',
+    reason: robotsTxt ? verdict.reason : policy.kind === 'disallow-all' ? 'disallow-all' : 'allow-all',
+    productToken: verdict.productToken,
+    path: verdict.path,
+    rule: null,
+    group: verdict.group,
+    candidates: [],
+    url: href,
+    origin: policy.origin,
+    robotsTxtUrl: policy.robotsTxtUrl,
+    policyKind: policy.kind,
+    status: policy.status,
+    why: policy.why,
+    ageMs,
+    servedFromStaleCopy: policy.servedFromStaleCopy,
+  };
+}

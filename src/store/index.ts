@@ -1,0 +1,26 @@
+/**
+ * The shared per-origin policy store: one robots.txt fetch per origin, lifetimes and the outage
+ * state machine, change detection, and the memory, Crawlee KeyValueStore and Redis backends.
+ */
+export {
+  originOf,
+  type RobotsFetchHop,
+  type RobotsFetchStatus,
+  type RobotsFetchTimings,
+  type RobotsHttpClient,
+  type RobotsPolicyKind,
+} from '../fetch/index.js';
+export type { RobotsFetchLock, RobotsStoreBackend } from './backend.js';
+export type { RobotsChange, RobotsChangeListener, RobotsRuleChange } from './changes.js';
+export type { RobotsCheck, RobotsCheckOptions, RobotsCheckReason } from './check.js';
+export { KeyValueStoreBackend, type KeyValueStoreBackendOptions } from './key-value-store-backend.js';
+export { MemoryBackend, type MemoryBackendOptions } from './memory-backend.js';
+export type { GoodCopyRecord, OriginPolicy, PolicyRecord, StoredPolicy } from './policy.js';
+export { RedisBackend, type RedisBackendOptions } from './redis-backend.js';
+export {
+  type RobotsRetryOptions,
+  RobotsStore,
+  type RobotsStoreOptions,
+  type RobotsStoreStats,
+  STORE_DEFAULTS,
+} from './store.js';

@@ -1,0 +1,132 @@
+import type { RobotsFetchResult } from '../fetch/index.js';
+import type { PolicyRecord, StoredPolicy } from './policy.js';
+
+/** The lifetime settings the outage state machine needs, all in milliseconds. */
+export interface LifetimeSettings {
+  /** Longest a good answer is kept (RFC 9309 2.4: 24 hours). */
+  maxAgeMs: number;
+  /** Shortest a good answer is kept, whatever `Cache-Control` says. */
+  minAgeMs: number;
+  /** First retry delay of an unreachable robots.txt. */
+  retryInitialDelayMs: number;
+  /** Longest retry delay. */
+  retryMaxDelayMs: number;
+  /** How long an outage lasts before the last good copy is used. */
+  unreachableGraceMs: number;
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * The next state of an origin after a fetch: the outage state machine.
+ *
+ * - An answer (2xx, 4xx, unresolvable redirects) ends any outage. It is kept for
+ *   `Cache-Control: max-age` if that is shorter than `maxAgeMs` (RFC 9309 2.4), but at least
+ *   `minAgeMs`.
+ * - No answer (5xx, 429, network failure) starts or continues an outage: complete disallow
+ *   (RFC 9309 2.3.1.4), retried after a delay that doubles with each failure, from
+ *   `retryInitialDelayMs` up to `retryMaxDelayMs`, never sooner than `Retry-After` asks.
+ *   Once the outage is older than `unreachableGraceMs` and an earlier answer exists, that
+ *   answer is used again (RFC 9309 2.3.1.4: "continue to use a cached copy").
+ */
+export function nextState(
+  previous: StoredPolicy | undefined,
+  fetched: RobotsFetchResult,
+  now: number,
+  settings: LifetimeSettings,
+): StoredPolicy {
+  const base = {
+    version: 1 as const,
+    origin: fetched.origin,
+    robotsTxtUrl: fetched.robotsTxtUrl,
+    finalUrl: fetched.finalUrl,
+    status: fetched.status,
+    fetchedAt: fetched.fetchedAt,
+    hops: [...fetched.hops],
+    timings: fetched.timings,
+    ...(fetched.cacheControl === undefined ? {} : { cacheControl: fetched.cacheControl }),
+  };
+
+  if (fetched.kind !== 'disallow-all') {
+    const record: PolicyRecord = {
+      ...base,
+      kind: fetched.kind,
+      why: fetched.why,
+      expiresAt: now + goodLifetimeMs(fetched, settings),
+      failures: 0,
+      servedFromStaleCopy: false,
+      good: {
+        kind: fetched.kind,
+        status: fetched.status,
+        fetchedAt: fetched.fetchedAt,
+        why: fetched.why,
+        truncated: fetched.truncated,
+      },
+      truncated: fetched.truncated,
+    };
+    return { record, body: fetched.kind === 'rules' ? fetched.body : null };
+  }
+
+  const before = previous?.record;
+  const failures = (before?.failures ?? 0) + 1;
+  const unreachableSince =
+    before && before.failures > 0 ? (before.unreachableSince ?? now) : fetched.fetchedAt;
+  const retryAt = now + retryDelayMs(failures, fetched.retryAfterMs, settings);
+  const good = before?.good;
+  const stale = good !== undefined && now - unreachableSince >= settings.unreachableGraceMs;
+  const outageDays = Math.floor((now - unreachableSince) / DAY_MS);
+  const why = stale
+    ? `${fetched.why} Unreachable for ${outageDays} days: the copy fetched at ${new Date(good.fetchedAt).toISOString()} is used again (RFC 9309 2.3.1.4).`
+    : `${fetched.why} Next attempt at ${new Date(retryAt).toISOString()}.`;
+  const record: PolicyRecord = {
+    ...base,
+    kind: stale ? good.kind : 'disallow-all',
+    why,
+    expiresAt: retryAt,
+    failures,
+    unreachableSince,
+    retryAt,
+    servedFromStaleCopy: stale,
+    truncated: stale ? good.truncated : false,
+    ...(good === undefined ? {} : { good }),
+  };
+  return { record, body: good === undefined ? null : (previous?.body ?? null) };
+}
+
+/** How long a good answer is kept: RFC 9309 2.4 and RFC 9111 `max-age`, within [minAgeMs, maxAgeMs]. */
+export function goodLifetimeMs(fetched: RobotsFetchResult, settings: LifetimeSettings): number {
+  const { maxAgeMs, noReuse } = fetched.cacheDirectives;
+  const asked = noReuse ? 0 : (maxAgeMs ?? settings.maxAgeMs);
+  return Math.max(settings.minAgeMs, Math.min(settings.maxAgeMs, asked));
+}
+
+/** Exponential backoff: initial * 2^(failures - 1), capped; `Retry-After` lengthens it up to the cap. */
+export function retryDelayMs(
+  failures: number,
+  retryAfterMs: number | undefined,
+  settings: LifetimeSettings,
+): number {
+  const exponential = settings.retryInitialDelayMs * 2 ** Math.min(failures - 1, 40);
+  const delay = Math.min(settings.retryMaxDelayMs, exponential);
+  return retryAfterMs === undefined
+    ? delay
+    : Math.max(delay, Math.min(retryAfterMs, settings.retryMaxDelayMs));
+}
+
+/**
+ * How long a backend keeps a record: past its expiry it still serves as the previous state
+ * (the outage clock, the good copy, the base of change detection) for `keepExpiredMs`, and an
+ * outage record at least until its grace period is over.
+ */
+export function retentionMs(
+  record: PolicyRecord,
+  now: number,
+  settings: LifetimeSettings,
+  keepExpiredMs: number,
+): number {
+  let until = record.expiresAt;
+  if (record.failures > 0 && record.unreachableSince !== undefined) {
+    until = Math.max(until, record.unreachableSince + settings.unreachableGraceMs);
+  }
+  return Math.max(1, until + keepExpiredMs - now);
+}

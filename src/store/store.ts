@@ -1,0 +1,680 @@
+import { log as crawleeLog, type Log } from 'crawlee';
+import { LRUCache } from 'lru-cache';
+import {
+  FETCH_DEFAULTS,
+  fetchRobotsTxt,
+  originOf,
+  type RobotsFetchResult,
+  type RobotsHttpClient,
+} from '../fetch/index.js';
+import { productTokenOf, RobotsTxt } from '../robots/index.js';
+import type { RobotsFetchLock, RobotsStoreBackend } from './backend.js';
+import { diffPolicies, type RobotsChangeListener } from './changes.js';
+import { checkPolicy, type RobotsCheck, type RobotsCheckOptions } from './check.js';
+import { type LifetimeSettings, nextState, retentionMs } from './lifetime.js';
+import { entrySize } from './memory.js';
+import type { GoodCopyRecord, OriginPolicy, PolicyRecord, StoredPolicy } from './policy.js';
+
+/** Retry settings of an unreachable robots.txt. */
+export interface RobotsRetryOptions {
+  /**
+   * Delay before the first retry; it doubles with each failure.
+   * @default 60000 (1 minute)
+   */
+  initialDelayMs?: number;
+  /**
+   * Longest delay between two attempts.
+   * @default 3600000 (1 hour)
+   */
+  maxDelayMs?: number;
+}
+
+/** Options of {@link RobotsStore}. Everything but `userAgent` is optional. */
+export interface RobotsStoreOptions {
+  /**
+   * The User-Agent header robots.txt is fetched with: the crawler's own, containing its
+   * product token (RFC 9309 2.2.1), e.g. `Mozilla/5.0 (compatible; ExampleBot/1.0; +https://example.com/bot)`.
+   */
+  userAgent: string;
+  /**
+   * The product token the rules are matched for, when {@link RobotsStore.check} is not given
+   * one. It should appear in `userAgent`; the store warns once if it does not.
+   * @default the product token read from `userAgent`
+   */
+  productToken?: string;
+  /** Fetch robots.txt through this proxy (the crawler's proxy, so the site sees the same client). */
+  proxyUrl?: string;
+  /**
+   * Where policies are shared or persisted beyond the in-memory LRU: a {@link RedisBackend}
+   * for a fleet of processes, a {@link KeyValueStoreBackend} to survive restarts, a
+   * {@link MemoryBackend} for several stores in one process.
+   * @default none: the in-memory LRU only
+   */
+  backend?: RobotsStoreBackend;
+  /**
+   * The HTTP client robots.txt is fetched with.
+   * @default a {@link GotScrapingRobotsClient}
+   */
+  httpClient?: RobotsHttpClient;
+  /**
+   * Time allowed for a whole robots.txt fetch, redirects included; past it the file is
+   * unreachable.
+   * @default 30000
+   */
+  fetchTimeoutMs?: number;
+  /**
+   * Time allowed to open a connection.
+   * @default 10000
+   */
+  connectTimeoutMs?: number;
+  /**
+   * Octets of a robots.txt that are read (after decoding); the rest is not downloaded.
+   * RFC 9309 2.5 asks for at least 500 KiB.
+   * @default 512000
+   */
+  maxBytes?: number;
+  /**
+   * Redirects followed; more make the file unavailable. RFC 9309 2.3.1.2 asks for at least 5.
+   * @default 5
+   */
+  maxRedirects?: number;
+  /**
+   * Longest a fetched robots.txt is used before it is fetched again. RFC 9309 2.4: a crawler
+   * should not use a cached copy for more than 24 hours; larger values are cut to 24 hours.
+   * `Cache-Control: max-age` shortens it.
+   * @default 86400000 (24 hours)
+   */
+  maxAgeMs?: number;
+  /**
+   * Shortest a fetched robots.txt is used, even under `Cache-Control: no-cache` or
+   * `max-age=0`, so a crawler never asks for robots.txt before every page.
+   * @default 60000 (1 minute)
+   */
+  minAgeMs?: number;
+  /** Backoff of an unreachable robots.txt (5xx, 429, network failure). */
+  retry?: RobotsRetryOptions;
+  /**
+   * How many days robots.txt must stay unreachable before the last good copy (an earlier
+   * 2xx or 4xx answer) is used instead of a complete disallow. RFC 9309 2.3.1.4 lets a crawler
+   * do so "after a reasonably long period of time (for example, 30 days)". An origin that never
+   * answered stays disallowed.
+   * @default 30
+   */
+  unreachableGraceDays?: number;
+  /**
+   * Most origins kept in memory (least recently used go first).
+   * @default 50000
+   */
+  maxEntries?: number;
+  /**
+   * Most bytes of policies kept in memory, each entry measured (body plus parsed rules).
+   * @default 67108864 (64 MiB)
+   */
+  maxBytesInMemory?: number;
+  /**
+   * How long a backend keeps a policy after it expired, as the base of the next one (the last
+   * good copy, the outage clock, change detection).
+   * @default 604800000 (7 days)
+   */
+  keepExpiredMs?: number;
+  /**
+   * How long the fleet-wide fetch lock of a backend is held at most; a crashed holder blocks
+   * nobody for longer.
+   * @default fetchTimeoutMs + 5000
+   */
+  lockTtlMs?: number;
+  /**
+   * How long a store waits for another process that holds an origin's fetch lock, before it
+   * fetches the file itself.
+   * @default fetchTimeoutMs + 2000
+   */
+  lockWaitMs?: number;
+  /**
+   * How often a waiting store looks for the other process's result.
+   * @default 50
+   */
+  lockPollMs?: number;
+  /**
+   * Wall clock in milliseconds: every lifetime and backoff is measured on it.
+   * @default Date.now
+   */
+  clock?: () => number;
+  /**
+   * Crawlee logger; the store logs through `log.child({ prefix: 'RobotsStore' })`.
+   * @default Crawlee's `log`
+   */
+  log?: Log;
+}
+
+/** Defaults of {@link RobotsStoreOptions}. */
+export const STORE_DEFAULTS = {
+  fetchTimeoutMs: FETCH_DEFAULTS.timeoutMs,
+  connectTimeoutMs: FETCH_DEFAULTS.connectTimeoutMs,
+  maxBytes: FETCH_DEFAULTS.maxBytes,
+  maxRedirects: FETCH_DEFAULTS.maxRedirects,
+  maxAgeMs: 86_400_000,
+  minAgeMs: 60_000,
+  retryInitialDelayMs: 60_000,
+  retryMaxDelayMs: 3_600_000,
+  unreachableGraceDays: 30,
+  maxEntries: 50_000,
+  maxBytesInMemory: 64 * 1024 * 1024,
+  keepExpiredMs: 7 * 86_400_000,
+  lockPollMs: 50,
+} as const;
+
+/** Counters of a store, for tests, benchmarks and run summaries. */
+export interface RobotsStoreStats {
+  /** robots.txt fetches this store made. */
+  fetches: number;
+  /** Fresh policies taken from the backend instead of fetching. */
+  backendHits: number;
+  /** Times this store waited for another holder of the fetch lock. */
+  lockWaits: number;
+  /** Backend calls that failed or timed out. */
+  backendErrors: number;
+  /** Origins in memory and their measured size. */
+  entries: number;
+  bytesInMemory: number;
+}
+
+/** What the LRU keeps per origin, kept small: the LRU is sized by it (see memory.ts). */
+interface PolicyEntry {
+  policy: OriginPolicy;
+  /** The last good answer, the base of the next outage state. */
+  good: GoodCopyRecord | undefined;
+  /** The raw body of the good answer, kept only when a backend needs it for its next save. */
+  body: Uint8Array | null;
+  /** The parsed good copy: the current file, or during an outage the last good one if parsed. */
+  goodRobots: RobotsTxt | null;
+}
+
+type BackendResult<T> = { ok: true; value: T } | { ok: false };
+
+const DAY_MS = 86_400_000;
+const RFC_MAX_AGE_MS = 86_400_000;
+
+/**
+ * The shared per-origin robots.txt policy store. It fetches each origin's robots.txt once (one
+ * fetch per origin at a time in the process, and in the fleet with a locking backend), keeps the
+ * policy for its lifetime, follows outages with backoff, and answers "may I fetch this URL?".
+ *
+ * A fetch failure never rejects: it becomes a `disallow-all` policy whose `status` and `why` say
+ * what happened. Only API misuse (a URL that is not absolute http(s)) rejects.
+ *
+ * @example
+ * import { RobotsStore } from 'crawlee-robots';
+ *
+ * const store = new RobotsStore({ userAgent: 'Mozilla/5.0 (compatible; ExampleBot/1.0)' });
+ * const check = await store.check('https://example.com/private/page');
+ * if (!check.allowed) console.log(`skipped: ${check.reason}, line ${check.rule?.line}`);
+ * await store.close();
+ */
+export class RobotsStore {
+  /** The User-Agent header robots.txt is fetched with. */
+  readonly userAgent: string;
+  /** The product token rules are matched for by default (lower case). */
+  readonly productToken: string;
+
+  readonly #agent: string;
+  readonly #proxyUrl: string | undefined;
+  readonly #backend: RobotsStoreBackend | undefined;
+  readonly #httpClient: RobotsHttpClient | undefined;
+  readonly #fetchTimeoutMs: number;
+  readonly #connectTimeoutMs: number;
+  readonly #maxBytes: number;
+  readonly #maxRedirects: number;
+  readonly #lifetime: LifetimeSettings;
+  readonly #keepExpiredMs: number;
+  readonly #lockTtlMs: number;
+  readonly #lockWaitMs: number;
+  readonly #lockPollMs: number;
+  readonly #clock: () => number;
+  readonly #log: Log;
+  readonly #cache: LRUCache<string, PolicyEntry>;
+  readonly #inflight = new Map<string, Promise<PolicyEntry>>();
+  readonly #listeners = new Set<RobotsChangeListener>();
+  readonly #stats = { fetches: 0, backendHits: 0, lockWaits: 0, backendErrors: 0 };
+  #backendDown = false;
+  #closed = false;
+
+  constructor(options: RobotsStoreOptions) {
+    if (typeof options?.userAgent !== 'string' || options.userAgent.trim() === '') {
+      throw new TypeError(
+        'RobotsStore needs the crawler\'s User-Agent: new RobotsStore({ userAgent: "ExampleBot/1.0 (+https://example.com/bot)" }).',
+      );
+    }
+    this.userAgent = options.userAgent;
+    this.#log = (options.log ?? crawleeLog).child({ prefix: 'RobotsStore' });
+    this.productToken = productTokenOf(options.productToken ?? options.userAgent);
+    this.#agent = options.productToken ?? options.userAgent;
+    if (!options.userAgent.toLowerCase().includes(this.productToken)) {
+      // RFC 9309 2.2.1: the crawler identifies itself by the product token in its User-Agent.
+      this.#log.warning(
+        `The User-Agent "${options.userAgent}" does not contain the product token "${this.productToken}": site owners cannot address this crawler in robots.txt.`,
+      );
+    }
+    this.#proxyUrl = options.proxyUrl;
+    this.#backend = options.backend;
+    this.#httpClient = options.httpClient;
+    this.#fetchTimeoutMs = positive('fetchTimeoutMs', options.fetchTimeoutMs, STORE_DEFAULTS.fetchTimeoutMs);
+    this.#connectTimeoutMs = positive(
+      'connectTimeoutMs',
+      options.connectTimeoutMs,
+      STORE_DEFAULTS.connectTimeoutMs,
+    );
+    this.#maxBytes = positive('maxBytes', options.maxBytes, STORE_DEFAULTS.maxBytes);
+    this.#maxRedirects = nonNegative('maxRedirects', options.maxRedirects, STORE_DEFAULTS.maxRedirects);
+    let maxAgeMs = positive('maxAgeMs', options.maxAgeMs, STORE_DEFAULTS.maxAgeMs);
+    if (maxAgeMs > RFC_MAX_AGE_MS) {
+      this.#log.warning(`maxAgeMs ${maxAgeMs} is over the 24 hours RFC 9309 2.4 allows; 24 hours are used.`);
+      maxAgeMs = RFC_MAX_AGE_MS;
+    }
+    this.#lifetime = {
+      maxAgeMs,
+      minAgeMs: Math.min(maxAgeMs, nonNegative('minAgeMs', options.minAgeMs, STORE_DEFAULTS.minAgeMs)),
+      retryInitialDelayMs: positive(
+        'retry.initialDelayMs',
+        options.retry?.initialDelayMs,
+        STORE_DEFAULTS.retryInitialDelayMs,
+      ),
+      retryMaxDelayMs: positive(
+        'retry.maxDelayMs',
+        options.retry?.maxDelayMs,
+        STORE_DEFAULTS.retryMaxDelayMs,
+      ),
+      unreachableGraceMs:
+        nonNegative(
+          'unreachableGraceDays',
+          options.unreachableGraceDays,
+          STORE_DEFAULTS.unreachableGraceDays,
+        ) * DAY_MS,
+    };
+    this.#keepExpiredMs = nonNegative('keepExpiredMs', options.keepExpiredMs, STORE_DEFAULTS.keepExpiredMs);
+    this.#lockTtlMs = positive('lockTtlMs', options.lockTtlMs, this.#fetchTimeoutMs + 5000);
+    this.#lockWaitMs = nonNegative('lockWaitMs', options.lockWaitMs, this.#fetchTimeoutMs + 2000);
+    this.#lockPollMs = positive('lockPollMs', options.lockPollMs, STORE_DEFAULTS.lockPollMs);
+    this.#clock = options.clock ?? Date.now;
+    this.#cache = new LRUCache<string, PolicyEntry>({
+      max: positive('maxEntries', options.maxEntries, STORE_DEFAULTS.maxEntries),
+      maxSize: positive('maxBytesInMemory', options.maxBytesInMemory, STORE_DEFAULTS.maxBytesInMemory),
+      sizeCalculation: (entry) => entrySize(entry.policy, entry.body),
+    });
+  }
+
+  /**
+   * The policy of the origin of `url`: from memory while fresh, else from the backend, else
+   * fetched (once per origin, however many callers ask at the same time).
+   *
+   * Never rejects because of the network, the server or the backend: an unreachable robots.txt
+   * gives a `disallow-all` policy that says why.
+   *
+   * @throws TypeError (as a rejection) when `url` is not an absolute http(s) URL.
+   */
+  async resolve(url: string | URL): Promise<OriginPolicy> {
+    this.#assertOpen();
+    const origin = originOf(url);
+    const entry = this.#freshEntry(origin) ?? (await this.#refresh(origin));
+    return entry.policy;
+  }
+
+  /**
+   * May the crawler fetch `url`? The core's verdict (decisive rule, group, normalised path) plus
+   * the policy behind it: kind, robots.txt status, age.
+   *
+   * @param productTokenOrUserAgent matched instead of the store's product token.
+   * @throws TypeError (as a rejection) when `url` is not an absolute http(s) URL.
+   */
+  check(
+    url: string | URL,
+    productTokenOrUserAgent?: string,
+    options?: RobotsCheckOptions,
+  ): Promise<RobotsCheck> {
+    // Not an async function: a cached origin (the crawler's hot path) is answered with an
+    // already settled promise, without an async frame.
+    try {
+      this.#assertOpen();
+      const origin = originOf(url);
+      // One clock read on the hot path: the clock may be a system call.
+      const now = this.#clock();
+      const cached = this.#cache.get(origin);
+      const agent = productTokenOrUserAgent ?? this.#agent;
+      if (cached !== undefined && cached.policy.expiresAt > now) {
+        return Promise.resolve(checkPolicy(cached.policy, url, agent, now, options));
+      }
+      return this.#refresh(origin).then((entry) =>
+        checkPolicy(entry.policy, url, agent, this.#clock(), options),
+      );
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /**
+   * The policy of the origin of `url` if a fresh one is in memory; never fetches, never waits.
+   * For synchronous callers such as Crawlee's `transformRequestFunction`.
+   *
+   * @throws TypeError when `url` is not an absolute http(s) URL.
+   */
+  peek(url: string | URL): OriginPolicy | undefined {
+    return this.#freshEntry(originOf(url))?.policy;
+  }
+
+  /**
+   * {@link RobotsStore.check} from memory only: undefined when no fresh policy is in memory.
+   *
+   * @throws TypeError when `url` is not an absolute http(s) URL.
+   */
+  checkCached(
+    url: string | URL,
+    productTokenOrUserAgent?: string,
+    options?: RobotsCheckOptions,
+  ): RobotsCheck | undefined {
+    const now = this.#clock();
+    const entry = this.#cache.get(originOf(url));
+    if (entry === undefined || entry.policy.expiresAt <= now) return undefined;
+    return checkPolicy(entry.policy, url, productTokenOrUserAgent ?? this.#agent, now, options);
+  }
+
+  /**
+   * Calls `listener` whenever a refreshed policy differs from the one it replaces (kind, status,
+   * rules or sitemaps). Returns a function that removes the listener.
+   */
+  onChange(listener: RobotsChangeListener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Counters and memory use. */
+  stats(): RobotsStoreStats {
+    return { ...this.#stats, entries: this.#cache.size, bytesInMemory: this.#cache.calculatedSize };
+  }
+
+  /** Waits for running fetches, then closes the backend. The store cannot be used afterwards. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await Promise.allSettled([...this.#inflight.values()]);
+    this.#listeners.clear();
+    await this.#backend?.close();
+  }
+
+  #assertOpen(): void {
+    if (this.#closed) throw new Error('This RobotsStore is closed; create a new one.');
+  }
+
+  #freshEntry(origin: string): PolicyEntry | undefined {
+    const entry = this.#cache.get(origin);
+    return entry !== undefined && entry.policy.expiresAt > this.#clock() ? entry : undefined;
+  }
+
+  /** One refresh per origin at a time: later callers share the running one. */
+  #refresh(origin: string): Promise<PolicyEntry> {
+    let pending = this.#inflight.get(origin);
+    if (pending === undefined) {
+      pending = this.#obtain(origin).finally(() => this.#inflight.delete(origin));
+      this.#inflight.set(origin, pending);
+    }
+    return pending;
+  }
+
+  async #obtain(origin: string): Promise<PolicyEntry> {
+    const local = this.#cache.get(origin);
+    let previous = local === undefined ? undefined : storedOf(local);
+    try {
+      const backend = this.#backend;
+      if (backend === undefined) return await this.#fetch(origin, previous, local);
+
+      const loaded = await this.#call('load', () => backend.load(origin));
+      const shared = loaded.ok ? loaded.value : undefined;
+      if (shared !== undefined) {
+        if (previous === undefined || shared.record.fetchedAt > previous.record.fetchedAt) previous = shared;
+        if (shared.record.expiresAt > this.#clock()) {
+          this.#stats.backendHits++;
+          return this.#install(origin, shared, local);
+        }
+      }
+      if (!loaded.ok || backend.lock === undefined) return await this.#fetch(origin, previous, local);
+
+      let lock: RobotsFetchLock | undefined;
+      const locked = await this.#call('lock', () => backend.lock!(origin, this.#lockTtlMs));
+      if (locked.ok && locked.value === undefined) {
+        // Another process is fetching this origin: wait for its result, within bounds.
+        this.#stats.lockWaits++;
+        const waited = await this.#waitForPeer(origin, backend);
+        if ('stored' in waited) {
+          this.#stats.backendHits++;
+          return this.#install(origin, waited.stored, local);
+        }
+        lock = waited.lock;
+      } else if (locked.ok) {
+        lock = locked.value;
+      }
+      try {
+        if (lock !== undefined) {
+          // Double-checked: the previous holder may have saved its result and released the lock
+          // between our load and our lock.
+          const again = await this.#call('load', () => backend.load(origin));
+          if (again.ok && again.value !== undefined && again.value.record.expiresAt > this.#clock()) {
+            this.#stats.backendHits++;
+            return this.#install(origin, again.value, local);
+          }
+        }
+        return await this.#fetch(origin, previous, local);
+      } finally {
+        if (lock !== undefined) {
+          const held = lock;
+          await this.#call('unlock', () => held.release());
+        }
+      }
+    } catch (error) {
+      // A bug, not the network: still answer, with the safe policy, and say so.
+      this.#log.exception(error as Error, `Resolving the robots.txt policy of ${origin} failed`);
+      return this.#install(origin, this.#internalFailure(origin, error), local);
+    }
+  }
+
+  async #fetch(origin: string, previous: StoredPolicy | undefined, local: PolicyEntry | undefined) {
+    this.#stats.fetches++;
+    const fetched = await fetchRobotsTxt(origin, {
+      userAgent: this.userAgent,
+      proxyUrl: this.#proxyUrl,
+      client: this.#httpClient,
+      timeoutMs: this.#fetchTimeoutMs,
+      connectTimeoutMs: this.#connectTimeoutMs,
+      maxBytes: this.#maxBytes,
+      maxRedirects: this.#maxRedirects,
+      clock: this.#clock,
+    });
+    const now = this.#clock();
+    const stored = nextState(previous, fetched, now, this.#lifetime);
+    const entry = this.#install(origin, stored, local, fetched);
+    const backend = this.#backend;
+    if (backend !== undefined) {
+      const retain = retentionMs(stored.record, now, this.#lifetime, this.#keepExpiredMs);
+      await this.#call('save', () => backend.save(origin, stored, retain));
+    }
+    return entry;
+  }
+
+  /**
+   * Polls the backend until the lock holder's result appears, or the lock is free again (its
+   * holder crashed and the lock expired: then we hold it), or `lockWaitMs` is over.
+   */
+  async #waitForPeer(
+    origin: string,
+    backend: RobotsStoreBackend,
+  ): Promise<{ stored: StoredPolicy } | { lock: RobotsFetchLock | undefined }> {
+    const deadline = performance.now() + this.#lockWaitMs;
+    while (performance.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, this.#lockPollMs));
+      const loaded = await this.#call('load', () => backend.load(origin));
+      if (!loaded.ok) return { lock: undefined };
+      if (loaded.value !== undefined && loaded.value.record.expiresAt > this.#clock())
+        return { stored: loaded.value };
+      const locked = await this.#call('lock', () => backend.lock!(origin, this.#lockTtlMs));
+      if (!locked.ok || locked.value !== undefined) return { lock: locked.ok ? locked.value : undefined };
+    }
+    this.#log.warning(
+      `Waited ${this.#lockWaitMs} ms for another process to fetch ${origin}/robots.txt; fetching it here.`,
+    );
+    return { lock: undefined };
+  }
+
+  /** Puts a policy in memory and tells listeners if it changed. */
+  #install(
+    origin: string,
+    stored: StoredPolicy,
+    local: PolicyEntry | undefined,
+    fetched?: RobotsFetchResult,
+  ): PolicyEntry {
+    const { record } = stored;
+    // The good copy of the previous entry, if it is the same answer: no need to parse it again.
+    const carried =
+      local?.goodRobots && record.good && local.good?.fetchedAt === record.good.fetchedAt
+        ? local.goodRobots
+        : null;
+    let robots: RobotsTxt | null = null;
+    if (record.kind === 'rules') {
+      robots =
+        fetched?.robots && !record.servedFromStaleCopy
+          ? fetched.robots
+          : (carried ?? RobotsTxt.parse(bodyOf(stored), { maxBytes: this.#maxBytes }));
+    }
+    const entry: PolicyEntry = {
+      policy: toPolicy(stored, robots),
+      good: record.good,
+      // Without a backend the raw body is never needed again: only the parsed file is kept.
+      body: this.#backend === undefined ? null : stored.body,
+      goodRobots: robots ?? carried,
+    };
+    this.#cache.set(origin, entry);
+    if (local !== undefined && this.#listeners.size > 0) {
+      const change = diffPolicies(local.policy, entry.policy);
+      if (change !== null) {
+        for (const listener of this.#listeners) {
+          try {
+            listener(change);
+          } catch (error) {
+            this.#log.exception(error as Error, 'A robots.txt change listener threw');
+          }
+        }
+      }
+    }
+    return entry;
+  }
+
+  /** Runs a backend call; a failure is logged once per outage and returned as a value. */
+  async #call<T>(what: string, call: () => Promise<T>): Promise<BackendResult<T>> {
+    try {
+      const value = await call();
+      if (this.#backendDown) {
+        this.#backendDown = false;
+        this.#log.info(`The ${this.#backend?.name} backend answers again; policies are shared again.`);
+      }
+      return { ok: true, value };
+    } catch (error) {
+      this.#stats.backendErrors++;
+      if (!this.#backendDown) {
+        this.#backendDown = true;
+        this.#log.warning(
+          `The ${this.#backend?.name} backend failed (${what}: ${(error as Error)?.message ?? error}); crawling goes on with the local cache.`,
+        );
+      }
+      return { ok: false };
+    }
+  }
+
+  /**
+   * The policy after an unexpected error: disallow-all, retried with the first backoff delay.
+   * The previous state is left out on purpose, so nothing of what failed is used again.
+   */
+  #internalFailure(origin: string, error: unknown): StoredPolicy {
+    const now = this.#clock();
+    const fetched: RobotsFetchResult = {
+      origin,
+      robotsTxtUrl: `${origin}/robots.txt`,
+      finalUrl: `${origin}/robots.txt`,
+      hops: [],
+      status: 'network-error',
+      kind: 'disallow-all',
+      why: `Internal error (${(error as Error)?.message ?? error}): everything is disallowed.`,
+      robots: null,
+      body: null,
+      truncated: false,
+      cacheDirectives: { noReuse: false },
+      fetchedAt: now,
+      timings: { totalMs: 0, parseMs: 0 },
+    };
+    return nextState(undefined, fetched, now, this.#lifetime);
+  }
+}
+
+/** The storable form of an entry: the base of its next state. */
+function storedOf({ policy, good, body }: PolicyEntry): StoredPolicy {
+  const record: PolicyRecord = {
+    version: 1,
+    origin: policy.origin,
+    robotsTxtUrl: policy.robotsTxtUrl,
+    finalUrl: policy.finalUrl,
+    kind: policy.kind,
+    status: policy.status,
+    why: policy.why,
+    fetchedAt: policy.fetchedAt,
+    expiresAt: policy.expiresAt,
+    hops: [...policy.hops],
+    failures: policy.failures,
+    servedFromStaleCopy: policy.servedFromStaleCopy,
+    truncated: policy.truncated,
+    timings: policy.timings,
+    ...(policy.unreachableSince === undefined ? {} : { unreachableSince: policy.unreachableSince }),
+    ...(policy.retryAt === undefined ? {} : { retryAt: policy.retryAt }),
+    ...(policy.cacheControl === undefined ? {} : { cacheControl: policy.cacheControl }),
+    ...(good === undefined ? {} : { good }),
+  };
+  return { record, body };
+}
+
+function bodyOf({ record, body }: StoredPolicy): Uint8Array {
+  // Backends reject such records on load; reaching this is a bug, and #obtain turns it into disallow-all.
+  if (body === null) throw new Error(`The policy of ${record.origin} has rules but no robots.txt body.`);
+  return body;
+}
+
+function toPolicy({ record, body }: StoredPolicy, robots: RobotsTxt | null): OriginPolicy {
+  return {
+    origin: record.origin,
+    robotsTxtUrl: record.robotsTxtUrl,
+    finalUrl: record.finalUrl,
+    kind: record.kind,
+    status: record.status,
+    why: record.why,
+    robots,
+    fetchedAt: record.fetchedAt,
+    expiresAt: record.expiresAt,
+    hops: record.hops,
+    failures: record.failures,
+    servedFromStaleCopy: record.servedFromStaleCopy,
+    bodyBytes: body?.byteLength ?? 0,
+    truncated: record.truncated,
+    timings: record.timings,
+    ...(record.unreachableSince === undefined ? {} : { unreachableSince: record.unreachableSince }),
+    ...(record.retryAt === undefined ? {} : { retryAt: record.retryAt }),
+    ...(record.servedFromStaleCopy && record.good ? { goodCopyFetchedAt: record.good.fetchedAt } : {}),
+    ...(record.cacheControl === undefined ? {} : { cacheControl: record.cacheControl }),
+  };
+}
+
+function positive(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isFinite(value) || value <= 0)
+    throw new RangeError(`RobotsStore option ${name} must be a positive number, got ${value}.`);
+  return value;
+}
+
+function nonNegative(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isFinite(value) || value < 0)
+    throw new RangeError(`RobotsStore option ${name} must be zero or more, got ${value}.`);
+  return value;
+}

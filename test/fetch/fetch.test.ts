@@ -1,0 +1,339 @@
+import { createServer as createNetServer, connect as netConnect } from 'node:net';
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fetchRobotsTxt, type RobotsFetchOptions } from '../../src/fetch/index.js';
+import { MAX_LINE_OCTETS } from '../../src/robots/index.js';
+import { never, redirect, startHttpServer, type TestHttpServer, text } from '../support/http-server.js';
+import { freePort } from '../support/redis.js';
+
+const USER_AGENT = 'Mozilla/5.0 (compatible; ExampleBot/1.0; +https://example.com/bot)';
+const RULES = 'User-agent: examplebot\nDisallow: /private\n\nUser-agent: *\nDisallow: /\n';
+const options: RobotsFetchOptions = { userAgent: USER_AGENT, timeoutMs: 2000, connectTimeoutMs: 1000 };
+
+/** Starts a server whose robots.txt is answered by `handler`, fetches it, closes the server. */
+async function fetchFrom(
+  handler: Parameters<TestHttpServer['route']>[1],
+  extra: Partial<RobotsFetchOptions> = {},
+) {
+  const server = await startHttpServer({ '/robots.txt': handler });
+  try {
+    const result = await fetchRobotsTxt(`${server.origin}/some/page`, { ...options, ...extra });
+    return { result, server };
+  } finally {
+    await server.close();
+  }
+}
+
+describe('fetchRobotsTxt: status rules (RFC 9309 2.3.1)', () => {
+  it('parses a 2xx answer, fetched with the crawler User-Agent and no browser headers', async () => {
+    const { result, server } = await fetchFrom(text(RULES));
+    expect(result).toMatchObject({ status: 200, kind: 'rules', truncated: false });
+    expect(result.origin).toBe(server.origin);
+    expect(result.robotsTxtUrl).toBe(`${server.origin}/robots.txt`);
+    expect(result.robots?.isAllowed(`${server.origin}/private/x`, USER_AGENT)).toBe(false);
+    expect(result.robots?.isAllowed(`${server.origin}/public`, USER_AGENT)).toBe(true);
+    const headers = server.requests[0].headers;
+    expect(headers['user-agent']).toBe(USER_AGENT);
+    expect(headers['accept-encoding']).toBe('gzip, deflate, br');
+    expect(headers['sec-ch-ua']).toBeUndefined();
+    expect(result.hops).toHaveLength(1);
+  });
+
+  it.each([400, 401, 403, 404, 410, 451])('treats %i as unavailable: allow all (2.3.1.3)', async (status) => {
+    const { result } = await fetchFrom(text('User-agent: *\nDisallow: /\n', status));
+    expect(result).toMatchObject({ status, kind: 'allow-all', robots: null });
+    expect(result.why).toContain('2.3.1.3');
+  });
+
+  it.each([500, 502, 503, 504, 429])('treats %i as unreachable: disallow all (2.3.1.4)', async (status) => {
+    const { result } = await fetchFrom(text('<html>error</html>', status, { 'retry-after': '120' }));
+    expect(result).toMatchObject({ status, kind: 'disallow-all', robots: null, retryAfterMs: 120_000 });
+    expect(result.why).toContain('2.3.1.4');
+  });
+
+  it('yields no rules and a lint for an HTML page served with 200', async () => {
+    const html = '<!DOCTYPE html>\n<html><head><title>Home</title></head><body>Disallow: /</body></html>';
+    const { result } = await fetchFrom(text(html, 200, { 'content-type': 'text/html' }));
+    expect(result.kind).toBe('rules');
+    expect(result.contentType).toBe('text/html');
+    expect(result.robots?.groups).toHaveLength(0);
+    expect(result.robots?.lints.map((lint) => lint.code)).toContain('looks-like-html');
+    expect(result.robots?.isAllowed('/anything', 'ExampleBot')).toBe(true);
+  });
+
+  it('reads Cache-Control: max-age=60', async () => {
+    const { result } = await fetchFrom(text(RULES, 200, { 'cache-control': 'public, max-age=60' }));
+    expect(result.cacheControl).toBe('public, max-age=60');
+    expect(result.cacheDirectives).toEqual({ maxAgeMs: 60_000, noReuse: false });
+  });
+});
+
+describe('fetchRobotsTxt: redirects (RFC 9309 2.3.1.2)', () => {
+  let server: TestHttpServer;
+  let other: TestHttpServer;
+
+  beforeAll(async () => {
+    server = await startHttpServer();
+    other = await startHttpServer({ '/moved/robots.txt': text('User-agent: *\nDisallow: /from-other\n') });
+    for (let hop = 1; hop <= 6; hop++)
+      server.route(`/r${hop}`, text(`User-agent: *\nDisallow: /after-${hop}\n`));
+  });
+  afterAll(async () => {
+    await server.close();
+    await other.close();
+  });
+
+  /** A chain of `count` redirects starting at /robots.txt and ending on `/r<count>`. */
+  function chain(count: number): void {
+    server.route('/robots.txt', redirect(count === 1 ? `/r${count}` : '/c1', 302));
+    for (let step = 1; step < count; step++) {
+      server.route(`/c${step}`, redirect(step === count - 1 ? `/r${count}` : `/c${step + 1}`, 307));
+    }
+  }
+
+  it.each([1, 5])('follows a chain of %i redirects; the rules apply to the first origin', async (count) => {
+    chain(count);
+    const result = await fetchRobotsTxt(server.origin, options);
+    expect(result).toMatchObject({ status: 200, kind: 'rules', origin: server.origin });
+    expect(result.hops).toHaveLength(count + 1);
+    expect(result.finalUrl).toBe(`${server.origin}/r${count}`);
+    expect(result.robots?.isAllowed(`${server.origin}/after-${count}`, 'ExampleBot')).toBe(false);
+  });
+
+  it('gives up after 6 redirects: unavailable, allow all', async () => {
+    chain(6);
+    const result = await fetchRobotsTxt(server.origin, options);
+    expect(result).toMatchObject({ status: 'too-many-redirects', kind: 'allow-all' });
+    expect(result.hops).toHaveLength(6);
+    expect(server.hits('/r6')).toBe(0);
+  });
+
+  it('detects a loop: unavailable, allow all', async () => {
+    server.route('/robots.txt', redirect('/loop-a'));
+    server.route('/loop-a', redirect('/loop-b'));
+    server.route('/loop-b', redirect('/robots.txt'));
+    const result = await fetchRobotsTxt(server.origin, options);
+    expect(result).toMatchObject({ status: 'redirect-loop', kind: 'allow-all' });
+    expect(result.hops.map((hop) => new URL(hop.url).pathname)).toEqual([
+      '/robots.txt',
+      '/loop-a',
+      '/loop-b',
+    ]);
+  });
+
+  it('follows a redirect to another origin and applies its file to the first origin', async () => {
+    server.route('/robots.txt', redirect(`${other.origin}/moved/robots.txt`, 301));
+    const result = await fetchRobotsTxt(`${server.origin}/x`, options);
+    expect(result).toMatchObject({ status: 200, kind: 'rules', origin: server.origin });
+    expect(result.finalUrl).toBe(`${other.origin}/moved/robots.txt`);
+    expect(result.hops.map((hop) => hop.status)).toEqual([301, 200]);
+    expect(result.hops[0].location).toBe(`${other.origin}/moved/robots.txt`);
+    expect(other.requests.at(-1)?.headers['user-agent']).toBe(USER_AGENT);
+  });
+
+  it('treats a redirect without Location as unavailable', async () => {
+    server.route('/robots.txt', text('', 302));
+    const result = await fetchRobotsTxt(server.origin, options);
+    expect(result).toMatchObject({ status: 'invalid-redirect', kind: 'allow-all' });
+  });
+
+  it('treats a redirect to a non-http scheme as unavailable', async () => {
+    server.route('/robots.txt', redirect('ftp://example.com/robots.txt'));
+    const result = await fetchRobotsTxt(server.origin, options);
+    expect(result).toMatchObject({ status: 'invalid-redirect', kind: 'allow-all' });
+  });
+});
+
+describe('fetchRobotsTxt: unreachable servers (RFC 9309 2.3.1.4)', () => {
+  it('times out on a server that never answers', async () => {
+    const started = performance.now();
+    const { result } = await fetchFrom(never(), { timeoutMs: 500 });
+    const elapsed = performance.now() - started;
+    expect(result).toMatchObject({ status: 'timeout', kind: 'disallow-all' });
+    expect(elapsed).toBeGreaterThanOrEqual(450);
+    expect(elapsed).toBeLessThan(1500);
+  });
+
+  it('times out on a server that trickles a byte a second, at the overall deadline', async () => {
+    const started = performance.now();
+    const { result } = await fetchFrom(
+      (_request, response) => {
+        response.writeHead(200, { 'content-type': 'text/plain' });
+        const body = 'User-agent: *\nDisallow: /\n';
+        let index = 0;
+        const timer = setInterval(() => {
+          if (index < body.length) response.write(body[index++]);
+          else response.end();
+        }, 1000);
+        response.on('close', () => clearInterval(timer));
+      },
+      { timeoutMs: 1500 },
+    );
+    const elapsed = performance.now() - started;
+    expect(result).toMatchObject({ status: 'timeout', kind: 'disallow-all' });
+    expect(elapsed).toBeLessThan(2500);
+  });
+
+  it('reports a refused connection', async () => {
+    const port = await freePort();
+    const result = await fetchRobotsTxt(`http://127.0.0.1:${port}/`, options);
+    expect(result).toMatchObject({ status: 'connection-refused', kind: 'disallow-all' });
+    expect(result.hops).toEqual([expect.objectContaining({ status: 'connection-refused' })]);
+  });
+
+  it('reports a connection reset by the server', async () => {
+    const { result } = await fetchFrom((request) => {
+      request.socket.resetAndDestroy();
+    });
+    expect(result).toMatchObject({ status: 'connection-reset', kind: 'disallow-all' });
+  });
+
+  it('reports a TLS failure (https to a plain-text server)', async () => {
+    const server = await startHttpServer({ '/robots.txt': text(RULES) });
+    try {
+      const result = await fetchRobotsTxt(`https://127.0.0.1:${server.port}/`, options);
+      expect(result).toMatchObject({ status: 'tls-error', kind: 'disallow-all' });
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('reports a DNS failure', async () => {
+    const result = await fetchRobotsTxt('http://no-such-host.invalid/', options);
+    expect(result).toMatchObject({ status: 'dns-error', kind: 'disallow-all' });
+  });
+});
+
+describe('fetchRobotsTxt: size cap and content encodings', () => {
+  it('stops reading a 100 MB body at the cap without downloading the rest', async () => {
+    let written = 0;
+    const total = 100 * 1024 * 1024;
+    const started = performance.now();
+    const { result } = await fetchFrom((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/plain', 'content-length': String(total) });
+      const line = Buffer.from(`${'Disallow: /a-long-path-that-fills-the-file'.padEnd(63, 'x')}\n`);
+      const chunk = Buffer.concat(Array.from({ length: 1024 }, () => line));
+      const pump = () => {
+        while (written < total && !response.destroyed) {
+          written += chunk.length;
+          if (!response.write(chunk)) return void response.once('drain', pump);
+        }
+        response.end();
+      };
+      response.write('User-agent: *\n');
+      pump();
+    });
+    const elapsed = performance.now() - started;
+    expect(result).toMatchObject({ status: 200, kind: 'rules', truncated: true });
+    // The cap, plus at most one line (MAX_LINE_OCTETS) so the parser can finish the line in progress.
+    expect(result.body?.byteLength).toBeLessThanOrEqual(512_000 + MAX_LINE_OCTETS + 1);
+    expect(result.robots?.lints.map((lint) => lint.code)).toContain('file-too-large');
+    // Loopback socket buffers absorb a few MB at most; the other ~95 MB are never sent.
+    expect(written).toBeLessThan(16 * 1024 * 1024);
+    expect(elapsed).toBeLessThan(3000);
+    console.info(
+      `100 MB body: ${result.body?.byteLength} octets kept, ${(written / 1048576).toFixed(1)} MiB written by the server, ${elapsed.toFixed(0)} ms`,
+    );
+  });
+
+  it('applies the cap to the decoded size of a gzip bomb', async () => {
+    // 1 GiB of zeros: 100 gzip members of 10 MiB each (RFC 1952 allows concatenated members).
+    const member = gzipSync(Buffer.alloc(10 * 1024 * 1024), { level: 9 });
+    const members = 100;
+    let sent = 0;
+    const started = performance.now();
+    const { result } = await fetchFrom((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/plain', 'content-encoding': 'gzip' });
+      const pump = () => {
+        while (sent < members && !response.destroyed) {
+          sent++;
+          if (!response.write(member)) return void response.once('drain', pump);
+        }
+        response.end();
+      };
+      pump();
+    });
+    const elapsed = performance.now() - started;
+    expect(result).toMatchObject({ status: 200, kind: 'rules', truncated: true });
+    expect(result.body?.byteLength).toBeLessThanOrEqual(512_000 + MAX_LINE_OCTETS + 1);
+    expect(elapsed).toBeLessThan(3000);
+    console.info(
+      `gzip bomb (1 GiB decoded, ${((member.length * members) / 1024).toFixed(0)} KiB compressed): stopped at the cap after ${elapsed.toFixed(0)} ms; ${sent} of ${members} members written by the server`,
+    );
+  });
+
+  it.each([
+    ['gzip', gzipSync],
+    ['deflate', deflateSync],
+    ['br', brotliCompressSync],
+  ] as const)('decodes %s', async (encoding, compress) => {
+    const { result } = await fetchFrom(
+      text(compress(Buffer.from(RULES)), 200, { 'content-encoding': encoding }),
+    );
+    expect(result).toMatchObject({ status: 200, kind: 'rules' });
+    expect(Buffer.from(result.body!).toString()).toBe(RULES);
+  });
+
+  it('reads the line in progress at the cap to its end, never half a rule', async () => {
+    const body = 'User-agent: *\nDisallow: /a\nAllow: /abcdefghij\nAllow: /\n';
+    const cap = body.indexOf('Allow: /abc') + 9;
+    const { result } = await fetchFrom(text(body), { maxBytes: cap });
+    expect(result.truncated).toBe(true);
+    expect(result.robots?.lints.map((lint) => lint.code)).toContain('file-too-large');
+    // Half the rule ("Allow: /a") would have allowed /abc: the whole rule is read.
+    expect(result.robots?.isAllowed('/abc', 'ExampleBot')).toBe(false);
+    expect(result.robots?.isAllowed('/abcdefghij/x', 'ExampleBot')).toBe(true);
+    // The line after the cap ("Allow: /") is not read: no rule matches /b.
+    expect(result.robots?.explain('/b', 'ExampleBot').rule).toBeNull();
+  });
+
+  it('does not download much more than the cap of a long body', async () => {
+    const line = 'Disallow: /x\n';
+    const { result } = await fetchFrom(text(line.repeat(10_000)), { maxBytes: 1000 });
+    expect(result.truncated).toBe(true);
+    expect(result.body?.byteLength).toBeLessThanOrEqual(1000 + MAX_LINE_OCTETS + 1);
+  });
+});
+
+describe('fetchRobotsTxt: proxy', () => {
+  it('sends the request through proxyUrl', async () => {
+    const target = await startHttpServer({ '/robots.txt': text(RULES) });
+    const seen: string[] = [];
+    // A minimal forward proxy: plain requests in absolute form, and CONNECT tunnels.
+    const proxyServer = createNetServer((client) => {
+      client.once('data', (head) => {
+        const firstLine = head.toString().split('\r\n')[0];
+        seen.push(firstLine);
+        const [method, where] = firstLine.split(' ');
+        const address = method === 'CONNECT' ? where : new URL(where).host;
+        const [host, port] = address.split(':');
+        const upstream = netConnect(Number(port), host, () => {
+          if (method === 'CONNECT') client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+          else {
+            const target = new URL(where);
+            upstream.write(head.toString('latin1').replace(where, target.pathname + target.search), 'latin1');
+          }
+          client.pipe(upstream).pipe(client);
+        });
+        upstream.on('error', () => client.destroy());
+        client.on('error', () => upstream.destroy());
+      });
+    });
+    await new Promise<void>((resolve) => proxyServer.listen(0, '127.0.0.1', resolve));
+    const address = proxyServer.address();
+    const proxyPort = typeof address === 'object' && address ? address.port : 0;
+    try {
+      const result = await fetchRobotsTxt(target.origin, {
+        ...options,
+        proxyUrl: `http://127.0.0.1:${proxyPort}`,
+      });
+      expect(result).toMatchObject({ status: 200, kind: 'rules' });
+      expect(seen).toHaveLength(1);
+      expect(seen[0]).toContain(`127.0.0.1:${target.port}`);
+      expect(target.requests[0].headers['user-agent']).toBe(USER_AGENT);
+    } finally {
+      proxyServer.close();
+      await target.close();
+    }
+  });
+});

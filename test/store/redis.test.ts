@@ -1,0 +1,277 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RedisBackend, RobotsStore, type RobotsStoreOptions } from '../../src/store/index.js';
+import { startHttpServer, type TestHttpServer } from '../support/http-server.js';
+import { captureLog } from '../support/log.js';
+import { startRedis, type TestRedis } from '../support/redis.js';
+
+const USER_AGENT = 'ExampleBot/1.0';
+const WORKER = fileURLToPath(new URL('../support/fleet-worker.ts', import.meta.url));
+
+let redis: TestRedis;
+let client: Redis;
+let prefixCounter = 0;
+
+beforeAll(async () => {
+  redis = await startRedis();
+  client = new Redis(redis.url);
+});
+afterAll(async () => {
+  client.disconnect();
+  await redis.stop();
+});
+
+/** A fresh key prefix per test: tests share one redis-server but never each other's keys. */
+function prefix(): string {
+  return `test-${process.pid}-${++prefixCounter}:`;
+}
+
+function store(keyPrefix: string, options: Partial<RobotsStoreOptions> = {}, url = redis.url) {
+  return new RobotsStore({
+    userAgent: USER_AGENT,
+    backend: new RedisBackend({ url, keyPrefix, commandTimeoutMs: 300, connectTimeoutMs: 500 }),
+    fetchTimeoutMs: 2000,
+    log: captureLog().log,
+    ...options,
+  });
+}
+
+async function sites(count: number, delayMs = 0): Promise<TestHttpServer[]> {
+  return Promise.all(
+    Array.from({ length: count }, (_, index) =>
+      startHttpServer({
+        '/robots.txt': (_request, response) => {
+          setTimeout(
+            () => response.writeHead(200).end(`User-agent: *\nDisallow: /private-${index}\n`),
+            delayMs,
+          );
+        },
+      }),
+    ),
+  );
+}
+
+function runWorker(
+  env: Record<string, string>,
+): Promise<{ stats: { fetches: number; backendHits: number }; kinds: string[] }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', WORKER], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk;
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk;
+    });
+    child.on('exit', (code) => {
+      if (code !== 0) return reject(new Error(`worker exited with ${code}: ${stderr}`));
+      resolve(JSON.parse(stdout.trim().split('\n').at(-1)!));
+    });
+  });
+}
+
+describe('RedisBackend', () => {
+  it('shares policies: a second store reads them from Redis without fetching, re-parsed', async () => {
+    const keyPrefix = prefix();
+    const [site] = await sites(1);
+    const first = store(keyPrefix);
+    const second = store(keyPrefix);
+    try {
+      await first.resolve(site.origin);
+      const check = await second.check(`${site.origin}/private-0/x`);
+      expect(check).toMatchObject({ allowed: false, reason: 'matched', policyKind: 'rules', status: 200 });
+      expect(site.hits('/robots.txt')).toBe(1);
+      expect(second.stats()).toMatchObject({ fetches: 0, backendHits: 1 });
+
+      const key = `${keyPrefix}policy:${site.origin}`;
+      const ttl = await client.pttl(key);
+      // Kept for the policy's lifetime (24 h) plus the default 7 days it serves as a previous state.
+      expect(ttl).toBeGreaterThan(7 * 86_400_000);
+      expect(ttl).toBeLessThanOrEqual(8 * 86_400_000);
+      expect(await client.hget(key, 'body')).toBe('User-agent: *\nDisallow: /private-0\n');
+      expect(await client.exists(`${keyPrefix}lock:${site.origin}`)).toBe(0);
+    } finally {
+      await Promise.all([first.close(), second.close(), site.close()]);
+    }
+  });
+
+  it('two separate Node processes sharing one Redis fetch each origin once', async () => {
+    const keyPrefix = prefix();
+    const servers = await sites(20, 150);
+    const origins = servers.map((site) => site.origin);
+    try {
+      const env = {
+        REDIS_URL: redis.url,
+        KEY_PREFIX: keyPrefix,
+        ORIGINS: JSON.stringify(origins),
+        START_AT: String(Date.now() + 2500),
+      };
+      const [a, b] = await Promise.all([runWorker(env), runWorker(env)]);
+      expect(servers.map((site) => site.hits('/robots.txt'))).toEqual(servers.map(() => 1));
+      expect(a.stats.fetches + b.stats.fetches).toBe(20);
+      expect(a.stats.backendHits + b.stats.backendHits).toBe(20);
+      expect([...a.kinds, ...b.kinds].every((kind) => kind === 'rules')).toBe(true);
+    } finally {
+      await Promise.all(servers.map((site) => site.close()));
+    }
+  });
+
+  it('never lets a crashed holder block an origin: the lock expires', async () => {
+    const keyPrefix = prefix();
+    const [site] = await sites(1);
+    // A holder that took the lock and died: nobody will release it, it expires in 300 ms.
+    await client.set(`${keyPrefix}lock:${site.origin}`, 'crashed-holder', 'PX', 300);
+    const robots = store(keyPrefix, { lockWaitMs: 10_000, lockPollMs: 25 });
+    try {
+      const started = performance.now();
+      const policy = await robots.resolve(site.origin);
+      const elapsed = performance.now() - started;
+      expect(policy.kind).toBe('rules');
+      expect(elapsed).toBeGreaterThanOrEqual(250);
+      expect(elapsed).toBeLessThan(2000);
+      expect(robots.stats()).toMatchObject({ fetches: 1, lockWaits: 1 });
+    } finally {
+      await Promise.all([robots.close(), site.close()]);
+    }
+  });
+
+  it('stops waiting for a holder that takes too long and fetches itself, with a warning', async () => {
+    const keyPrefix = prefix();
+    const [site] = await sites(1);
+    await client.set(`${keyPrefix}lock:${site.origin}`, 'slow-holder', 'PX', 10_000);
+    const { log, warnings } = captureLog();
+    const robots = store(keyPrefix, { lockWaitMs: 200, lockPollMs: 25, log });
+    try {
+      const started = performance.now();
+      expect((await robots.resolve(site.origin)).kind).toBe('rules');
+      expect(performance.now() - started).toBeLessThan(1500);
+      expect(site.hits('/robots.txt')).toBe(1);
+      expect(warnings().some((message) => message.includes('Waited 200 ms'))).toBe(true);
+      // The slow holder's lock is not ours: it is left alone.
+      expect(await client.get(`${keyPrefix}lock:${site.origin}`)).toBe('slow-holder');
+    } finally {
+      await Promise.all([robots.close(), site.close()]);
+    }
+  });
+
+  it('releases only its own lock (compare-and-delete)', async () => {
+    const keyPrefix = prefix();
+    const backend = new RedisBackend({ url: redis.url, keyPrefix });
+    try {
+      const lock = await backend.lock('https://a.example', 100);
+      expect(lock).toBeDefined();
+      expect(await backend.lock('https://a.example', 10_000)).toBeUndefined();
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      const next = await backend.lock('https://a.example', 10_000);
+      expect(next).toBeDefined();
+      // The first holder wakes up late: its release must not free the new holder's lock.
+      await lock!.release();
+      expect(await client.get(`${keyPrefix}lock:https://a.example`)).not.toBeNull();
+      await next!.release();
+      expect(await client.get(`${keyPrefix}lock:https://a.example`)).toBeNull();
+    } finally {
+      await backend.close();
+    }
+  });
+
+  it('keeps the newer record when a slow writer saves an older one (fencing by fetch time)', async () => {
+    const keyPrefix = prefix();
+    const backend = new RedisBackend({ url: redis.url, keyPrefix });
+    const record = (fetchedAt: number, why: string) => ({
+      version: 1 as const,
+      origin: 'https://a.example',
+      robotsTxtUrl: 'https://a.example/robots.txt',
+      finalUrl: 'https://a.example/robots.txt',
+      kind: 'allow-all' as const,
+      status: 404,
+      why,
+      fetchedAt,
+      expiresAt: fetchedAt + 1000,
+      hops: [],
+      failures: 0,
+      servedFromStaleCopy: false,
+      truncated: false,
+      timings: { totalMs: 1, parseMs: 0 },
+    });
+    try {
+      await backend.save('https://a.example', { record: record(2000, 'newer'), body: null }, 60_000);
+      await backend.save('https://a.example', { record: record(1000, 'older'), body: null }, 60_000);
+      expect((await backend.load('https://a.example'))?.record.why).toBe('newer');
+    } finally {
+      await backend.close();
+    }
+  });
+
+  it('carries on with the local cache and one warning when Redis dies mid-run', async () => {
+    const own = await startRedis();
+    const servers = await sites(6);
+    const slow = await sites(2, 300);
+    const { log, warnings } = captureLog();
+    const robots = new RobotsStore({
+      userAgent: USER_AGENT,
+      backend: new RedisBackend({
+        url: own.url,
+        keyPrefix: prefix(),
+        commandTimeoutMs: 300,
+        connectTimeoutMs: 300,
+      }),
+      fetchTimeoutMs: 2000,
+      log,
+    });
+    try {
+      for (const site of servers.slice(0, 3)) await robots.resolve(site.origin);
+      expect(robots.stats().backendErrors).toBe(0);
+
+      // Killed while fetches are in flight: they finish, their saves fail, nothing hangs.
+      const inFlight = Promise.all(slow.map((site) => robots.resolve(site.origin)));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await own.kill();
+      expect((await inFlight).map((policy) => policy.kind)).toEqual(['rules', 'rules']);
+
+      const started = performance.now();
+      // Origins already in memory: answered at once.
+      for (const site of servers.slice(0, 3)) {
+        expect((await robots.check(`${site.origin}/x`)).allowed).toBe(true);
+      }
+      // New origins: fetched here, the backend skipped.
+      const fresh = await Promise.all(
+        servers.slice(3).map((site) => robots.check(`${site.origin}/private-5`)),
+      );
+      const elapsed = performance.now() - started;
+      expect(fresh.map((check) => check.policyKind)).toEqual(['rules', 'rules', 'rules']);
+      expect(fresh[2].allowed).toBe(false);
+      expect(elapsed).toBeLessThan(2000);
+      expect(servers.map((site) => site.hits('/robots.txt'))).toEqual([1, 1, 1, 1, 1, 1]);
+      expect(robots.stats().backendErrors).toBeGreaterThan(0);
+      const redisWarnings = warnings().filter((message) => message.includes('redis backend failed'));
+      expect(redisWarnings).toHaveLength(1);
+    } finally {
+      await robots.close();
+      await own.stop();
+      await Promise.all([...servers, ...slow].map((site) => site.close()));
+    }
+  });
+
+  it('starts with Redis down: resolves locally without hanging', async () => {
+    const own = await startRedis();
+    await own.kill();
+    const [site] = await sites(1);
+    const robots = store(prefix(), {}, own.url);
+    try {
+      const started = performance.now();
+      const policy = await robots.resolve(site.origin);
+      expect(policy.kind).toBe('rules');
+      expect(performance.now() - started).toBeLessThan(2000);
+    } finally {
+      await robots.close();
+      await own.stop();
+      await site.close();
+    }
+  });
+});

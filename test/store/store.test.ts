@@ -1,0 +1,479 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { RobotsHttpClient, RobotsHttpRequest } from '../../src/fetch/index.js';
+import { MAX_LINE_OCTETS } from '../../src/robots/index.js';
+import {
+  MemoryBackend,
+  type RobotsChange,
+  RobotsStore,
+  type RobotsStoreOptions,
+} from '../../src/store/index.js';
+import { startHttpServer, type TestHttpServer, text } from '../support/http-server.js';
+import { captureLog } from '../support/log.js';
+import { freePort } from '../support/redis.js';
+
+const USER_AGENT = 'Mozilla/5.0 (compatible; ExampleBot/1.0; +https://example.com/bot)';
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+
+/** A manual clock: lifetimes and backoff are tested by moving it, never by sleeping. */
+function manualClock(start = Date.UTC(2026, 0, 1)) {
+  let now = start;
+  return {
+    now: () => now,
+    advance: (ms: number) => {
+      now += ms;
+    },
+  };
+}
+
+const servers: TestHttpServer[] = [];
+const stores: RobotsStore[] = [];
+
+async function server(routes: Parameters<typeof startHttpServer>[0] = {}): Promise<TestHttpServer> {
+  const started = await startHttpServer(routes);
+  servers.push(started);
+  return started;
+}
+
+function store(options: Partial<RobotsStoreOptions> = {}): RobotsStore {
+  const created = new RobotsStore({
+    userAgent: USER_AGENT,
+    fetchTimeoutMs: 2000,
+    connectTimeoutMs: 1000,
+    log: captureLog().log,
+    ...options,
+  });
+  stores.push(created);
+  return created;
+}
+
+afterEach(async () => {
+  await Promise.all(stores.splice(0).map((created) => created.close()));
+  await Promise.all(servers.splice(0).map((started) => started.close()));
+});
+
+describe('RobotsStore.resolve and check', () => {
+  it('fetches an origin once and answers checks with the verdict and the policy behind it', async () => {
+    const site = await server({
+      '/robots.txt': text('User-agent: ExampleBot\nDisallow: /private\n\nUser-agent: *\nDisallow: /\n'),
+    });
+    const clock = manualClock();
+    const robots = store({ clock: clock.now });
+
+    const policy = await robots.resolve(`${site.origin}/a`);
+    expect(policy).toMatchObject({
+      origin: site.origin,
+      robotsTxtUrl: `${site.origin}/robots.txt`,
+      kind: 'rules',
+      status: 200,
+      failures: 0,
+      servedFromStaleCopy: false,
+      fetchedAt: clock.now(),
+      expiresAt: clock.now() + DAY,
+    });
+    expect(policy.bodyBytes).toBeGreaterThan(0);
+
+    clock.advance(5000);
+    const denied = await robots.check(`${site.origin}/private/page?x=1`);
+    expect(denied).toMatchObject({
+      allowed: false,
+      reason: 'matched',
+      productToken: 'examplebot',
+      path: '/private/page?x=1',
+      policyKind: 'rules',
+      status: 200,
+      ageMs: 5000,
+      origin: site.origin,
+      rule: { kind: 'disallow', pattern: '/private', line: 2 },
+      group: { how: 'token', token: 'examplebot' },
+    });
+    expect((await robots.check(`${site.origin}/public`)).allowed).toBe(true);
+    // Another token gets the * group.
+    expect(await robots.check(`${site.origin}/public`, 'OtherBot')).toMatchObject({ allowed: false });
+    expect(site.hits('/robots.txt')).toBe(1);
+    expect(robots.stats().fetches).toBe(1);
+  });
+
+  it('gives every origin its own policy: scheme, host and port', async () => {
+    const first = await server({ '/robots.txt': text('User-agent: *\nDisallow: /\n') });
+    const second = await server({ '/robots.txt': text('User-agent: *\nAllow: /\n') });
+    const robots = store();
+    expect((await robots.check(`${first.origin}/x`)).allowed).toBe(false);
+    expect((await robots.check(`${second.origin}/x`)).allowed).toBe(true);
+    // Same host, default port folded: http://localhost:<port> is another origin than 127.0.0.1.
+    expect((await robots.resolve(`http://localhost:${first.port}/`)).origin).toBe(
+      `http://localhost:${first.port}`,
+    );
+  });
+
+  it('runs exactly one fetch per origin: 1,000 concurrent calls for 100 origins make 100 requests', async () => {
+    const sites = await Promise.all(
+      Array.from({ length: 100 }, () =>
+        server({
+          '/robots.txt': (_request, response) => {
+            setTimeout(() => response.writeHead(200).end('User-agent: *\nDisallow: /x\n'), 20);
+          },
+        }),
+      ),
+    );
+    const robots = store();
+    const calls = Array.from({ length: 1000 }, (_, index) => {
+      const site = sites[index % sites.length];
+      return index % 2 === 0
+        ? robots.resolve(`${site.origin}/p${index}`)
+        : robots.check(`${site.origin}/x/${index}`);
+    });
+    const answers = await Promise.all(calls);
+    expect(answers).toHaveLength(1000);
+    const requests = sites.reduce((sum, site) => sum + site.hits('/robots.txt'), 0);
+    expect(requests).toBe(100);
+    expect(robots.stats().fetches).toBe(100);
+  });
+
+  it('never rejects for a fetch failure: an unreachable origin resolves to disallow-all', async () => {
+    const port = await freePort();
+    const robots = store();
+    const policy = await robots.resolve(`http://127.0.0.1:${port}/`);
+    expect(policy).toMatchObject({ kind: 'disallow-all', status: 'connection-refused', failures: 1 });
+    expect(policy.why).toContain('unreachable');
+    const check = await robots.check(`http://127.0.0.1:${port}/page`);
+    expect(check).toMatchObject({
+      allowed: false,
+      reason: 'disallow-all',
+      policyKind: 'disallow-all',
+      rule: null,
+    });
+    // RFC 9309 2.2.2: /robots.txt itself stays allowed.
+    expect(await robots.check(`http://127.0.0.1:${port}/robots.txt`)).toMatchObject({
+      allowed: true,
+      reason: 'robots-txt-always-allowed',
+    });
+  });
+
+  it('answers allow-all for a 404 with a verdict-shaped result', async () => {
+    const site = await server();
+    const check = await store().check(`${site.origin}/anything`);
+    expect(check).toMatchObject({
+      allowed: true,
+      reason: 'allow-all',
+      policyKind: 'allow-all',
+      status: 404,
+      productToken: 'examplebot',
+      path: '/anything',
+    });
+  });
+
+  it('rejects only API misuse', async () => {
+    const robots = store();
+    await expect(robots.resolve('ftp://example.com/')).rejects.toThrow(TypeError);
+    await expect(robots.check('/relative/path')).rejects.toThrow(TypeError);
+    expect(() => robots.peek('not a url')).toThrow(TypeError);
+    expect(() => new RobotsStore({ userAgent: '' })).toThrow(TypeError);
+  });
+
+  it('peek and checkCached answer from memory only, never fetch', async () => {
+    const site = await server({ '/robots.txt': text('User-agent: *\nDisallow: /no\n') });
+    const clock = manualClock();
+    const robots = store({ clock: clock.now });
+    expect(robots.peek(`${site.origin}/`)).toBeUndefined();
+    expect(robots.checkCached(`${site.origin}/no`)).toBeUndefined();
+    expect(site.hits('/robots.txt')).toBe(0);
+    await robots.resolve(site.origin);
+    expect(robots.peek(`${site.origin}/`)?.kind).toBe('rules');
+    expect(robots.checkCached(`${site.origin}/no`)).toMatchObject({ allowed: false, reason: 'matched' });
+    clock.advance(DAY + 1);
+    expect(robots.peek(`${site.origin}/`)).toBeUndefined();
+    expect(site.hits('/robots.txt')).toBe(1);
+  });
+
+  it('warns once when the User-Agent lacks the product token', () => {
+    const { log, warnings } = captureLog();
+    new RobotsStore({ userAgent: 'Mozilla/5.0 (compatible; ExampleBot/1.0)', productToken: 'OtherBot', log });
+    new RobotsStore({ userAgent: 'Mozilla/5.0 (compatible; ExampleBot/1.0)', log });
+    expect(warnings()).toHaveLength(1);
+    expect(warnings()[0]).toContain('otherbot');
+  });
+
+  it('fetches through an injected HTTP client, with the User-Agent and proxy of the store', async () => {
+    const seen: RobotsHttpRequest[] = [];
+    const client: RobotsHttpClient = {
+      request: async (request) => {
+        seen.push(request);
+        return {
+          ok: true,
+          status: 200,
+          headers: {},
+          body: new TextEncoder().encode('User-agent: *\nDisallow: /\n'),
+          truncated: false,
+        };
+      },
+    };
+    const robots = store({ httpClient: client, proxyUrl: 'http://proxy.example:8000', maxBytes: 1000 });
+    expect((await robots.check('https://shop.example/cart')).allowed).toBe(false);
+    expect(seen).toHaveLength(1);
+    expect(seen[0].url.href).toBe('https://shop.example/robots.txt');
+    // The cap, plus one line so the parser can finish the line in progress.
+    expect(seen[0]).toMatchObject({
+      proxyUrl: 'http://proxy.example:8000',
+      maxBytes: 1000 + MAX_LINE_OCTETS + 1,
+    });
+    expect(seen[0].headers['user-agent']).toBe(USER_AGENT);
+  });
+
+  it('turns a client that throws into an unreachable policy', async () => {
+    const robots = store({
+      httpClient: {
+        request: async () => {
+          throw new Error('client bug');
+        },
+      },
+    });
+    const policy = await robots.resolve('https://broken.example/');
+    expect(policy).toMatchObject({ kind: 'disallow-all', status: 'network-error' });
+  });
+
+  it('rejects a closed store', async () => {
+    const robots = new RobotsStore({ userAgent: USER_AGENT, log: captureLog().log });
+    await robots.close();
+    await expect(robots.resolve('https://example.com/')).rejects.toThrow(/closed/);
+  });
+});
+
+describe('RobotsStore lifetimes (RFC 9309 2.4), on an injected clock', () => {
+  it('keeps a good answer 24 hours at most', async () => {
+    const site = await server({ '/robots.txt': text('User-agent: *\nDisallow: /x\n') });
+    const clock = manualClock();
+    const robots = store({ clock: clock.now });
+    await robots.resolve(site.origin);
+    clock.advance(DAY - 1);
+    await robots.resolve(site.origin);
+    expect(site.hits('/robots.txt')).toBe(1);
+    clock.advance(1);
+    await robots.resolve(site.origin);
+    expect(site.hits('/robots.txt')).toBe(2);
+  });
+
+  it('cuts maxAgeMs to 24 hours', async () => {
+    const { log, warnings } = captureLog();
+    const site = await server({ '/robots.txt': text('User-agent: *\nDisallow: /x\n') });
+    const clock = manualClock();
+    const robots = store({ clock: clock.now, maxAgeMs: 7 * DAY, log });
+    const policy = await robots.resolve(site.origin);
+    expect(policy.expiresAt - policy.fetchedAt).toBe(DAY);
+    expect(warnings()[0]).toContain('24 hours');
+  });
+
+  it('honours Cache-Control: max-age=60', async () => {
+    const site = await server({
+      '/robots.txt': text('User-agent: *\nDisallow: /x\n', 200, { 'cache-control': 'max-age=60' }),
+    });
+    const clock = manualClock();
+    const robots = store({ clock: clock.now });
+    const policy = await robots.resolve(site.origin);
+    expect(policy.expiresAt - clock.now()).toBe(60_000);
+    expect(policy.cacheControl).toBe('max-age=60');
+    clock.advance(59_999);
+    await robots.resolve(site.origin);
+    expect(site.hits('/robots.txt')).toBe(1);
+    clock.advance(1);
+    await robots.resolve(site.origin);
+    expect(site.hits('/robots.txt')).toBe(2);
+  });
+
+  it('never keeps an answer shorter than minAgeMs, even with max-age=0', async () => {
+    const site = await server({
+      '/robots.txt': text('User-agent: *\nDisallow: /x\n', 200, { 'cache-control': 'no-cache, max-age=0' }),
+    });
+    const clock = manualClock();
+    const policy = await store({ clock: clock.now }).resolve(site.origin);
+    expect(policy.expiresAt - clock.now()).toBe(60_000);
+  });
+
+  it('retries a 5xx with doubling backoff, then recovers', async () => {
+    const site = await server({ '/robots.txt': text('down', 503) });
+    const clock = manualClock();
+    const robots = store({ clock: clock.now, retry: { initialDelayMs: 60_000, maxDelayMs: 4 * 60_000 } });
+    const changes: RobotsChange[] = [];
+    robots.onChange((change) => changes.push(change));
+
+    const start = clock.now();
+    let policy = await robots.resolve(site.origin);
+    expect(policy).toMatchObject({ kind: 'disallow-all', status: 503, failures: 1, unreachableSince: start });
+    expect(policy.retryAt).toBe(start + 60_000);
+
+    // Within the backoff: no new request.
+    clock.advance(59_000);
+    await robots.resolve(site.origin);
+    expect(site.hits('/robots.txt')).toBe(1);
+
+    const delays: number[] = [];
+    for (let attempt = 2; attempt <= 5; attempt++) {
+      clock.advance(policy.retryAt! - clock.now());
+      policy = await robots.resolve(site.origin);
+      delays.push(policy.retryAt! - clock.now());
+      expect(policy).toMatchObject({ failures: attempt, unreachableSince: start, kind: 'disallow-all' });
+    }
+    expect(delays).toEqual([120_000, 240_000, 240_000, 240_000]);
+    expect(site.hits('/robots.txt')).toBe(5);
+    expect(changes).toHaveLength(0);
+
+    site.route('/robots.txt', text('User-agent: *\nDisallow: /private\n'));
+    clock.advance(policy.retryAt! - clock.now());
+    policy = await robots.resolve(site.origin);
+    expect(policy).toMatchObject({ kind: 'rules', status: 200, failures: 0 });
+    expect(policy.unreachableSince).toBeUndefined();
+    expect(changes).toEqual([
+      expect.objectContaining({
+        origin: site.origin,
+        previous: expect.objectContaining({ kind: 'disallow-all', status: 503 }),
+        current: expect.objectContaining({ kind: 'rules', status: 200 }),
+      }),
+    ]);
+  });
+
+  it('waits at least Retry-After (up to the longest delay)', async () => {
+    const site = await server({ '/robots.txt': text('slow down', 429, { 'retry-after': '600' }) });
+    const clock = manualClock();
+    const policy = await store({ clock: clock.now }).resolve(site.origin);
+    expect(policy).toMatchObject({ kind: 'disallow-all', status: 429 });
+    expect(policy.retryAt! - clock.now()).toBe(600_000);
+  });
+
+  it('uses the last good copy only after unreachableGraceDays of outage', async () => {
+    const site = await server({ '/robots.txt': text('User-agent: *\nDisallow: /private\n') });
+    const clock = manualClock();
+    const robots = store({ clock: clock.now, retry: { initialDelayMs: DAY, maxDelayMs: 4 * DAY } });
+    await robots.resolve(site.origin);
+
+    site.route('/robots.txt', text('maintenance', 500));
+    clock.advance(DAY);
+    const outageStart = clock.now();
+    let policy = await robots.resolve(site.origin);
+    expect(policy.kind).toBe('disallow-all');
+    while (clock.now() - outageStart < 30 * DAY) {
+      expect(policy).toMatchObject({ kind: 'disallow-all', servedFromStaleCopy: false });
+      expect((await robots.check(`${site.origin}/public`)).allowed).toBe(false);
+      clock.advance(policy.retryAt! - clock.now());
+      policy = await robots.resolve(site.origin);
+    }
+    expect(policy).toMatchObject({ kind: 'rules', status: 500, servedFromStaleCopy: true });
+    expect(policy.goodCopyFetchedAt).toBe(outageStart - DAY);
+    expect(policy.why).toContain('2.3.1.4');
+    const check = await robots.check(`${site.origin}/public`);
+    expect(check).toMatchObject({ allowed: true, servedFromStaleCopy: true, policyKind: 'rules' });
+    expect(check.ageMs).toBe(clock.now() - (outageStart - DAY));
+    expect((await robots.check(`${site.origin}/private/x`)).allowed).toBe(false);
+  });
+
+  it('keeps an origin that never answered disallowed after the grace period', async () => {
+    const site = await server({ '/robots.txt': text('maintenance', 500) });
+    const clock = manualClock();
+    const robots = store({
+      clock: clock.now,
+      unreachableGraceDays: 2,
+      retry: { initialDelayMs: DAY, maxDelayMs: DAY },
+    });
+    let policy = await robots.resolve(site.origin);
+    for (let day = 0; day < 4; day++) {
+      clock.advance(DAY);
+      policy = await robots.resolve(site.origin);
+    }
+    expect(policy).toMatchObject({ kind: 'disallow-all', failures: 5, servedFromStaleCopy: false });
+  });
+});
+
+describe('RobotsStore change detection', () => {
+  it('says which rules and sitemaps were added or removed', async () => {
+    const site = await server({
+      '/robots.txt': text(
+        'User-agent: *\nDisallow: /old\nDisallow: /kept\nSitemap: https://a.example/old.xml\n',
+      ),
+    });
+    const clock = manualClock();
+    const robots = store({ clock: clock.now });
+    const changes: RobotsChange[] = [];
+    const stop = robots.onChange((change) => changes.push(change));
+    await robots.resolve(site.origin);
+    expect(changes).toHaveLength(0);
+
+    // Same rules on other lines: not a change.
+    site.route(
+      '/robots.txt',
+      text('# moved\nUser-agent: *\nDisallow: /kept\nDisallow: /old\nSitemap: https://a.example/old.xml\n'),
+    );
+    clock.advance(DAY);
+    await robots.resolve(site.origin);
+    expect(changes).toHaveLength(0);
+
+    site.route(
+      '/robots.txt',
+      text('User-agent: *\nDisallow: /kept\nAllow: /new\nSitemap: https://a.example/new.xml\n'),
+    );
+    clock.advance(DAY);
+    await robots.resolve(site.origin);
+    expect(changes).toHaveLength(1);
+    expect(changes[0]).toMatchObject({
+      origin: site.origin,
+      previous: { kind: 'rules', status: 200 },
+      current: { kind: 'rules', status: 200 },
+      addedRules: [{ userAgents: ['*'], kind: 'allow', pattern: '/new', line: 3 }],
+      removedRules: [{ userAgents: ['*'], kind: 'disallow', pattern: '/old', line: 4 }],
+      addedSitemaps: ['https://a.example/new.xml'],
+      removedSitemaps: ['https://a.example/old.xml'],
+    });
+
+    stop();
+    site.route('/robots.txt', text('User-agent: *\nDisallow: /\n'));
+    clock.advance(DAY);
+    await robots.resolve(site.origin);
+    expect(changes).toHaveLength(1);
+  });
+});
+
+describe('RobotsStore memory bounds', () => {
+  it('keeps at most maxEntries origins', async () => {
+    const sites = await Promise.all(
+      Array.from({ length: 5 }, () => server({ '/robots.txt': text('User-agent: *\nDisallow: /x\n') })),
+    );
+    const robots = store({ maxEntries: 3 });
+    for (const site of sites) await robots.resolve(site.origin);
+    expect(robots.stats().entries).toBe(3);
+    expect(robots.peek(sites[0].origin)).toBeUndefined();
+    expect(robots.peek(sites[4].origin)).toBeDefined();
+  });
+
+  it('keeps at most maxBytesInMemory, each entry measured by its body', async () => {
+    const big = `User-agent: *\n${Array.from({ length: 2000 }, (_, index) => `Disallow: /private/section-${index}/`).join('\n')}\n`;
+    const sites = await Promise.all(Array.from({ length: 4 }, () => server({ '/robots.txt': text(big) })));
+    const small = await server({ '/robots.txt': text('User-agent: *\nDisallow: /x\n') });
+    const robots = store({ maxBytesInMemory: 250_000 });
+    await robots.resolve(small.origin);
+    const smallSize = robots.stats().bytesInMemory;
+    for (const site of sites) await robots.resolve(site.origin);
+    const { entries, bytesInMemory } = robots.stats();
+    expect(bytesInMemory).toBeLessThanOrEqual(250_000);
+    expect(entries).toBeLessThan(5);
+    expect(bytesInMemory / (entries - (robots.peek(small.origin) ? 1 : 0))).toBeGreaterThan(big.length);
+    expect(smallSize).toBeLessThan(4096);
+  });
+});
+
+describe('MemoryBackend', () => {
+  it('shares policies and the fetch lock between stores of one process', async () => {
+    const site = await server({
+      '/robots.txt': (_request, response) => {
+        setTimeout(() => response.writeHead(200).end('User-agent: *\nDisallow: /private\n'), 50);
+      },
+    });
+    const shared = new MemoryBackend();
+    const first = store({ backend: shared, lockPollMs: 10 });
+    const second = store({ backend: shared, lockPollMs: 10 });
+    const [a, b] = await Promise.all([
+      first.check(`${site.origin}/private/1`),
+      second.check(`${site.origin}/private/2`),
+    ]);
+    expect([a.allowed, b.allowed]).toEqual([false, false]);
+    expect(site.hits('/robots.txt')).toBe(1);
+    expect(first.stats().fetches + second.stats().fetches).toBe(1);
+  });
+});
