@@ -1,0 +1,96 @@
+/**
+ * Runs one adversarial case for one library in a worker thread, so that the suite can stop
+ * an operation that runs away (a backtracking matcher, a quadratic parser) instead of
+ * hanging. Reports each measurement as soon as it has it: a stopped worker loses only the
+ * operation it was in.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+
+import { RobotsTxt } from '../src/index.js';
+import { timeNs } from './harness.js';
+import { ADVERSARIAL_CASES, loadFixture, PRODUCT_TOKEN, ROBOTS_URL, robotsParser } from './robots-inputs.js';
+
+export type LibraryName = 'crawlee-robots' | 'robots-parser';
+
+export interface AdversarialTask {
+  library: LibraryName;
+  caseId: string;
+  /** Most runs of one operation. */
+  runs: number;
+  /** After one run slower than this (ms), the operation is not repeated. */
+  slowMs: number;
+}
+
+export type WorkerMessage =
+  | { type: 'phase'; phase: string }
+  | { type: 'parse'; times: number[] }
+  | { type: 'check'; label: string; times: number[]; allowed: boolean | undefined }
+  | { type: 'done' };
+
+interface Checker {
+  isAllowed(url: string, userAgent: string): boolean | undefined;
+}
+
+const task = workerData as AdversarialTask;
+const port = parentPort!;
+const post = (m: WorkerMessage) => port.postMessage(m);
+
+const parse: (body: string | Uint8Array, text: string) => Checker =
+  task.library === 'crawlee-robots'
+    ? (body) => RobotsTxt.parse(body)
+    : (_body, text) => robotsParser(ROBOTS_URL, text);
+
+/** Times `op` up to `task.runs` times, once only when a run is slow. */
+function repeat(op: () => void): number[] {
+  const times: number[] = [];
+  while (times.length < task.runs) {
+    const t = timeNs(op);
+    times.push(t);
+    if (t > task.slowMs * 1e6) break;
+  }
+  return times;
+}
+
+const spec = ADVERSARIAL_CASES.find((c) => c.id === task.caseId);
+if (!spec) throw new Error(`unknown adversarial case ${task.caseId}`);
+const input = spec.build();
+
+const typical = loadFixture('typical');
+
+/**
+ * Collects garbage, then warms the library up on the typical file. A worst case is about the
+ * input, not about a cold JIT or garbage left by an earlier phase (an 8 KB check right after
+ * nine 500 KiB parses mostly measures their scavenges). The warm-up follows the collection
+ * because a forced full GC also drops compiled code, regexps included. The adversarial file's
+ * own lazy work is not warmed: it counts in its first check.
+ */
+function settle(runs: number): void {
+  globalThis.gc?.();
+  let warm: Checker | undefined;
+  for (let i = 0; i < runs; i++) warm = parse(typical.text, typical.text);
+  for (const url of typical.urls) warm!.isAllowed(url, PRODUCT_TOKEN);
+}
+
+post({ type: 'phase', phase: 'warm-up' });
+settle(200);
+
+post({ type: 'phase', phase: 'parse' });
+let robots: Checker | undefined;
+post({
+  type: 'parse',
+  times: repeat(() => {
+    robots = parse(input.body, input.text);
+  }),
+});
+
+post({ type: 'phase', phase: 'warm-up before checks' });
+settle(20);
+for (const probe of input.probes) {
+  post({ type: 'phase', phase: `check ${probe.label}` });
+  let allowed: boolean | undefined;
+  const times = repeat(() => {
+    allowed = robots!.isAllowed(probe.url, probe.userAgent);
+  });
+  post({ type: 'check', label: probe.label, times, allowed });
+}
+post({ type: 'done' });

@@ -1,0 +1,275 @@
+/**
+ * Inputs of the robots.txt benchmark: the committed fixtures (bench/fixtures, written by
+ * bench/fixtures/generate.ts) and the adversarial files, built in memory on each run from a
+ * seeded PRNG. Shared by the suite and by the worker that runs adversarial cases in isolation.
+ */
+import { readFileSync } from 'node:fs';
+
+import robotsParserModule from 'robots-parser';
+
+import { prng } from './harness.js';
+
+/**
+ * The baseline, robots-parser 3.0.1. Its typings declare an ES default export, but the
+ * CommonJS module itself is the function, and that is what a default import yields at run time.
+ */
+export const robotsParser = robotsParserModule as unknown as typeof robotsParserModule.default;
+export type BaselineRobots = ReturnType<typeof robotsParser>;
+
+export const ORIGIN = 'https://www.example.com';
+export const ROBOTS_URL = `${ORIGIN}/robots.txt`;
+export const PRODUCT_TOKEN = 'ExampleBot';
+
+/** A whole User-Agent header carrying `token`, as a crawler sends it. */
+export function fullUserAgent(token: string): string {
+  return `Mozilla/5.0 (compatible; ${token}/1.0; +https://example.com/bot.html) Chrome/120.0.0.0 Safari/537.36`;
+}
+
+export interface Fixture {
+  name: string;
+  text: string;
+  bytes: number;
+  /** Absolute URLs on {@link ORIGIN}. */
+  urls: string[];
+  /** The same URLs as path + query. */
+  paths: string[];
+}
+
+export function loadFixture(name: 'typical' | 'large'): Fixture {
+  const dir = new URL('./fixtures/', import.meta.url);
+  let text: string;
+  let list: string;
+  try {
+    text = readFileSync(new URL(`${name}.txt`, dir), 'utf8');
+    list = readFileSync(new URL(`${name}-urls.txt`, dir), 'utf8');
+  } catch (error) {
+    throw new Error(
+      `bench/fixtures/${name}.txt or ${name}-urls.txt is missing: run node --import tsx bench/fixtures/generate.ts`,
+      { cause: error },
+    );
+  }
+  const urls = list.split('\n').filter(Boolean);
+  // Path and query as sent: from the href, since `search` drops an empty query ('/?' is not '/').
+  const paths = urls.map((u) => {
+    const { href, origin, hash } = new URL(u);
+    return href.slice(origin.length, href.length - hash.length);
+  });
+  return { name: `${name}.txt`, text, bytes: Buffer.byteLength(text), urls, paths };
+}
+
+/**
+ * `count` copies of a robots.txt that differ in their first line, so that no two parses
+ * share an input string (and no cache keyed on the string can help).
+ */
+export function distinctCopies(text: string, count: number): string[] {
+  const nl = text.indexOf('\n');
+  const first = nl < 0 ? text : text.slice(0, nl);
+  const rest = nl < 0 ? '' : text.slice(nl);
+  return Array.from({ length: count }, (_, i) => `${first} [copy ${i}]${rest}`);
+}
+
+// ---------------------------------------------------------------- adversarial files
+
+/** RFC 9309 2.5: crawlers must parse at least 500 KiB; the adversarial files are that big. */
+export const LIMIT = 500 * 1024;
+
+export interface Probe {
+  label: string;
+  url: string;
+  userAgent: string;
+}
+
+export interface AdversarialInput {
+  /** What crawlee-robots parses: a string, or the raw bytes when the case is about bytes. */
+  body: string | Uint8Array;
+  /** What robots-parser parses (it takes strings only). */
+  text: string;
+  /** Size of the file in octets. */
+  octets: number;
+  /** Checks to time; the worst one is reported. */
+  probes: Probe[];
+  /** Counts worth printing next to the case (groups, rules, lines). */
+  note: string;
+}
+
+export interface AdversarialCase {
+  id: string;
+  title: string;
+  build(): AdversarialInput;
+}
+
+const PATH_8K_A = `/${'a'.repeat(8191)}`;
+
+/** Base-26 letters, so that every name is its own product token (digits end a token). */
+function letters(n: number): string {
+  let s = '';
+  let k = n;
+  do {
+    s = String.fromCharCode(97 + (k % 26)) + s;
+    k = Math.floor(k / 26) - 1;
+  } while (k >= 0);
+  return s;
+}
+
+/** Appends `unit(i)` for i = 0, 1, ... while the text stays within `limit` octets of UTF-8. */
+function fill(head: string, unit: (i: number) => string, limit = LIMIT): { text: string; count: number } {
+  const parts = [head];
+  let size = Buffer.byteLength(head);
+  let i = 0;
+  for (;;) {
+    const u = unit(i);
+    const octets = Buffer.byteLength(u);
+    if (size + octets > limit) break;
+    parts.push(u);
+    size += octets;
+    i++;
+  }
+  return { text: parts.join(''), count: i };
+}
+
+function asText(text: string, probes: Probe[], note: string): AdversarialInput {
+  return { body: text, text, octets: Buffer.byteLength(text), probes, note };
+}
+
+const url = (path: string) => ORIGIN + path;
+
+export const ADVERSARIAL_CASES: AdversarialCase[] = [
+  {
+    id: 'a',
+    title: "500 KiB Disallow line of '*' vs 8 KB path",
+    build() {
+      const head = 'User-agent: *\nDisallow: /';
+      const text = `${head}${'*'.repeat(LIMIT - head.length - 1)}\n`;
+      return asText(
+        text,
+        // One probe only: robots-parser needs tens of seconds for it.
+        [{ label: '8 KB path', url: url(PATH_8K_A), userAgent: PRODUCT_TOKEN }],
+        '1 rule',
+      );
+    },
+  },
+  {
+    id: 'b',
+    title: "16 KB pattern /a*a*...a$ vs 8 KB path of 'a's ending in 'b'",
+    build() {
+      const text = `User-agent: *\nDisallow: /${'a*'.repeat(8000)}a$\nAllow: /${'a*'.repeat(8000)}b\n`;
+      return asText(
+        text,
+        [
+          { label: "8 KB 'aaa...ab'", url: url(`/${'a'.repeat(8190)}b`), userAgent: PRODUCT_TOKEN },
+          { label: "8 KB 'aaa...aa'", url: url(`/${'a'.repeat(8191)}`), userAgent: PRODUCT_TOKEN },
+        ],
+        '2 rules',
+      );
+    },
+  },
+  {
+    id: 'c',
+    title: "groups 'user-agent: botN / disallow: /pN' (one token 'bot')",
+    build() {
+      const { text, count } = fill('', (i) => `user-agent: bot${i}\ndisallow: /p${i}\n`);
+      const last = count - 1;
+      return asText(
+        text,
+        [
+          { label: `bot${last}`, url: url(`/p${last}`), userAgent: `bot${last}` },
+          { label: 'ExampleBot (no group)', url: url(`/p${last}`), userAgent: PRODUCT_TOKEN },
+          { label: 'full UA bot', url: url(`/p${last >> 1}/x`), userAgent: fullUserAgent(`bot${last >> 1}`) },
+        ],
+        `${count} groups`,
+      );
+    },
+  },
+  {
+    id: 'c2',
+    title: "groups 'user-agent: bot-<letters> / disallow: /pN' (distinct tokens)",
+    build() {
+      const { text, count } = fill('', (i) => `user-agent: bot-${letters(i)}\ndisallow: /p${i}\n`);
+      const last = count - 1;
+      return asText(
+        text,
+        [
+          { label: 'last group', url: url(`/p${last}`), userAgent: `bot-${letters(last)}` },
+          { label: 'ExampleBot (no group)', url: url(`/p${last}`), userAgent: PRODUCT_TOKEN },
+          {
+            label: 'full UA, middle group',
+            url: url(`/p${last >> 1}/x`),
+            userAgent: fullUserAgent(`bot-${letters(last >> 1)}`),
+          },
+        ],
+        `${count} groups`,
+      );
+    },
+  },
+  {
+    id: 'd',
+    title: "user-agent lines 'user-agent: ua-<letters>', one group",
+    build() {
+      const tail = 'disallow: /private/\n';
+      const { text, count } = fill('', (i) => `user-agent: ua-${letters(i)}\n`, LIMIT - tail.length);
+      return asText(
+        text + tail,
+        [
+          { label: 'last agent', url: url('/private/x'), userAgent: `ua-${letters(count - 1)}` },
+          { label: 'ExampleBot (no group)', url: url('/private/x'), userAgent: PRODUCT_TOKEN },
+        ],
+        `${count} user-agent lines`,
+      );
+    },
+  },
+  {
+    id: 'e',
+    title: "wildcard rules 'Disallow: /*xNy*z$' in the * group vs 8 KB path",
+    build() {
+      const { text, count } = fill('User-agent: *\n', (i) => `Disallow: /*x${i}y*z$\n`);
+      let body = '/';
+      for (let k = 0; body.length < 8190; k += 7) body += `x${k}y`;
+      body = body.slice(0, 8190);
+      return asText(
+        text,
+        [
+          { label: "8 KB 'x0yx7y...', no z", url: url(`${body}q`), userAgent: PRODUCT_TOKEN },
+          { label: "8 KB 'x0yx7y...z'", url: url(`${body}z`), userAgent: PRODUCT_TOKEN },
+        ],
+        `${count} rules`,
+      );
+    },
+  },
+  {
+    id: 'f',
+    title: '500 KiB of random bytes (core: Uint8Array; robots-parser: decoded text)',
+    build() {
+      const rnd = prng(0xf00d);
+      const bytes = new Uint8Array(LIMIT);
+      for (let i = 0; i < bytes.length; i++) bytes[i] = Math.floor(rnd() * 256);
+      let path = '/';
+      const chars = 'abcdefghijklmnopqrstuvwxyz0123456789-_/~%';
+      while (path.length < 8192) path += chars[Math.floor(rnd() * chars.length)];
+      path = path.replace(/%/g, '%25');
+      return {
+        body: bytes,
+        text: new TextDecoder().decode(bytes),
+        octets: bytes.length,
+        probes: [
+          { label: '8 KB path', url: url(path), userAgent: PRODUCT_TOKEN },
+          { label: '/', url: url('/'), userAgent: PRODUCT_TOKEN },
+        ],
+        note: '512,000 bytes',
+      };
+    },
+  },
+  {
+    id: 'g',
+    title: '500 KiB, one line, no newline (a Disallow with escapes and UTF-8)',
+    build() {
+      const head = 'Disallow: /';
+      const units = ['caf%c3%a9/', 'é/', '%7Euser/', 'a%2Fb/', 'x?y=1&z=%20/', 'plain-segment/'];
+      const { text } = fill(head, (i) => units[i % units.length], LIMIT - 1);
+      return asText(
+        text,
+        [{ label: '8 KB path', url: url(`/${'caf%C3%A9/'.repeat(819)}`), userAgent: PRODUCT_TOKEN }],
+        `${Buffer.byteLength(text).toLocaleString('en-US')} bytes`,
+      );
+    },
+  },
+];

@@ -1,0 +1,610 @@
+/**
+ * The RFC 9309 core (`RobotsTxt`) against robots-parser 3.0.1, the parser most JavaScript
+ * crawlers use (Crawlee's own `respectRobotsTxtFile` among them):
+ *
+ * 1. parse time of a typical and a large robots.txt (median, warm);
+ * 2. checks per second over each file's URL list, with a product token and a full UA;
+ * 3. which URLs the two answer differently (printed to be judged, never fatal), and the
+ *    self-consistency of the core (isAllowed = explain, URL = path, token = full UA: fatal);
+ * 4. heap retained per parsed typical file;
+ * 5. worst parse and check times on adversarial files, each case in a worker thread that
+ *    is stopped if it runs away.
+ */
+import os from 'node:os';
+import { Worker } from 'node:worker_threads';
+
+import { RobotsTxt } from '../src/index.js';
+import type { AdversarialTask, LibraryName, WorkerMessage } from './adversarial-worker.js';
+import {
+  collectGarbage,
+  elapsedMs,
+  fail,
+  formatBytes,
+  formatRate,
+  formatTime,
+  heapBytes,
+  judge,
+  max,
+  median,
+  medianTimeNs,
+  rateRatio,
+  sink,
+  sizeRatio,
+  speedRatio,
+  Table,
+  throughput,
+} from './harness.js';
+import {
+  ADVERSARIAL_CASES,
+  type BaselineRobots,
+  distinctCopies,
+  type Fixture,
+  fullUserAgent,
+  LIMIT,
+  loadFixture,
+  PRODUCT_TOKEN,
+  ROBOTS_URL,
+  robotsParser,
+} from './robots-inputs.js';
+
+const CORE: LibraryName = 'crawlee-robots';
+const BASE: LibraryName = 'robots-parser';
+
+/** The whole suite stays under this; the adversarial cases shrink their timeouts to fit. */
+const SUITE_BUDGET_MS = 225_000;
+
+const TARGET = {
+  parseSpeedup: 3,
+  typicalCheckSpeedup: 5,
+  largeCheckSpeedup: 100,
+  worstCheckNs: 1e6,
+  worstParseNs: 50e6,
+  heapBytes: 4096,
+  heapTextRatio: 1.5,
+};
+
+export async function run(): Promise<void> {
+  const typical = loadFixture('typical');
+  const large = loadFixture('large');
+  printSetting([typical, large]);
+
+  const speed = new Table('robots.txt core: parse and check speed');
+  parseRows(speed, typical, 64, 1000);
+  parseRows(speed, large, 4, 2500);
+  const typicalAnswers = checkRows(speed, typical, TARGET.typicalCheckSpeedup, 1000);
+  const largeAnswers = checkRows(speed, large, TARGET.largeCheckSpeedup, 0);
+  explainRow(speed, typical);
+  speed.print();
+
+  const agreement = new Table('robots.txt core: answers compared (differences are printed, never fatal)', [
+    'file',
+    'user agent',
+    'URLs',
+    'answered differently',
+    'allowed by crawlee-robots',
+    'allowed by robots-parser',
+  ]);
+  const examples: string[] = [];
+  compareAnswers(agreement, examples, typical, typicalAnswers, [
+    'Googlebot',
+    fullUserAgent('Googlebot'),
+    'Googlebot-Image',
+    'bingbot',
+    'GPTBot',
+  ]);
+  compareAnswers(agreement, examples, large, largeAnswers, ['Googlebot']);
+  agreement.print();
+  if (examples.length > 0) console.log(`\nExamples (up to 5 per row):\n${examples.join('\n')}`);
+  selfConsistency(typical, ['ExampleBot', 'Googlebot', 'Bingbot', 'GPTBot', 'Googlebot-Image'], Infinity);
+  selfConsistency(large, ['ExampleBot', 'Googlebot'], 1000);
+
+  const memory = new Table('robots.txt core: heap retained per parsed typical.txt');
+  heapRows(memory, typical);
+  memory.print();
+
+  const worst = new Table(`robots.txt core: adversarial files (${LIMIT / 1024} KiB), worst single times`);
+  await adversarialRows(worst);
+}
+
+function printSetting(fixtures: Fixture[]): void {
+  const cpus = os.cpus();
+  console.log(
+    `\nNode ${process.version}, ${cpus.length} x ${cpus[0]?.model ?? 'unknown CPU'}, robots-parser 3.0.1 as the baseline.`,
+  );
+  for (const f of fixtures) {
+    const robots = RobotsTxt.parse(f.text);
+    const rules = robots.groups.reduce((n, g) => n + g.rules.length, 0);
+    console.log(
+      `${f.name}: ${formatBytes(f.bytes)}, ${robots.groups.length} groups, ${rules} rules, ${f.urls.length} URLs.`,
+    );
+  }
+  console.log(
+    `Checks use absolute URLs (robots-parser needs them) with '${PRODUCT_TOKEN}' or '${fullUserAgent(PRODUCT_TOKEN)}'.`,
+  );
+}
+
+// ---------------------------------------------------------------- 1. parse
+
+function parseRows(table: Table, fixture: Fixture, copies: number, budgetMs: number): void {
+  const texts = distinctCopies(fixture.text, copies);
+  const bytes = texts.map((t) => new TextEncoder().encode(t));
+  const url = fixture.urls[0];
+  const opts = { budgetMs, warmupMs: Math.min(500, budgetMs / 2) };
+  const size = `${fixture.name} (${(fixture.bytes / 1024).toFixed(1)} KiB)`;
+
+  const core = medianTimeNs((i) => {
+    sink.value = RobotsTxt.parse(texts[i % copies]);
+  }, opts);
+  const base = medianTimeNs((i) => {
+    sink.value = robotsParser(ROBOTS_URL, texts[i % copies]);
+  }, opts);
+  table.add({
+    library: CORE,
+    metric: `parse ${size}, median`,
+    value: formatTime(core),
+    ratio: speedRatio(core, base),
+    target: `>= ${TARGET.parseSpeedup}x faster`,
+    result: judge(base / core >= TARGET.parseSpeedup, `parse ${fixture.name}`),
+  });
+  table.add({ library: BASE, metric: `parse ${size}, median`, value: formatTime(base) });
+
+  // A parser may defer work to its first check; this pair shows what that costs.
+  const coreFirst = medianTimeNs((i) => {
+    sink.value = RobotsTxt.parse(texts[i % copies]).isAllowed(url, PRODUCT_TOKEN);
+  }, opts);
+  const baseFirst = medianTimeNs((i) => {
+    sink.value = robotsParser(ROBOTS_URL, texts[i % copies]).isAllowed(url, PRODUCT_TOKEN);
+  }, opts);
+  table.add({
+    library: CORE,
+    metric: `parse + first check ${fixture.name}, median`,
+    value: formatTime(coreFirst),
+    ratio: speedRatio(coreFirst, baseFirst),
+  });
+  table.add({
+    library: BASE,
+    metric: `parse + first check ${fixture.name}, median`,
+    value: formatTime(baseFirst),
+  });
+
+  const coreBytes = medianTimeNs((i) => {
+    sink.value = RobotsTxt.parse(bytes[i % copies]);
+  }, opts);
+  table.add({
+    library: CORE,
+    metric: `parse ${fixture.name} from bytes (Uint8Array), median`,
+    value: formatTime(coreBytes),
+  });
+  table.divider();
+}
+
+// ---------------------------------------------------------------- 2. checks
+
+function passCore(robots: RobotsTxt, urls: readonly string[], userAgent: string, out: Uint8Array): void {
+  for (let i = 0; i < urls.length; i++) out[i] = robots.isAllowed(urls[i], userAgent) ? 1 : 0;
+}
+
+function passBase(robots: BaselineRobots, urls: readonly string[], userAgent: string, out: Uint8Array): void {
+  for (let i = 0; i < urls.length; i++) out[i] = robots.isAllowed(urls[i], userAgent) ? 1 : 0;
+}
+
+/** Answers of both libraries for one user agent over a fixture's URLs (1 = allowed). */
+interface Answers {
+  userAgent: string;
+  core: Uint8Array;
+  base: Uint8Array;
+}
+
+/**
+ * Checks per second over the fixture's URL list. `baseBudgetMs` 0 means a single timed pass
+ * of robots-parser (on the large file one pass takes seconds).
+ */
+function checkRows(table: Table, fixture: Fixture, target: number, baseBudgetMs: number): Answers[] {
+  const core = RobotsTxt.parse(fixture.text);
+  const base = robotsParser(ROBOTS_URL, fixture.text);
+  const n = fixture.urls.length;
+  const answers: Answers[] = [];
+  for (const [label, userAgent] of [
+    [PRODUCT_TOKEN, PRODUCT_TOKEN],
+    ['full UA', fullUserAgent(PRODUCT_TOKEN)],
+  ]) {
+    const a: Answers = { userAgent, core: new Uint8Array(n), base: new Uint8Array(n) };
+    passCore(core, fixture.urls, userAgent, a.core);
+    passBase(base, fixture.urls.slice(0, 300), userAgent, a.base);
+    const coreRate = throughput(n, () => passCore(core, fixture.urls, userAgent, a.core));
+    const baseRate = throughput(n, () => passBase(base, fixture.urls, userAgent, a.base), {
+      budgetMs: baseBudgetMs,
+    });
+    const metric = `checks/s ${fixture.name}, ${label}`;
+    table.add({
+      library: CORE,
+      metric,
+      value: formatRate(coreRate),
+      ratio: rateRatio(coreRate, baseRate),
+      target: `>= ${target}x faster`,
+      result: judge(coreRate / baseRate >= target, metric),
+    });
+    table.add({ library: BASE, metric, value: formatRate(baseRate) });
+    answers.push(a);
+  }
+  const out = new Uint8Array(n);
+  passCore(core, fixture.paths, PRODUCT_TOKEN, out);
+  const pathRate = throughput(n, () => passCore(core, fixture.paths, PRODUCT_TOKEN, out));
+  table.add({
+    library: CORE,
+    metric: `checks/s ${fixture.name}, ${PRODUCT_TOKEN}, path only ('/a?b')`,
+    value: formatRate(pathRate),
+  });
+  table.divider();
+  return answers;
+}
+
+function explainRow(table: Table, fixture: Fixture): void {
+  const core = RobotsTxt.parse(fixture.text);
+  const urls = fixture.urls;
+  const pass = () => {
+    for (let i = 0; i < urls.length; i++) sink.value = core.explain(urls[i], PRODUCT_TOKEN);
+  };
+  pass();
+  table.add({
+    library: CORE,
+    metric: `explain()/s ${fixture.name}, ${PRODUCT_TOKEN}`,
+    value: formatRate(throughput(urls.length, pass)),
+  });
+}
+
+// ---------------------------------------------------------------- 3. answers
+
+function describeCore(robots: RobotsTxt, url: string, userAgent: string): string {
+  const v = robots.explain(url, userAgent);
+  const verdict = v.allowed ? 'allowed' : 'disallowed';
+  const group = v.group.token === null ? 'no group' : `group '${v.group.token}' (${v.group.how})`;
+  const rule = v.rule ? `line ${v.rule.line} ${v.rule.kind}: ${v.rule.pattern}` : v.reason;
+  return `${verdict} [${group}, ${rule}]`;
+}
+
+function describeBase(robots: BaselineRobots, lines: string[], url: string, userAgent: string): string {
+  const verdict = robots.isAllowed(url, userAgent) ? 'allowed' : 'disallowed';
+  const line = robots.getMatchingLineNumber(url, userAgent);
+  return `${verdict} [${line > 0 ? `line ${line}: ${lines[line - 1].trim()}` : 'no rule'}]`;
+}
+
+function compareAnswers(
+  table: Table,
+  examples: string[],
+  fixture: Fixture,
+  measured: Answers[],
+  moreAgents: string[],
+): void {
+  const core = RobotsTxt.parse(fixture.text);
+  const base = robotsParser(ROBOTS_URL, fixture.text);
+  const lines = fixture.text.split(/\r\n|\r|\n/);
+  const n = fixture.urls.length;
+  const all = [...measured];
+  for (const userAgent of moreAgents) {
+    const a: Answers = { userAgent, core: new Uint8Array(n), base: new Uint8Array(n) };
+    passCore(core, fixture.urls, userAgent, a.core);
+    passBase(base, fixture.urls, userAgent, a.base);
+    all.push(a);
+  }
+  const count = (xs: Uint8Array) => xs.reduce((s, x) => s + x, 0);
+  for (const a of all) {
+    const differ: number[] = [];
+    for (let i = 0; i < n; i++) if (a.core[i] !== a.base[i]) differ.push(i);
+    table.cells([
+      fixture.name,
+      a.userAgent,
+      String(n),
+      String(differ.length),
+      String(count(a.core)),
+      String(count(a.base)),
+    ]);
+    if (differ.length > 0) examples.push(`- ${fixture.name}, '${a.userAgent}':`);
+    for (const i of differ.slice(0, 5)) {
+      const url = fixture.urls[i];
+      examples.push(
+        `    ${url}\n      crawlee-robots: ${describeCore(core, url, a.userAgent)}\n      robots-parser:  ${describeBase(base, lines, url, a.userAgent)}`,
+      );
+    }
+  }
+}
+
+/**
+ * Invariants of the core, any break of which is a bug: isAllowed agrees with explain(), an
+ * absolute URL with its path and with a URL object, a product token with a full User-Agent
+ * naming it, a parse of bytes with a parse of the same text.
+ */
+function selfConsistency(fixture: Fixture, tokens: string[], explainLimit: number): void {
+  const robots = RobotsTxt.parse(fixture.text);
+  const fromBytes = RobotsTxt.parse(new TextEncoder().encode(fixture.text));
+  const found = new Map<string, string[]>();
+  let checks = 0;
+  const expect = (same: boolean, kind: string, detail: () => string) => {
+    checks++;
+    if (same) return;
+    const list = found.get(kind) ?? [];
+    found.set(kind, list);
+    list.push(detail());
+  };
+  for (const token of tokens) {
+    const ua = fullUserAgent(token);
+    fixture.urls.forEach((url, i) => {
+      const a = robots.isAllowed(url, token);
+      const path = fixture.paths[i];
+      expect(a === robots.isAllowed(path, token), 'absolute URL vs path', () => `${url} '${token}'`);
+      expect(
+        a === robots.isAllowed(url, ua),
+        'product token vs full UA',
+        () => `${url} '${token}' vs '${ua}'`,
+      );
+      expect(
+        a === fromBytes.isAllowed(url, token),
+        'parse(string) vs parse(bytes)',
+        () => `${url} '${token}'`,
+      );
+      expect(a === robots.isAllowed(new URL(url), token), 'string vs URL object', () => `${url} '${token}'`);
+      if (i < explainLimit) {
+        expect(a === robots.explain(url, token).allowed, 'isAllowed vs explain', () => `${url} '${token}'`);
+      }
+    });
+  }
+  const broken = [...found.values()].reduce((s, l) => s + l.length, 0);
+  console.log(
+    `\ncrawlee-robots self-consistency on ${fixture.name}: ${checks} comparisons, ${broken} mismatches.`,
+  );
+  for (const [kind, list] of found) {
+    fail(`${fixture.name}: ${list.length} mismatches '${kind}', e.g. ${list.slice(0, 5).join('; ')}`);
+  }
+}
+
+// ---------------------------------------------------------------- 4. heap
+
+/**
+ * Heap retained per parsed file: `count` distinct copies, each decoded from bytes as a
+ * fetched body would be, parsed, checked once (lazily built indexes count) and kept.
+ */
+function retainedPerFile(texts: string[], parseAndCheck: (text: string) => unknown): number {
+  const encoder = new TextEncoder();
+  const decoder = new TextDecoder();
+  const kept: unknown[] = new Array(texts.length).fill(null);
+  collectGarbage();
+  const before = heapBytes();
+  for (let i = 0; i < texts.length; i++) kept[i] = parseAndCheck(decoder.decode(encoder.encode(texts[i])));
+  collectGarbage();
+  const after = heapBytes();
+  sink.value = kept.length;
+  kept.fill(null);
+  return (after - before) / texts.length;
+}
+
+function heapRows(table: Table, fixture: Fixture): void {
+  const count = 2000;
+  const texts = distinctCopies(fixture.text, count);
+  const url = fixture.urls[0];
+  const core = (t: string) => {
+    const r = RobotsTxt.parse(t);
+    r.isAllowed(url, PRODUCT_TOKEN);
+    return r;
+  };
+  const base = (t: string) => {
+    const r = robotsParser(ROBOTS_URL, t);
+    r.isAllowed(url, PRODUCT_TOKEN);
+    return r;
+  };
+  // A first round compiles the code involved, so that the measured round counts data only.
+  retainedPerFile(texts.slice(0, 200), core);
+  retainedPerFile(texts.slice(0, 200), base);
+  const coreBytes = retainedPerFile(texts, core);
+  const baseBytes = retainedPerFile(texts, base);
+  const textBytes = Buffer.byteLength(texts[count - 1]);
+  const metric = `retained heap per file (${count} parsed copies)`;
+  table.add({ library: '', metric: `${fixture.name} text size`, value: formatBytes(textBytes) });
+  table.add({
+    library: CORE,
+    metric,
+    value: `${formatBytes(coreBytes)} = ${(coreBytes / textBytes).toFixed(2)}x text`,
+    ratio: sizeRatio(coreBytes, baseBytes),
+    target: `<= ${TARGET.heapBytes / 1024} KiB and <= ${TARGET.heapTextRatio}x text`,
+    result: judge(
+      coreBytes <= TARGET.heapBytes && coreBytes <= TARGET.heapTextRatio * textBytes,
+      'heap per typical file',
+    ),
+  });
+  table.add({
+    library: BASE,
+    metric,
+    value: `${formatBytes(baseBytes)} = ${(baseBytes / textBytes).toFixed(2)}x text`,
+  });
+}
+
+// ---------------------------------------------------------------- 5. adversarial
+
+const WORKER_ENTRY = new URL('./adversarial-worker.ts', import.meta.url).href;
+/** Workers do not inherit tsx's loader: the entry registers it, then loads the worker module. */
+const WORKER_SHIM = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => {
+  tsx.register();
+  return import(${JSON.stringify(WORKER_ENTRY)});
+});`;
+
+interface IsolatedResult {
+  parse: number[] | null;
+  checks: { label: string; times: number[]; allowed: boolean | undefined }[];
+  /** The phase the worker was stopped in, and after how long (ms), when an operation ran out of time. */
+  stopped: { phase: string; afterMs: number } | null;
+  error: string | null;
+}
+
+/**
+ * Runs one task in a worker. Each phase (warm-up, parse, one probe) gets `phaseTimeoutMs`,
+ * and the whole task ends by `deadlineMs` (on the {@link elapsedMs} clock); a phase that
+ * runs out of time is stopped and reported as such.
+ */
+function runIsolated(
+  task: AdversarialTask,
+  phaseTimeoutMs: number,
+  deadlineMs: number,
+): Promise<IsolatedResult> {
+  return new Promise((resolve) => {
+    const result: IsolatedResult = { parse: null, checks: [], stopped: null, error: null };
+    let phase = 'start-up';
+    let phaseStart = elapsedMs();
+    let done = false;
+    let timer: NodeJS.Timeout | undefined;
+    const worker = new Worker(WORKER_SHIM, { eval: true, workerData: task, execArgv: [] });
+    const arm = () => {
+      clearTimeout(timer);
+      phaseStart = elapsedMs();
+      const ms = Math.max(0, Math.min(phaseTimeoutMs, deadlineMs - phaseStart));
+      timer = setTimeout(() => {
+        result.stopped = { phase, afterMs: elapsedMs() - phaseStart };
+        void worker.terminate();
+      }, ms);
+    };
+    arm();
+    worker.on('message', (m: WorkerMessage) => {
+      if (m.type === 'phase') {
+        phase = m.phase;
+        arm();
+      } else if (m.type === 'parse') result.parse = m.times;
+      else if (m.type === 'check') result.checks.push({ label: m.label, times: m.times, allowed: m.allowed });
+      else done = true;
+    });
+    worker.on('error', (error) => {
+      result.error = error.stack ?? String(error);
+    });
+    worker.on('exit', (code) => {
+      clearTimeout(timer);
+      if (!done && result.stopped === null && result.error === null) {
+        result.error = `worker exited with code ${code} during ${phase}`;
+      }
+      resolve(result);
+    });
+  });
+}
+
+/** `max 1.2 ms (median 1.1 ms, 9 runs)`. */
+function describeTimes(times: number[]): string {
+  if (times.length === 1) return `${formatTime(times[0])} (1 run)`;
+  return `max ${formatTime(max(times))} (median ${formatTime(median(times))}, ${times.length} runs)`;
+}
+
+interface Worst {
+  /** Worst time in ns; a lower bound when the operation was stopped. */
+  maxNs: number;
+  /** Median time in ns (the one time when it ran once; a lower bound when stopped). */
+  medianNs: number;
+  value: string;
+  label: string;
+  stopped: boolean;
+}
+
+function stoppedWorst(r: IsolatedResult, label: string): Worst {
+  const ns = r.stopped!.afterMs * 1e6;
+  return { maxNs: ns, medianNs: ns, value: `> ${formatTime(ns)} (stopped)`, label, stopped: true };
+}
+
+function measuredWorst(times: number[], label: string): Worst {
+  return { maxNs: max(times), medianNs: median(times), value: describeTimes(times), label, stopped: false };
+}
+
+function worstParse(r: IsolatedResult): Worst | null {
+  if (r.parse) return measuredWorst(r.parse, '');
+  return r.stopped?.phase === 'parse' ? stoppedWorst(r, '') : null;
+}
+
+function worstCheck(r: IsolatedResult): Worst | null {
+  if (r.stopped?.phase.startsWith('check ')) return stoppedWorst(r, r.stopped.phase.slice(6));
+  let worst: Worst | null = null;
+  for (const c of r.checks) {
+    if (!worst || max(c.times) > worst.maxNs) worst = measuredWorst(c.times, c.label);
+  }
+  return worst;
+}
+
+/**
+ * The ratio of two medians (steadier than the maxima, which catch the odd GC pause), `>= ...`
+ * when robots-parser was stopped before it finished.
+ */
+function worstRatio(core: Worst | null, base: Worst | null): string {
+  if (!core || !base || core.stopped) return 'n/a';
+  const ratio = speedRatio(core.medianNs, base.medianNs);
+  return base.stopped ? `>= ${ratio}` : ratio;
+}
+
+async function adversarialRows(table: Table): Promise<void> {
+  const differences: string[] = [];
+  for (const spec of ADVERSARIAL_CASES) {
+    const results = new Map<LibraryName, IsolatedResult | null>();
+    for (const library of [CORE, BASE]) {
+      if (SUITE_BUDGET_MS - elapsedMs() < 5_000) {
+        results.set(library, null);
+        continue;
+      }
+      const task: AdversarialTask = {
+        library,
+        caseId: spec.id,
+        runs: library === CORE ? 9 : 5,
+        slowMs: 250,
+      };
+      const r = await runIsolated(task, library === CORE ? 10_000 : 30_000, SUITE_BUDGET_MS);
+      if (r.error) fail(`${library} crashed on adversarial case (${spec.id}): ${r.error}`);
+      results.set(library, r);
+    }
+    const core = results.get(CORE) ?? null;
+    const base = results.get(BASE) ?? null;
+    const note = spec.build().note;
+    const missing = (r: IsolatedResult | null) =>
+      r === null ? 'skipped: time budget spent' : r.error ? 'crashed' : 'n/a';
+
+    const cp = core && worstParse(core);
+    const bp = base && worstParse(base);
+    const parseMetric = `(${spec.id}) parse: ${spec.title} [${note}]`;
+    table.add({
+      library: CORE,
+      metric: parseMetric,
+      value: cp?.value ?? missing(core),
+      ratio: worstRatio(cp, bp),
+      target: `<= ${formatTime(TARGET.worstParseNs)}`,
+      result: judge(cp !== null && cp.maxNs <= TARGET.worstParseNs, `worst parse (${spec.id})`),
+    });
+    table.add({ library: BASE, metric: parseMetric, value: bp?.value ?? missing(base) });
+
+    const cc = core && worstCheck(core);
+    const bc = base && worstCheck(base);
+    table.add({
+      library: CORE,
+      metric: `(${spec.id}) worst check: ${cc?.label ?? ''}`,
+      value: cc?.value ?? missing(core),
+      ratio: worstRatio(cc, bc),
+      target: `<= ${formatTime(TARGET.worstCheckNs)}`,
+      result: judge(cc !== null && cc.maxNs <= TARGET.worstCheckNs, `worst check (${spec.id})`),
+    });
+    table.add({
+      library: BASE,
+      metric: `(${spec.id}) worst check: ${bc?.label ?? ''}`,
+      value: bc?.value ?? missing(base),
+    });
+    table.divider();
+
+    for (const c of core?.checks ?? []) {
+      const b = base?.checks.find((x) => x.label === c.label);
+      if (b && b.allowed !== c.allowed) {
+        differences.push(
+          `- (${spec.id}) ${c.label}: crawlee-robots ${c.allowed ? 'allowed' : 'disallowed'}, robots-parser ${b.allowed ? 'allowed' : 'disallowed'}`,
+        );
+      }
+    }
+  }
+  table.print();
+  console.log(
+    [
+      '',
+      'Each case runs in its own worker thread; before the parses and again before the checks, garbage',
+      'is collected and the library warmed up on typical.txt (the first check still pays for any lazy',
+      'work on the file). Targets apply to the worst run; ratios compare medians. A run slower than',
+      '250 ms is not repeated; an operation is stopped after 10 s (crawlee-robots) or 30 s (robots-parser).',
+    ].join('\n'),
+  );
+  if (differences.length > 0)
+    console.log(`Answers that differ on adversarial probes:\n${differences.join('\n')}`);
+}

@@ -1,0 +1,360 @@
+/**
+ * The policy store (`RobotsStore`) against what a crawler without it does: robots-parser 3.0.1
+ * held in a map per origin (Crawlee's own `respectRobotsTxtFile` keeps one per origin the same
+ * way):
+ *
+ * 1. `check()` on a cached origin with the typical file, the crawler's hot path (async, and the
+ *    synchronous `checkCached()`), against robots-parser's `isAllowed`;
+ * 2. heap per cached typical origin, measured, and the size the LRU accounts for it;
+ * 3. dedupe: robots.txt requests made by 1,000 concurrent calls for 100 new origins (real local
+ *    HTTP servers);
+ * 4. Redis: checks per second of a cold process (empty memory) reading warm policies from a
+ *    real redis-server, then of the same process once warm.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { RobotsHttpClient } from '../src/fetch/index.js';
+import { RobotsTxt } from '../src/robots/index.js';
+import { RedisBackend, RobotsStore } from '../src/store/index.js';
+import { entrySize } from '../src/store/memory.js';
+import { startHttpServer, type TestHttpServer } from '../test/support/http-server.js';
+import { captureLog } from '../test/support/log.js';
+import { startRedis } from '../test/support/redis.js';
+import {
+  collectGarbage,
+  fail,
+  formatBytes,
+  formatRate,
+  heapBytes,
+  judge,
+  median,
+  rateRatio,
+  sink,
+  sizeRatio,
+  Table,
+  throughput,
+} from './harness.js';
+import {
+  fullUserAgent,
+  loadFixture,
+  ORIGIN,
+  PRODUCT_TOKEN,
+  ROBOTS_URL,
+  robotsParser,
+} from './robots-inputs.js';
+
+const CORE = 'crawlee-robots';
+const BASE = 'robots-parser';
+
+const TARGET = {
+  checksPerSecond: 1e6,
+  bytesPerOrigin: 4096,
+  dedupeRequests: 100,
+};
+
+/** Serves `body` for every origin from memory: the store's own cost, without sockets. */
+function memoryClient(body: string): RobotsHttpClient {
+  return {
+    request: async (request) => ({
+      ok: true,
+      status: 200,
+      headers: { 'content-type': 'text/plain' },
+      // A distinct body per origin, as fetched bodies are.
+      body: new Uint8Array(Buffer.from(`# ${request.url.host}\n${body}`)),
+      truncated: false,
+    }),
+  };
+}
+
+function newStore(options: Partial<ConstructorParameters<typeof RobotsStore>[0]> = {}): RobotsStore {
+  return new RobotsStore({
+    userAgent: fullUserAgent(PRODUCT_TOKEN),
+    log: captureLog().log,
+    maxEntries: 1_000_000,
+    maxBytesInMemory: 2 ** 40,
+    ...options,
+  });
+}
+
+/** Operations per second of an async pass: the median over passes within the budget. */
+async function asyncThroughput(ops: number, pass: () => Promise<void>, budgetMs = 1500): Promise<number> {
+  const times: number[] = [];
+  let spent = 0;
+  do {
+    const started = process.hrtime.bigint();
+    await pass();
+    const ns = Number(process.hrtime.bigint() - started);
+    times.push(ns);
+    spent += ns / 1e6;
+  } while (spent < budgetMs && times.length < 15);
+  return ops / (median(times) / 1e9);
+}
+
+export async function run(): Promise<void> {
+  const typical = loadFixture('typical');
+  console.log(
+    `\ntypical.txt: ${typical.bytes} B, ${typical.urls.length} URLs on ${ORIGIN}; product token ${PRODUCT_TOKEN}, Node ${process.version}`,
+  );
+
+  const speed = new Table('policy store: check() on a cached origin (typical.txt)');
+  await checkRows(speed, typical.text, typical.urls);
+  speed.print();
+
+  const memory = new Table('policy store: heap per cached origin (typical.txt)');
+  await memoryRows(memory, typical.text, typical.urls[0]);
+  memory.print();
+
+  const dedupe = new Table('policy store: one fetch per origin', [
+    'run',
+    'calls',
+    'origins',
+    'robots.txt requests',
+    'time',
+    'target',
+    'result',
+  ]);
+  await dedupeRows(dedupe);
+  dedupe.print();
+
+  const shared = new Table('policy store: Redis backend', [
+    'phase',
+    'origins',
+    'checks/s',
+    'robots.txt fetches',
+    'note',
+  ]);
+  await redisRows(shared, typical.text);
+  shared.print();
+}
+
+// ---------------------------------------------------------------- 1. check speed
+
+async function checkRows(table: Table, text: string, urls: string[]): Promise<void> {
+  const store = newStore({ httpClient: memoryClient(text) });
+  await store.resolve(ORIGIN);
+  // The baseline: one parsed robots-parser object per origin, looked up per URL.
+  const parsed = new Map([[ORIGIN, robotsParser(ROBOTS_URL, text)]]);
+  const baseCheck = (url: string) => parsed.get(new URL(url).origin)!.isAllowed(url, PRODUCT_TOKEN);
+
+  // The store must answer exactly what the core answers for the same file.
+  const core = RobotsTxt.parse(text);
+  const differing = urls.filter(
+    (url) => store.checkCached(url)!.allowed !== core.isAllowed(url, PRODUCT_TOKEN),
+  );
+  if (differing.length > 0)
+    fail(`store.check() differs from RobotsTxt.isAllowed on ${differing.length} URLs`);
+
+  const baseRate = throughput(urls.length, () => {
+    for (const url of urls) sink.value = baseCheck(url);
+  });
+  const asyncRate = await asyncThroughput(urls.length, async () => {
+    for (const url of urls) sink.value = await store.check(url);
+  });
+  const syncRate = throughput(urls.length, () => {
+    for (const url of urls) sink.value = store.checkCached(url);
+  });
+  const candidatesRate = await asyncThroughput(urls.length, async () => {
+    for (const url of urls) sink.value = await store.check(url, undefined, { candidates: true });
+  });
+  const coreRate = throughput(urls.length, () => {
+    for (const url of urls)
+      sink.value = core.explain(url, fullUserAgent(PRODUCT_TOKEN), { candidates: false });
+  });
+  table.add({
+    library: BASE,
+    metric: 'isAllowed (map of parsed files by origin)',
+    value: formatRate(baseRate),
+  });
+  table.add({
+    library: CORE,
+    metric: "RobotsTxt.explain alone (the core's share of a check)",
+    value: formatRate(coreRate),
+    ratio: rateRatio(coreRate, baseRate),
+  });
+  table.add({
+    library: CORE,
+    metric: 'await store.check(url)',
+    value: formatRate(asyncRate),
+    ratio: rateRatio(asyncRate, baseRate),
+    target: `>= ${formatRate(TARGET.checksPerSecond)}`,
+    result: judge(asyncRate >= TARGET.checksPerSecond, 'store check() per second'),
+  });
+  table.add({
+    library: CORE,
+    metric: 'store.checkCached(url) (sync)',
+    value: formatRate(syncRate),
+    ratio: rateRatio(syncRate, baseRate),
+  });
+  table.add({
+    library: CORE,
+    metric: 'await store.check(url, token, { candidates: true })',
+    value: formatRate(candidatesRate),
+    ratio: rateRatio(candidatesRate, baseRate),
+  });
+  const overheadNs = 1e9 / syncRate - 1e9 / coreRate;
+  table.add({
+    library: CORE,
+    metric: "the store's own cost per check (origin, LRU, clock, result)",
+    value: `${Math.max(0, overheadNs).toFixed(0)} ns`,
+  });
+  if (store.stats().fetches !== 1) fail(`check() on a cached origin fetched ${store.stats().fetches} times`);
+  await store.close();
+}
+
+// ---------------------------------------------------------------- 2. memory
+
+async function memoryRows(table: Table, text: string, url: string): Promise<void> {
+  const count = 2000;
+  const hosts = Array.from({ length: count }, (_, index) => `https://site${index}.example.com`);
+  const path = new URL(url).pathname;
+
+  const store = newStore({ httpClient: memoryClient(text) });
+  // Warm the code paths so the measured round counts data only.
+  for (let index = 0; index < 50; index++) await store.check(`https://warm${index}.example.org${path}`);
+  collectGarbage();
+  const before = heapBytes();
+  for (const host of hosts) await store.check(`${host}${path}`);
+  collectGarbage();
+  const coreBytes = (heapBytes() - before) / count;
+  const policy = store.peek(hosts[0])!;
+  const accounted = entrySize(policy, null);
+  await store.close();
+
+  const kept = new Map<string, ReturnType<typeof robotsParser>>();
+  collectGarbage();
+  const baseBefore = heapBytes();
+  for (const host of hosts) {
+    const body = `# ${new URL(host).host}\n${text}`;
+    const robots = robotsParser(
+      `${host}/robots.txt`,
+      new TextDecoder().decode(new TextEncoder().encode(body)),
+    );
+    robots.isAllowed(`${host}${path}`, PRODUCT_TOKEN);
+    kept.set(host, robots);
+  }
+  collectGarbage();
+  const baseBytes = (heapBytes() - baseBefore) / count;
+  sink.value = kept.size;
+
+  table.add({ library: '', metric: 'robots.txt body', value: formatBytes(policy.bodyBytes) });
+  table.add({
+    library: BASE,
+    metric: `heap per origin (${count} origins, one check each)`,
+    value: formatBytes(baseBytes),
+  });
+  table.add({
+    library: CORE,
+    metric: `heap per cached origin (${count} origins, one check each)`,
+    value: formatBytes(coreBytes),
+    ratio: sizeRatio(coreBytes, baseBytes),
+    target: `<= ${TARGET.bytesPerOrigin / 1024} KiB`,
+    result: judge(coreBytes <= TARGET.bytesPerOrigin, 'heap per cached typical origin'),
+  });
+  table.add({
+    library: CORE,
+    metric: 'size the LRU accounts per entry (src/store/memory.ts)',
+    value: `${formatBytes(accounted)} = ${(accounted / coreBytes).toFixed(2)}x measured`,
+  });
+}
+
+// ---------------------------------------------------------------- 3. dedupe
+
+async function dedupeRows(table: Table): Promise<void> {
+  const servers: TestHttpServer[] = [];
+  let requests = 0;
+  const handler = (_request: IncomingMessage, response: ServerResponse) => {
+    requests++;
+    setTimeout(() => response.writeHead(200).end('User-agent: *\nDisallow: /private\n'), 20);
+  };
+  for (let index = 0; index < 100; index++) servers.push(await startHttpServer({ '/robots.txt': handler }));
+  const store = newStore();
+  try {
+    const started = performance.now();
+    await Promise.all(
+      Array.from({ length: 1000 }, (_, index) => store.check(`${servers[index % 100].origin}/page/${index}`)),
+    );
+    const ms = performance.now() - started;
+    table.cells([
+      'concurrent check() calls, real local servers',
+      '1000',
+      '100',
+      String(requests),
+      `${ms.toFixed(0)} ms`,
+      `= ${TARGET.dedupeRequests}`,
+      judge(requests === TARGET.dedupeRequests, 'dedupe: one robots.txt request per origin'),
+    ]);
+    if (requests !== TARGET.dedupeRequests) fail(`dedupe: ${requests} robots.txt requests for 100 origins`);
+  } finally {
+    await store.close();
+    await Promise.all(servers.map((server) => server.close()));
+  }
+}
+
+// ---------------------------------------------------------------- 4. Redis
+
+async function redisRows(table: Table, text: string): Promise<void> {
+  let redis: Awaited<ReturnType<typeof startRedis>>;
+  try {
+    redis = await startRedis();
+  } catch (error) {
+    table.cells([
+      'skipped',
+      '',
+      '',
+      '',
+      `redis-server did not start: ${(error as Error).message.split('\n')[0]}`,
+    ]);
+    return;
+  }
+  const count = 2000;
+  const origins = Array.from({ length: count }, (_, index) => `https://site${index}.example.com`);
+  const keyPrefix = `bench-${process.pid}:`;
+  try {
+    const warm = newStore({
+      httpClient: memoryClient(text),
+      backend: new RedisBackend({ url: redis.url, keyPrefix }),
+    });
+    const started = performance.now();
+    await Promise.all(origins.map((origin) => warm.resolve(origin)));
+    const warmMs = performance.now() - started;
+    table.cells([
+      'first process: fetch and publish',
+      String(count),
+      formatRate(count / (warmMs / 1000)),
+      String(warm.stats().fetches),
+      'robots.txt served from memory; each policy saved to Redis',
+    ]);
+    await warm.close();
+
+    // A cold process: empty memory, every policy read from Redis and parsed again.
+    const cold = newStore({
+      httpClient: memoryClient(text),
+      backend: new RedisBackend({ url: redis.url, keyPrefix }),
+    });
+    await cold.resolve(origins[0]);
+    const coldStarted = performance.now();
+    await Promise.all(origins.map((origin) => cold.check(`${origin}/products/1`)));
+    const coldMs = performance.now() - coldStarted;
+    const stats = cold.stats();
+    table.cells([
+      'cold process: first check per origin',
+      String(count),
+      formatRate(count / (coldMs / 1000)),
+      String(stats.fetches),
+      `${stats.backendHits} policies read from Redis and parsed`,
+    ]);
+    const hotRate = await asyncThroughput(count, async () => {
+      for (const origin of origins) sink.value = await cold.check(`${origin}/products/1`);
+    });
+    table.cells([
+      'same process, warm',
+      String(count),
+      formatRate(hotRate),
+      String(cold.stats().fetches),
+      'from memory',
+    ]);
+    if (stats.fetches !== 0) fail(`a cold process fetched ${stats.fetches} robots.txt files that Redis had`);
+    await cold.close();
+  } finally {
+    await redis.stop();
+  }
+}
