@@ -12,10 +12,10 @@
  *    real redis-server, then of the same process once warm.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { RobotsHttpClient } from '../src/fetch/index.js';
-import { RobotsTxt } from '../src/robots/index.js';
-import { RedisBackend, RobotsStore } from '../src/store/index.js';
-import { entrySize } from '../src/store/memory.js';
+import type { RobotsHttpClient } from '../dist/fetch/index.js';
+import { RobotsTxt } from '../dist/robots/index.js';
+import { RedisBackend, RobotsStore } from '../dist/store/index.js';
+import { entrySize } from '../dist/store/memory.js';
 import { startHttpServer, type TestHttpServer } from '../test/support/http-server.js';
 import { captureLog } from '../test/support/log.js';
 import { startRedis } from '../test/support/redis.js';

@@ -60,6 +60,8 @@ export interface RobotsData {
   readonly sitemaps: readonly string[];
   /** Indexes of the large merged groups, built on first use (see decide.ts). */
   indexes: GroupIndex[] | null;
+  /** Group descriptions for verdicts, built on first use (see explain.ts). */
+  choices: Map<string, object> | null;
 }
 
 export function ruleStart(data: RobotsData, id: number): number {
@@ -379,6 +381,7 @@ export class RobotsCompiler implements RobotsLineHandler {
         tokenList.length <= SMALL_TOKEN_TABLE ? detach(tokenList) : new Map(tokenList.map((t, i) => [t, i])),
       sitemaps: detach(this.sitemaps),
       indexes: null,
+      choices: null,
     };
   }
 }

@@ -2,7 +2,7 @@
  * Verdicts: the decision for one URL with everything that led to it, as plain data.
  */
 
-import { productTokenOf, selectGroup, tokenOfUserAgentLine } from './agent.js';
+import { type GroupSelection, productTokenOf, selectGroup, tokenOfUserAgentLine } from './agent.js';
 import {
   AGENT_COUNT,
   ALLOW,
@@ -52,14 +52,7 @@ export function explain(
   const path = pathOf(url);
   const productToken = productTokenOf(userAgent);
   const selection = selectGroup(data.tokens, productToken);
-  const group: GroupChoice = {
-    how: selection.how,
-    token: selection.token,
-    userAgentLines: [],
-    spans: [],
-  };
-  if (selection.fallbackFrom !== undefined) group.fallbackFrom = selection.fallbackFrom;
-  if (selection.token !== null) describeGroup(data, selection.token, group);
+  const group = groupChoice(data, selection);
 
   const verdict = (
     allowed: boolean,
@@ -92,6 +85,25 @@ export function matchedRule(data: RobotsData, id: number): MatchedRule {
   };
   if (flags & DERIVED) rule.derived = 'index-html';
   return rule;
+}
+
+/**
+ * The group a selection points at, described once per file and token and then shared by
+ * every verdict (verdicts are read, never changed).
+ */
+function groupChoice(data: RobotsData, selection: GroupSelection): GroupChoice {
+  const key = `${selection.how} ${selection.token} ${selection.fallbackFrom ?? ''}`;
+  data.choices ??= new Map();
+  let choice = data.choices.get(key) as GroupChoice | undefined;
+  if (choice === undefined) {
+    choice = { how: selection.how, token: selection.token, userAgentLines: [], spans: [] };
+    if (selection.fallbackFrom !== undefined) choice.fallbackFrom = selection.fallbackFrom;
+    if (selection.token !== null) describeGroup(data, selection.token, choice);
+    Object.freeze(choice.spans);
+    Object.freeze(choice.userAgentLines);
+    data.choices.set(key, Object.freeze(choice));
+  }
+  return choice;
 }
 
 /** Fills in the user-agent lines naming `token` and the spans of the groups they head. */

@@ -17,6 +17,22 @@ describe('groups (RFC 9309 2.2.1)', () => {
     ]);
   });
 
+  it("describes each crawler's own group in its verdicts, one file asked by many", () => {
+    const robots = RobotsTxt.parse('user-agent: FooBot\ndisallow: /f\n\nuser-agent: BarBot\ndisallow: /b\n');
+    for (let round = 0; round < 2; round++) {
+      expect(robots.explain('/f', 'FooBot').group).toMatchObject({
+        how: 'token',
+        token: 'foobot',
+        userAgentLines: [1],
+      });
+      expect(robots.explain('/b', 'BarBot').group).toMatchObject({
+        how: 'token',
+        token: 'barbot',
+        userAgentLines: [4],
+      });
+    }
+  });
+
   it('lets a specific group replace the * group entirely', () => {
     const body = 'user-agent: *\ndisallow: /private\n\nuser-agent: FooBot\ndisallow: /tmp\n';
     expect(allowed(body, '/private')).toBe(true);
