@@ -36,12 +36,9 @@ export const GROUP_FIELDS = 6;
  * - groups as written at `groupsAt`, GROUP_FIELDS each: startLine, endLine, firstAgent,
  *   agentCount, firstRule, ruleCount;
  * - the line of every user-agent line at `agentsAt`;
- * - merged groups (one per token) at `rangesAt`, MERGED_FIELDS each: `from`, `split`,
- *   `to`, positions in `ints`. From `from` to `split`: the plain prefix rules sorted by
- *   pattern for a binary search, as pairs of rule id and parent (the position of the
- *   longest other plain pattern that is a prefix of this one, or -1); from `split` to
- *   `to`: every other rule (wildcards, `$`), best first (RFC 9309 2.2.2: longest, then
- *   allow), as its id and the two words of its character mask (see `charMask`).
+ * - merged groups (one per token) at `rangesAt`, two each: from, to (exclusive), the
+ *   positions in `ints` of the ids of the groups merged into it. Their rules are ranked
+ *   on first use, into `ranked` (see rank.ts).
  */
 export interface RobotsData {
   /** Every normalised pattern, back to back. */
@@ -58,6 +55,8 @@ export interface RobotsData {
   readonly agentValues: readonly string[];
   readonly tokens: TokenTable;
   readonly sitemaps: readonly string[];
+  /** The ranked rules of each merged group, built on first use (see rank.ts). */
+  ranked: Int32Array[] | null;
   /** Indexes of the large merged groups, built on first use (see decide.ts). */
   indexes: GroupIndex[] | null;
   /** Group descriptions for verdicts, built on first use (see explain.ts). */
@@ -93,14 +92,6 @@ export const FIRST_AGENT = 2;
 export const AGENT_COUNT = 3;
 export const FIRST_RULE = 4;
 export const RULE_COUNT = 5;
-
-/** Fields per merged group at `rangesAt`: from, split, to. */
-export const MERGED_FIELDS = 3;
-
-/** True for a rule that matches as a plain prefix and ranks by that prefix alone. */
-export function isPlainPrefix(flags: number, length: number, matchLength: number): boolean {
-  return !(flags & (WILDCARD | EXACT)) && length === matchLength;
-}
 
 /** One shared empty list for every file that has none of something. */
 const NOTHING: readonly string[] = Object.freeze([]);
@@ -261,23 +252,14 @@ export class RobotsCompiler implements RobotsLineHandler {
     const agentValues = this.ignoreAll ? [] : this.agentValues;
 
     // All patterns in one flat string of our own (a trailing blank makes `join` build a
-    // new string even for one pattern): comparing and matching read it in place.
-    const starts = new Int32Array(rules.length);
-    const lengths = new Int32Array(rules.length);
+    // new string even for one pattern): ranking and matching read it in place.
     const parts: string[] = [];
-    let at = 0;
-    for (let id = 0; id < rules.length; id++) {
-      const normalized = rules[id].normalized;
-      starts[id] = at;
-      lengths[id] = normalized.length;
-      parts.push(normalized);
-      at += normalized.length;
-    }
+    for (const rule of rules) parts.push(rule.normalized);
     parts.push(' ');
     const patterns = parts.join('');
-    const text: PatternText = { patterns, starts, lengths };
 
-    // Merge the groups of each token (RFC 9309 2.2.1) and rank their rules once.
+    // The groups of each token, merged (RFC 9309 2.2.1). Their rules are ranked on first
+    // use (rank.ts): a file keeps many groups nobody asks about.
     const members = new Map<string, number[]>();
     groups.forEach((g, i) => {
       for (let a = g.firstAgent; a < g.firstAgent + g.agentCount; a++) {
@@ -288,39 +270,23 @@ export class RobotsCompiler implements RobotsLineHandler {
         else if (list[list.length - 1] !== i) list.push(i);
       }
     });
-    const ranked: { plain: number[]; other: number[] }[] = [];
-    for (const groupIds of members.values()) {
-      const plain: number[] = [];
-      const other: number[] = [];
-      for (const g of groupIds) {
-        const { firstRule, ruleCount } = groups[g];
-        for (let r = firstRule; r < firstRule + ruleCount; r++) {
-          const { flags, normalized, matchLength } = rules[r];
-          if (flags & EMPTY) continue;
-          (isPlainPrefix(flags, normalized.length, matchLength) ? plain : other).push(r);
-        }
-      }
-      // Plain rules by pattern; among equal patterns the best comes last, where the
-      // binary search in decide.ts lands.
-      plain.sort((a, b) => compareText(text, a, b) || compareRules(rules[b], rules[a], b, a));
-      other.sort((a, b) => compareRules(rules[a], rules[b], a, b));
-      ranked.push({ plain, other });
-    }
 
     const groupsAt = rules.length * RULE_FIELDS;
     const agentsAt = groupsAt + groups.length * GROUP_FIELDS;
     const rangesAt = agentsAt + agentLines.length;
-    let orderAt = rangesAt + ranked.length * MERGED_FIELDS;
-    const ints = new Int32Array(
-      orderAt + ranked.reduce((sum, r) => sum + 2 * r.plain.length + OTHER_FIELDS * r.other.length, 0),
-    );
+    let membersAt = rangesAt + members.size * 2;
+    let total = membersAt;
+    for (const list of members.values()) total += list.length;
+    const ints = new Int32Array(total);
 
     const raw = new Map<number, string>();
+    let at = 0;
     for (let id = 0; id < rules.length; id++) {
       const rule = rules[id];
-      ints[id * RULE_FIELDS] = starts[id];
+      ints[id * RULE_FIELDS] = at;
       ints[id * RULE_FIELDS + 1] = (rule.normalized.length << 16) | rule.matchLength;
       ints[id * RULE_FIELDS + 2] = (rule.line << FLAG_BITS) | rule.flags;
+      at += rule.normalized.length;
       if (rule.raw !== rule.normalized && !(rule.flags & DERIVED)) raw.set(id, rule.raw);
     }
     groups.forEach((g, i) => {
@@ -333,35 +299,14 @@ export class RobotsCompiler implements RobotsLineHandler {
       ints[base + 5] = g.ruleCount;
     });
     ints.set(agentLines, agentsAt);
-    ranked.forEach(({ plain, other }, m) => {
-      const at = rangesAt + m * MERGED_FIELDS;
-      ints[at] = orderAt;
-      // Each plain rule with its parent: the position of the longest other plain pattern
-      // that is a prefix of it (-1 for none), found with a stack over the sorted list.
-      const chain: number[] = [];
-      plain.forEach((id, i) => {
-        const position = orderAt + i * 2;
-        while (chain.length > 0 && !isPrefixOf(text, ints[chain[chain.length - 1]], id)) chain.pop();
-        const top = chain.length > 0 ? chain[chain.length - 1] : -1;
-        ints[position] = id;
-        if (top >= 0 && lengths[ints[top]] === lengths[id]) {
-          // Same pattern, better rule: it takes the place of the previous one.
-          ints[position + 1] = ints[top + 1];
-          chain[chain.length - 1] = position;
-        } else {
-          ints[position + 1] = top;
-          chain.push(position);
-        }
-      });
-      orderAt += plain.length * 2;
-      ints[at + 1] = orderAt;
-      for (const id of other) {
-        ints[orderAt] = id;
-        charMask(patterns, starts[id], lengths[id], ints, orderAt + 1);
-        orderAt += OTHER_FIELDS;
-      }
-      ints[at + 2] = orderAt;
-    });
+    let m = 0;
+    for (const list of members.values()) {
+      ints[rangesAt + m * 2] = membersAt;
+      ints.set(list, membersAt);
+      membersAt += list.length;
+      ints[rangesAt + m * 2 + 1] = membersAt;
+      m++;
+    }
 
     const rawValues = detach([...raw.values()]);
     const tokenList = [...members.keys()];
@@ -380,71 +325,15 @@ export class RobotsCompiler implements RobotsLineHandler {
       tokens:
         tokenList.length <= SMALL_TOKEN_TABLE ? detach(tokenList) : new Map(tokenList.map((t, i) => [t, i])),
       sitemaps: detach(this.sitemaps),
+      ranked: null,
       indexes: null,
       choices: null,
     };
   }
 }
 
-/** Fields per wildcard or `$` rule in a merged group: id, mask low, mask high. */
-export const OTHER_FIELDS = 3;
-
-/**
- * A 64-bit filter of the characters in `text[start, start + length)` (bit `c & 63`),
- * written as two words at `out[at]`. A rule can only match a path whose filter has every
- * bit of the rule's: one AND rules out most wildcard rules without reading the path
- * again (`/*?sort=` cannot match a path without `?`).
- */
-export function charMask(text: string, start: number, length: number, out: Int32Array, at: number): void {
-  let low = 0;
-  let high = 0;
-  for (let i = start; i < start + length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 42 /* * */ || c === 36 /* $ */) continue;
-    const bit = c & 63;
-    if (bit < 32) low |= 1 << bit;
-    else high |= 1 << (bit - 32);
-  }
-  out[at] = low;
-  out[at + 1] = high;
-}
-
-/** The patterns of a file being compiled, in one flat string. */
-interface PatternText {
-  patterns: string;
-  starts: Int32Array;
-  lengths: Int32Array;
-}
-
-/** Compares the patterns of two rules in code unit order, in place. */
-function compareText({ patterns, starts, lengths }: PatternText, a: number, b: number): number {
-  const n = Math.min(lengths[a], lengths[b]);
-  const sa = starts[a];
-  const sb = starts[b];
-  for (let i = 0; i < n; i++) {
-    const d = patterns.charCodeAt(sa + i) - patterns.charCodeAt(sb + i);
-    if (d !== 0) return d;
-  }
-  return lengths[a] - lengths[b];
-}
-
-/** Whether the pattern of rule `short` is a prefix of the pattern of rule `long`. */
-function isPrefixOf({ patterns, starts, lengths }: PatternText, short: number, long: number): boolean {
-  const n = lengths[short];
-  if (n > lengths[long]) return false;
-  for (let i = 0; i < n; i++) {
-    if (patterns.charCodeAt(starts[long] + i) !== patterns.charCodeAt(starts[short] + i)) return false;
-  }
-  return true;
-}
-
 /** Up to this many distinct tokens, a list lookup beats a Map and costs less memory. */
 const SMALL_TOKEN_TABLE = 8;
-
-/** RFC 9309 2.2.2: the longest pattern wins; on equal length allow wins. Then file order. */
-function compareRules(a: PendingRule, b: PendingRule, idA: number, idB: number): number {
-  return b.normalized.length - a.normalized.length || (b.flags & ALLOW) - (a.flags & ALLOW) || idA - idB;
-}
 
 export function isAbsoluteHttpUrl(value: string): boolean {
   return /^https?:\/\/[^\s/?#]+/i.test(value);

@@ -6,15 +6,13 @@
  * longest pattern that is a prefix of the path, found by binary search over the group's
  * prefix rules sorted by pattern, in O(log n) whatever the group's size. The other rules
  * (with `*` or `$`) are kept best first, so the scan stops at the first rule that cannot
- * beat the best match so far. Groups with many such rules get an index on first use.
+ * beat the best match so far, and a character filter skips most of them without reading
+ * the path. Groups with many such rules get an index on first use.
  */
 
 import {
   ALLOW,
-  charMask,
   EXACT,
-  MERGED_FIELDS,
-  OTHER_FIELDS,
   type RobotsData,
   ruleFlags,
   ruleLength,
@@ -24,6 +22,7 @@ import {
   WILDCARD,
 } from './compile.js';
 import { matchesAt } from './match.js';
+import { charMask, compareRank, OTHER_FIELDS, rankedRules } from './rank.js';
 
 /** Groups with more wildcard or `$` rules than this index them. */
 const INDEX_THRESHOLD = 32;
@@ -34,7 +33,7 @@ const BUCKET_PREFIX = 6;
 export interface GroupIndex {
   /** Exact (`$`-anchored, no `*`) patterns to their best rule. */
   exact: Map<string, number>;
-  /** Every other rule (its position in `ints`), by the start of its literal prefix; each bucket best first. */
+  /** Every other rule (its position in the ranked array), by the start of its literal prefix; each bucket best first. */
   buckets: Map<string, number[]>;
   bucketLengths: number[];
 }
@@ -57,49 +56,43 @@ export function ruleMatches(data: RobotsData, id: number, path: string): boolean
   return true;
 }
 
+/** The character filter of the path being checked (see `charMask`); reused by every check. */
+const pathMask = new Int32Array(2);
+
 /** The decisive rule of merged group `merged` for `path`, or -1 when none matches. */
 export function decide(data: RobotsData, merged: number, path: string): number {
-  const ints = data.ints;
-  const at = data.rangesAt + merged * MERGED_FIELDS;
-  const split = ints[at + 1];
-  const to = ints[at + 2];
-  const best = longestPrefixRule(data, ints[at], split, path);
-  if (to - split > INDEX_THRESHOLD * OTHER_FIELDS) {
+  const ranked = rankedRules(data, merged);
+  const split = ranked[0];
+  const best = longestPrefixRule(data, ranked, split, path);
+  if (ranked.length - split > INDEX_THRESHOLD * OTHER_FIELDS) {
     data.indexes ??= [];
-    data.indexes[merged] ??= buildIndex(data, split, to);
-    return decideIndexed(data, data.indexes[merged], path, best);
+    data.indexes[merged] ??= buildIndex(data, ranked);
+    return decideIndexed(data, ranked, data.indexes[merged], path, best);
   }
-  const mask = pathMask;
   let masked = false;
-  for (let k = split; k < to; k += OTHER_FIELDS) {
-    const id = ints[k];
+  for (let k = split; k < ranked.length; k += OTHER_FIELDS) {
+    const id = ranked[k];
     // Best first: once a rule cannot beat the best match, none after it can.
     if (!outranks(data, id, best)) break;
     if (!masked) {
-      charMask(path, 0, path.length, mask, 0);
+      charMask(path, 0, path.length, pathMask, 0);
       masked = true;
     }
-    if ((ints[k + 1] & ~mask[0]) !== 0 || (ints[k + 2] & ~mask[1]) !== 0) continue;
+    if ((ranked[k + 1] & ~pathMask[0]) !== 0 || (ranked[k + 2] & ~pathMask[1]) !== 0) continue;
     if (ruleMatches(data, id, path)) return id;
   }
   return best;
 }
 
-/** The character filter of the path being checked (see `charMask`); reused by every check. */
-const pathMask = new Int32Array(2);
-
 /** Every rule of the group that matches, best first. */
 export function allMatches(data: RobotsData, merged: number, path: string): number[] {
-  const at = data.rangesAt + merged * MERGED_FIELDS;
+  const ranked = rankedRules(data, merged);
+  const split = ranked[0];
   const found: number[] = [];
-  const split = data.ints[at + 1];
-  for (let k = data.ints[at]; k < split; k += 2) {
-    if (ruleMatches(data, data.ints[k], path)) found.push(data.ints[k]);
-  }
-  for (let k = split; k < data.ints[at + 2]; k += OTHER_FIELDS) {
-    if (ruleMatches(data, data.ints[k], path)) found.push(data.ints[k]);
-  }
-  return found.sort((a, b) => (outranks(data, a, b) ? -1 : 1));
+  for (let k = 1; k < split; k += 2) if (ruleMatches(data, ranked[k], path)) found.push(ranked[k]);
+  for (let k = split; k < ranked.length; k += OTHER_FIELDS)
+    if (ruleMatches(data, ranked[k], path)) found.push(ranked[k]);
+  return found.sort((a, b) => compareRank(data, a, b));
 }
 
 /** True when rule `a` outranks rule `b` (b may be -1). */
@@ -115,21 +108,19 @@ function outranks(data: RobotsData, a: number, b: number): boolean {
 }
 
 /**
- * The longest plain prefix rule that is a prefix of `path`, or -1. `ints[from, to)`
+ * The longest plain prefix rule that is a prefix of `path`, or -1. `ranked[1, split)`
  * holds pairs (rule id, parent position) sorted by pattern. Let K be the largest pattern
  * not above the path and c the length of their common prefix. Any pattern P that is a
  * prefix of the path is not above K, so P cannot be longer than c (K and the path part
  * at c with K below): P is a prefix of K, reached through K's parents.
  */
-function longestPrefixRule(data: RobotsData, from: number, to: number, path: string): number {
-  const ints = data.ints;
+function longestPrefixRule(data: RobotsData, ranked: Int32Array, split: number, path: string): number {
   const patterns = data.patterns;
   let lo = 0;
-  let hi = (to - from) >> 1;
-  let common = 0;
+  let hi = (split - 1) >> 1;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    const id = ints[from + mid * 2];
+    const id = ranked[1 + mid * 2];
     const start = ruleStart(data, id);
     const length = ruleMatchLength(data, id);
     const n = Math.min(length, path.length);
@@ -140,19 +131,26 @@ function longestPrefixRule(data: RobotsData, from: number, to: number, path: str
     else hi = mid;
   }
   if (lo === 0) return -1;
-  let at = from + (lo - 1) * 2;
-  const id = ints[at];
+  let at = 1 + (lo - 1) * 2;
+  const id = ranked[at];
   const start = ruleStart(data, id);
   const length = ruleMatchLength(data, id);
   const n = Math.min(length, path.length);
+  let common = 0;
   while (common < n && patterns.charCodeAt(start + common) === path.charCodeAt(common)) common++;
   if (common === length) return id;
-  at = ints[at + 1];
-  while (at >= 0 && ruleMatchLength(data, ints[at]) > common) at = ints[at + 1];
-  return at < 0 ? -1 : ints[at];
+  at = ranked[at + 1];
+  while (at >= 0 && ruleMatchLength(data, ranked[at]) > common) at = ranked[at + 1];
+  return at < 0 ? -1 : ranked[at];
 }
 
-function decideIndexed(data: RobotsData, index: GroupIndex, path: string, best: number): number {
+function decideIndexed(
+  data: RobotsData,
+  ranked: Int32Array,
+  index: GroupIndex,
+  path: string,
+  best: number,
+): number {
   charMask(path, 0, path.length, pathMask, 0);
   const exact = index.exact.get(path);
   if (exact !== undefined && outranks(data, exact, best)) best = exact;
@@ -161,9 +159,9 @@ function decideIndexed(data: RobotsData, index: GroupIndex, path: string, best: 
     const bucket = index.buckets.get(path.slice(0, length));
     if (bucket === undefined) continue;
     for (const k of bucket) {
-      const id = data.ints[k];
+      const id = ranked[k];
       if (!outranks(data, id, best)) break;
-      if ((data.ints[k + 1] & ~pathMask[0]) !== 0 || (data.ints[k + 2] & ~pathMask[1]) !== 0) continue;
+      if ((ranked[k + 1] & ~pathMask[0]) !== 0 || (ranked[k + 2] & ~pathMask[1]) !== 0) continue;
       if (ruleMatches(data, id, path)) {
         best = id;
         break;
@@ -173,11 +171,11 @@ function decideIndexed(data: RobotsData, index: GroupIndex, path: string, best: 
   return best;
 }
 
-function buildIndex(data: RobotsData, from: number, to: number): GroupIndex {
+function buildIndex(data: RobotsData, ranked: Int32Array): GroupIndex {
   const exact = new Map<string, number>();
   const buckets = new Map<string, number[]>();
-  for (let k = from; k < to; k += OTHER_FIELDS) {
-    const id = data.ints[k];
+  for (let k = ranked[0]; k < ranked.length; k += OTHER_FIELDS) {
+    const id = ranked[k];
     const text = rulePattern(data, id).slice(0, ruleMatchLength(data, id));
     // Rules come best first: the first rule seen for a key is its best.
     if (ruleFlags(data, id) & EXACT) {

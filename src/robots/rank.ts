@@ -1,0 +1,139 @@
+/**
+ * Ranking the rules of a merged group, once, on the first check that needs it.
+ *
+ * Plain prefix rules (`/private/`) are sorted by pattern for a binary search; each keeps
+ * a link to its parent, the longest other plain pattern that is a prefix of it. Every
+ * other rule (with `*` or `$`) is sorted best first (RFC 9309 2.2.2: longest pattern,
+ * then allow) with a 64-bit filter of its characters. Layout of the result:
+ * `[split, (id, parent)..., (id, maskLow, maskHigh)...]`, where `split` is the position
+ * of the first other rule; a parent is a position in the same array, or -1.
+ */
+
+import {
+  ALLOW,
+  EMPTY,
+  EXACT,
+  FIRST_RULE,
+  groupField,
+  type RobotsData,
+  RULE_COUNT,
+  ruleFlags,
+  ruleLength,
+  ruleMatchLength,
+  ruleStart,
+  WILDCARD,
+} from './compile.js';
+
+/** Fields per wildcard or `$` rule: id, mask low, mask high. */
+export const OTHER_FIELDS = 3;
+
+/** The ranked rules of merged group `merged`, built on first use. */
+export function rankedRules(data: RobotsData, merged: number): Int32Array {
+  data.ranked ??= [];
+  let ranked = data.ranked[merged];
+  if (ranked === undefined) {
+    ranked = rank(data, merged);
+    data.ranked[merged] = ranked;
+  }
+  return ranked;
+}
+
+/** True for a rule that matches as a plain prefix and ranks by that prefix alone. */
+function isPlainPrefix(data: RobotsData, id: number): boolean {
+  return !(ruleFlags(data, id) & (WILDCARD | EXACT)) && ruleLength(data, id) === ruleMatchLength(data, id);
+}
+
+/** RFC 9309 2.2.2: the longest pattern first; on equal length allow first; then file order. */
+export function compareRank(data: RobotsData, a: number, b: number): number {
+  return (
+    ruleLength(data, b) - ruleLength(data, a) ||
+    (ruleFlags(data, b) & ALLOW) - (ruleFlags(data, a) & ALLOW) ||
+    a - b
+  );
+}
+
+/** Compares the patterns of two rules in code unit order, in place. */
+function compareText(data: RobotsData, a: number, b: number): number {
+  const patterns = data.patterns;
+  const n = Math.min(ruleLength(data, a), ruleLength(data, b));
+  const sa = ruleStart(data, a);
+  const sb = ruleStart(data, b);
+  for (let i = 0; i < n; i++) {
+    const d = patterns.charCodeAt(sa + i) - patterns.charCodeAt(sb + i);
+    if (d !== 0) return d;
+  }
+  return ruleLength(data, a) - ruleLength(data, b);
+}
+
+/** Whether the pattern of rule `short` is a prefix of the pattern of rule `long`. */
+function isPrefixOf(data: RobotsData, short: number, long: number): boolean {
+  const n = ruleLength(data, short);
+  if (n > ruleLength(data, long)) return false;
+  const patterns = data.patterns;
+  const ss = ruleStart(data, short);
+  const sl = ruleStart(data, long);
+  for (let i = 0; i < n; i++) if (patterns.charCodeAt(sl + i) !== patterns.charCodeAt(ss + i)) return false;
+  return true;
+}
+
+/**
+ * A 64-bit filter of the characters in `text[start, start + length)` (bit `c & 63`),
+ * written as two words at `out[at]`. A rule can only match a path whose filter has every
+ * bit of the rule's: one AND rules out most wildcard rules without reading the path
+ * again (`/*?sort=` cannot match a path without `?`).
+ */
+export function charMask(text: string, start: number, length: number, out: Int32Array, at: number): void {
+  let low = 0;
+  let high = 0;
+  for (let i = start; i < start + length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 42 /* * */ || c === 36 /* $ */) continue;
+    const bit = c & 63;
+    if (bit < 32) low |= 1 << bit;
+    else high |= 1 << (bit - 32);
+  }
+  out[at] = low;
+  out[at + 1] = high;
+}
+
+function rank(data: RobotsData, merged: number): Int32Array {
+  const plain: number[] = [];
+  const other: number[] = [];
+  const ints = data.ints;
+  for (let k = ints[data.rangesAt + merged * 2]; k < ints[data.rangesAt + merged * 2 + 1]; k++) {
+    const g = ints[k];
+    const first = groupField(data, g, FIRST_RULE);
+    for (let id = first; id < first + groupField(data, g, RULE_COUNT); id++) {
+      if (ruleFlags(data, id) & EMPTY) continue;
+      (isPlainPrefix(data, id) ? plain : other).push(id);
+    }
+  }
+  // Among equal patterns the best comes last, where the binary search in decide.ts lands.
+  plain.sort((a, b) => compareText(data, a, b) || compareRank(data, b, a));
+  other.sort((a, b) => compareRank(data, a, b));
+
+  const split = 1 + plain.length * 2;
+  const ranked = new Int32Array(split + other.length * OTHER_FIELDS);
+  ranked[0] = split;
+  const chain: number[] = [];
+  plain.forEach((id, i) => {
+    const position = 1 + i * 2;
+    while (chain.length > 0 && !isPrefixOf(data, ranked[chain[chain.length - 1]], id)) chain.pop();
+    const top = chain.length > 0 ? chain[chain.length - 1] : -1;
+    ranked[position] = id;
+    if (top >= 0 && ruleLength(data, ranked[top]) === ruleLength(data, id)) {
+      // Same pattern, better rule: it takes the place of the previous one.
+      ranked[position + 1] = ranked[top + 1];
+      chain[chain.length - 1] = position;
+    } else {
+      ranked[position + 1] = top;
+      chain.push(position);
+    }
+  });
+  other.forEach((id, i) => {
+    const position = split + i * OTHER_FIELDS;
+    ranked[position] = id;
+    charMask(data.patterns, ruleStart(data, id), ruleLength(data, id), ranked, position + 1);
+  });
+  return ranked;
+}
