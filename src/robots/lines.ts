@@ -283,10 +283,18 @@ const EXACT_KEYS: ReadonlyMap<string, { key: DirectiveKey; typo: boolean }> = ne
   KEYS.map(({ key, exact }) => [exact, { key, typo: false }]),
 );
 
+/** `word` (lower case letters and `-`) equals `text`, ignoring the case of `text`. */
+function isWord(text: string, word: string): boolean {
+  if (text.length !== word.length) return false;
+  // `| 0x20` lower-cases A-Z and leaves `-` and a-z as they are.
+  for (let i = 0; i < word.length; i++) if ((text.charCodeAt(i) | 0x20) !== word.charCodeAt(i)) return false;
+  return true;
+}
+
 export function classifyKey(keyText: string): { key: DirectiveKey; typo: boolean } {
+  // The usual keys, spelled right, without allocating a lower-case copy.
+  for (const [exact, known] of EXACT_KEYS) if (isWord(keyText, exact)) return known;
   const lower = keyText.toLowerCase();
-  const exact = EXACT_KEYS.get(lower);
-  if (exact !== undefined) return exact;
   for (const { key, exact, typos } of KEYS) {
     if (lower.startsWith(exact)) return { key, typo: false };
     for (const typo of typos) if (lower.startsWith(typo)) return { key, typo: true };

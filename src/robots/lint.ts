@@ -3,8 +3,19 @@
  * owner should fix. Nothing it finds changes how the file is matched.
  */
 
-import { isAbsoluteHttpUrl } from './compile.js';
-import { normalizePattern } from './encoding.js';
+import {
+  ALLOW,
+  DERIVED,
+  EMPTY,
+  FIRST_RULE,
+  groupField,
+  isAbsoluteHttpUrl,
+  type RobotsData,
+  RULE_COUNT,
+  ruleFlags,
+  ruleLine,
+  rulePattern,
+} from './compile.js';
 import { type Directive, type FileSummary, MAX_LINE_OCTETS, type RobotsLineHandler } from './lines.js';
 import type { LintCode, LintSeverity, RobotsLint } from './types.js';
 
@@ -31,7 +42,6 @@ export class RobotsLinter implements RobotsLineHandler {
   /** A line that was neither a rule nor a user-agent since the group's last user-agent line. */
   private interruptedAt = 0;
   private groupStart = 0;
-  private patterns = new Map<string, { kind: string; line: number }>();
 
   /** Findings past MAX_LINTS, counted but not listed. */
   private dropped = 0;
@@ -138,7 +148,6 @@ export class RobotsLinter implements RobotsLineHandler {
     if (this.sawRule) {
       this.sawRule = false;
       this.groupStart = d.line;
-      this.patterns = new Map();
     } else if (this.interruptedAt > 0) {
       this.add(
         'user-agent-joins-group',
@@ -177,21 +186,6 @@ export class RobotsLinter implements RobotsLineHandler {
           `The pattern ${quote(value)} does not start with "/" or "*", so it matches no URL. Did you mean "/${value}"?`,
         );
       }
-    }
-    if (value.length === 0) return;
-    const normalized = normalizePattern(value);
-    const previous = this.patterns.get(normalized);
-    if (previous === undefined) {
-      this.patterns.set(normalized, { kind: d.key, line: d.line });
-    } else if (previous.kind === d.key) {
-      this.add('duplicate-rule', 'info', d.line, `This rule repeats line ${previous.line}.`);
-    } else {
-      this.add(
-        'conflicting-rules',
-        'warning',
-        d.line,
-        `Allow and Disallow name the same pattern here and on line ${previous.line}; Allow wins (RFC 9309 2.2.2).`,
-      );
     }
   }
 
@@ -267,4 +261,44 @@ export class RobotsLinter implements RobotsLineHandler {
     this.lints.push(...file);
     this.lints.sort((a, b) => a.line - b.line);
   }
+}
+
+/**
+ * Rules that repeat or contradict another rule of the same group, found from the compiled
+ * file when the lints are first read, so parsing does not pay for it.
+ */
+export function repeatedRuleLints(data: RobotsData): RobotsLint[] {
+  const lints: RobotsLint[] = [];
+  for (let g = 0; g < data.groupCount; g++) {
+    const seen = new Map<string, number>();
+    const first = groupField(data, g, FIRST_RULE);
+    for (let id = first; id < first + groupField(data, g, RULE_COUNT); id++) {
+      const flags = ruleFlags(data, id);
+      if (flags & (DERIVED | EMPTY)) continue;
+      const pattern = rulePattern(data, id);
+      const previous = seen.get(pattern);
+      if (previous === undefined) {
+        seen.set(pattern, id);
+        continue;
+      }
+      const line = ruleLine(data, id);
+      const before = ruleLine(data, previous);
+      if ((ruleFlags(data, previous) & ALLOW) === (flags & ALLOW)) {
+        lints.push({
+          code: 'duplicate-rule',
+          severity: 'info',
+          line,
+          message: `This rule repeats line ${before}.`,
+        });
+      } else {
+        lints.push({
+          code: 'conflicting-rules',
+          severity: 'warning',
+          line,
+          message: `Allow and Disallow name the same pattern here and on line ${before}; Allow wins (RFC 9309 2.2.2).`,
+        });
+      }
+    }
+  }
+  return lints;
 }

@@ -19,7 +19,7 @@ import {
   type RobotsLineHandler,
   tokenize,
 } from './lines.js';
-import { RobotsLinter } from './lint.js';
+import { RobotsLinter, repeatedRuleLints } from './lint.js';
 import type { RobotsGroup, RobotsLint, RobotsParseOptions, RobotsRule, Verdict } from './types.js';
 
 /**
@@ -36,12 +36,25 @@ import type { RobotsGroup, RobotsLint, RobotsParseOptions, RobotsRule, Verdict }
  */
 export class RobotsTxt {
   readonly #data: RobotsData;
-  /** Findings about the file, by line; parsing never fails because of them. */
-  readonly lints: readonly RobotsLint[];
+  /** Findings of the parse; `lints` adds the ones found from the compiled rules. */
+  readonly #lineLints: readonly RobotsLint[];
+  #lints: readonly RobotsLint[] | undefined;
 
-  private constructor(data: RobotsData, lints: RobotsLint[]) {
+  private constructor(data: RobotsData, lints: readonly RobotsLint[]) {
     this.#data = data;
-    this.lints = lints;
+    this.#lineLints = lints;
+  }
+
+  /** Findings about the file, by line; parsing never fails because of them. */
+  get lints(): readonly RobotsLint[] {
+    if (this.#lints === undefined) {
+      const repeated = repeatedRuleLints(this.#data);
+      this.#lints =
+        repeated.length === 0
+          ? this.#lineLints
+          : [...this.#lineLints, ...repeated].sort((a, b) => a.line - b.line);
+    }
+    return this.#lints;
   }
 
   /**
