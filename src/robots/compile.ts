@@ -229,18 +229,17 @@ export class RobotsCompiler implements RobotsLineHandler {
     extra: number,
   ): void {
     let flags = extra | (allow ? ALLOW : 0);
-    let body = normalized;
-    const anchored = body.endsWith('$');
-    if (anchored) body = body.slice(0, -1);
-    let end = body.length;
-    while (end > 0 && body.charCodeAt(end - 1) === 42 /* * */) end--;
+    const length = normalized.length;
+    const anchored = length > 0 && normalized.charCodeAt(length - 1) === 36; /* $ */
+    let end = anchored ? length - 1 : length;
     // A trailing `*` (or `*$`) matches anything after it: the rest matches as a prefix.
-    const trailingStar = end < body.length;
-    body = body.slice(0, end);
-    if (normalized.length === 0) flags |= EMPTY;
-    else if (body.includes('*')) flags |= WILDCARD;
-    else if (anchored && !trailingStar) flags |= EXACT;
-    this.rules.push({ normalized, raw, line, flags, matchLength: body.length });
+    const bodyEnd = end;
+    while (end > 0 && normalized.charCodeAt(end - 1) === 42 /* * */) end--;
+    const star = normalized.indexOf('*');
+    if (length === 0) flags |= EMPTY;
+    else if (star >= 0 && star < end) flags |= WILDCARD;
+    else if (anchored && end === bodyEnd) flags |= EXACT;
+    this.rules.push({ normalized, raw, line, flags, matchLength: end });
     group.ruleCount++;
   }
 

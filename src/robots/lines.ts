@@ -279,9 +279,9 @@ const KEYS: readonly { key: DirectiveKey; exact: string; typos: readonly string[
 
 const UNSUPPORTED = new Set(['host', 'clean-param', 'request-rate', 'visit-time', 'nofollow', 'cache-delay']);
 
-const EXACT_KEYS: ReadonlyMap<string, { key: DirectiveKey; typo: boolean }> = new Map(
-  KEYS.map(({ key, exact }) => [exact, { key, typo: false }]),
-);
+/** The exact keys by length, each with the (shared) answer for it. */
+const EXACT_BY_LENGTH: [string, { key: DirectiveKey; typo: boolean }][][] = [];
+for (const { key, exact } of KEYS) (EXACT_BY_LENGTH[exact.length] ??= []).push([exact, { key, typo: false }]);
 
 /** `word` (lower case letters and `-`) equals `text`, ignoring the case of `text`. */
 function isWord(text: string, word: string): boolean {
@@ -293,7 +293,8 @@ function isWord(text: string, word: string): boolean {
 
 export function classifyKey(keyText: string): { key: DirectiveKey; typo: boolean } {
   // The usual keys, spelled right, without allocating a lower-case copy.
-  for (const [exact, known] of EXACT_KEYS) if (isWord(keyText, exact)) return known;
+  const known = EXACT_BY_LENGTH[keyText.length];
+  if (known !== undefined) for (const [exact, entry] of known) if (isWord(keyText, exact)) return entry;
   const lower = keyText.toLowerCase();
   for (const { key, exact, typos } of KEYS) {
     if (lower.startsWith(exact)) return { key, typo: false };
