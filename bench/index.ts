@@ -8,12 +8,14 @@
  * code is 1 only when a suite crashes or finds a broken invariant of the code under test.
  */
 import { elapsedMs, outcome } from './harness.js';
+import { run as crawlee } from './crawlee.bench.js';
 import { run as robots } from './robots.bench.js';
 import { run as store } from './store.bench.js';
 
 const SUITES: { name: string; run: () => Promise<void> }[] = [
   { name: 'robots', run: robots },
   { name: 'store', run: store },
+  { name: 'crawlee', run: crawlee },
 ];
 
 async function main(): Promise<void> {

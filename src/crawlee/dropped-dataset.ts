@@ -1,0 +1,68 @@
+import { type Configuration, Dataset, type Log } from 'crawlee';
+import type { RobotsDroppedRecord } from './record.js';
+
+/**
+ * The named Dataset of dropped URLs. Records are written in batches, off the crawler's hot path:
+ * a record is queued at once and written with the others of the same tick; `flush()` waits for
+ * all of them (the guard calls it before `crawler.run()` resolves).
+ */
+export class DroppedDataset {
+  readonly #name: string;
+  readonly #log: Log;
+  #config: Configuration | undefined;
+  #dataset: Promise<Dataset> | undefined;
+  #buffer: RobotsDroppedRecord[] = [];
+  #writing: Promise<void> = Promise.resolve();
+  #scheduled = false;
+
+  constructor(name: string, log: Log) {
+    this.#name = name;
+    this.#log = log;
+  }
+
+  /** The storage configuration of the crawler the records belong to (its storage client). */
+  useConfiguration(config: Configuration): void {
+    if (this.#config === config) return;
+    this.#config = config;
+    this.#dataset = undefined;
+  }
+
+  /** Opens the Dataset (Crawlee style: by name, with the crawler's configuration). */
+  open(): Promise<Dataset> {
+    this.#dataset ??= Dataset.open(this.#name, this.#config === undefined ? {} : { config: this.#config });
+    return this.#dataset;
+  }
+
+  push(record: RobotsDroppedRecord): void {
+    this.#buffer.push(record);
+    if (this.#scheduled) return;
+    this.#scheduled = true;
+    setImmediate(() => {
+      this.#scheduled = false;
+      this.#writeBuffer();
+    });
+  }
+
+  /** Resolves when every queued record is written. */
+  async flush(): Promise<void> {
+    this.#writeBuffer();
+    await this.#writing;
+  }
+
+  #writeBuffer(): void {
+    if (this.#buffer.length === 0) return;
+    const batch = this.#buffer;
+    this.#buffer = [];
+    this.#writing = this.#writing.then(async () => {
+      try {
+        const dataset = await this.open();
+        await dataset.pushData(batch);
+      } catch (error) {
+        this.#log.exception(
+          error as Error,
+          `Writing ${batch.length} records to Dataset ${this.#name} failed`,
+        );
+      }
+    });
+  }
+}

@@ -1,0 +1,451 @@
+import { type BasicCrawler, log as crawleeLog, type Log, type Request, RequestState } from 'crawlee';
+import { productTokenOf } from '../robots/index.js';
+import { originOf, type RobotsCheck, RobotsStore } from '../store/index.js';
+import { CrawlDelayPacer } from './crawl-delay.js';
+import {
+  type CrawlerInternals,
+  crawlerKindOf,
+  forgetStatisticsJob,
+  interceptProperty,
+} from './crawler-internals.js';
+import { DroppedDataset } from './dropped-dataset.js';
+import {
+  browserNavigationHooks,
+  type HopChecker,
+  type HopVerdict,
+  httpNavigationHook,
+} from './navigation.js';
+import { type ResolvedGuardOptions, type RobotsGuardOptions, resolveGuardOptions } from './options.js';
+import { droppedRecord, type RobotsDropReason, type RobotsDropStage, withoutCredentials } from './record.js';
+import { type DequeueDecision, type RequestGate, RequestManagerInterceptor } from './request-manager.js';
+import { isRobotsSkip, type NavigationBlock, RobotsSkipError } from './skip.js';
+import { formatSummary, type RobotsRunSummary, RunTally } from './summary.js';
+
+/** Stores shared by the guards of a process that have no store of their own: one per User-Agent and proxy. */
+const sharedStores = new Map<string, RobotsStore>();
+
+/** Origins resolved at the same time when URLs are added. */
+const ADMIT_CONCURRENCY = 64;
+
+/**
+ * What the guard decides for a URL, from a store check: `allow`, `drop` (recorded), or `defer`
+ * while the origin's robots.txt is unreachable.
+ */
+type UrlVerdict =
+  | { kind: 'allow'; crawlDelayMs: number }
+  | { kind: 'drop'; reason: RobotsDropReason; crawlDelaySeconds?: number }
+  | { kind: 'defer'; until: number };
+
+/**
+ * Makes a Crawlee crawler obey robots.txt (RFC 9309) everywhere it can fetch, and leaves a record
+ * of every URL it did not fetch in a Dataset (`robots-dropped` by default).
+ *
+ * `attach(crawler)` wraps the crawler's request manager (URLs are checked when they are added and
+ * again when they are taken out), checks every redirect hop (HTTP crawlers: got's `beforeRedirect`;
+ * PlaywrightCrawler with Chromium: a CDP `Fetch` interception before the first `goto`), defers the
+ * URLs of origins whose robots.txt is unreachable, paces origins that ask for a `Crawl-delay`,
+ * and logs a summary at the end of `crawler.run()`. Skipped requests are marked handled: never
+ * failed, never retried. The user's `onSkippedRequest`, hooks and router keep working.
+ *
+ * @example
+ * import { CheerioCrawler } from 'crawlee';
+ * import { RobotsGuard } from 'crawlee-robots';
+ *
+ * const guard = new RobotsGuard({
+ *   productToken: 'ExampleBot',
+ *   userAgent: 'Mozilla/5.0 (compatible; ExampleBot/1.0; +https://example.com/bot)',
+ * });
+ * const crawler = new CheerioCrawler({
+ *   async requestHandler({ request, $, enqueueLinks }) {
+ *     console.log(request.loadedUrl, $('title').text());
+ *     await enqueueLinks();
+ *   },
+ * });
+ * guard.attach(crawler);
+ * await crawler.run(['https://example.com/']);
+ * console.log(guard.summary().totals);
+ */
+export class RobotsGuard implements HopChecker {
+  /** The product token rules are matched for (lower case). */
+  readonly productToken: string;
+  /** The User-Agent the crawler is made to send, if one was given. */
+  readonly userAgent: string | undefined;
+
+  readonly #options: ResolvedGuardOptions;
+  readonly #log: Log;
+  readonly #givenStore: RobotsStore | undefined;
+  #store: Promise<RobotsStore> | undefined;
+  readonly #dataset: DroppedDataset;
+  readonly #tally = new RunTally();
+  readonly #pacer = new CrawlDelayPacer();
+  /** When each unreachable origin was first deferred: the give-up clock. */
+  readonly #deferredSince = new Map<string, number>();
+  /** Requests counted as deferred (each once). */
+  readonly #deferredRequests = new Set<string>();
+  readonly #blocked = new WeakMap<Request, NavigationBlock>();
+  /** URLs already recorded at enqueue. */
+  readonly #droppedOnEnqueue = new Set<string>();
+  readonly #interceptors = new Map<CrawlerInternals, RequestManagerInterceptor>();
+  /** @internal {@link HopChecker}: the crawler's User-Agent was seen (and warned about if needed). */
+  userAgentObserved = false;
+
+  constructor(options: RobotsGuardOptions) {
+    if (typeof options?.productToken !== 'string' || productTokenOf(options.productToken) === '') {
+      throw new TypeError(
+        "RobotsGuard needs the crawler's product token, the name robots.txt groups address: new RobotsGuard({ productToken: 'ExampleBot' }).",
+      );
+    }
+    this.#options = resolveGuardOptions(options);
+    this.productToken = productTokenOf(options.productToken);
+    this.userAgent = options.userAgent;
+    this.#log = (options.log ?? crawleeLog).child({ prefix: 'RobotsGuard' });
+    this.#givenStore = options.store;
+    this.#dataset = new DroppedDataset(this.#options.datasetName, this.#log);
+    if (options.userAgent !== undefined) this.observeUserAgent(options.userAgent);
+  }
+
+  /**
+   * Registers the guard on a crawler (any BasicCrawler subclass), right after it is constructed and
+   * before `run()`. Returns the guard.
+   *
+   * @throws TypeError when the object is not a Crawlee crawler, or the guard is attached twice.
+   */
+  attach(crawler: Pick<BasicCrawler, 'run' | 'addRequests' | 'stats'>): this {
+    const internals = crawler as unknown as CrawlerInternals;
+    if (
+      typeof internals?._requestFunctionErrorHandler !== 'function' ||
+      typeof internals.run !== 'function'
+    ) {
+      throw new TypeError('RobotsGuard.attach() expects a Crawlee crawler (a BasicCrawler subclass).');
+    }
+    if (this.#interceptors.has(internals)) {
+      throw new TypeError('This RobotsGuard is already attached to this crawler.');
+    }
+    const interceptor = new RequestManagerInterceptor(this.#gateFor(internals));
+    this.#interceptors.set(internals, interceptor);
+    this.#dataset.useConfiguration(internals.config);
+
+    // DESIGN.md: the request manager is the one choke point of every add path and of dequeueing.
+    const wrap = (value: unknown) => interceptor.wrap(value);
+    const unwrap = (value: unknown) => interceptor.unwrap(value);
+    interceptProperty(internals, 'requestManager', wrap, unwrap);
+    interceptProperty(internals, 'requestQueue', wrap, unwrap);
+
+    // Navigation checks: appended, so the user's hooks (which may replace gotOptions.hooks) run first.
+    const kind = crawlerKindOf(internals);
+    if (kind === 'http') {
+      internals.preNavigationHooks!.push(httpNavigationHook(this, internals, this.userAgent));
+    } else if (kind === 'browser') {
+      const hooks = browserNavigationHooks(this, internals, this.userAgent);
+      internals.preNavigationHooks!.push(hooks.pre);
+      internals.postNavigationHooks?.push(hooks.post);
+    }
+
+    // Skips raised inside processing (redirects, navigations, the middleware) become skips or
+    // deferrals here, before Crawlee counts a failure or schedules a retry.
+    const handleError = internals._requestFunctionErrorHandler;
+    internals._requestFunctionErrorHandler = async (error, context, source) => {
+      const { request } = context;
+      let block = this.#blocked.get(request);
+      if (block === undefined && isRobotsSkip(error)) block = { action: 'skip' };
+      if (block === undefined) return handleError.call(internals, error, context, source);
+      this.#blocked.delete(request);
+      forgetStatisticsJob(internals, request);
+      if (block.action === 'defer') {
+        interceptor.hold(source, request, block.until, false);
+        return;
+      }
+      request.noRetry = true;
+      request.state = RequestState.SKIPPED;
+      await (source as { markRequestHandled(request: Request): Promise<unknown> }).markRequestHandled(
+        request,
+      );
+    };
+
+    const run = internals.run;
+    internals.run = async (...args: unknown[]) => {
+      try {
+        return await run.apply(internals, args);
+      } finally {
+        interceptor.dispose();
+        await this.flush();
+        if (this.#options.logSummary) this.#log.info(formatSummary(this.summary()));
+      }
+    };
+    return this;
+  }
+
+  /**
+   * A router middleware that keeps the handlers from processing a page whose final URL
+   * (`request.loadedUrl`) is disallowed: `router.use(guard.middleware())`. Such a request is
+   * skipped and recorded with stage `navigation`. It needs the guard attached to the crawler.
+   */
+  middleware(): (context: { request: Request; crawler: unknown }) => Promise<void> {
+    return async ({ request, crawler }) => {
+      const url = request.loadedUrl ?? request.url;
+      const verdict = await this.checkHop(crawler as CrawlerInternals, request, url, 'navigation', true);
+      if (verdict === 'allow') return;
+      this.block(request, verdict);
+      throw new RobotsSkipError(withoutCredentials(url), 'navigation');
+    };
+  }
+
+  /**
+   * The run summary so far: per origin the robots.txt status and age, URLs allowed, dropped,
+   * deferred and given up, and the rules that dropped the most.
+   */
+  summary(): RobotsRunSummary {
+    const store = this.#givenStore ?? this.#settledStore;
+    return this.#tally.summary(
+      this.productToken,
+      (origin) => store?.peek(`${origin}/`),
+      this.#options.clock(),
+    );
+  }
+
+  /** Resolves when every record is written to the Dataset (done at the end of `crawler.run()`). */
+  flush(): Promise<void> {
+    return this.#dataset.flush();
+  }
+
+  /** The store this guard decides with (created on first use when none was given). */
+  async store(): Promise<RobotsStore> {
+    return this.#storeFor(undefined);
+  }
+
+  /** @internal {@link HopChecker}: checks a URL a request reaches after it left the queue. */
+  async checkHop(
+    crawler: CrawlerInternals,
+    request: Request,
+    url: string,
+    stage: RobotsDropStage,
+    deferrable: boolean,
+  ): Promise<HopVerdict> {
+    const store = await this.#storeFor(crawler);
+    let check: RobotsCheck;
+    try {
+      check = await store.check(url, this.productToken);
+    } catch {
+      return 'allow'; // not http(s) (data:, about:blank): robots.txt does not apply
+    }
+    const verdict = this.#verdictOf(check, request, false);
+    if (verdict.kind === 'allow') return 'allow';
+    if (verdict.kind === 'defer') {
+      if (deferrable) return { action: 'defer', until: verdict.until };
+      this.#drop(crawler, check, request, url, stage, 'robots-unreachable');
+      return { action: 'skip' };
+    }
+    this.#drop(crawler, check, request, url, stage, verdict.reason, verdict.crawlDelaySeconds);
+    return { action: 'skip' };
+  }
+
+  /** @internal {@link HopChecker} */
+  block(request: Request, block: NavigationBlock): void {
+    this.#blocked.set(request, block);
+  }
+
+  /** @internal {@link HopChecker} */
+  observeUserAgent(userAgent: unknown): void {
+    if (this.userAgentObserved || typeof userAgent !== 'string') return;
+    this.userAgentObserved = true;
+    if (userAgent.toLowerCase().includes(this.productToken)) return;
+    // RFC 9309 2.2.1: crawlers identify themselves with a product token in their User-Agent.
+    this.#log.warning(
+      `The crawler sends User-Agent "${userAgent}", which does not contain the product token "${this.productToken}": site owners cannot address it in robots.txt. Set RobotsGuard's userAgent option.`,
+    );
+  }
+
+  #settledStore: RobotsStore | undefined;
+
+  #storeFor(crawler: CrawlerInternals | undefined): Promise<RobotsStore> {
+    if (this.#givenStore !== undefined) return Promise.resolve(this.#givenStore);
+    this.#store ??= (async () => {
+      const userAgent = this.userAgent ?? `Mozilla/5.0 (compatible; ${this.productToken})`;
+      // robots.txt goes through the crawler's proxy, so the site sees the same client (DESIGN.md).
+      const proxyUrl = (await crawler?.proxyConfiguration?.newUrl()) ?? undefined;
+      const key = `${userAgent}\n${proxyUrl ?? ''}`;
+      let store = sharedStores.get(key);
+      if (store === undefined) {
+        store = new RobotsStore({ userAgent, productToken: this.productToken, proxyUrl });
+        sharedStores.set(key, store);
+      }
+      this.#settledStore = store;
+      return store;
+    })();
+    return this.#store;
+  }
+
+  /** The request manager's view of the guard for one crawler. */
+  #gateFor(crawler: CrawlerInternals): RequestGate {
+    return {
+      now: () => this.#options.clock(),
+      admit: (urls) => this.#admit(crawler, urls),
+      release: (request, paced) => this.#release(crawler, request, paced),
+    };
+  }
+
+  /**
+   * URLs being added: the new origins are resolved together (each once: the store shares a
+   * running fetch), then every URL is checked from memory. Disallowed URLs never enter the queue;
+   * URLs of unreachable or still unresolved origins enter it and are decided when taken out.
+   */
+  async #admit(crawler: CrawlerInternals, urls: readonly (string | undefined)[]): Promise<boolean[]> {
+    const store = await this.#storeFor(crawler);
+    const unresolved = new Map<string, string>();
+    for (const url of urls) {
+      if (url === undefined) continue;
+      try {
+        const origin = originOf(url);
+        if (!unresolved.has(origin) && store.peek(url) === undefined) unresolved.set(origin, url);
+      } catch {
+        // not an http(s) URL: Crawlee decides what to do with it
+      }
+    }
+    if (unresolved.size > 0) {
+      await withDeadline(
+        forEachConcurrently([...unresolved.values()], ADMIT_CONCURRENCY, (url) => store.resolve(url)),
+        this.#options.enqueueWaitMs,
+      );
+    }
+    return urls.map((url) => {
+      if (url === undefined) return true;
+      let check: RobotsCheck | undefined;
+      try {
+        check = store.checkCached(url, this.productToken);
+      } catch {
+        return true;
+      }
+      if (check === undefined) return true;
+      const verdict = this.#verdictOf(check, undefined, false);
+      if (verdict.kind !== 'drop') return true;
+      this.#drop(crawler, check, undefined, url, 'enqueue', verdict.reason, verdict.crawlDelaySeconds);
+      return false;
+    });
+  }
+
+  /** A request taken out of the queue: fetch it, skip it, or hold it (deferral, Crawl-delay). */
+  async #release(crawler: CrawlerInternals, request: Request, paced: boolean): Promise<DequeueDecision> {
+    const store = await this.#storeFor(crawler);
+    let check: RobotsCheck;
+    try {
+      check = await store.check(request.url, this.productToken);
+    } catch {
+      return { action: 'fetch' };
+    }
+    const verdict = this.#verdictOf(check, request, true);
+    if (verdict.kind === 'defer') return { action: 'hold', until: verdict.until, paced: false };
+    if (verdict.kind === 'drop') {
+      this.#drop(crawler, check, request, request.url, 'dequeue', verdict.reason, verdict.crawlDelaySeconds);
+      request.noRetry = true;
+      request.state = RequestState.SKIPPED;
+      return { action: 'skip' };
+    }
+    if (verdict.crawlDelayMs > 0 && !paced) {
+      const now = this.#options.clock();
+      const slot = this.#pacer.reserve(check.origin, verdict.crawlDelayMs, now);
+      if (slot > now) return { action: 'hold', until: slot, paced: true };
+    }
+    if (request.retryCount === 0) this.#tally.allowed(check.origin);
+    return { action: 'fetch' };
+  }
+
+  /** The guard's reading of a store check. `request` is set when a request can be deferred. */
+  #verdictOf(check: RobotsCheck, request: Request | undefined, pace: boolean): UrlVerdict {
+    const now = this.#options.clock();
+    if (check.policyKind === 'disallow-all' && !check.allowed) {
+      // RFC 9309 2.3.1.4: an unreachable robots.txt means complete disallow. The URL is not
+      // dropped but deferred: it is fetched once the origin answers, or given up after the limit.
+      if (request === undefined) return { kind: 'defer', until: now };
+      const since = this.#deferredSince.get(check.origin) ?? now;
+      this.#deferredSince.set(check.origin, since);
+      const { giveUpAfterMs, minRecheckDelayMs, maxRecheckDelayMs } = this.#options.unreachable;
+      const deadline = since + giveUpAfterMs;
+      if (now >= deadline) return { kind: 'drop', reason: 'robots-unreachable' };
+      const key = request.id ?? request.uniqueKey;
+      if (!this.#deferredRequests.has(key)) {
+        this.#deferredRequests.add(key);
+        this.#tally.deferred(check.origin);
+      }
+      const retryAt = this.#policyOf(check.url)?.retryAt ?? now;
+      const until = Math.min(
+        Math.max(retryAt, now + minRecheckDelayMs),
+        now + maxRecheckDelayMs,
+        Math.max(deadline, now + minRecheckDelayMs),
+      );
+      return { kind: 'defer', until };
+    }
+    if (check.policyKind !== 'disallow-all') this.#deferredSince.delete(check.origin);
+    if (!check.allowed) return { kind: 'drop', reason: 'disallowed' };
+    const { enabled, maxSeconds, overMax } = this.#options.crawlDelay;
+    if (!enabled) return { kind: 'allow', crawlDelayMs: 0 };
+    const asked = this.#policyOf(check.url)?.robots?.crawlDelay(this.productToken);
+    if (asked === undefined || asked <= 0) return { kind: 'allow', crawlDelayMs: 0 };
+    if (asked > maxSeconds && overMax === 'skip') {
+      return { kind: 'drop', reason: 'crawl-delay-over-max', crawlDelaySeconds: asked };
+    }
+    const seconds = Math.min(asked, maxSeconds);
+    if (pace) this.#tally.crawlDelay(check.origin, seconds);
+    return { kind: 'allow', crawlDelayMs: seconds * 1000 };
+  }
+
+  #policyOf(url: string) {
+    const store = this.#givenStore ?? this.#settledStore;
+    try {
+      return store?.peek(url);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Records a dropped URL, counts it, and tells the crawler's own `onSkippedRequest`. */
+  #drop(
+    crawler: CrawlerInternals,
+    check: RobotsCheck,
+    request: Request | undefined,
+    url: string,
+    stage: RobotsDropStage,
+    reason: RobotsDropReason,
+    crawlDelaySeconds?: number,
+  ): void {
+    // Links to one disallowed URL from many pages: one record, as the queue keeps one request.
+    if (stage === 'enqueue') {
+      if (this.#droppedOnEnqueue.has(url)) return;
+      this.#droppedOnEnqueue.add(url);
+    }
+    const record = droppedRecord(check, {
+      url,
+      requestUrl: request?.url ?? url,
+      stage,
+      reason,
+      time: this.#options.clock(),
+      ...(crawlDelaySeconds === undefined ? {} : { crawlDelaySeconds }),
+    });
+    this.#tally.dropped(record);
+    this.#dataset.push(record);
+    const callback = crawler?.onSkippedRequest;
+    if (callback !== undefined) {
+      Promise.resolve()
+        .then(() => callback({ url: request?.url ?? url, reason: 'robotsTxt' }))
+        .catch((error: unknown) => this.#log.exception(error as Error, 'onSkippedRequest threw'));
+    }
+  }
+}
+
+/** Runs `task` over `items`, at most `limit` at a time; rejections are ignored (the store never rejects for the network). */
+async function forEachConcurrently<T>(items: T[], limit: number, task: (item: T) => Promise<unknown>) {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const item = items[next++];
+      await task(item).catch(() => undefined);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
+
+/** Waits for `promise`, at most `ms`. */
+async function withDeadline(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([promise, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
+}

@@ -1,0 +1,178 @@
+import type { Log } from 'crawlee';
+import type { RobotsStore } from '../store/index.js';
+
+/** How the guard honours the `Crawl-delay` of the group that applies to the crawler. */
+export interface RobotsCrawlDelayOptions {
+  /**
+   * Space the requests to one origin by its `Crawl-delay` (an extension, not part of RFC 9309;
+   * read from the group the crawler's product token selects). Other origins are not slowed.
+   * @default true
+   */
+  enabled?: boolean;
+  /**
+   * Longest delay honoured, in seconds.
+   * @default 30
+   */
+  maxSeconds?: number;
+  /**
+   * What to do with an origin whose `Crawl-delay` is over `maxSeconds`: `clamp` waits
+   * `maxSeconds` between its requests; `skip` drops its URLs with reason `crawl-delay-over-max`.
+   * @default 'clamp'
+   */
+  overMax?: 'clamp' | 'skip';
+}
+
+/** What happens to URLs whose origin's robots.txt is unreachable (5xx, 429, timeout, network error). */
+export interface RobotsUnreachableOptions {
+  /**
+   * How long the URLs of an unreachable origin are deferred before they are given up and recorded
+   * with reason `robots-unreachable`, counted from the first deferral of that origin. The default
+   * lets a crawl whose other origins are done end within about 15 minutes; raise it to days for
+   * long crawls.
+   * @default 900000 (15 minutes)
+   */
+  giveUpAfterMs?: number;
+  /**
+   * Longest a deferred request waits before it is checked again, even when the store plans its
+   * next robots.txt attempt later. Short enough that a request never outlives its queue lock
+   * unnoticed (Crawlee locks a request for at least 60 s).
+   * @default 30000
+   */
+  maxRecheckDelayMs?: number;
+  /**
+   * Shortest wait before a deferred request is checked again, so an origin whose retry time has
+   * already passed does not spin the queue.
+   * @default 250
+   */
+  minRecheckDelayMs?: number;
+}
+
+/** Options of {@link RobotsGuard}. Only `productToken` is required. */
+export interface RobotsGuardOptions {
+  /**
+   * The crawler's product token, the name robots.txt groups address (RFC 9309 2.2.1), e.g.
+   * `ExampleBot`. Only letters, `_` and `-` count; a full User-Agent is reduced to its token.
+   */
+  productToken: string;
+  /**
+   * The User-Agent the crawler identifies with. When set, the guard makes the crawler send it
+   * (HTTP crawlers: the `User-Agent` request header; PlaywrightCrawler: a CDP user-agent
+   * override) and robots.txt is fetched with it. It should contain `productToken`.
+   * @default unset: the crawler keeps its own User-Agent and robots.txt is fetched with
+   * `Mozilla/5.0 (compatible; <productToken>)`
+   */
+  userAgent?: string;
+  /**
+   * The policy store robots.txt decisions come from. Pass one to share it across processes
+   * (a Redis backend) or to tune fetch timeouts and retry backoff.
+   * @default a store shared by every guard of the process with the same User-Agent and proxy
+   */
+  store?: RobotsStore;
+  /**
+   * Name of the Dataset that gets one record per URL the guard kept from being fetched.
+   * @default 'robots-dropped'
+   */
+  datasetName?: string;
+  /** `Crawl-delay` pacing. */
+  crawlDelay?: RobotsCrawlDelayOptions;
+  /** Deferral of URLs whose robots.txt is unreachable. */
+  unreachable?: RobotsUnreachableOptions;
+  /**
+   * Longest `addRequests` / `enqueueLinks` waits for the robots.txt of new origins. URLs whose
+   * origin is still being resolved then enter the queue and are checked when taken out.
+   * @default 10000
+   */
+  enqueueWaitMs?: number;
+  /**
+   * Log the run summary (one block) at the end of `crawler.run()`.
+   * @default true
+   */
+  logSummary?: boolean;
+  /**
+   * Crawlee logger; the guard logs through `log.child({ prefix: 'RobotsGuard' })`.
+   * @default Crawlee's `log`
+   */
+  log?: Log;
+  /**
+   * Wall clock in milliseconds, for deferral and pacing. It should be the store's clock.
+   * @default Date.now
+   */
+  clock?: () => number;
+}
+
+/** Defaults of {@link RobotsGuardOptions}. */
+export const GUARD_DEFAULTS = {
+  datasetName: 'robots-dropped',
+  crawlDelayEnabled: true,
+  crawlDelayMaxSeconds: 30,
+  crawlDelayOverMax: 'clamp',
+  giveUpAfterMs: 15 * 60_000,
+  maxRecheckDelayMs: 30_000,
+  minRecheckDelayMs: 250,
+  enqueueWaitMs: 10_000,
+} as const;
+
+/** The options with every default applied and checked. */
+export interface ResolvedGuardOptions {
+  userAgent: string | undefined;
+  datasetName: string;
+  crawlDelay: { enabled: boolean; maxSeconds: number; overMax: 'clamp' | 'skip' };
+  unreachable: { giveUpAfterMs: number; maxRecheckDelayMs: number; minRecheckDelayMs: number };
+  enqueueWaitMs: number;
+  logSummary: boolean;
+  clock: () => number;
+}
+
+/** Applies defaults; throws on misuse with a message that says what is accepted. */
+export function resolveGuardOptions(options: RobotsGuardOptions): ResolvedGuardOptions {
+  const overMax = options.crawlDelay?.overMax ?? GUARD_DEFAULTS.crawlDelayOverMax;
+  if (overMax !== 'clamp' && overMax !== 'skip') {
+    throw new TypeError(`RobotsGuard option crawlDelay.overMax must be 'clamp' or 'skip', got ${overMax}.`);
+  }
+  const unreachable = options.unreachable ?? {};
+  const minRecheckDelayMs = nonNegative(
+    'unreachable.minRecheckDelayMs',
+    unreachable.minRecheckDelayMs,
+    GUARD_DEFAULTS.minRecheckDelayMs,
+  );
+  return {
+    userAgent: options.userAgent,
+    datasetName: options.datasetName ?? GUARD_DEFAULTS.datasetName,
+    crawlDelay: {
+      enabled: options.crawlDelay?.enabled ?? GUARD_DEFAULTS.crawlDelayEnabled,
+      maxSeconds: nonNegative(
+        'crawlDelay.maxSeconds',
+        options.crawlDelay?.maxSeconds,
+        GUARD_DEFAULTS.crawlDelayMaxSeconds,
+      ),
+      overMax,
+    },
+    unreachable: {
+      giveUpAfterMs: nonNegative(
+        'unreachable.giveUpAfterMs',
+        unreachable.giveUpAfterMs,
+        GUARD_DEFAULTS.giveUpAfterMs,
+      ),
+      maxRecheckDelayMs: Math.max(
+        minRecheckDelayMs,
+        nonNegative(
+          'unreachable.maxRecheckDelayMs',
+          unreachable.maxRecheckDelayMs,
+          GUARD_DEFAULTS.maxRecheckDelayMs,
+        ),
+      ),
+      minRecheckDelayMs,
+    },
+    enqueueWaitMs: nonNegative('enqueueWaitMs', options.enqueueWaitMs, GUARD_DEFAULTS.enqueueWaitMs),
+    logSummary: options.logSummary ?? true,
+    clock: options.clock ?? Date.now,
+  };
+}
+
+function nonNegative(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isFinite(value) || value < 0) {
+    throw new RangeError(`RobotsGuard option ${name} must be a number of zero or more, got ${value}.`);
+  }
+  return value;
+}

@@ -1,0 +1,240 @@
+import type { Request, RequestsLike, Source } from 'crawlee';
+
+/** What the guard decided for a request taken out of the queue. */
+export type DequeueDecision =
+  /** Hand it to the crawler. */
+  | { action: 'fetch' }
+  /** Mark it handled and go on (the gate has recorded why). */
+  | { action: 'skip' }
+  /** Keep it aside until `until` (deferral or Crawl-delay), then decide again. */
+  | { action: 'hold'; until: number; paced: boolean };
+
+/** The robots.txt decisions the interceptor asks for: implemented by the guard. */
+export interface RequestGate {
+  /** For URLs being added: true to let each in. Drops are recorded by the gate. */
+  admit(urls: readonly (string | undefined)[]): Promise<boolean[]>;
+  /**
+   * For a request taken out of the queue. `paced` is true when the request already waited for
+   * its Crawl-delay slot.
+   */
+  release(request: Request, paced: boolean): Promise<DequeueDecision>;
+  /** Wall clock, the one `until` is measured on. */
+  now(): number;
+}
+
+/** The part of an `IRequestManager` (RequestQueue, RequestList adapter, tandem) the interceptor uses. */
+interface RequestManagerLike {
+  fetchNextRequest(): Promise<Request | null>;
+  markRequestHandled(request: Request): Promise<unknown>;
+  isEmpty(): Promise<boolean>;
+  isFinished(): Promise<boolean>;
+  addRequest?(request: Source | string, options?: object): Promise<unknown>;
+  addRequests?(requests: (Source | string)[], options?: object): Promise<unknown>;
+  addRequestsBatched?(requests: RequestsLike, options?: object): Promise<unknown>;
+}
+
+interface HeldRequest {
+  target: RequestManagerLike;
+  request: Request;
+  paced: boolean;
+  timer: NodeJS.Timeout | undefined;
+}
+
+/** Most requests one `fetchNextRequest()` call skips or holds before it answers `null`. */
+const MAX_SCAN_PER_FETCH = 200;
+/** URLs of an iterable read (and their origins resolved together) at a time. */
+const ADMIT_CHUNK = 1000;
+
+/**
+ * Wraps a crawler's request manager (DESIGN.md, "Integration points"): every add path of Crawlee
+ * (`crawler.addRequests`, `context.addRequests`, `enqueueLinks`, a RequestList tandem) goes
+ * through `addRequest`, `addRequests` or `addRequestsBatched` of this object, and every request
+ * the crawler works on comes out of `fetchNextRequest()`.
+ *
+ * The wrapper is a `Proxy`, so `instanceof RequestQueue` and every property Crawlee reads keep
+ * working; methods it does not override run on the real manager.
+ *
+ * Held requests (deferred while robots.txt is unreachable, or waiting for their Crawl-delay slot)
+ * stay locked in the queue, so `isFinished()` stays false and the crawl waits for them while it
+ * goes on with other origins, as Crawlee's own `sameDomainDelaySecs` does.
+ */
+export class RequestManagerInterceptor {
+  readonly #gate: RequestGate;
+  readonly #proxies = new WeakMap<object, object>();
+  readonly #targets = new WeakMap<object, object>();
+  readonly #held = new Map<string, HeldRequest>();
+  #ready: HeldRequest[] = [];
+
+  constructor(gate: RequestGate) {
+    this.#gate = gate;
+  }
+
+  /** The wrapped manager (the same proxy each time for the same manager). */
+  wrap<T>(manager: T): T {
+    if (manager === null || typeof manager !== 'object') return manager;
+    if (this.#targets.has(manager)) return manager;
+    let proxy = this.#proxies.get(manager);
+    if (proxy === undefined) {
+      proxy = this.#proxy(manager as unknown as RequestManagerLike);
+      this.#proxies.set(manager, proxy);
+      this.#targets.set(proxy, manager);
+    }
+    return proxy as T;
+  }
+
+  /** The real manager behind a proxy made here (anything else is returned as is). */
+  unwrap<T>(manager: T): T {
+    if (manager === null || typeof manager !== 'object') return manager;
+    return (this.#targets.get(manager) as T | undefined) ?? manager;
+  }
+
+  /** Requests held right now. */
+  get heldCount(): number {
+    return this.#held.size;
+  }
+
+  /** Keeps a request aside until `until`; it is decided again then. */
+  hold(manager: object, request: Request, until: number, paced: boolean): void {
+    const target = this.unwrap(manager) as RequestManagerLike;
+    const key = keyOf(request);
+    const previous = this.#held.get(key);
+    if (previous?.timer !== undefined) clearTimeout(previous.timer);
+    const entry: HeldRequest = { target, request, paced, timer: undefined };
+    this.#held.set(key, entry);
+    const delay = Math.max(0, until - this.#gate.now());
+    entry.timer = setTimeout(() => {
+      entry.timer = undefined;
+      this.#ready.push(entry);
+    }, delay);
+  }
+
+  /** Forgets every held request and its timer (the crawl was aborted). */
+  dispose(): void {
+    for (const entry of this.#held.values()) if (entry.timer !== undefined) clearTimeout(entry.timer);
+    this.#held.clear();
+    this.#ready = [];
+  }
+
+  #proxy(target: RequestManagerLike): object {
+    const overrides: Record<PropertyKey, unknown> = {
+      fetchNextRequest: () => this.#fetchNext(target),
+      isEmpty: async () => !this.#hasReady(target) && (await target.isEmpty()),
+      isFinished: async () => !this.#holds(target) && (await target.isFinished()),
+      addRequest: async (request: Source | string, options?: object) => {
+        const [keep] = await this.#gate.admit([urlOf(request)]);
+        if (keep) return target.addRequest!(request, options);
+        return droppedOperation(request);
+      },
+      addRequests: async (requests: (Source | string)[], options?: object) => {
+        const list = [...requests];
+        const keep = await this.#gate.admit(list.map(urlOf));
+        return target.addRequests!(
+          list.filter((_, i) => keep[i]),
+          options,
+        );
+      },
+      addRequestsBatched: async (requests: RequestsLike, options?: object) => {
+        if (Array.isArray(requests)) {
+          const keep = await this.#gate.admit(requests.map(urlOf));
+          return target.addRequestsBatched!(
+            requests.filter((_, i) => keep[i]),
+            options,
+          );
+        }
+        return target.addRequestsBatched!(this.#admitted(requests), options);
+      },
+    };
+    const bound = new Map<PropertyKey, unknown>();
+    return new Proxy(target, {
+      get: (object, property) => {
+        if (Object.hasOwn(overrides, property) && typeof Reflect.get(object, property) === 'function') {
+          return overrides[property];
+        }
+        const value = Reflect.get(object, property, object);
+        if (typeof value !== 'function') return value;
+        // Methods run on the real manager: internal calls and private state stay its own.
+        let method = bound.get(property);
+        if (method === undefined || (method as { original?: unknown }).original !== value) {
+          const wrapped = Object.assign((...args: unknown[]) => value.apply(object, args), {
+            original: value,
+          });
+          bound.set(property, wrapped);
+          method = wrapped;
+        }
+        return method;
+      },
+    });
+  }
+
+  /** Reads an iterable in chunks, resolving the new origins of each chunk together. */
+  async *#admitted(requests: RequestsLike): AsyncGenerator<Source | string> {
+    let chunk: (Source | string)[] = [];
+    for await (const request of requests as AsyncIterable<Source | string>) {
+      chunk.push(request);
+      if (chunk.length >= ADMIT_CHUNK) {
+        yield* await this.#admitChunk(chunk);
+        chunk = [];
+      }
+    }
+    if (chunk.length > 0) yield* await this.#admitChunk(chunk);
+  }
+
+  async #admitChunk(chunk: (Source | string)[]): Promise<(Source | string)[]> {
+    const keep = await this.#gate.admit(chunk.map(urlOf));
+    return chunk.filter((_, i) => keep[i]);
+  }
+
+  async #fetchNext(target: RequestManagerLike): Promise<Request | null> {
+    for (let scanned = 0; scanned < MAX_SCAN_PER_FETCH; scanned++) {
+      const ready = this.#takeReady(target);
+      let request: Request | null;
+      let paced = false;
+      if (ready !== undefined) {
+        request = ready.request;
+        paced = ready.paced;
+      } else {
+        request = await target.fetchNextRequest();
+        if (request === null) return null;
+        // A request held longer than its queue lock comes out of the queue again: we still hold it.
+        if (this.#held.has(keyOf(request))) continue;
+      }
+      const decision = await this.#gate.release(request, paced);
+      if (decision.action === 'fetch') return request;
+      if (decision.action === 'skip') await target.markRequestHandled(request);
+      else this.hold(target, request, decision.until, decision.paced);
+    }
+    return null;
+  }
+
+  #takeReady(target: RequestManagerLike): HeldRequest | undefined {
+    const index = this.#ready.findIndex((entry) => entry.target === target);
+    if (index < 0) return undefined;
+    const [entry] = this.#ready.splice(index, 1);
+    this.#held.delete(keyOf(entry.request));
+    return entry;
+  }
+
+  #hasReady(target: RequestManagerLike): boolean {
+    return this.#ready.some((entry) => entry.target === target);
+  }
+
+  #holds(target: RequestManagerLike): boolean {
+    for (const entry of this.#held.values()) if (entry.target === target) return true;
+    return false;
+  }
+}
+
+function keyOf(request: Request): string {
+  return request.id ?? request.uniqueKey;
+}
+
+function urlOf(request: Source | string): string | undefined {
+  if (typeof request === 'string') return request;
+  return typeof request?.url === 'string' ? request.url : undefined;
+}
+
+/** What `addRequest` answers for a URL that was not added. */
+function droppedOperation(request: Source | string) {
+  const uniqueKey = typeof request === 'string' ? request : (request.uniqueKey ?? request.url ?? '');
+  return { requestId: '', uniqueKey, wasAlreadyPresent: false, wasAlreadyHandled: true, forefront: false };
+}

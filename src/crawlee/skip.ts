@@ -1,0 +1,31 @@
+import type { RobotsDropStage } from './record.js';
+
+/**
+ * Thrown inside a request's processing (a got `beforeRedirect` hook, the router middleware, a
+ * blocked browser navigation) to stop it. The guard catches it in the crawler's error path and
+ * turns it into a skip (marked handled, recorded) or a deferral: never a failure, never a retry.
+ * It only has that meaning on a crawler the guard is attached to.
+ */
+export class RobotsSkipError extends Error {
+  override readonly name = 'RobotsSkipError';
+
+  constructor(
+    /** The URL that was not fetched (credentials stripped). */
+    readonly url: string,
+    readonly stage: RobotsDropStage,
+  ) {
+    super(`robots.txt: ${url} is not fetched (${stage}); the request is skipped, not failed.`);
+  }
+}
+
+/** What the guard does with a request whose navigation it stopped. */
+export type NavigationBlock = { action: 'skip' } | { action: 'defer'; until: number };
+
+/** True when `error` or one of its causes is a {@link RobotsSkipError} (got wraps hook errors). */
+export function isRobotsSkip(error: unknown): boolean {
+  for (let current = error, depth = 0; current instanceof Error && depth < 5; depth++) {
+    if (current instanceof RobotsSkipError) return true;
+    current = current.cause;
+  }
+  return false;
+}

@@ -1,0 +1,152 @@
+import type { RobotsFetchStatus, RobotsPolicyKind } from '../fetch/index.js';
+import type { RuleKind } from '../robots/index.js';
+import type { OriginPolicy } from '../store/index.js';
+import type { RobotsDroppedRecord } from './record.js';
+
+/** A rule and how many URLs it dropped. */
+export interface RobotsRuleDrops {
+  kind: RuleKind;
+  pattern: string;
+  line: number;
+  drops: number;
+}
+
+/** What the guard did with the URLs of one origin. */
+export interface RobotsOriginSummary {
+  origin: string;
+  /** HTTP status of its robots.txt (or why there was none); `unknown` when it is no longer in memory. */
+  robotsStatus: RobotsFetchStatus | 'unknown';
+  policyKind: RobotsPolicyKind | 'unknown';
+  /** Age of the robots.txt copy in use at the end of the run, in milliseconds. */
+  robotsAgeMs: number | null;
+  /** Requests let through to the crawler (first attempts; retries are not counted again). */
+  allowed: number;
+  /** URLs dropped (records written), given-up ones included. */
+  dropped: number;
+  /** Requests deferred at least once because robots.txt was unreachable. */
+  deferred: number;
+  /** Deferred requests finally given up (reason `robots-unreachable`). */
+  givenUp: number;
+  /** Redirect hops and navigations of this origin that were stopped. */
+  hopsStopped: number;
+  /** The `Crawl-delay` applied, in seconds, when there was one. */
+  crawlDelaySeconds?: number;
+  /** The rules that dropped the most URLs, most first (at most 5). */
+  topRules: RobotsRuleDrops[];
+}
+
+/** The run summary of a guard: {@link RobotsGuard.summary}. */
+export interface RobotsRunSummary {
+  productToken: string;
+  origins: RobotsOriginSummary[];
+  totals: { allowed: number; dropped: number; deferred: number; givenUp: number; hopsStopped: number };
+}
+
+interface OriginTally {
+  allowed: number;
+  dropped: number;
+  deferred: number;
+  givenUp: number;
+  hopsStopped: number;
+  crawlDelaySeconds?: number;
+  rules: Map<string, RobotsRuleDrops>;
+}
+
+const TOP_RULES = 5;
+
+/** Counters per origin, kept by the guard while it works. */
+export class RunTally {
+  readonly #origins = new Map<string, OriginTally>();
+
+  #of(origin: string): OriginTally {
+    let tally = this.#origins.get(origin);
+    if (tally === undefined) {
+      tally = { allowed: 0, dropped: 0, deferred: 0, givenUp: 0, hopsStopped: 0, rules: new Map() };
+      this.#origins.set(origin, tally);
+    }
+    return tally;
+  }
+
+  allowed(origin: string): void {
+    this.#of(origin).allowed++;
+  }
+
+  deferred(origin: string): void {
+    this.#of(origin).deferred++;
+  }
+
+  crawlDelay(origin: string, seconds: number): void {
+    this.#of(origin).crawlDelaySeconds = seconds;
+  }
+
+  dropped(record: RobotsDroppedRecord): void {
+    const tally = this.#of(record.origin);
+    tally.dropped++;
+    if (record.reason === 'robots-unreachable') tally.givenUp++;
+    if (record.stage === 'redirect' || record.stage === 'navigation') tally.hopsStopped++;
+    if (record.rule !== null) {
+      const key = `${record.rule.line}`;
+      const known = tally.rules.get(key);
+      if (known === undefined) tally.rules.set(key, { ...record.rule, drops: 1 });
+      else known.drops++;
+    }
+  }
+
+  /** The summary, with each origin's robots.txt status taken from `policyOf` (memory only). */
+  summary(
+    productToken: string,
+    policyOf: (origin: string) => OriginPolicy | undefined,
+    now: number,
+  ): RobotsRunSummary {
+    const origins: RobotsOriginSummary[] = [];
+    const totals = { allowed: 0, dropped: 0, deferred: 0, givenUp: 0, hopsStopped: 0 };
+    for (const [origin, tally] of [...this.#origins].sort(([a], [b]) => a.localeCompare(b))) {
+      const policy = policyOf(origin);
+      origins.push({
+        origin,
+        robotsStatus: policy?.status ?? 'unknown',
+        policyKind: policy?.kind ?? 'unknown',
+        robotsAgeMs: policy === undefined ? null : now - (policy.goodCopyFetchedAt ?? policy.fetchedAt),
+        allowed: tally.allowed,
+        dropped: tally.dropped,
+        deferred: tally.deferred,
+        givenUp: tally.givenUp,
+        hopsStopped: tally.hopsStopped,
+        ...(tally.crawlDelaySeconds === undefined ? {} : { crawlDelaySeconds: tally.crawlDelaySeconds }),
+        topRules: [...tally.rules.values()]
+          .sort((a, b) => b.drops - a.drops || a.line - b.line)
+          .slice(0, TOP_RULES)
+          .map((rule) => ({ ...rule })),
+      });
+      totals.allowed += tally.allowed;
+      totals.dropped += tally.dropped;
+      totals.deferred += tally.deferred;
+      totals.givenUp += tally.givenUp;
+      totals.hopsStopped += tally.hopsStopped;
+    }
+    return { productToken, origins, totals };
+  }
+}
+
+/** The summary as one log block: a header line and one line per origin. */
+export function formatSummary(summary: RobotsRunSummary): string {
+  const { totals } = summary;
+  const lines = [
+    `robots.txt summary for ${summary.productToken}: ${totals.allowed} allowed, ${totals.dropped} dropped ` +
+      `(${totals.hopsStopped} redirects/navigations), ${totals.deferred} deferred, ${totals.givenUp} given up, ` +
+      `${summary.origins.length} origins`,
+  ];
+  for (const origin of summary.origins) {
+    const age = origin.robotsAgeMs === null ? '' : `, age ${Math.round(origin.robotsAgeMs / 1000)} s`;
+    const delay = origin.crawlDelaySeconds === undefined ? '' : `, crawl-delay ${origin.crawlDelaySeconds} s`;
+    const rules = origin.topRules.map(
+      (rule) => `${rule.kind}: ${rule.pattern} (line ${rule.line}) x${rule.drops}`,
+    );
+    lines.push(
+      `  ${origin.origin} robots.txt ${origin.robotsStatus} (${origin.policyKind}${age}${delay}): ` +
+        `${origin.allowed} allowed, ${origin.dropped} dropped, ${origin.deferred} deferred, ${origin.givenUp} given up` +
+        (rules.length > 0 ? `; top rules: ${rules.join('; ')}` : ''),
+    );
+  }
+  return lines.join('\n');
+}

@@ -1,0 +1,286 @@
+import { CheerioCrawler, createCheerioRouter, type Log, LogLevel, log, RequestQueue } from 'crawlee';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type RobotsDroppedRecord, RobotsGuard } from '../../src/crawlee/index.js';
+import { RobotsStore } from '../../src/store/index.js';
+import {
+  datasetItems,
+  freshConfiguration,
+  page,
+  pagesHit,
+  TOKEN,
+  USER_AGENT,
+  useTemporaryStorageDir,
+} from '../support/crawlee-site.js';
+import { startHttpServer, type TestHttpServer, text } from '../support/http-server.js';
+
+log.setLevel(LogLevel.OFF);
+
+let restoreStorageDir: () => Promise<void>;
+beforeAll(async () => {
+  restoreStorageDir = await useTemporaryStorageDir();
+});
+afterAll(async () => {
+  await restoreStorageDir();
+});
+
+const servers: TestHttpServer[] = [];
+const stores: RobotsStore[] = [];
+afterEach(async () => {
+  await Promise.all(stores.splice(0).map((store) => store.close()));
+  await Promise.all(servers.splice(0).map((server) => server.close()));
+});
+
+async function server(robots: string | null, pages: string[] = []): Promise<TestHttpServer> {
+  const started = await startHttpServer();
+  if (robots !== null) started.route('/robots.txt', text(robots));
+  for (const path of pages) started.route(path, page(path));
+  servers.push(started);
+  return started;
+}
+
+function newStore(): RobotsStore {
+  const store = new RobotsStore({ userAgent: USER_AGENT, fetchTimeoutMs: 1000 });
+  stores.push(store);
+  return store;
+}
+
+/** A Log that keeps its warnings. */
+function recordingLog(warnings: string[]): Log {
+  const fake = {
+    child: () => fake,
+    warning: (message: string) => warnings.push(message),
+    warningOnce: (message: string) => warnings.push(message),
+    info: () => {},
+    debug: () => {},
+    exception: () => {},
+    error: () => {},
+  };
+  return fake as unknown as Log;
+}
+
+describe('RobotsGuard request interceptor', () => {
+  it('resolves each new origin once, all origins together, when many URLs are added under maxConcurrency 50', async () => {
+    const origins = await Promise.all(
+      Array.from({ length: 5 }, async () => {
+        const s = await server(null);
+        // A slow robots.txt: resolving the 5 origins one after the other would take 5 x 400 ms.
+        s.route('/robots.txt', (request, response) => {
+          setTimeout(() => text('User-agent: *\nDisallow: /no\n')(request, response), 400);
+        });
+        for (let i = 0; i < 40; i++) s.route(`/p${i}`, page(`p${i}`));
+        return s;
+      }),
+    );
+    const config = freshConfiguration();
+    let handled = 0;
+    const crawler = new CheerioCrawler(
+      {
+        maxConcurrency: 50,
+        minConcurrency: 50,
+        requestHandler() {
+          handled++;
+        },
+      },
+      config,
+    );
+    new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store: newStore() }).attach(crawler);
+    const urls = origins.flatMap((s) => [
+      ...Array.from({ length: 40 }, (_, i) => `${s.origin}/p${i}`),
+      `${s.origin}/no/1`,
+      `${s.origin}/no/2`,
+    ]);
+    const started = performance.now();
+    await crawler.addRequests(urls);
+    const addMs = performance.now() - started;
+    await crawler.run();
+
+    expect(addMs).toBeLessThan(1500);
+    for (const s of origins) {
+      expect(s.hits('/robots.txt')).toBe(1);
+      expect(pagesHit(s)).toHaveLength(40);
+    }
+    expect(handled).toBe(200);
+    const records = await datasetItems<RobotsDroppedRecord>(config);
+    expect(records).toHaveLength(10);
+    expect(new Set(records.map((r) => r.stage))).toEqual(new Set(['enqueue']));
+  });
+
+  it('checks requests again when they are taken out of the queue, and marks skipped ones handled', async () => {
+    const site = await server('User-agent: ExampleBot\nDisallow: /late\n', ['/ok', '/late/1', '/late/2']);
+    const config = freshConfiguration();
+    // Requests that entered the queue before the guard saw them (a queue filled by another process).
+    const queue = await RequestQueue.open(null, { config });
+    await queue.addRequests([`${site.origin}/ok`, `${site.origin}/late/1`, `${site.origin}/late/2`]);
+    const handled: string[] = [];
+    const crawler = new CheerioCrawler(
+      {
+        requestQueue: queue,
+        requestHandler({ request }) {
+          handled.push(request.url);
+        },
+      },
+      config,
+    );
+    const guard = new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store: newStore() }).attach(
+      crawler,
+    );
+    const stats = await crawler.run();
+
+    expect(pagesHit(site)).toEqual(['/ok']);
+    expect(handled).toEqual([`${site.origin}/ok`]);
+    expect(stats.requestsFinished).toBe(1);
+    expect(stats.requestsFailed).toBe(0);
+    expect(await queue.handledCount()).toBe(3);
+    expect(await queue.isFinished()).toBe(true);
+    const records = await datasetItems<RobotsDroppedRecord>(config);
+    expect(records.map((r) => [r.url, r.stage, r.reason]).sort()).toEqual([
+      [`${site.origin}/late/1`, 'dequeue', 'disallowed'],
+      [`${site.origin}/late/2`, 'dequeue', 'disallowed'],
+    ]);
+    expect(guard.summary().origins[0]).toMatchObject({ allowed: 1, dropped: 2 });
+  });
+
+  it('records URLs without their credentials', async () => {
+    const site = await server('User-agent: *\nDisallow: /private\n', ['/']);
+    const config = freshConfiguration();
+    const crawler = new CheerioCrawler({ requestHandler() {} }, config);
+    new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store: newStore() }).attach(crawler);
+    const url = `${site.origin.replace('http://', 'http://user:secret@')}/private/page`;
+    await crawler.run([url]);
+    const [record] = await datasetItems<RobotsDroppedRecord>(config);
+    expect(record.url).toBe(`${site.origin}/private/page`);
+    expect(JSON.stringify(record)).not.toContain('secret');
+  });
+});
+
+describe('RobotsGuard Crawl-delay', () => {
+  it('spaces the requests of an origin by its Crawl-delay without slowing other origins', async () => {
+    const slow = await server('User-agent: ExampleBot\nCrawl-delay: 0.5\n');
+    const fast = await server('User-agent: *\nDisallow:\n');
+    const times: Record<string, number[]> = { slow: [], fast: [] };
+    for (let i = 0; i < 4; i++) {
+      slow.route(`/s${i}`, (request, response) => {
+        times.slow.push(Date.now());
+        page('s')(request, response);
+      });
+      fast.route(`/f${i}`, (request, response) => {
+        times.fast.push(Date.now());
+        page('f')(request, response);
+      });
+    }
+    const crawler = new CheerioCrawler({ maxConcurrency: 10, requestHandler() {} }, freshConfiguration());
+    const guard = new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store: newStore() }).attach(
+      crawler,
+    );
+    const started = Date.now();
+    await crawler.run([
+      ...Array.from({ length: 4 }, (_, i) => `${slow.origin}/s${i}`),
+      ...Array.from({ length: 4 }, (_, i) => `${fast.origin}/f${i}`),
+    ]);
+    expect(times.slow).toHaveLength(4);
+    const gaps = times.slow
+      .sort((a, b) => a - b)
+      .slice(1)
+      .map((t, i) => t - times.slow[i]);
+    for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(480);
+    // The other origin was done long before the paced one.
+    expect(Math.max(...times.fast) - started).toBeLessThan(1000);
+    expect(guard.summary().origins.find((o) => o.origin === slow.origin)?.crawlDelaySeconds).toBe(0.5);
+  });
+
+  it("skips an origin whose Crawl-delay is over the maximum when overMax is 'skip'", async () => {
+    const site = await server('User-agent: *\nCrawl-delay: 120\n', ['/a']);
+    const config = freshConfiguration();
+    const crawler = new CheerioCrawler({ requestHandler() {} }, config);
+    new RobotsGuard({
+      productToken: TOKEN,
+      userAgent: USER_AGENT,
+      store: newStore(),
+      crawlDelay: { maxSeconds: 30, overMax: 'skip' },
+    }).attach(crawler);
+    await crawler.run([`${site.origin}/a`]);
+    expect(pagesHit(site)).toEqual([]);
+    const [record] = await datasetItems<RobotsDroppedRecord>(config);
+    expect(record).toMatchObject({
+      stage: 'enqueue',
+      reason: 'crawl-delay-over-max',
+      crawlDelaySeconds: 120,
+    });
+  });
+});
+
+describe('RobotsGuard router middleware and user hooks', () => {
+  it('keeps handlers from a page that became disallowed, and leaves the user hooks and onSkippedRequest working', async () => {
+    const site = await server(null, ['/a']);
+    // robots.txt changes while the crawl runs: the first two fetches (enqueue, dequeue) allow /a,
+    // later ones disallow it. A store that never reuses a copy sees each version.
+    let fetches = 0;
+    site.route('/robots.txt', (request, response) => {
+      fetches++;
+      text(fetches <= 2 ? 'User-agent: *\nDisallow:\n' : 'User-agent: ExampleBot\nDisallow: /a\n')(
+        request,
+        response,
+      );
+    });
+    const store = new RobotsStore({ userAgent: USER_AGENT, maxAgeMs: 1, minAgeMs: 0 });
+    stores.push(store);
+    const config = freshConfiguration();
+    const router = createCheerioRouter();
+    const routed: string[] = [];
+    const userHooks: string[] = [];
+    const skipped: string[] = [];
+    const guard = new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store });
+    router.use(guard.middleware());
+    router.addDefaultHandler(({ request }) => {
+      routed.push(request.loadedUrl!);
+    });
+    const crawler = new CheerioCrawler(
+      {
+        requestHandler: router,
+        onSkippedRequest: ({ url }) => {
+          skipped.push(url);
+        },
+        preNavigationHooks: [
+          ({ request }) => {
+            userHooks.push(request.url);
+          },
+        ],
+      },
+      config,
+    );
+    guard.attach(crawler);
+    const stats = await crawler.run([`${site.origin}/a`]);
+    expect(pagesHit(site)).toEqual(['/a']);
+    expect(userHooks).toEqual([`${site.origin}/a`]);
+    expect(routed).toEqual([]);
+    expect(stats.requestsFailed).toBe(0);
+    expect(stats.requestsFinished).toBe(0);
+    expect(skipped).toEqual([`${site.origin}/a`]);
+    const [record] = await datasetItems<RobotsDroppedRecord>(config);
+    expect(record).toMatchObject({
+      url: `${site.origin}/a`,
+      stage: 'navigation',
+      reason: 'disallowed',
+      rule: { kind: 'disallow', pattern: '/a', line: 2 },
+    });
+  });
+
+  it('warns when the User-Agent the crawler sends lacks the product token', async () => {
+    const site = await server('User-agent: *\nDisallow:\n', ['/a']);
+    const warnings: string[] = [];
+    const crawler = new CheerioCrawler({ requestHandler() {} }, freshConfiguration());
+    new RobotsGuard({ productToken: TOKEN, store: newStore(), log: recordingLog(warnings) }).attach(crawler);
+    await crawler.run([`${site.origin}/a`]);
+    expect(warnings.filter((w) => w.includes('does not contain the product token'))).toHaveLength(1);
+    // got-scraping's generated browser header is what was sent.
+    expect(site.requests.find((r) => r.path === '/a')?.headers['user-agent']).not.toContain(TOKEN);
+  });
+
+  it('rejects misuse with a message that says what to do', () => {
+    expect(() => new RobotsGuard({ productToken: '' })).toThrow(/productToken: 'ExampleBot'/);
+    expect(() => new RobotsGuard({ productToken: TOKEN, crawlDelay: { maxSeconds: -1 } })).toThrow(
+      RangeError,
+    );
+    expect(() => new RobotsGuard({ productToken: TOKEN }).attach({} as never)).toThrow(/Crawlee crawler/);
+  });
+});

@@ -1,0 +1,194 @@
+import { CheerioCrawler, HttpCrawler, LogLevel, log } from 'crawlee';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type RobotsDroppedRecord, RobotsGuard } from '../../src/crawlee/index.js';
+import { RobotsStore } from '../../src/store/index.js';
+import {
+  datasetItems,
+  freshConfiguration,
+  pagesHit,
+  startTestSite,
+  type TestSite,
+  TOKEN,
+  USER_AGENT,
+  useTemporaryStorageDir,
+} from '../support/crawlee-site.js';
+
+log.setLevel(LogLevel.OFF);
+
+let restoreStorageDir: () => Promise<void>;
+beforeAll(async () => {
+  restoreStorageDir = await useTemporaryStorageDir();
+});
+afterAll(async () => {
+  await restoreStorageDir();
+});
+
+let site: TestSite;
+let store: RobotsStore;
+beforeEach(async () => {
+  site = await startTestSite();
+  // Short fetch timeouts and backoff: nothing in these tests waits on a real outage.
+  store = new RobotsStore({
+    userAgent: USER_AGENT,
+    fetchTimeoutMs: 400,
+    connectTimeoutMs: 400,
+    retry: { initialDelayMs: 200, maxDelayMs: 400 },
+  });
+});
+afterEach(async () => {
+  await store.close();
+  await site.close();
+});
+
+function guardFor(options: Partial<ConstructorParameters<typeof RobotsGuard>[0]> = {}) {
+  return new RobotsGuard({
+    productToken: TOKEN,
+    userAgent: USER_AGENT,
+    store,
+    unreachable: { giveUpAfterMs: 2500, minRecheckDelayMs: 50, maxRecheckDelayMs: 500 },
+    ...options,
+  });
+}
+
+const byUrl = (a: RobotsDroppedRecord, b: RobotsDroppedRecord) =>
+  a.url.localeCompare(b.url) || a.stage.localeCompare(b.stage);
+
+for (const Kind of [CheerioCrawler, HttpCrawler] as const) {
+  describe(`${Kind.name} with RobotsGuard`, () => {
+    it('fetches exactly the allowed URLs of every origin and records every other one', async () => {
+      const config = freshConfiguration();
+      const handled: string[] = [];
+      const skippedByCrawlee: string[] = [];
+      const crawler = new Kind(
+        {
+          maxConcurrency: 50,
+          maxRequestRetries: 1,
+          onSkippedRequest: ({ url }) => {
+            skippedByCrawlee.push(url);
+          },
+          async requestHandler(context) {
+            const { request } = context;
+            handled.push(request.loadedUrl ?? request.url);
+            if (request.label === 'leaf') return;
+            // CheerioCrawler: enqueueLinks; HttpCrawler: context.addRequests (both go through the guard).
+            if ('$' in context) {
+              await context.enqueueLinks({ strategy: 'all', label: 'leaf' });
+            } else {
+              const links = [...String(context.body).matchAll(/href="([^"]+)"/g)].map(
+                ([, href]) => new URL(href, request.loadedUrl).href,
+              );
+              await context.addRequests(links.map((url) => ({ url, label: 'leaf' })));
+            }
+          },
+        },
+        config,
+      );
+      const guard = guardFor().attach(crawler);
+      const stats = await crawler.run([`${site.main.origin}/`]);
+
+      const { main, other, notFound, forbidden, flaky, tooMany, silent, paced } = site;
+      // What reached each server.
+      expect(pagesHit(main)).toEqual([
+        '/',
+        '/a',
+        '/hop-1',
+        '/private/open',
+        '/redirect-chain',
+        '/redirect-other',
+        '/redirect-same',
+      ]);
+      expect(pagesHit(other)).toEqual(['/public']);
+      expect(pagesHit(notFound)).toEqual(['/p']);
+      expect(pagesHit(forbidden)).toEqual(['/p']);
+      expect(pagesHit(flaky)).toEqual(['/d1', '/d2']);
+      expect(pagesHit(tooMany)).toEqual([]);
+      expect(pagesHit(silent)).toEqual([]);
+      expect(pagesHit(paced)).toEqual(['/g1', '/g2', '/g3']);
+      // robots.txt once per origin; the recovering one until it answered (2 x 500, then 200).
+      for (const server of [main, other, notFound, forbidden, paced])
+        expect(server.hits('/robots.txt')).toBe(1);
+      expect(flaky.hits('/robots.txt')).toBe(3);
+      // robots.txt was fetched with the crawler's User-Agent, and so were the pages.
+      expect(main.requests.every((request) => request.headers['user-agent'] === USER_AGENT)).toBe(true);
+
+      // What the handler saw: the redirects into disallowed paths never reached it.
+      expect(handled.sort()).toEqual(
+        [
+          `${main.origin}/`,
+          `${main.origin}/a`,
+          `${main.origin}/private/open`,
+          `${other.origin}/public`,
+          `${notFound.origin}/p`,
+          `${forbidden.origin}/p`,
+          `${flaky.origin}/d1`,
+          `${flaky.origin}/d2`,
+          `${paced.origin}/g1`,
+          `${paced.origin}/g2`,
+          `${paced.origin}/g3`,
+        ].sort(),
+      );
+      // Skips are not failures, and nothing was retried.
+      expect(stats.requestsFailed).toBe(0);
+      expect(stats.requestsFinished).toBe(handled.length);
+      expect(stats.retryHistogram).toEqual([handled.length]);
+
+      // One record per URL not fetched.
+      const records = (await datasetItems<RobotsDroppedRecord>(config)).sort(byUrl);
+      expect(records.map((r) => [r.url, r.stage, r.reason])).toEqual(
+        [
+          [`${main.origin}/private/x`, 'enqueue', 'disallowed'],
+          [`${main.origin}/private/y`, 'redirect', 'disallowed'],
+          [`${other.origin}/secret`, 'enqueue', 'disallowed'],
+          [`${other.origin}/secret`, 'redirect', 'disallowed'],
+          [`${other.origin}/secret`, 'redirect', 'disallowed'],
+          [`${tooMany.origin}/t1`, 'dequeue', 'robots-unreachable'],
+          [`${silent.origin}/s1`, 'dequeue', 'robots-unreachable'],
+        ].sort((a, b) => a[0].localeCompare(b[0]) || a[1].localeCompare(b[1])),
+      );
+      const privateX = records.find((r) => r.url.endsWith('/private/x'))!;
+      expect(privateX).toMatchObject({
+        requestUrl: `${main.origin}/private/x`,
+        origin: main.origin,
+        productToken: 'examplebot',
+        rule: { kind: 'disallow', pattern: '/private', line: 6 },
+        group: { token: 'examplebot', how: 'token', userAgentLines: [4] },
+        robotsTxtUrl: `${main.origin}/robots.txt`,
+        robotsStatus: 200,
+      });
+      expect(Number.isNaN(Date.parse(privateX.time))).toBe(false);
+      const viaRedirect = records.filter((r) => r.stage === 'redirect').map((r) => r.requestUrl);
+      expect(viaRedirect.sort()).toEqual(
+        [
+          `${main.origin}/redirect-chain`,
+          `${main.origin}/redirect-other`,
+          `${main.origin}/redirect-same`,
+        ].sort(),
+      );
+      const silentRecord = records.find((r) => r.origin === silent.origin)!;
+      expect(silentRecord).toMatchObject({ rule: null, robotsStatus: 'timeout' });
+      expect(records.find((r) => r.origin === tooMany.origin)).toMatchObject({ robotsStatus: 429 });
+
+      // The user's onSkippedRequest still hears about every skip.
+      expect(skippedByCrawlee.length).toBe(records.length);
+
+      // The summary says the same.
+      const summary = guard.summary();
+      expect(summary.totals).toMatchObject({
+        allowed: handled.length + 3,
+        dropped: 7,
+        givenUp: 2,
+        hopsStopped: 3,
+      });
+      const flakyOrigin = summary.origins.find((o) => o.origin === flaky.origin)!;
+      expect(flakyOrigin).toMatchObject({ robotsStatus: 200, allowed: 2, deferred: 2, dropped: 0 });
+      const mainOrigin = summary.origins.find((o) => o.origin === main.origin)!;
+      expect(mainOrigin.topRules[0]).toMatchObject({
+        kind: 'disallow',
+        pattern: '/private',
+        line: 6,
+        drops: 2,
+      });
+      expect(summary.origins.find((o) => o.origin === paced.origin)?.crawlDelaySeconds).toBe(1);
+    });
+  });
+}

@@ -1,0 +1,182 @@
+import { LogLevel, log, PlaywrightCrawler } from 'crawlee';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type RobotsDroppedRecord, RobotsGuard } from '../../src/crawlee/index.js';
+import { RobotsStore } from '../../src/store/index.js';
+import {
+  datasetItems,
+  freshConfiguration,
+  page,
+  pagesHit,
+  startTestSite,
+  type TestSite,
+  TOKEN,
+  USER_AGENT,
+  useTemporaryStorageDir,
+} from '../support/crawlee-site.js';
+import { redirect } from '../support/http-server.js';
+
+log.setLevel(LogLevel.OFF);
+
+const CHROMIUM = {
+  launchOptions: {
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+      '--disable-quic',
+    ],
+  },
+};
+
+let restoreStorageDir: () => Promise<void>;
+beforeAll(async () => {
+  restoreStorageDir = await useTemporaryStorageDir();
+});
+afterAll(async () => {
+  await restoreStorageDir();
+});
+
+let site: TestSite;
+let store: RobotsStore;
+beforeEach(async () => {
+  site = await startTestSite();
+  store = new RobotsStore({
+    userAgent: USER_AGENT,
+    fetchTimeoutMs: 400,
+    connectTimeoutMs: 400,
+    retry: { initialDelayMs: 200, maxDelayMs: 400 },
+  });
+});
+afterEach(async () => {
+  await store.close();
+  await site.close();
+});
+
+describe('PlaywrightCrawler with RobotsGuard (Debian Chromium)', () => {
+  it('stops disallowed redirect hops and script navigations in the browser, before they are sent', async () => {
+    const { main, other, flaky, tooMany, silent, paced } = site;
+    // A page that navigates by script, a meta refresh, and an iframe, all into disallowed paths.
+    main.route('/script-nav', page('script', [], `<script>location.href = '/private/by-script';</script>`));
+    main.route(
+      '/meta-refresh',
+      page('meta', [], `<meta http-equiv="refresh" content="0; url=/private/by-meta">`),
+    );
+    main.route(
+      '/with-iframe',
+      (_request, response) =>
+        void response
+          .writeHead(200, { 'content-type': 'text/html' })
+          .end(`<iframe src="${other.origin}/secret"></iframe>`),
+    );
+    for (const path of ['/private/by-script', '/private/by-meta']) main.route(path, page(path));
+    main.route('/redirect-allowed', redirect('/a', 302));
+
+    const config = freshConfiguration();
+    const handled: string[] = [];
+    const crawler = new PlaywrightCrawler(
+      {
+        launchContext: CHROMIUM,
+        maxConcurrency: 4,
+        maxRequestRetries: 1,
+        navigationTimeoutSecs: 15,
+        async requestHandler({ request, page: browserPage }) {
+          // Give script navigations and meta refreshes time to start.
+          await browserPage.waitForTimeout(300);
+          handled.push(request.url);
+        },
+      },
+      config,
+    );
+    const guard = new RobotsGuard({
+      productToken: TOKEN,
+      userAgent: USER_AGENT,
+      store,
+      unreachable: { giveUpAfterMs: 2500, minRecheckDelayMs: 50, maxRecheckDelayMs: 500 },
+    }).attach(crawler);
+    const stats = await crawler.run([
+      `${main.origin}/a`,
+      `${main.origin}/private/x`,
+      `${main.origin}/redirect-same`,
+      `${main.origin}/redirect-other`,
+      `${main.origin}/redirect-chain`,
+      `${main.origin}/redirect-allowed`,
+      `${main.origin}/script-nav`,
+      `${main.origin}/meta-refresh`,
+      `${main.origin}/with-iframe`,
+      `${flaky.origin}/d1`,
+      `${tooMany.origin}/t1`,
+      `${silent.origin}/s1`,
+      `${paced.origin}/g1`,
+    ]);
+
+    // Nothing disallowed left the browser: not the hops, not the page's own navigations.
+    expect(pagesHit(main)).toEqual([
+      '/a',
+      '/a',
+      '/hop-1',
+      '/meta-refresh',
+      '/redirect-allowed',
+      '/redirect-chain',
+      '/redirect-other',
+      '/redirect-same',
+      '/script-nav',
+      '/with-iframe',
+    ]);
+    expect(pagesHit(other)).toEqual([]);
+    expect(pagesHit(flaky)).toEqual(['/d1']);
+    expect(pagesHit(tooMany)).toEqual([]);
+    expect(pagesHit(silent)).toEqual([]);
+    expect(main.hits('/robots.txt')).toBe(1);
+    expect(other.hits('/robots.txt')).toBe(1);
+    // The page requests carried the crawler's User-Agent (a CDP override; the browser's own
+    // favicon request is not the page's).
+    const pageRequests = main.requests.filter((r) => r.path !== '/favicon.ico');
+    expect(pageRequests.every((r) => r.headers['user-agent'] === USER_AGENT)).toBe(true);
+
+    expect(handled.sort()).toEqual(
+      [
+        `${main.origin}/a`,
+        `${main.origin}/redirect-allowed`,
+        `${main.origin}/script-nav`,
+        `${main.origin}/meta-refresh`,
+        `${main.origin}/with-iframe`,
+        `${flaky.origin}/d1`,
+        `${paced.origin}/g1`,
+      ].sort(),
+    );
+    expect(stats.requestsFailed).toBe(0);
+    expect(stats.retryHistogram).toEqual([handled.length]);
+
+    const records = await datasetItems<RobotsDroppedRecord>(config);
+    const seen = records.map((r) => [
+      r.url.replace(main.origin, 'main').replace(other.origin, 'other'),
+      r.stage,
+      r.reason,
+    ]);
+    expect(seen.sort()).toEqual(
+      [
+        ['main/private/x', 'enqueue', 'disallowed'],
+        ['main/private/y', 'redirect', 'disallowed'],
+        ['other/secret', 'redirect', 'disallowed'],
+        ['other/secret', 'redirect', 'disallowed'],
+        ['main/private/by-script', 'navigation', 'disallowed'],
+        ['main/private/by-meta', 'navigation', 'disallowed'],
+        ['other/secret', 'navigation', 'disallowed'],
+        [`${tooMany.origin}/t1`, 'dequeue', 'robots-unreachable'],
+        [`${silent.origin}/s1`, 'dequeue', 'robots-unreachable'],
+      ].sort(),
+    );
+    const hop = records.find((r) => r.url === `${main.origin}/private/y`)!;
+    expect(hop).toMatchObject({
+      requestUrl: `${main.origin}/redirect-same`,
+      rule: { kind: 'disallow', pattern: '/private', line: 6 },
+      group: { token: 'examplebot', how: 'token' },
+    });
+    expect(guard.summary().totals.hopsStopped).toBe(6);
+  });
+});

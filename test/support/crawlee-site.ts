@@ -1,0 +1,179 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import type { ServerResponse } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Configuration, Dataset } from 'crawlee';
+import {
+  never,
+  redirect,
+  startHttpServer,
+  type TestHttpServer,
+  type TestRouteHandler,
+  text,
+} from './http-server.js';
+
+/** The product token of the test crawler and the User-Agent that carries it. */
+export const TOKEN = 'ExampleBot';
+export const USER_AGENT = 'Mozilla/5.0 (compatible; ExampleBot/1.0; +https://example.com/bot)';
+
+/** An HTML page linking to `links`. */
+export function page(title: string, links: string[] = [], extra = ''): TestRouteHandler {
+  const body = `<!doctype html><html><head><title>${title}</title>${extra}</head><body>${links
+    .map((href) => `<a href="${href}">${href}</a>`)
+    .join('\n')}</body></html>`;
+  return (_request, response: ServerResponse) => {
+    response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(body);
+  };
+}
+
+/** robots.txt answering `failures` times with 500, then with `body`. */
+export function recoveringRobots(failures: number, body: string): TestRouteHandler {
+  let served = 0;
+  return (request, response) => {
+    served++;
+    if (served <= failures) return text('<html>down</html>', 500)(request, response);
+    return text(body)(request, response);
+  };
+}
+
+/** robots.txt of the main origin: a group for the product token and a `*` group that disallows everything. */
+export const MAIN_ROBOTS = [
+  'User-agent: *', // line 1
+  'Disallow: /', // line 2
+  '', // line 3
+  'User-agent: ExampleBot', // line 4
+  'Allow: /private/open', // line 5
+  'Disallow: /private', // line 6
+  '',
+].join('\n');
+
+/**
+ * The local multi-origin site of the plugin tests: every origin is a server on its own loopback
+ * port. `main` links to all the others.
+ */
+export interface TestSite {
+  /** Groups for ExampleBot and for `*`, redirects into disallowed paths. */
+  main: TestHttpServer;
+  /** `Disallow: /secret` for everyone; a redirect target. */
+  other: TestHttpServer;
+  /** robots.txt 404: allow all. */
+  notFound: TestHttpServer;
+  /** robots.txt 403: allow all (RFC 9309 2.3.1.3). */
+  forbidden: TestHttpServer;
+  /** robots.txt 500 twice, then a file: deferred, then crawled. */
+  flaky: TestHttpServer;
+  /** robots.txt 429, always: deferred, then given up. */
+  tooMany: TestHttpServer;
+  /** robots.txt never answers: deferred, then given up. */
+  silent: TestHttpServer;
+  /** `Crawl-delay: 1` for ExampleBot. */
+  paced: TestHttpServer;
+  all: TestHttpServer[];
+  close(): Promise<void>;
+}
+
+export async function startTestSite(): Promise<TestSite> {
+  const [main, other, notFound, forbidden, flaky, tooMany, silent, paced] = await Promise.all(
+    Array.from({ length: 8 }, () => startHttpServer()),
+  );
+  main.route('/robots.txt', text(MAIN_ROBOTS));
+  main.route(
+    '/',
+    page('home', [
+      '/a',
+      '/private/x',
+      '/private/open',
+      '/redirect-same',
+      '/redirect-other',
+      '/redirect-chain',
+      `${other.origin}/public`,
+      `${other.origin}/secret`,
+      `${notFound.origin}/p`,
+      `${forbidden.origin}/p`,
+      `${flaky.origin}/d1`,
+      `${flaky.origin}/d2`,
+      `${tooMany.origin}/t1`,
+      `${silent.origin}/s1`,
+      `${paced.origin}/g1`,
+      `${paced.origin}/g2`,
+      `${paced.origin}/g3`,
+    ]),
+  );
+  for (const path of ['/a', '/private/x', '/private/y', '/private/open', '/hop'])
+    main.route(path, page(path));
+  main.route('/redirect-same', redirect('/private/y', 301));
+  main.route('/redirect-other', redirect(`${other.origin}/secret`, 302));
+  main.route('/redirect-chain', redirect('/hop-1', 301));
+  main.route('/hop-1', redirect(`${other.origin}/secret`, 307));
+
+  other.route('/robots.txt', text('User-agent: *\nDisallow: /secret\n'));
+  other.route('/public', page('public'));
+  other.route('/secret', page('secret'));
+
+  notFound.route('/p', page('p'));
+  forbidden.route('/robots.txt', text('forbidden', 403));
+  forbidden.route('/p', page('p'));
+
+  flaky.route('/robots.txt', recoveringRobots(2, 'User-agent: *\nDisallow: /never\n'));
+  flaky.route('/d1', page('d1'));
+  flaky.route('/d2', page('d2'));
+
+  tooMany.route('/robots.txt', text('slow down', 429));
+  tooMany.route('/t1', page('t1'));
+
+  silent.route('/robots.txt', never());
+  silent.route('/s1', page('s1'));
+
+  paced.route('/robots.txt', text('User-agent: ExampleBot\nCrawl-delay: 1\nDisallow: /nothing\n'));
+  for (const path of ['/g1', '/g2', '/g3']) paced.route(path, page(path));
+
+  const all = [main, other, notFound, forbidden, flaky, tooMany, silent, paced];
+  return {
+    main,
+    other,
+    notFound,
+    forbidden,
+    flaky,
+    tooMany,
+    silent,
+    paced,
+    all,
+    close: async () => {
+      await Promise.all(all.map((server) => server.close()));
+    },
+  };
+}
+
+/** Paths a server received, robots.txt and the browser's favicon request left out, sorted. */
+export function pagesHit(server: TestHttpServer): string[] {
+  return server.requests
+    .map((request) => request.path)
+    .filter((path) => path !== '/robots.txt' && path !== '/favicon.ico')
+    .sort();
+}
+
+/** A Crawlee configuration whose storages live in memory only: a fresh, isolated storage per test. */
+export function freshConfiguration(): Configuration {
+  return new Configuration({ persistStorage: false, purgeOnStart: true });
+}
+
+/** The records of a named Dataset of a configuration. */
+export async function datasetItems<T>(config: Configuration, name = 'robots-dropped'): Promise<T[]> {
+  const dataset = await Dataset.open(name, { config });
+  return (await dataset.getData()).items as T[];
+}
+
+/**
+ * Points Crawlee's default storage directory to a temporary one for the duration of a test file,
+ * so nothing is written to the project's `./storage`.
+ */
+export async function useTemporaryStorageDir(): Promise<() => Promise<void>> {
+  const dir = await mkdtemp(join(tmpdir(), 'crawlee-robots-storage-'));
+  const previous = process.env['CRAWLEE_STORAGE_DIR'];
+  process.env['CRAWLEE_STORAGE_DIR'] = dir;
+  return async () => {
+    if (previous === undefined) delete process.env['CRAWLEE_STORAGE_DIR'];
+    else process.env['CRAWLEE_STORAGE_DIR'] = previous;
+    await rm(dir, { recursive: true, force: true });
+  };
+}
