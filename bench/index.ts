@@ -7,8 +7,9 @@
  * prints its own tables. A missed target is reported and never fails the run; the exit
  * code is 1 only when a suite crashes or finds a broken invariant of the code under test.
  */
-import { elapsedMs, outcome } from './harness.js';
+
 import { run as crawlee } from './crawlee.bench.js';
+import { elapsedMs, outcome } from './harness.js';
 import { run as robots } from './robots.bench.js';
 import { run as store } from './store.bench.js';
 

@@ -1,4 +1,4 @@
+export * from './crawlee/index.js';
 export * from './fetch/index.js';
 export * from './robots/index.js';
 export * from './store/index.js';
-export * from './crawlee/index.js';

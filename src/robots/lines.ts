@@ -281,7 +281,10 @@ const UNSUPPORTED = new Set(['host', 'clean-param', 'request-rate', 'visit-time'
 
 /** The exact keys by length, each with the (shared) answer for it. */
 const EXACT_BY_LENGTH: [string, { key: DirectiveKey; typo: boolean }][][] = [];
-for (const { key, exact } of KEYS) (EXACT_BY_LENGTH[exact.length] ??= []).push([exact, { key, typo: false }]);
+for (const { key, exact } of KEYS) {
+  EXACT_BY_LENGTH[exact.length] ??= [];
+  EXACT_BY_LENGTH[exact.length].push([exact, { key, typo: false }]);
+}
 
 /** `word` (lower case letters and `-`) equals `text`, ignoring the case of `text`. */
 function isWord(text: string, word: string): boolean {
