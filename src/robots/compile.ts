@@ -23,8 +23,8 @@ const FLAG_BITS = 5;
 
 /** Fields per rule in `RobotsData.rules`. */
 export const RULE_FIELDS = 3;
-/** Fields per group in `RobotsData.groups`. */
-export const GROUP_FIELDS = 6;
+/** Fields per group as written, in `RobotsData.ints` at `groupsAt`. */
+export const GROUP_FIELDS = 7;
 
 /**
  * The compiled file. Rule ids are in file order; a derived rule follows its source.
@@ -34,7 +34,7 @@ export const GROUP_FIELDS = 6;
  *   the part the path must match (the pattern less its `$` or trailing `*`);
  *   `line << 5 | flags`;
  * - groups as written at `groupsAt`, GROUP_FIELDS each: startLine, endLine, firstAgent,
- *   agentCount, firstRule, ruleCount;
+ *   agentCount, firstRule, ruleCount, crawl-delay in milliseconds (-1 for none);
  * - the line of every user-agent line at `agentsAt`;
  * - merged groups (one per token) at `rangesAt`, two each: from, to (exclusive), the
  *   positions in `ints` of the ids of the groups merged into it. Their rules are ranked
@@ -50,8 +50,6 @@ export interface RobotsData {
   readonly rangesAt: number;
   /** Patterns as written, only where they differ from the normalised form. */
   readonly rawPatterns: ReadonlyMap<number, string> | null;
-  /** Crawl-delay of each group as written, in seconds; NaN when it has none. */
-  readonly groupDelays: Float64Array | null;
   readonly agentValues: readonly string[];
   readonly tokens: TokenTable;
   readonly sitemaps: readonly string[];
@@ -92,6 +90,7 @@ export const FIRST_AGENT = 2;
 export const AGENT_COUNT = 3;
 export const FIRST_RULE = 4;
 export const RULE_COUNT = 5;
+export const CRAWL_DELAY_MS = 6;
 
 /** One shared empty list for every file that has none of something. */
 const NOTHING: readonly string[] = Object.freeze([]);
@@ -296,6 +295,9 @@ export class RobotsCompiler implements RobotsLineHandler {
       ints[base + 3] = g.agentCount;
       ints[base + 4] = g.firstRule;
       ints[base + 5] = g.ruleCount;
+      ints[base + 6] = Number.isNaN(g.crawlDelay)
+        ? -1
+        : Math.min(Math.round(g.crawlDelay * 1000), 2 ** 31 - 1);
     });
     ints.set(agentLines, agentsAt);
     let m = 0;
@@ -317,9 +319,6 @@ export class RobotsCompiler implements RobotsLineHandler {
       agentsAt,
       rangesAt,
       rawPatterns: raw.size === 0 ? null : new Map([...raw.keys()].map((id, i) => [id, rawValues[i]])),
-      groupDelays: groups.some((g) => !Number.isNaN(g.crawlDelay))
-        ? Float64Array.from(groups, (g) => g.crawlDelay)
-        : null,
       agentValues: detach(agentValues),
       tokens:
         tokenList.length <= SMALL_TOKEN_TABLE ? detach(tokenList) : new Map(tokenList.map((t, i) => [t, i])),

@@ -1,6 +1,7 @@
 import { productTokenOf, selectGroup, tokenOfUserAgentLine } from './agent.js';
 import {
   AGENT_COUNT,
+  CRAWL_DELAY_MS,
   detach,
   END_LINE,
   FIRST_AGENT,
@@ -103,16 +104,14 @@ export class RobotsTxt {
    * define it.
    */
   crawlDelay(userAgent: string): number | undefined {
-    const delays = this.#data.groupDelays;
-    if (delays === null) return undefined;
-    const selection = selectGroup(this.#data.tokens, productTokenOf(userAgent));
-    if (selection.token === null) return undefined;
-    let delay: number | undefined;
-    this.#forEachGroup((g, tokens) => {
-      if (tokens.includes(selection.token!) && !Number.isNaN(delays[g]))
-        delay = Math.max(delay ?? 0, delays[g]);
-    });
-    return delay;
+    const data = this.#data;
+    const merged = selectGroup(data.tokens, productTokenOf(userAgent)).merged;
+    if (merged < 0) return undefined;
+    let delay = -1;
+    for (let k = data.ints[data.rangesAt + merged * 2]; k < data.ints[data.rangesAt + merged * 2 + 1]; k++) {
+      delay = Math.max(delay, groupField(data, data.ints[k], CRAWL_DELAY_MS));
+    }
+    return delay < 0 ? undefined : delay / 1000;
   }
 
   /** Absolute sitemap URLs from the whole file, in file order, without repeats. */
@@ -147,8 +146,8 @@ export class RobotsTxt {
         endLine: groupField(data, g, END_LINE),
         rules,
       };
-      const delay = data.groupDelays?.[g];
-      if (delay !== undefined && !Number.isNaN(delay)) group.crawlDelay = delay;
+      const delay = groupField(data, g, CRAWL_DELAY_MS);
+      if (delay >= 0) group.crawlDelay = delay / 1000;
       groups.push(group);
     });
     return groups;
