@@ -35,76 +35,77 @@ function hexValue(code: number): number {
   return -1;
 }
 
-function escapeByte(byte: number): string {
-  return `%${HEX[byte >> 4]}${HEX[byte & 15]}`;
-}
-
-/** UTF-8 encodes one code point (lone surrogates become U+FFFD) as `%XX` escapes. */
-function escapeCodePoint(cp: number): string {
-  if (cp < 0x80) return escapeByte(cp);
-  if (cp < 0x800) return escapeByte(0xc0 | (cp >> 6)) + escapeByte(0x80 | (cp & 63));
-  if (cp >= 0xd800 && cp <= 0xdfff) cp = 0xfffd;
-  if (cp < 0x10000) {
-    return escapeByte(0xe0 | (cp >> 12)) + escapeByte(0x80 | ((cp >> 6) & 63)) + escapeByte(0x80 | (cp & 63));
-  }
-  return (
-    escapeByte(0xf0 | (cp >> 18)) +
-    escapeByte(0x80 | ((cp >> 12) & 63)) +
-    escapeByte(0x80 | ((cp >> 6) & 63)) +
-    escapeByte(0x80 | (cp & 63))
-  );
-}
+/** Output buffer of `normalize`, grown as needed and reused: an output is at most 12 units per input unit. */
+let buffer = new Uint8Array(1024);
+const HEX_CODES = Uint8Array.from(HEX, (ch) => ch.charCodeAt(0));
+const decoder = new TextDecoder('latin1');
 
 /**
- * Normalises `text`. In pattern mode `*` and `$` stay raw (the caller decides
- * what a `$` means); in path mode they are encoded.
+ * Normalises `text`. In pattern mode `*` and `$` stay raw (the caller decides what a `$`
+ * means); in path mode they are encoded. The result is ASCII, written octet by octet into
+ * one buffer and turned into a string once.
  */
 function normalize(text: string, patternMode: boolean): string {
-  const out: string[] = [];
-  let from = 0; // start of the pending run of characters copied unchanged
   const n = text.length;
+  if (buffer.length < n * 12) buffer = new Uint8Array(Math.max(n * 12, buffer.length * 2));
+  const out = buffer;
+  let o = 0;
   for (let i = 0; i < n; i++) {
     const c = text.charCodeAt(i);
-    let replacement: string | undefined;
-    let skip = 0;
     if (c === 37 /* % */) {
       const hi = i + 2 < n ? hexValue(text.charCodeAt(i + 1)) : -1;
       const lo = hi >= 0 ? hexValue(text.charCodeAt(i + 2)) : -1;
       if (lo < 0) {
-        replacement = '%25';
-      } else {
-        const byte = (hi << 4) | lo;
-        if (byte < 128 && classes[byte] & UNRESERVED) replacement = String.fromCharCode(byte);
-        else {
-          const upper = escapeByte(byte);
-          // Already in canonical form: nothing to replace.
-          if (upper !== text.slice(i, i + 3)) replacement = upper;
-        }
-        skip = 2;
+        o = escapeAt(out, o, 37); // a `%` that starts no escape
+        continue;
       }
+      const byte = (hi << 4) | lo;
+      if (byte < 128 && classes[byte] & UNRESERVED) out[o++] = byte;
+      else o = escapeAt(out, o, byte);
+      i += 2;
     } else if (c === 42 /* * */ || c === 36 /* $ */) {
-      if (!patternMode) replacement = c === 42 ? '%2A' : '%24';
-    } else if (c >= 128 || !(classes[c] & RAW)) {
+      if (patternMode) out[o++] = c;
+      else o = escapeAt(out, o, c);
+    } else if (c < 128 && classes[c] & RAW) {
+      out[o++] = c;
+    } else {
       let cp = c;
       if (c >= 0xd800 && c <= 0xdbff && i + 1 < n) {
         const low = text.charCodeAt(i + 1);
         if (low >= 0xdc00 && low <= 0xdfff) {
           cp = 0x10000 + ((c - 0xd800) << 10) + (low - 0xdc00);
-          skip = 1;
+          i++;
         }
       }
-      replacement = escapeCodePoint(cp);
+      if (cp >= 0xd800 && cp <= 0xdfff) cp = 0xfffd; // a lone surrogate
+      // UTF-8, each octet escaped.
+      if (cp < 0x80) o = escapeAt(out, o, cp);
+      else if (cp < 0x800) {
+        o = escapeAt(out, o, 0xc0 | (cp >> 6));
+        o = escapeAt(out, o, 0x80 | (cp & 63));
+      } else if (cp < 0x10000) {
+        o = escapeAt(out, o, 0xe0 | (cp >> 12));
+        o = escapeAt(out, o, 0x80 | ((cp >> 6) & 63));
+        o = escapeAt(out, o, 0x80 | (cp & 63));
+      } else {
+        o = escapeAt(out, o, 0xf0 | (cp >> 18));
+        o = escapeAt(out, o, 0x80 | ((cp >> 12) & 63));
+        o = escapeAt(out, o, 0x80 | ((cp >> 6) & 63));
+        o = escapeAt(out, o, 0x80 | (cp & 63));
+      }
     }
-    if (replacement !== undefined) {
-      if (i > from) out.push(text.slice(from, i));
-      out.push(replacement);
-      from = i + 1 + skip;
-    }
-    i += skip;
   }
-  if (out.length === 0) return text;
-  out.push(text.slice(from));
-  return out.join('');
+  const octets = out.subarray(0, o);
+  // Short results are cheaper without the decoder's native call.
+  return o <= 4096 ? String.fromCharCode.apply(null, octets as unknown as number[]) : decoder.decode(octets);
+}
+
+/** Writes `%XX` for `byte` at `at`; returns the position after it. */
+function escapeAt(out: Uint8Array, at: number, byte: number): number {
+  out[at] = 37; /* % */
+  out[at + 1] = HEX_CODES[byte >> 4];
+  out[at + 2] = HEX_CODES[byte & 15];
+  return at + 3;
 }
 
 /** Normalises a URL path (with its query) for matching. */
