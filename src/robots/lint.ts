@@ -52,6 +52,13 @@ export class RobotsLinter implements RobotsLineHandler {
     else this.lints.push({ code, severity, line, message });
   }
 
+  /** True once the list is full: a finding is then only counted, its message never built. */
+  private skipped(): boolean {
+    if (this.lints.length < MAX_LINTS) return false;
+    this.dropped++;
+    return true;
+  }
+
   directive(d: Directive): void {
     if (d.typo) {
       this.add(
@@ -126,13 +133,14 @@ export class RobotsLinter implements RobotsLineHandler {
         this.interrupt(d.line);
         return;
       default:
+        this.interrupt(d.line);
+        if (this.skipped()) return;
         this.add(
           'unknown-directive',
           'warning',
           d.line,
           `"${d.keyText}" is not a robots.txt directive; crawlers ignore this line.`,
         );
-        this.interrupt(d.line);
     }
   }
 
@@ -203,6 +211,7 @@ export class RobotsLinter implements RobotsLineHandler {
   }
 
   unparsable(line: number, text: string): void {
+    if (this.skipped()) return;
     this.add(
       'unparsable-line',
       'warning',
