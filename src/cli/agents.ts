@@ -1,0 +1,68 @@
+import { productTokenOf } from '../robots/index.js';
+import { CliInputError } from './io.js';
+
+/**
+ * AI crawlers whose policy the audit summarises: training crawlers, AI search indexers and
+ * the fetchers that act for a user of a chat assistant.
+ */
+export const AI_AGENTS: readonly string[] = [
+  'GPTBot',
+  'ChatGPT-User',
+  'OAI-SearchBot',
+  'ClaudeBot',
+  'Claude-User',
+  'PerplexityBot',
+  'CCBot',
+  'Google-Extended',
+  'Applebot-Extended',
+  'Bytespider',
+  'Amazonbot',
+  'meta-externalagent',
+];
+
+/**
+ * The crawlers `explain` compares and `audit` lists when `--agents` is not given: the big
+ * search engines (with Googlebot-Image and Applebot, which fall back to Googlebot's group)
+ * and the AI crawlers.
+ */
+export const DEFAULT_AGENTS: readonly string[] = [
+  'Googlebot',
+  'Googlebot-Image',
+  'Bingbot',
+  'Applebot',
+  'YandexBot',
+  'DuckDuckBot',
+  ...AI_AGENTS,
+];
+
+/**
+ * Reads `--agents a,b,c`: trimmed, empty entries dropped, repeats (by product token)
+ * removed. Each entry must yield a product token (RFC 9309 2.2.1: `A-Z a-z _ -`).
+ */
+export function parseAgentList(value: string): string[] {
+  const agents: string[] = [];
+  for (const entry of value.split(',')) {
+    const agent = entry.trim();
+    if (agent === '') continue;
+    checkAgent(agent, '--agents');
+    if (!agents.some((known) => sameAgent(known, agent))) agents.push(agent);
+  }
+  if (agents.length === 0)
+    throw new CliInputError('--agents needs at least one crawler name, e.g. --agents Googlebot,GPTBot');
+  return agents;
+}
+
+/** Checks that a crawler name yields a product token; a header such as `Mozilla/5.0 (compatible; ExampleBot/1.0)` is fine too. */
+export function checkAgent(agent: string, option: string, allowStar = false): void {
+  if (allowStar && agent === '*') return;
+  // RFC 9309 2.2.1: a product token is made of `A-Z a-z _ -`; `Foo Bar` is neither a token nor a header.
+  if (!/^[a-z_-]+$/.test(productTokenOf(agent))) {
+    throw new CliInputError(
+      `${option}: ${JSON.stringify(agent)} names no crawler; use a product token such as ExampleBot (letters, "-" and "_").`,
+    );
+  }
+}
+
+export function sameAgent(a: string, b: string): boolean {
+  return productTokenOf(a) === productTokenOf(b);
+}

@@ -1,0 +1,86 @@
+/** The text output of `audit`. */
+import type { AuditReport } from './audit.js';
+import { closingNote, lintBlock, statusBlock } from './render.js';
+import type { Style } from './style.js';
+import { type Cell, renderTable } from './table.js';
+import { type CliVerdict, displayToken } from './verdicts.js';
+
+export function renderAudit(report: AuditReport, style: Style): string {
+  const blocks: string[][] = [
+    [
+      style.bold(`Audit of ${report.origin}`),
+      `  ${report.urls.length} URLs x ${report.agents.length} crawlers`,
+    ],
+    statusBlock(report.source, style),
+    urlsBlock(report, style),
+    matrixBlock(report, style),
+    [style.bold('AI crawlers'), ...wrap(report.ai.summary, 96).map((line) => `  ${line}`)],
+    report.source.fetch.robots === null ? [] : lintBlock(report.lints, style),
+    failOnBlock(report, style),
+    closingNote(style),
+  ];
+  return `${blocks
+    .filter((block) => block.length > 0)
+    .map((block) => block.join('\n'))
+    .join('\n\n')}\n`;
+}
+
+/** The URLs, numbered: the matrix names them by number to stay narrow. */
+function urlsBlock(report: AuditReport, style: Style): string[] {
+  const width = String(report.urls.length).length;
+  return [
+    style.bold('URLs'),
+    ...report.urls.map(
+      (url, i) => `  ${String(i + 1).padStart(width)}  ${sameOriginPath(url, report.origin)}`,
+    ),
+  ];
+}
+
+function matrixBlock(report: AuditReport, style: Style): string[] {
+  const rows = report.agents.map((agent, a) => {
+    const cells: Cell[] = [displayToken(agent)];
+    for (const row of report.matrix) cells.push(verdictCell(row[a], style));
+    return cells;
+  });
+  return [
+    style.bold('Verdicts (allow/BLOCK and the decisive line; - when no line decided)'),
+    ...renderTable(['crawler', ...report.urls.map((_, i) => String(i + 1))], rows),
+  ];
+}
+
+function verdictCell(verdict: CliVerdict, style: Style): Cell {
+  const line = verdict.rule === null ? '-' : String(verdict.rule.line);
+  return verdict.allowed
+    ? { text: `allow ${line}`, paint: style.green }
+    : { text: `BLOCK ${line}`, paint: (text) => style.bold(style.red(text)) };
+}
+
+function failOnBlock(report: AuditReport, style: Style): string[] {
+  const { rules, tripped } = report.failOn;
+  if (rules.length === 0) return [];
+  if (tripped.length === 0) return [style.bold('Fail-on'), `  ${style.green('passed')}: ${rules.join(', ')}`];
+  const lines = [style.bold(`Fail-on: ${tripped.length} of ${rules.length} rules tripped (exit 1)`)];
+  for (const trip of tripped) {
+    lines.push(`  ${style.red('tripped')} ${trip.rule}`);
+    for (const detail of trip.details) lines.push(`    ${detail}`);
+  }
+  return lines;
+}
+
+export function sameOriginPath(url: string, origin: string): string {
+  return url.startsWith(`${origin}/`) ? url.slice(origin.length) : url;
+}
+
+/** Breaks a paragraph into lines of at most `width` characters, at spaces. */
+export function wrap(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    if (line !== '' && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else line = line === '' ? word : `${line} ${word}`;
+  }
+  if (line !== '') lines.push(line);
+  return lines;
+}

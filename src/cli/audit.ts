@@ -1,0 +1,144 @@
+/**
+ * `crawlee-robots audit <site>`: URLs x crawlers, the AI-crawler policy, the lints, and
+ * `--fail-on` rules for CI.
+ */
+import { writeFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import type { RobotsLint } from '../robots/index.js';
+import { DEFAULT_AGENTS, sameAgent } from './agents.js';
+import { type AiPolicy, aiPolicy } from './ai-policy.js';
+import { renderAuditHtml } from './audit-html.js';
+import { renderAudit } from './audit-render.js';
+import { agentsNamedBy, evaluateFailOn, type FailOnRule, type FailOnTrip } from './fail-on.js';
+import { CliInputError, EXIT } from './io.js';
+import { sourceJson } from './json.js';
+import { gotNoAnswer, loadRobots, type RobotsSource, readLocal, type SourceOptions } from './source.js';
+import type { Style } from './style.js';
+import { listedUrls, type UrlSource, urlsFromRules } from './urls.js';
+import { type CliVerdict, judge } from './verdicts.js';
+
+export interface AuditOptions extends SourceOptions {
+  /** The site: its origin is audited. */
+  site: string;
+  agents?: readonly string[];
+  /** `--urls`: a file listing URLs or paths, `-` for stdin. */
+  urlsFile?: string;
+  failOn: readonly FailOnRule[];
+  /** `--html`: where to write the HTML report. */
+  htmlFile?: string;
+  json: boolean;
+}
+
+/** Everything `audit` reports, before it is rendered as text, JSON or HTML. */
+export interface AuditReport {
+  site: string;
+  origin: string;
+  source: RobotsSource;
+  agents: string[];
+  urls: string[];
+  /** Verdicts by URL (rows), then by crawler (in the order of `agents`). */
+  matrix: CliVerdict[][];
+  ai: AiPolicy;
+  lints: readonly RobotsLint[];
+  failOn: { rules: string[]; tripped: FailOnTrip[] };
+  exitCode: number;
+  /** When the report was made (ISO 8601). */
+  generatedAt: string;
+}
+
+/** The most URLs an audit checks. */
+const MAX_URLS = 1000;
+
+export async function runAudit(
+  options: AuditOptions,
+  style: Style,
+): Promise<{ output: string; exitCode: number }> {
+  if (options.urlsFile === '-' && options.file === '-') {
+    throw new CliInputError('--urls - and --file - cannot both read standard input');
+  }
+  const source = await loadRobots(options.site, options);
+  const urlSource = await chooseUrlSource(options);
+  const urls = await urlSource({ origin: source.fetch.origin, robots: source.fetch.robots });
+  if (urls.length > MAX_URLS)
+    throw new CliInputError(`too many URLs (${urls.length}); an audit checks at most ${MAX_URLS}`);
+  const report = auditReport(source, urls, options);
+  if (options.htmlFile !== undefined) {
+    const path = resolve(options.cwd, options.htmlFile);
+    await writeFile(path, renderAuditHtml(report)).catch((error: NodeJS.ErrnoException) => {
+      throw new CliInputError(`cannot write ${options.htmlFile}: ${error.code ?? error.message}`);
+    });
+  }
+  const output = options.json
+    ? `${JSON.stringify(auditJson(report), null, 2)}\n`
+    : renderAudit(report, style);
+  return { output, exitCode: report.exitCode };
+}
+
+async function chooseUrlSource(options: AuditOptions): Promise<UrlSource> {
+  if (options.urlsFile !== undefined) {
+    const bytes = await readLocal(options.urlsFile, options.cwd, options.stdin, 4 * 1024 * 1024);
+    return listedUrls(new TextDecoder().decode(bytes), options.urlsFile === '-' ? 'stdin' : options.urlsFile);
+  }
+  // Extension point: `--from-sitemaps` becomes a UrlSource built on src/sitemap.
+  return urlsFromRules(options.site);
+}
+
+export function auditReport(
+  source: RobotsSource,
+  urls: string[],
+  options: Omit<AuditOptions, keyof SourceOptions>,
+): AuditReport {
+  const agents = [...(options.agents ?? DEFAULT_AGENTS)];
+  // A crawler named by a --fail-on rule is checked even when --agents leaves it out.
+  for (const agent of agentsNamedBy(options.failOn))
+    if (!agents.some((a) => sameAgent(a, agent))) agents.push(agent);
+  const matrix = urls.map((url) => agents.map((agent) => judge(source.fetch, url, agent)));
+  const lints = source.fetch.robots?.lints ?? [];
+  const tripped = evaluateFailOn(
+    options.failOn,
+    { matrix, lints, unreachable: source.fetch.kind === 'disallow-all', why: source.fetch.why },
+    sameAgent,
+  );
+  // Exit 2 when no HTTP answer came back: the audit then says nothing about the site's file.
+  const exitCode = gotNoAnswer(source.fetch) ? EXIT.error : tripped.length > 0 ? 1 : 0;
+  return {
+    site: options.site,
+    origin: source.fetch.origin,
+    source,
+    agents,
+    urls,
+    matrix,
+    ai: aiPolicy(source.fetch, urls),
+    lints,
+    failOn: { rules: options.failOn.map((rule) => rule.text), tripped },
+    exitCode,
+    generatedAt: new Date().toISOString(),
+  };
+}
+
+/** The `--json` output of `audit`; its shape is documented in README-section.md. */
+export function auditJson(report: AuditReport) {
+  return {
+    site: report.site,
+    origin: report.origin,
+    robotsTxt: sourceJson(report.source),
+    agents: report.agents,
+    urls: report.matrix.map((row, i) => ({
+      url: report.urls[i],
+      path: row[0]?.path ?? new URL(report.urls[i]).pathname,
+      verdicts: row.map((verdict) => ({
+        agent: verdict.agent,
+        allowed: verdict.allowed,
+        reason: verdict.reason,
+        line: verdict.rule?.line ?? null,
+        rule: verdict.rule === null ? null : { kind: verdict.rule.kind, pattern: verdict.rule.pattern },
+        group: { how: verdict.group.how, token: verdict.group.token },
+      })),
+    })),
+    ai: report.ai,
+    lints: report.lints,
+    failOn: report.failOn,
+    exitCode: report.exitCode,
+    generatedAt: report.generatedAt,
+  };
+}

@@ -1,0 +1,148 @@
+/**
+ * `--fail-on` rules: conditions that make `audit` exit with 1, for CI.
+ *
+ *   blocked:<agent>    a listed URL is disallowed for the crawler (`blocked:*`: for any crawler of the matrix)
+ *   allowed:<agent>    a listed URL is allowed for the crawler (e.g. `allowed:GPTBot` to keep AI crawlers out)
+ *   lint:<severity>    a lint of that severity or worse (`error`, `warning`, `info`)
+ *   lint:<code>        a lint with that code (e.g. `lint:accepted-typo`)
+ *   unreachable        robots.txt is unreachable (5xx, 429, no answer): every crawler is shut out
+ *
+ * Rules are given with repeated `--fail-on` options or comma-separated in one.
+ */
+import type { LintCode, LintSeverity, RobotsLint } from '../robots/index.js';
+import { checkAgent } from './agents.js';
+import { CliInputError } from './io.js';
+import type { CliVerdict } from './verdicts.js';
+
+export type FailOnRule =
+  | { kind: 'blocked' | 'allowed'; agent: string; text: string }
+  | { kind: 'lint'; severity: LintSeverity; text: string }
+  | { kind: 'lint-code'; code: LintCode; text: string }
+  | { kind: 'unreachable'; text: string };
+
+/** A rule that tripped, with what tripped it. */
+export interface FailOnTrip {
+  rule: string;
+  /** One entry per URL or lint that tripped the rule (at most the first 20). */
+  details: string[];
+}
+
+/** Every lint code; `satisfies` keeps this list in step with the core's `LintCode`. */
+const LINT_CODES = {
+  'rule-before-user-agent': true,
+  'unknown-directive': true,
+  'unsupported-directive': true,
+  'accepted-typo': true,
+  'missing-colon': true,
+  'unparsable-line': true,
+  'pattern-not-rooted': true,
+  'absolute-url-pattern': true,
+  'file-too-large': true,
+  'line-too-long': true,
+  'noindex-unsupported': true,
+  'crawl-delay-extension': true,
+  'invalid-crawl-delay': true,
+  'looks-like-html': true,
+  'user-agent-joins-group': true,
+  'empty-user-agent': true,
+  'invalid-utf8': true,
+  'duplicate-rule': true,
+  'conflicting-rules': true,
+  'sitemap-not-absolute': true,
+  'too-many-findings': true,
+} as const satisfies Record<LintCode, true>;
+
+const SEVERITY_RANK: Record<LintSeverity, number> = { error: 0, warning: 1, info: 2 };
+
+const SYNTAX = 'blocked:<agent>, allowed:<agent>, lint:<error|warning|info|code> or unreachable';
+
+export function parseFailOn(values: readonly string[]): FailOnRule[] {
+  const rules: FailOnRule[] = [];
+  for (const text of values.flatMap((value) => value.split(',')).map((part) => part.trim())) {
+    if (text === '') continue;
+    rules.push(parseRule(text));
+  }
+  return rules;
+}
+
+function parseRule(text: string): FailOnRule {
+  if (text === 'unreachable') return { kind: 'unreachable', text };
+  const colon = text.indexOf(':');
+  const key = colon < 0 ? text : text.slice(0, colon);
+  const value = colon < 0 ? '' : text.slice(colon + 1).trim();
+  if ((key === 'blocked' || key === 'allowed') && value !== '') {
+    checkAgent(value, `--fail-on ${text}`, true);
+    return { kind: key, agent: value, text };
+  }
+  if (key === 'lint' && value !== '') {
+    if (value === 'error' || value === 'warning' || value === 'info')
+      return { kind: 'lint', severity: value, text };
+    if (Object.hasOwn(LINT_CODES, value)) return { kind: 'lint-code', code: value as LintCode, text };
+    throw new CliInputError(
+      `--fail-on ${text}: unknown lint; use lint:error, lint:warning, lint:info or a lint code such as lint:accepted-typo`,
+    );
+  }
+  throw new CliInputError(`--fail-on ${JSON.stringify(text)} is not a rule; use ${SYNTAX}`);
+}
+
+/** The crawlers the rules name: the audit adds them to its matrix. */
+export function agentsNamedBy(rules: readonly FailOnRule[]): string[] {
+  return rules.flatMap((rule) => ('agent' in rule && rule.agent !== '*' ? [rule.agent] : []));
+}
+
+export interface FailOnInput {
+  /** Verdicts by URL, then by crawler. */
+  matrix: readonly (readonly CliVerdict[])[];
+  lints: readonly RobotsLint[];
+  /** True when robots.txt is unreachable (RFC 9309 2.3.1.4: everything disallowed). */
+  unreachable: boolean;
+  /** Why, in one sentence. */
+  why: string;
+}
+
+export function evaluateFailOn(
+  rules: readonly FailOnRule[],
+  input: FailOnInput,
+  sameAgent: (a: string, b: string) => boolean,
+): FailOnTrip[] {
+  const trips: FailOnTrip[] = [];
+  for (const rule of rules) {
+    const details = detailsOf(rule, input, sameAgent);
+    if (details.length > 0) trips.push({ rule: rule.text, details: details.slice(0, 20) });
+  }
+  return trips;
+}
+
+function detailsOf(
+  rule: FailOnRule,
+  input: FailOnInput,
+  sameAgent: (a: string, b: string) => boolean,
+): string[] {
+  switch (rule.kind) {
+    case 'unreachable':
+      return input.unreachable ? [input.why] : [];
+    case 'lint':
+      return input.lints
+        .filter((lint) => SEVERITY_RANK[lint.severity] <= SEVERITY_RANK[rule.severity])
+        .map(lintDetail);
+    case 'lint-code':
+      return input.lints.filter((lint) => lint.code === rule.code).map(lintDetail);
+    default: {
+      const wantAllowed = rule.kind === 'allowed';
+      const details: string[] = [];
+      for (const row of input.matrix) {
+        for (const verdict of row) {
+          if (rule.agent !== '*' && !sameAgent(verdict.agent, rule.agent)) continue;
+          if (verdict.allowed !== wantAllowed) continue;
+          const by = verdict.rule === null ? verdict.reason : `line ${verdict.rule.line}`;
+          details.push(`${verdict.url} ${wantAllowed ? 'allowed' : 'blocked'} for ${verdict.agent} (${by})`);
+        }
+      }
+      return details;
+    }
+  }
+}
+
+function lintDetail(lint: RobotsLint): string {
+  return `line ${lint.line}: ${lint.severity}: ${lint.message} [${lint.code}]`;
+}

@@ -1,0 +1,41 @@
+/**
+ * The streams a command reads and writes. `runCli` takes them as arguments so that tests
+ * run the CLI in-process with their own streams, and `main.ts` passes the process's own.
+ */
+
+/** A stream the CLI writes text to. */
+export interface CliOutput {
+  write(text: string): unknown;
+  /** Set by Node on a terminal; colours are used only there. */
+  isTTY?: boolean;
+}
+
+/** The standard input: read chunk by chunk, never whole. */
+export type CliInput = AsyncIterable<Uint8Array | string>;
+
+export interface CliIo {
+  stdout: CliOutput;
+  stderr: CliOutput;
+  stdin: CliInput;
+  /**
+   * Environment variables (`NO_COLOR`, `FORCE_COLOR`).
+   * @default process.env
+   */
+  env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * Directory relative file names are read from.
+   * @default process.cwd()
+   */
+  cwd?: string;
+}
+
+/** Exit codes, after Google's `robots_main`: 0 allowed, 1 disallowed, 2 usage or fetch error. */
+export const EXIT = { allowed: 0, disallowed: 1, error: 2 } as const;
+
+/**
+ * A problem with what the user asked for (an option, a URL, a file): reported as one line on
+ * stderr, exit code 2, never a stack trace.
+ */
+export class CliInputError extends Error {
+  override readonly name = 'CliInputError';
+}

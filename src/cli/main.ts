@@ -1,0 +1,75 @@
+#!/usr/bin/env node
+/**
+ * `crawlee-robots`: the robots.txt tester (`explain`) and auditor (`audit`).
+ *
+ * `runCli(argv, io)` runs one command line with the given streams and resolves to the exit
+ * code (0 allowed / nothing tripped, 1 disallowed / a --fail-on rule tripped, 2 usage or fetch
+ * error), so that tests can run it in-process; run as a program, it uses the process's own.
+ */
+import { realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { CommanderError } from 'commander';
+import { CliInputError, type CliIo, EXIT } from './io.js';
+import { buildProgram } from './program.js';
+
+export type { CliInput, CliIo, CliOutput } from './io.js';
+
+/**
+ * Runs `crawlee-robots` with `argv` (the arguments after the program name).
+ *
+ * @example
+ * const code = await runCli(['explain', 'https://example.com/x', '--agent', 'ExampleBot'], {
+ *   stdout: process.stdout, stderr: process.stderr, stdin: process.stdin,
+ * });
+ */
+export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  let exitCode: number = EXIT.allowed;
+  const program = buildProgram(io, (code) => {
+    exitCode = code;
+  });
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+    return exitCode;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Help and version end with 0; every other commander error is a usage error (already printed).
+      return error.exitCode === 0 ? 0 : EXIT.error;
+    }
+    if (error instanceof CliInputError) {
+      io.stderr.write(`crawlee-robots: ${error.message}\n`);
+      return EXIT.error;
+    }
+    // A bug: still one line, never a stack trace.
+    const message = error instanceof Error ? error.message : String(error);
+    io.stderr.write(`crawlee-robots: unexpected error: ${message.split('\n')[0]}\n`);
+    return EXIT.error;
+  }
+}
+
+function isMain(): boolean {
+  const script = process.argv[1];
+  if (script === undefined) return false;
+  try {
+    // npm links the bin into node_modules/.bin: compare real paths.
+    return realpathSync(script) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+
+if (isMain()) {
+  // A reader that goes away (`| head`) is not an error.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw error;
+  });
+  const io: CliIo = {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    // Read lazily: touching process.stdin opens it, which only `--file -` needs.
+    get stdin() {
+      return process.stdin;
+    },
+  };
+  process.exitCode = await runCli(process.argv.slice(2), io);
+}

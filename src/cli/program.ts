@@ -1,0 +1,163 @@
+/**
+ * The command line: commands, their options and help texts (commander). Actions hand the
+ * parsed options to `explain.ts` and `audit.ts` and write what they return.
+ */
+import { Command, Option } from 'commander';
+import { checkAgent, parseAgentList } from './agents.js';
+import { readStatus, readTimeout, readUrl, userAgentHeader } from './args.js';
+import { runAudit } from './audit.js';
+import { runExplain } from './explain.js';
+import { parseFailOn } from './fail-on.js';
+import { CliInputError, type CliIo } from './io.js';
+import { createStyle, wantsColor } from './style.js';
+
+/** Options both commands share. */
+interface CommonFlags {
+  agents?: string[];
+  file?: string;
+  status?: number;
+  json?: boolean;
+  color?: boolean;
+  userAgent?: string;
+  timeout: number;
+}
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+
+/** Builds the program; `setExitCode` receives the exit code of the command that ran. */
+export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
+  const env = io.env ?? process.env;
+  const cwd = io.cwd ?? process.cwd();
+  const program = new Command('crawlee-robots')
+    .description('Test and audit robots.txt files the way RFC 9309 reads them.')
+    .exitOverride()
+    .showSuggestionAfterError(true)
+    .configureOutput({
+      writeOut: (text) => io.stdout.write(text),
+      writeErr: (text) => io.stderr.write(text),
+      // One line per error: commander puts its "did you mean" suggestion on a line of its own.
+      outputError: (text, write) =>
+        write(`crawlee-robots: ${oneLine(text.replace(/^error: /, ''))} (see --help)\n`),
+    });
+
+  const common = (command: Command) =>
+    command
+      .option(
+        '--agents <list>',
+        'crawlers to compare, comma-separated (default: search engines and AI crawlers)',
+        parseAgentList,
+      )
+      .option(
+        '-f, --file <path>',
+        'read robots.txt from a local file, or - for standard input, instead of fetching it',
+      )
+      .option(
+        '--status <code>',
+        'with --file: simulate the HTTP status the file was served with (e.g. 404, 503)',
+        readStatus,
+      )
+      .option('--json', 'print JSON for machines instead of text')
+      .addOption(new Option('--color', 'colour the output even when it is not a terminal'))
+      .addOption(new Option('--no-color', 'never colour the output (NO_COLOR is honoured too)'))
+      .option(
+        '--user-agent <header>',
+        'User-Agent header sent for robots.txt (default: the crawler token and this tool)',
+      )
+      .option(
+        '--timeout <ms>',
+        'time allowed for fetching robots.txt, redirects included',
+        readTimeout,
+        DEFAULT_TIMEOUT_MS,
+      );
+
+  const styleFor = (flags: CommonFlags) =>
+    createStyle(!flags.json && wantsColor(flags.color, io.stdout, env));
+  const sourceOptions = (flags: CommonFlags, agent: string) => {
+    if (flags.status !== undefined && flags.file === undefined) {
+      throw new CliInputError('--status simulates the status of a local file: use it together with --file');
+    }
+    return {
+      userAgent: userAgentHeader(agent, flags.userAgent),
+      timeoutMs: flags.timeout,
+      ...(flags.file === undefined ? {} : { file: flags.file }),
+      ...(flags.status === undefined ? {} : { status: flags.status }),
+      stdin: () => io.stdin,
+      cwd,
+    };
+  };
+
+  common(
+    program
+      .command('explain')
+      .description(
+        'Explain whether a crawler may fetch a URL: verdict, decisive line, group, status and lints.',
+      )
+      .argument('<url>', 'absolute URL to check (with --file, a path such as /search?q=1 is enough)')
+      .requiredOption(
+        '-a, --agent <name>',
+        'the crawler: its product token (ExampleBot) or a whole User-Agent header',
+      ),
+  ).action(async (url: string, flags: CommonFlags & { agent: string }) => {
+    checkAgent(flags.agent, '--agent');
+    const { output, exitCode } = await runExplain(
+      {
+        ...sourceOptions(flags, flags.agent),
+        url: readUrl(url, 'URL', flags.file !== undefined),
+        agent: flags.agent,
+        ...(flags.agents === undefined ? {} : { agents: flags.agents }),
+        json: flags.json === true,
+      },
+      styleFor(flags),
+    );
+    io.stdout.write(output);
+    setExitCode(exitCode);
+  });
+
+  common(
+    program
+      .command('audit')
+      .description('Audit a site: URLs x crawlers, the AI-crawler policy, lints; --fail-on rules for CI.')
+      .argument('<site>', 'the site, e.g. https://example.com (its origin is audited)')
+      .option(
+        '--urls <file>',
+        'URLs or paths to check, one a line (- for standard input); default: / and a path for each rule of the file',
+      )
+      .option(
+        '--fail-on <rule>',
+        'exit 1 when a rule trips (repeatable or comma-separated): blocked:<agent>, allowed:<agent>, lint:<error|warning|info|code>, unreachable',
+        (value: string, previous: string[] = []) => [...previous, value],
+      )
+      .option('--html <file>', 'also write a self-contained HTML report to this file'),
+  ).action(async (site: string, flags: CommonFlags & { urls?: string; failOn?: string[]; html?: string }) => {
+    const { output, exitCode } = await runAudit(
+      {
+        ...sourceOptions(flags, flags.agents?.[0] ?? '*'),
+        site: readUrl(site, 'site', false),
+        ...(flags.agents === undefined ? {} : { agents: flags.agents }),
+        ...(flags.urls === undefined ? {} : { urlsFile: flags.urls }),
+        failOn: parseFailOn(flags.failOn ?? []),
+        ...(flags.html === undefined ? {} : { htmlFile: flags.html }),
+        json: flags.json === true,
+      },
+      styleFor(flags),
+    );
+    io.stdout.write(output);
+    setExitCode(exitCode);
+  });
+
+  // Extension point: `sitemaps <site>` (the sitemaps robots.txt declares, counts, failures, URLs
+  // blocked for the agent) is registered here with `common(program.command('sitemaps')...)` once
+  // src/sitemap is in; `audit --from-sitemaps` is one more UrlSource (see urls.ts).
+  return program;
+}
+
+function oneLine(text: string): string {
+  return text
+    .trim()
+    .split(/\n+/)
+    .map((part, i) => {
+      const inner = part.trim().replace(/^\((.*)\)$/, '$1');
+      return i === 0 ? inner : inner.charAt(0).toLowerCase() + inner.slice(1);
+    })
+    .join('; ');
+}

@@ -1,0 +1,308 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHttpServer, type TestHttpServer, text } from '../support/http-server.js';
+import { cells, lineStarting, runInProcess, SHOP_ROBOTS } from './run-cli.js';
+
+let shop: TestHttpServer;
+const dir = mkdtempSync(join(tmpdir(), 'crawlee-robots-audit-'));
+
+beforeAll(async () => {
+  shop = await startHttpServer({ '/robots.txt': text(SHOP_ROBOTS) });
+});
+afterAll(async () => {
+  await shop.close();
+});
+
+/** The matrix rows by crawler: the cells after the crawler's name. */
+function matrix(lines: readonly string[]): Map<string, string[]> {
+  const title = lines.findIndex((line) => line.startsWith('Verdicts ('));
+  const end = lines.indexOf('', title);
+  return new Map(lines.slice(title + 3, end).map((line) => [cells(line)[0], cells(line).slice(1)]));
+}
+
+describe('audit: the matrix', () => {
+  it('checks / and one path per rule for every default crawler', async () => {
+    const run = await runInProcess(['audit', shop.origin]);
+    expect(run.code).toBe(0);
+    expect(run.lines[0]).toBe(`Audit of ${shop.origin}`);
+    const urlsAt = run.lines.indexOf('URLs');
+    expect(run.lines.slice(urlsAt + 1, urlsAt + 9)).toEqual([
+      '  1  /',
+      '  2  /cart',
+      '  3  /search',
+      '  4  /search/help',
+      '  5  /x?sessionid=',
+      '  6  /drafts/',
+      '  7  /private/',
+      '',
+    ]);
+    const rows = matrix(run.lines);
+    expect(rows.size).toBe(18);
+    expect(rows.get('Googlebot')).toEqual([
+      'allow -',
+      'allow -',
+      'allow -',
+      'allow -',
+      'allow -',
+      'BLOCK 9',
+      'allow -',
+    ]);
+    expect(rows.get('Bingbot')).toEqual([
+      'allow -',
+      'BLOCK 3',
+      'BLOCK 4',
+      'allow 5',
+      'BLOCK 6',
+      'allow -',
+      'allow -',
+    ]);
+    expect(rows.get('GPTBot')).toEqual(Array(7).fill('BLOCK 13'));
+    expect(rows.get('ClaudeBot')).toEqual([
+      'allow -',
+      'allow -',
+      'allow -',
+      'allow -',
+      'allow -',
+      'allow -',
+      'BLOCK 16',
+    ]);
+  });
+
+  it('checks the URLs of --urls, paths resolved against the site', async () => {
+    const file = join(dir, 'urls.txt');
+    writeFileSync(file, `# pages to watch\n/cart\n\n${shop.origin}/search/help\n/cart\n`);
+    const run = await runInProcess(['audit', shop.origin, '--urls', file, '--agents', 'Googlebot,GPTBot']);
+    expect(run.code).toBe(0);
+    const urlsAt = run.lines.indexOf('URLs');
+    expect(run.lines.slice(urlsAt + 1, urlsAt + 4)).toEqual(['  1  /cart', '  2  /search/help', '']);
+    const rows = matrix(run.lines);
+    expect([...rows.keys()]).toEqual(['Googlebot', 'GPTBot']);
+    expect(rows.get('GPTBot')).toEqual(['BLOCK 13', 'BLOCK 13']);
+  });
+
+  it('reads --urls from stdin', async () => {
+    const run = await runInProcess(['audit', shop.origin, '--urls', '-', '--agents', 'Bingbot'], {
+      stdin: '/search\n',
+    });
+    expect(matrix(run.lines).get('Bingbot')).toEqual(['BLOCK 4']);
+  });
+
+  it('refuses a URL of another origin: a robots.txt speaks for its own origin only', async () => {
+    const run = await runInProcess(['audit', shop.origin, '--urls', '-'], {
+      stdin: '/a\nhttps://other.example/b\n',
+    });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe(
+      `crawlee-robots: stdin line 2: https://other.example/b is not on ${shop.origin}; audit one origin at a time\n`,
+    );
+  });
+
+  it('audits a local file with --file and --status', async () => {
+    const run = await runInProcess(
+      ['audit', 'https://shop.example', '--file', '-', '--status', '503', '--agents', 'Googlebot'],
+      {
+        stdin: SHOP_ROBOTS,
+      },
+    );
+    expect(run.code).toBe(0);
+    expect(matrix(run.lines).get('Googlebot')).toEqual(['BLOCK -']);
+    expect(run.stdout).toContain(
+      'robots.txt is unreachable (HTTP 503), so every crawler, the 12 AI crawlers included',
+    );
+  });
+});
+
+describe('audit: the AI-crawler summary', () => {
+  it('says which AI crawlers are blocked, partly blocked, and which follow *', async () => {
+    const run = await runInProcess(['audit', shop.origin]);
+    const at = run.lines.indexOf('AI crawlers');
+    const paragraph = run.lines
+      .slice(at + 1, run.lines.indexOf('', at))
+      .map((line) => line.trim())
+      .join(' ');
+    expect(paragraph).toContain(
+      'GPTBot and CCBot share a group of their own (line 11) and are blocked on all 7 audited URLs.',
+    );
+    expect(paragraph).toContain(
+      'ClaudeBot has a group of its own (line 15) and is blocked on 1 of the 7 audited URLs.',
+    );
+    expect(paragraph).toContain(
+      'ChatGPT-User, OAI-SearchBot, Claude-User, PerplexityBot, Google-Extended, Applebot-Extended, Bytespider, Amazonbot and meta-externalagent have no group of their own and follow the * group (line 2), so they are blocked on 3 of the 7 audited URLs.',
+    );
+    expect(paragraph).toContain(
+      'In all: 2 of 12 AI crawlers blocked everywhere, 10 partly blocked, 0 allowed everywhere.',
+    );
+  });
+
+  it('says when robots.txt is unavailable: no rules, every AI crawler allowed', async () => {
+    const server = await startHttpServer();
+    try {
+      const run = await runInProcess(['audit', server.origin]);
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain(
+        'robots.txt is unavailable (HTTP 404): there are no rules, so all 12 AI crawlers may',
+      );
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('audit: --fail-on', () => {
+  it('blocked:<agent> trips when a listed URL is blocked for that crawler', async () => {
+    const run = await runInProcess(['audit', shop.origin, '--fail-on', 'blocked:Googlebot']);
+    expect(run.code).toBe(1);
+    expect(run.lines).toContain('Fail-on: 1 of 1 rules tripped (exit 1)');
+    expect(run.lines).toContain('  tripped blocked:Googlebot');
+    expect(run.lines).toContain(`    ${shop.origin}/drafts/ blocked for Googlebot (line 9)`);
+  });
+
+  it('passes when nothing trips, and adds the crawlers it names to the matrix', async () => {
+    const run = await runInProcess(
+      [
+        'audit',
+        shop.origin,
+        '--agents',
+        'Bingbot',
+        '--fail-on',
+        'blocked:Googlebot-News',
+        '--fail-on',
+        'allowed:CCBot,unreachable',
+        '--urls',
+        '-',
+      ],
+      { stdin: '/search/help\n' },
+    );
+    expect(run.code).toBe(0);
+    expect([...matrix(run.lines).keys()]).toEqual(['Bingbot', 'Googlebot-News', 'CCBot']);
+    expect(lineStarting(run.lines, 'passed')).toBe(
+      '  passed: blocked:Googlebot-News, allowed:CCBot, unreachable',
+    );
+  });
+
+  it('lint:<severity> and lint:<code> trip on the lints of the file', async () => {
+    const bySeverity = await runInProcess(['audit', shop.origin, '--fail-on', 'lint:warning']);
+    expect(bySeverity.code).toBe(1);
+    expect(bySeverity.stdout).toMatch(/ {4}line 15: warning: .*\[accepted-typo\]/);
+    expect((await runInProcess(['audit', shop.origin, '--fail-on', 'lint:accepted-typo'])).code).toBe(1);
+    expect((await runInProcess(['audit', shop.origin, '--fail-on', 'lint:error'])).code).toBe(0);
+  });
+
+  it('unreachable trips on a 5xx robots.txt', async () => {
+    const server = await startHttpServer({ '/robots.txt': text('oops', 502) });
+    try {
+      const run = await runInProcess(['audit', server.origin, '--fail-on', 'unreachable']);
+      expect(run.code).toBe(1);
+      expect(run.stdout).toContain('HTTP 502: robots.txt is unreachable, everything is disallowed');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('blocked:* trips for any crawler of the matrix', async () => {
+    const run = await runInProcess(
+      ['audit', shop.origin, '--agents', 'Googlebot', '--fail-on', 'blocked:*', '--urls', '-'],
+      {
+        stdin: '/\n',
+      },
+    );
+    expect(run.code).toBe(0);
+    const blocked = await runInProcess(
+      ['audit', shop.origin, '--agents', 'Bingbot', '--fail-on', 'blocked:*', '--urls', '-'],
+      {
+        stdin: '/cart\n',
+      },
+    );
+    expect(blocked.code).toBe(1);
+  });
+
+  it('exits 2 when robots.txt got no answer at all', async () => {
+    const server = await startHttpServer();
+    const origin = server.origin;
+    await server.close();
+    const run = await runInProcess(['audit', origin, '--timeout', '3000']);
+    expect(run.code).toBe(2);
+    expect(lineStarting(run.lines, 'status')).toBe('  status   no usable answer (connection-refused)');
+  });
+});
+
+describe('audit --json', () => {
+  it('has the matrix, the AI policy, the lints and the fail-on outcome', async () => {
+    const run = await runInProcess(
+      [
+        'audit',
+        shop.origin,
+        '--json',
+        '--agents',
+        'Googlebot,GPTBot',
+        '--fail-on',
+        'blocked:Googlebot',
+        '--urls',
+        '-',
+      ],
+      { stdin: '/drafts/a\n/\n' },
+    );
+    expect(run.code).toBe(1);
+    const json = JSON.parse(run.stdout);
+    expect(Object.keys(json)).toEqual([
+      'site',
+      'origin',
+      'robotsTxt',
+      'agents',
+      'urls',
+      'ai',
+      'lints',
+      'failOn',
+      'exitCode',
+      'generatedAt',
+    ]);
+    expect(json.origin).toBe(shop.origin);
+    expect(json.agents).toEqual(['Googlebot', 'GPTBot']);
+    expect(json.urls).toEqual([
+      {
+        url: `${shop.origin}/drafts/a`,
+        path: '/drafts/a',
+        verdicts: [
+          {
+            agent: 'Googlebot',
+            allowed: false,
+            reason: 'matched',
+            line: 9,
+            rule: { kind: 'disallow', pattern: '/drafts/' },
+            group: { how: 'token', token: 'googlebot' },
+          },
+          {
+            agent: 'GPTBot',
+            allowed: false,
+            reason: 'matched',
+            line: 13,
+            rule: { kind: 'disallow', pattern: '/' },
+            group: { how: 'token', token: 'gptbot' },
+          },
+        ],
+      },
+      expect.objectContaining({ url: `${shop.origin}/`, path: '/' }),
+    ]);
+    expect(json.ai.urls).toBe(2);
+    expect(json.ai.crawlers).toHaveLength(12);
+    expect(json.ai.crawlers[0]).toEqual({
+      agent: 'GPTBot',
+      status: 'blocked',
+      blockedUrls: 2,
+      how: 'token',
+      userAgentLines: [11],
+      groupLine: 11,
+    });
+    expect(typeof json.ai.summary).toBe('string');
+    expect(json.failOn).toEqual({
+      rules: ['blocked:Googlebot'],
+      tripped: [
+        { rule: 'blocked:Googlebot', details: [`${shop.origin}/drafts/a blocked for Googlebot (line 9)`] },
+      ],
+    });
+    expect(json.robotsTxt).toMatchObject({ source: 'http', status: 200, policy: 'rules' });
+    expect(Number.isNaN(Date.parse(json.generatedAt))).toBe(false);
+  });
+});

@@ -1,0 +1,133 @@
+/**
+ * The `--html` report rendered in headless Chromium (Debian's, no download): its text, that it
+ * loads nothing from the network, and a screenshot kept for a look.
+ */
+import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Browser, chromium } from 'playwright';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHttpServer, type TestHttpServer, text } from '../support/http-server.js';
+import { runInProcess, SHOP_ROBOTS } from './run-cli.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'crawlee-robots-html-'));
+let shop: TestHttpServer;
+let browser: Browser;
+
+beforeAll(async () => {
+  // A hostile file: every text from the site must be escaped in the report.
+  shop = await startHttpServer({
+    '/robots.txt': text(
+      `${SHOP_ROBOTS}\n# <script>document.title = 'pwned'</script>\nDisallow: /<img src=x>\n`,
+    ),
+  });
+  browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
+  });
+});
+afterAll(async () => {
+  await browser?.close();
+  await shop?.close();
+});
+
+describe('audit --html', () => {
+  it('writes a self-contained page that renders the audit in Chromium', async () => {
+    const file = join(dir, 'report.html');
+    const run = await runInProcess(
+      ['audit', shop.origin, '--html', file, '--fail-on', 'blocked:Googlebot', '--urls', '-'],
+      {
+        stdin: '/\n/cart\n/drafts/q\n/private/x\n',
+      },
+    );
+    expect(run.code).toBe(1);
+    const html = readFileSync(file, 'utf8');
+    // No external resource of any kind, no script; the file's `<script>` and `<img>` are escaped text.
+    expect(html).not.toMatch(/<(script|link|img|iframe|object|embed)\b|@import|url\(/i);
+    expect(html).toContain('&#60;img src=x&#62;');
+
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const requests: string[] = [];
+    page.on('request', (request) => requests.push(request.url()));
+    await page.goto(`file://${file}`);
+    expect(requests).toEqual([`file://${file}`]);
+    expect(await page.title()).toBe(`robots.txt audit: ${shop.origin}`);
+
+    const body = (await page.locator('body').textContent()) ?? '';
+    expect(body).toContain('Fail-on: 1 of 1 rules tripped');
+    expect(body).toContain(`${shop.origin}/drafts/q blocked for Googlebot (line 9)`);
+    expect(body).toContain('HTTP 200');
+    expect(body).toContain(
+      'GPTBot and CCBot share a group of their own (line 11) and are blocked on all 4 audited URLs.',
+    );
+    expect(body).toContain("# <script>document.title = 'pwned'</script>");
+    expect(body).toContain('robots.txt is a request to crawlers, not access control');
+
+    // The matrix: one row per crawler, one cell per URL, coloured by verdict.
+    const googlebot = page.locator('table.matrix tr', {
+      has: page.locator('th', { hasText: /^Googlebot$/ }),
+    });
+    expect(await googlebot.locator('td').allInnerTexts()).toEqual([
+      'allow –',
+      'allow –',
+      'BLOCK 9',
+      'allow –',
+    ]);
+    expect(await googlebot.locator('td.block').count()).toBe(1);
+    expect(await page.locator('table.matrix tbody tr').count()).toBe(18);
+    const blockColour = await page
+      .locator('table.matrix td.block')
+      .first()
+      .evaluate((cell) => getComputedStyle(cell).backgroundColor);
+    expect(blockColour).toBe('rgb(255, 235, 233)');
+
+    // The AI table and the lints table.
+    const ai = page.locator('table.ai tr', { has: page.locator('th', { hasText: /^ClaudeBot$/ }) });
+    expect(await ai.locator('td').allInnerTexts()).toEqual(['partial', '1 of 4', 'own group (line 15)']);
+    const typo = page.locator('table.lints tr', { has: page.locator('td', { hasText: 'accepted-typo' }) });
+    expect(await typo.locator('td').first().textContent()).toBe('15');
+
+    const screenshot = join(dir, 'report.png');
+    await page.screenshot({ path: screenshot, fullPage: true });
+    expect(statSync(screenshot).size).toBeGreaterThan(20_000);
+    await page.close();
+  });
+
+  it('reports an unreachable robots.txt without a file listing', async () => {
+    const server = await startHttpServer({ '/robots.txt': text('down', 503) });
+    try {
+      const file = join(dir, 'down.html');
+      const run = await runInProcess(['audit', server.origin, '--html', file, '--fail-on', 'unreachable']);
+      expect(run.code).toBe(1);
+      const page = await browser.newPage();
+      await page.goto(`file://${file}`);
+      const body = (await page.locator('body').textContent()) ?? '';
+      expect(body).toContain('HTTP 503');
+      expect(body).toContain('robots.txt is unreachable (HTTP 503), so every crawler');
+      expect(body).toContain('No file was read, so there is nothing to lint.');
+      expect(await page.locator('pre').count()).toBe(0);
+      await page.close();
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('a report that cannot be written: one line, exit 2', async () => {
+    const run = await runInProcess([
+      'audit',
+      shop.origin,
+      '--html',
+      join(dir, 'no', 'such', 'dir', 'r.html'),
+    ]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/^crawlee-robots: cannot write .*r\.html: ENOENT\n$/);
+  });
+});

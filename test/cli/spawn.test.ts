@@ -1,0 +1,120 @@
+/**
+ * The CLI as a real process: `node --import tsx src/cli/main.ts ...`, with pipes for stdout and
+ * stderr (so no colours), exit codes from the process itself.
+ */
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHttpServer, type TestHttpServer, text } from '../support/http-server.js';
+import { SHOP_ROBOTS } from './run-cli.js';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+interface Spawned {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  /** Octets written to stdin before the process closed it. */
+  written: number;
+}
+
+function spawnCli(
+  argv: string[],
+  options: { stdin?: 'huge'; env?: Record<string, string> } = {},
+): Promise<Spawned> {
+  return new Promise((resolve, reject) => {
+    const env = { ...process.env, ...options.env };
+    delete env['NO_COLOR'];
+    delete env['FORCE_COLOR'];
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...argv], {
+      cwd: root,
+      env,
+    });
+    let stdout = '';
+    let stderr = '';
+    let written = 0;
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+    });
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr, written }));
+    child.stdin.on('error', () => {
+      // EPIPE: the CLI stopped reading, as it should.
+    });
+    if (options.stdin === 'huge') {
+      // Up to 500 MB, written as fast as the pipe takes it, until the CLI closes its end.
+      const chunk = Buffer.alloc(1024 * 1024, 'Disallow: /private/\n');
+      const pump = () => {
+        while (written < 500 * 1024 * 1024 && !child.stdin.destroyed) {
+          written += chunk.length;
+          if (!child.stdin.write(chunk)) {
+            child.stdin.once('drain', pump);
+            return;
+          }
+        }
+        child.stdin.end();
+      };
+      pump();
+    } else {
+      child.stdin.end();
+    }
+  });
+}
+
+let shop: TestHttpServer;
+beforeAll(async () => {
+  shop = await startHttpServer({ '/robots.txt': text(SHOP_ROBOTS) });
+});
+afterAll(async () => {
+  await shop.close();
+});
+
+describe('crawlee-robots as a process', () => {
+  it('explain: exit 1 for a disallowed URL, plain text on a pipe', async () => {
+    const run = await spawnCli(['explain', `${shop.origin}/cart`, '--agent', 'ExampleBot']);
+    expect(run.code).toBe(1);
+    expect(run.stdout.split('\n')[0]).toBe(`DISALLOWED  ${shop.origin}/cart`);
+    expect(run.stdout).toContain('   3 |> Disallow: /cart  <- decisive');
+    expect(run.stdout).not.toContain('\u001b[');
+    expect(run.stderr).toBe('');
+  });
+
+  it('explain --json: exit 0 for an allowed URL, JSON on stdout', async () => {
+    const run = await spawnCli(['explain', `${shop.origin}/search/help`, '--agent', 'ExampleBot', '--json']);
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ allowed: true, rule: { line: 5 }, exitCode: 0 });
+  });
+
+  it('audit --fail-on: exit 1 when a rule trips', async () => {
+    const run = await spawnCli(['audit', shop.origin, '--fail-on', 'blocked:Googlebot']);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain('Fail-on: 1 of 1 rules tripped (exit 1)');
+  });
+
+  it('an unknown option: one line on stderr, exit 2', async () => {
+    const run = await spawnCli(['audit', shop.origin, '--frobnicate']);
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toBe("crawlee-robots: unknown option '--frobnicate' (see --help)\n");
+  });
+
+  it('a 500 MB stdin: refused early, never buffered', async () => {
+    const started = performance.now();
+    const run = await spawnCli(['explain', '/', '--agent', 'A', '--file', '-'], { stdin: 'huge' });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe(
+      'crawlee-robots: stdin is larger than 512000 octets (500 KiB, where RFC 9309 2.5 lets parsers stop); is it really a robots.txt?\n',
+    );
+    expect(run.written).toBeLessThan(64 * 1024 * 1024);
+    expect(performance.now() - started).toBeLessThan(20_000);
+  });
+
+  it('a file that does not exist: one line, exit 2', async () => {
+    const run = await spawnCli(['explain', '/', '--agent', 'A', '--file', 'no/such/robots.txt']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe('crawlee-robots: cannot read no/such/robots.txt: no such file\n');
+  });
+});
