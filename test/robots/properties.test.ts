@@ -77,6 +77,24 @@ describe('matcher properties', () => {
     );
   });
 
+  it('agrees with it on groups of hundreds of plain prefix rules (sorted by the engine)', () => {
+    const plain = fc.record({
+      allow: fc.boolean(),
+      pattern: fc.array(fc.constantFrom('/', 'a', 'b', 'c'), { maxLength: 7 }).map((c) => `/${c.join('')}`),
+    });
+    fc.assert(
+      fc.property(
+        fc.array(plain, { minLength: 300, maxLength: 600 }),
+        fc.array(path, { minLength: 1, maxLength: 20 }),
+        (rules, paths) => {
+          const robots = RobotsTxt.parse(fileOf(rules));
+          for (const p of paths) expect(robots.isAllowed(p, 'bot')).toBe(referenceAllowed(rules, p));
+        },
+      ),
+      { numRuns: 100 },
+    );
+  });
+
   it('never changes a verdict when the rules are reordered', () => {
     fc.assert(
       fc.property(fc.array(rule, { maxLength: 80 }), path, fc.nat(), (rules, p, seed) => {
