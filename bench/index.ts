@@ -11,12 +11,14 @@
 import { run as crawlee } from './crawlee.bench.js';
 import { elapsedMs, outcome } from './harness.js';
 import { run as robots } from './robots.bench.js';
+import { run as sitemap } from './sitemap.bench.js';
 import { run as store } from './store.bench.js';
 
 const SUITES: { name: string; run: () => Promise<void> }[] = [
   { name: 'robots', run: robots },
   { name: 'store', run: store },
   { name: 'crawlee', run: crawlee },
+  { name: 'sitemap', run: sitemap },
 ];
 
 async function main(): Promise<void> {

@@ -1,5 +1,12 @@
 import { type BasicCrawler, log as crawleeLog, type Log, type Request, RequestState } from 'crawlee';
 import { productTokenOf } from '../robots/index.js';
+import {
+  SitemapSeeder,
+  type SitemapSeederOptions,
+  type SitemapSeedInput,
+  type SitemapSeedOptions,
+  type SitemapSeedResult,
+} from '../sitemap/index.js';
 import { originOf, type RobotsCheck, RobotsStore } from '../store/index.js';
 import { CrawlDelayPacer } from './crawl-delay.js';
 import {
@@ -206,6 +213,46 @@ export class RobotsGuard implements HopChecker {
   /** Resolves when every record is written to the Dataset (done at the end of `crawler.run()`). */
   flush(): Promise<void> {
     return this.#dataset.flush();
+  }
+
+  /**
+   * Seeds `crawler` from sitemaps, robots.txt first: the `Sitemap:` lines of each site's
+   * robots.txt (read through the store, so no extra robots.txt request) and any sitemap URLs
+   * given, every format streamed, each URL checked against its origin's robots.txt before it
+   * is added with `crawler.addRequests` in batches. Disallowed URLs are recorded in the
+   * dropped-requests dataset with stage `sitemap`. Usable before `crawler.run()` and during it.
+   *
+   * @example
+   * const result = await guard.seedFromSitemaps(crawler, ['https://example.com/'], { label: 'PRODUCT' });
+   * console.log(`${result.kept} URLs queued, ${result.droppedByRobots} disallowed by robots.txt`);
+   * await crawler.run();
+   */
+  async seedFromSitemaps(
+    crawler: Pick<BasicCrawler, 'addRequests'>,
+    inputs: readonly SitemapSeedInput[],
+    options: Omit<SitemapSeedOptions, 'enqueue' | 'onDropped'> &
+      Partial<Pick<SitemapSeederOptions, 'proxyUrl' | 'timeoutMs' | 'connectTimeoutMs'>> = {},
+  ): Promise<SitemapSeedResult> {
+    const internals = crawler as unknown as CrawlerInternals;
+    const store = await this.#storeFor(internals);
+    const { proxyUrl, timeoutMs, connectTimeoutMs, ...seedOptions } = options;
+    const seeder = new SitemapSeeder({
+      store,
+      productToken: this.productToken,
+      proxyUrl,
+      timeoutMs,
+      connectTimeoutMs,
+      log: this.#log,
+    });
+    return seeder.seed(inputs, {
+      // URLs of an origin whose robots.txt is unreachable are queued: the guard defers them.
+      enqueueWhenRobotsUnreachable: true,
+      ...seedOptions,
+      enqueue: async (batch) => {
+        await crawler.addRequests(batch);
+      },
+      onDropped: ({ url, check }) => this.#drop(internals, check, undefined, url, 'sitemap', 'disallowed'),
+    });
   }
 
   /** The store this guard decides with (created on first use when none was given). */

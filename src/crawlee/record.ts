@@ -7,7 +7,7 @@ import type { RobotsCheck } from '../store/index.js';
  * the queue, then skipped), `redirect` (a redirect hop of a page request), `navigation` (a
  * navigation the browser or the page started, or a final URL caught by the router middleware).
  */
-export type RobotsDropStage = 'enqueue' | 'dequeue' | 'redirect' | 'navigation';
+export type RobotsDropStage = 'enqueue' | 'dequeue' | 'redirect' | 'navigation' | 'sitemap';
 
 /**
  * Why: `disallowed` (a rule of robots.txt), `robots-unreachable` (robots.txt stayed unreachable

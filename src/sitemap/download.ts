@@ -1,0 +1,347 @@
+import { pipeline, Readable } from 'node:stream';
+import { createGunzip } from 'node:zlib';
+import { gotScraping } from 'got-scraping';
+import { classifyFailure } from '../fetch/index.js';
+
+/** How one sitemap file is fetched. */
+export interface SitemapDownloadSettings {
+  userAgent: string;
+  proxyUrl: string | undefined;
+  connectTimeoutMs: number;
+  /** Time allowed for waiting on the server (headers and body, redirects included). */
+  timeoutMs: number;
+  maxRedirects: number;
+  ignoreTlsErrors: boolean;
+  /** Octets read after all decoding (Content-Encoding, then a gzip file); the rest is not downloaded. */
+  maxBytes: number;
+  signal: AbortSignal | undefined;
+  /**
+   * Called with each redirect target before it is requested; a returned sentence stops the
+   * download (a loop, a sitemap already read).
+   */
+  beforeRedirect: (url: string) => string | undefined;
+}
+
+/** Why a download failed. */
+export type SitemapDownloadFailureKind =
+  | 'http-status'
+  | 'timeout'
+  | 'network'
+  | 'redirects'
+  | 'redirect-stopped'
+  | 'aborted';
+
+/** A download that gave no body. */
+export interface SitemapDownloadFailure {
+  ok: false;
+  kind: SitemapDownloadFailureKind;
+  why: string;
+  /** The redirect targets requested after the first URL. */
+  hops: string[];
+}
+
+/** The body of a sitemap, as decoded text. */
+export interface SitemapBody {
+  ok: true;
+  /** The URL that answered 2xx (the first one, or the last redirect target). */
+  finalUrl: string;
+  hops: string[];
+  /** True when the file itself was gzip (recognised by its first two octets, 1f 8b). */
+  gzip: boolean;
+  /** Decoded text, chunk by chunk; read it once. Rejects with a {@link SitemapReadError}. */
+  text: AsyncGenerator<string, void, undefined>;
+  /** Octets read so far, after all decoding. */
+  readonly bytes: number;
+  /** True once the body was cut at `maxBytes`. */
+  readonly truncated: boolean;
+  /** Stops the download (idempotent); `text` ends. */
+  close(): void;
+}
+
+/** A body that broke off: the server, the network, the gzip data or the time budget failed. */
+export class SitemapReadError extends Error {
+  constructor(
+    readonly kind: 'timeout' | 'network' | 'gzip' | 'aborted',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'SitemapReadError';
+  }
+}
+
+const TIMED_OUT = Symbol('timed out');
+
+/**
+ * The time a file may spend waiting on its server. Only the waits count (for headers and for
+ * body chunks), not the time the caller takes between two chunks, so a slow request queue
+ * downstream never times a sitemap out.
+ */
+class WaitBudget {
+  #left: number;
+
+  constructor(
+    ms: number,
+    readonly signal: AbortSignal | undefined,
+  ) {
+    this.#left = ms;
+  }
+
+  get left(): number {
+    return this.#left;
+  }
+
+  async wait<T>(promise: Promise<T>): Promise<T | typeof TIMED_OUT> {
+    if (this.signal?.aborted) throw new SitemapReadError('aborted', 'Aborted.');
+    const started = performance.now();
+    let timer: NodeJS.Timeout | undefined;
+    let onAbort: (() => void) | undefined;
+    try {
+      return await Promise.race([
+        promise,
+        new Promise<typeof TIMED_OUT>((resolve) => {
+          timer = setTimeout(() => resolve(TIMED_OUT), Math.max(0, this.#left));
+        }),
+        new Promise<never>((_resolve, reject) => {
+          if (this.signal === undefined) return;
+          onAbort = () => reject(new SitemapReadError('aborted', 'Aborted.'));
+          this.signal.addEventListener('abort', onAbort, { once: true });
+        }),
+      ]);
+    } finally {
+      clearTimeout(timer);
+      if (onAbort !== undefined) this.signal?.removeEventListener('abort', onAbort);
+      this.#left -= performance.now() - started;
+    }
+  }
+}
+
+type GotStream = ReturnType<typeof gotScraping.stream>;
+
+interface ResponseHead {
+  statusCode: number;
+  headers: Record<string, string | string[] | undefined>;
+}
+
+/**
+ * Requests a sitemap and hands back its body as a stream of decoded text: redirects followed
+ * one by one (each target shown to `beforeRedirect`), the status checked, Content-Encoding
+ * decoded by got, a gzip file recognised by its magic octets 1f 8b whatever its name and
+ * Content-Type say (sitemaps.org allows gzip-compressed sitemaps), and the decoded size capped.
+ * Never rejects: a failure is a {@link SitemapDownloadFailure}.
+ */
+export async function downloadSitemap(
+  url: string,
+  settings: SitemapDownloadSettings,
+): Promise<SitemapBody | SitemapDownloadFailure> {
+  const budget = new WaitBudget(settings.timeoutMs, settings.signal);
+  const hops: string[] = [];
+  let current = url;
+  for (let redirects = 0; ; redirects++) {
+    let stream: GotStream;
+    try {
+      stream = openStream(current, settings);
+    } catch (error) {
+      return { ok: false, kind: 'network', why: `Request failed: ${messageOf(error)}`, hops };
+    }
+    let head: ResponseHead | typeof TIMED_OUT;
+    try {
+      head = await budget.wait(
+        new Promise<ResponseHead>((resolve, reject) => {
+          stream.once('response', resolve);
+          stream.once('error', reject);
+        }),
+      );
+    } catch (error) {
+      stream.destroy();
+      if (error instanceof SitemapReadError) return { ok: false, kind: 'aborted', why: 'Aborted.', hops };
+      const kind = classifyFailure(error);
+      return {
+        ok: false,
+        kind: kind === 'timeout' ? 'timeout' : 'network',
+        why: `${kind}: ${messageOf(error)}`,
+        hops,
+      };
+    }
+    if (head === TIMED_OUT) {
+      stream.destroy();
+      return { ok: false, kind: 'timeout', why: `No answer within ${settings.timeoutMs} ms.`, hops };
+    }
+    const status = head.statusCode;
+    const location = head.headers['location'];
+    if (status >= 300 && status < 400 && typeof location === 'string' && location !== '') {
+      stream.destroy();
+      if (redirects >= settings.maxRedirects) {
+        return { ok: false, kind: 'redirects', why: `More than ${settings.maxRedirects} redirects.`, hops };
+      }
+      let target: URL;
+      try {
+        target = new URL(location, current);
+      } catch {
+        return {
+          ok: false,
+          kind: 'redirects',
+          why: `Redirect to an invalid URL ${JSON.stringify(location)}.`,
+          hops,
+        };
+      }
+      target.hash = '';
+      if (target.protocol !== 'http:' && target.protocol !== 'https:') {
+        return { ok: false, kind: 'redirects', why: `Redirect to a non-http(s) URL ${target.href}.`, hops };
+      }
+      hops.push(target.href);
+      const stop = settings.beforeRedirect(target.href);
+      if (stop !== undefined) return { ok: false, kind: 'redirect-stopped', why: stop, hops };
+      current = target.href;
+      continue;
+    }
+    if (status < 200 || status > 299) {
+      stream.destroy();
+      return { ok: false, kind: 'http-status', why: `HTTP ${status}.`, hops };
+    }
+    return readBody(stream, current, hops, budget, settings);
+  }
+}
+
+function openStream(url: string, settings: SitemapDownloadSettings): GotStream {
+  return gotScraping.stream(url, {
+    method: 'GET',
+    headers: {
+      'user-agent': settings.userAgent,
+      accept: 'application/xml, text/xml;q=0.9, application/rss+xml;q=0.9, text/plain;q=0.8, */*;q=0.5',
+    },
+    useHeaderGenerator: false,
+    followRedirect: false,
+    decompress: true,
+    throwHttpErrors: false,
+    retry: { limit: 0 },
+    http2: true,
+    https: { rejectUnauthorized: !settings.ignoreTlsErrors },
+    proxyUrl: settings.proxyUrl,
+    timeout: { connect: settings.connectTimeoutMs },
+  });
+}
+
+async function readBody(
+  stream: GotStream,
+  finalUrl: string,
+  hops: string[],
+  budget: WaitBudget,
+  settings: SitemapDownloadSettings,
+): Promise<SitemapBody | SitemapDownloadFailure> {
+  const raw = (stream as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
+  // The first two octets decide whether the file is gzip: read until there are two.
+  let head: Buffer = Buffer.alloc(0);
+  try {
+    while (head.length < 2) {
+      const next = await budget.wait(raw.next());
+      if (next === TIMED_OUT) {
+        stream.destroy();
+        return { ok: false, kind: 'timeout', why: `No body within ${settings.timeoutMs} ms.`, hops };
+      }
+      if (next.done) break;
+      head = head.length === 0 ? next.value : Buffer.concat([head, next.value]);
+    }
+  } catch (error) {
+    stream.destroy();
+    if (error instanceof SitemapReadError) return { ok: false, kind: 'aborted', why: 'Aborted.', hops };
+    return { ok: false, kind: 'network', why: `${classifyFailure(error)}: ${messageOf(error)}`, hops };
+  }
+  const gzip = head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b;
+  const rest = (async function* (): AsyncGenerator<Buffer> {
+    if (head.length > 0) yield head;
+    for (;;) {
+      const next = await raw.next();
+      if (next.done) return;
+      yield next.value;
+    }
+  })();
+  let decoded: AsyncIterator<Buffer>;
+  let gunzip: ReturnType<typeof createGunzip> | undefined;
+  if (gzip) {
+    gunzip = createGunzip();
+    // pipeline() passes a source error on to the gunzip stream, so the reader below sees it.
+    pipeline(Readable.from(rest), gunzip, () => {});
+    decoded = gunzip[Symbol.asyncIterator]();
+  } else {
+    decoded = rest;
+  }
+
+  let bytes = 0;
+  let truncated = false;
+  let closed = false;
+  const close = () => {
+    if (closed) return;
+    closed = true;
+    gunzip?.destroy();
+    stream.destroy();
+  };
+
+  async function* text(): AsyncGenerator<string, void, undefined> {
+    // sitemaps.org: sitemaps are UTF-8. TextDecoder drops a leading BOM and never throws (U+FFFD).
+    const decoder = new TextDecoder('utf-8');
+    try {
+      while (!closed) {
+        let next: IteratorResult<Buffer> | typeof TIMED_OUT;
+        try {
+          next = await budget.wait(decoded.next());
+        } catch (error) {
+          if (closed) return;
+          throw readError(error);
+        }
+        if (next === TIMED_OUT) {
+          throw new SitemapReadError(
+            'timeout',
+            `Timed out after ${settings.timeoutMs} ms, ${bytes} octets read.`,
+          );
+        }
+        if (next.done) break;
+        let chunk = next.value;
+        const room = settings.maxBytes - bytes;
+        if (chunk.length >= room) {
+          // The cap counts decoded octets, so a gzip bomb stops here: the rest is never inflated.
+          truncated = chunk.length > room;
+          chunk = chunk.subarray(0, room);
+          bytes += chunk.length;
+          yield decoder.decode(chunk, { stream: true });
+          if (truncated) break;
+          continue;
+        }
+        bytes += chunk.length;
+        yield decoder.decode(chunk, { stream: true });
+      }
+      const tail = decoder.decode();
+      if (tail.length > 0) yield tail;
+    } finally {
+      close();
+    }
+  }
+
+  return {
+    ok: true,
+    finalUrl,
+    hops,
+    gzip,
+    text: text(),
+    get bytes() {
+      return bytes;
+    },
+    get truncated() {
+      return truncated;
+    },
+    close,
+  };
+}
+
+function readError(error: unknown): SitemapReadError {
+  if (error instanceof SitemapReadError) return error;
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && code.startsWith('Z_')) {
+    return new SitemapReadError('gzip', `Corrupt gzip data: ${messageOf(error)}`);
+  }
+  const kind = classifyFailure(error);
+  return new SitemapReadError(kind === 'timeout' ? 'timeout' : 'network', `${kind}: ${messageOf(error)}`);
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

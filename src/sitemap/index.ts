@@ -1,0 +1,26 @@
+/**
+ * Sitemap-seeded crawls: discovery from the `Sitemap:` lines of robots.txt, streaming parse of
+ * every sitemap format, limits, filters, and a robots.txt check of each URL before it is enqueued.
+ */
+export { COMMON_SITEMAP_PATHS } from './discover.js';
+export { compilePatterns, globToRegExp, parseLastmod } from './filter.js';
+export {
+  SITEMAP_DEFAULTS,
+  type SitemapSeederOptions,
+  type SitemapSeedInput,
+  type SitemapSeedOptions,
+  type SitemapUrlPattern,
+} from './options.js';
+export { MAX_LOC_LENGTH, SitemapParser } from './parse.js';
+export { SitemapSeeder } from './seeder.js';
+export type {
+  SitemapDroppedUrl,
+  SitemapEntry,
+  SitemapFilteredUrl,
+  SitemapFilterReason,
+  SitemapFormat,
+  SitemapProblem,
+  SitemapRequest,
+  SitemapRequestUserData,
+  SitemapSeedResult,
+} from './types.js';

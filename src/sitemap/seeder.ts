@@ -1,0 +1,684 @@
+import { log as crawleeLog, type Log } from 'crawlee';
+import { originOf } from '../fetch/index.js';
+import type { RobotsCheck, RobotsStore } from '../store/index.js';
+import { discoverSitemaps, type SitemapSource } from './discover.js';
+import { downloadSitemap, type SitemapDownloadSettings, SitemapReadError } from './download.js';
+import { compilePatterns, parseLastmod, parseSince } from './filter.js';
+import {
+  SITEMAP_DEFAULTS,
+  type SitemapSeederOptions,
+  type SitemapSeedInput,
+  type SitemapSeedOptions,
+} from './options.js';
+import { SitemapParser } from './parse.js';
+import { formatProgress, formatSummary } from './progress.js';
+import type {
+  SitemapDroppedUrl,
+  SitemapEntry,
+  SitemapFilterReason,
+  SitemapProblem,
+  SitemapRequest,
+  SitemapSeedResult,
+} from './types.js';
+
+/**
+ * Reads sitemaps into a crawler's request queue, robots.txt first: discovery from the
+ * `Sitemap:` lines of each site's robots.txt (through the shared {@link RobotsStore}, so no
+ * extra robots.txt request), streaming parse of every sitemap format (XML `urlset` and
+ * `sitemapindex`, gzip, text, RSS, Atom), filters, and a robots.txt check of each URL before it
+ * is handed on. URLs leave in batches and the seeder waits for each batch to be taken, so memory
+ * stays flat however many URLs the sitemaps hold.
+ *
+ * The guard's `guard.seedFromSitemaps(crawler, inputs, options)` is this call with
+ * `enqueue: (batch) => crawler.addRequests(batch)` and `onDropped` writing the record to the
+ * dropped-requests dataset with stage `sitemap`. It can run before `crawler.run()` or during it.
+ *
+ * @example
+ * import { CheerioCrawler } from 'crawlee';
+ * import { RobotsStore, SitemapSeeder } from 'crawlee-robots';
+ *
+ * const store = new RobotsStore({ userAgent: 'Mozilla/5.0 (compatible; ExampleBot/1.0)' });
+ * const crawler = new CheerioCrawler({ requestHandler: async ({ request }) => console.log(request.url) });
+ * const seeder = new SitemapSeeder({ store });
+ * const result = await seeder.seed(['https://example.com/'], {
+ *   enqueue: (batch) => crawler.addRequests(batch),
+ *   onDropped: ({ url, check }) => console.log(`robots.txt line ${check.rule?.line} disallows ${url}`),
+ *   modifiedSince: '2024-01-01',
+ * });
+ * console.log(`${result.kept} URLs enqueued, ${result.droppedByRobots} disallowed`);
+ * await crawler.run();
+ */
+export class SitemapSeeder {
+  readonly #store: RobotsStore;
+  readonly #productToken: string | undefined;
+  readonly #download: Omit<SitemapDownloadSettings, 'maxBytes' | 'signal' | 'beforeRedirect'>;
+  readonly #log: Log;
+
+  constructor(options: SitemapSeederOptions) {
+    if (options?.store === undefined || typeof options.store.check !== 'function') {
+      throw new TypeError(
+        'SitemapSeeder needs the policy store: new SitemapSeeder({ store: new RobotsStore({ userAgent }) }).',
+      );
+    }
+    this.#store = options.store;
+    this.#productToken = options.productToken;
+    this.#download = {
+      userAgent: options.userAgent ?? options.store.userAgent,
+      proxyUrl: options.proxyUrl,
+      connectTimeoutMs: positive(
+        'connectTimeoutMs',
+        options.connectTimeoutMs,
+        SITEMAP_DEFAULTS.connectTimeoutMs,
+      ),
+      timeoutMs: positive('timeoutMs', options.timeoutMs, SITEMAP_DEFAULTS.timeoutMs),
+      maxRedirects: atLeast0('maxRedirects', options.maxRedirects, SITEMAP_DEFAULTS.maxRedirects),
+      ignoreTlsErrors: options.ignoreTlsErrors ?? true,
+    };
+    this.#log = (options.log ?? crawleeLog).child({ prefix: 'RobotsSitemaps' });
+  }
+
+  /**
+   * Reads the sitemaps of `inputs` (site roots such as `https://example.com/`, or sitemap URLs)
+   * and hands every URL that passes the filters and robots.txt to `options.enqueue`, in batches.
+   * Logs a progress line every `progressIntervalMs` and a summary at the end.
+   *
+   * Resolves with the counts and every sitemap that failed, with why. A failing sitemap never
+   * stops the others. Rejects only when `enqueue` or `onDropped` throws, or on misuse (an input
+   * that is not an http(s) URL, an invalid option).
+   */
+  async seed(inputs: readonly SitemapSeedInput[], options: SitemapSeedOptions): Promise<SitemapSeedResult> {
+    if (typeof options?.enqueue !== 'function') {
+      throw new TypeError(
+        'seed() needs an enqueue function, e.g. { enqueue: (batch) => crawler.addRequests(batch) }.',
+      );
+    }
+    if (!Array.isArray(inputs)) throw new TypeError('seed() takes an array of site or sitemap URLs.');
+    const run = new SeedRun(this.#store, this.#productToken, this.#download, this.#log, options);
+    return run.run(inputs);
+  }
+}
+
+/** A sitemap waiting to be read. */
+interface SitemapTask {
+  url: string;
+  depth: number;
+  /** Ancestors (and their redirect targets), for loop detection. */
+  chain: readonly string[];
+  /** Hosts whose URLs this sitemap may list (its own, plus those whose robots.txt vouched for it). */
+  trusted: ReadonlySet<string>;
+  /** Listed by its own origin's robots.txt, or a child on that origin of such a sitemap. */
+  invited: boolean;
+  guessed: boolean;
+  parent?: string;
+}
+
+/** The state of one `seed()` call. */
+class SeedRun {
+  readonly #result: SitemapSeedResult = {
+    sitemapsRead: 0,
+    sitemapsFailed: 0,
+    sitemapsSkipped: 0,
+    urlsFound: 0,
+    kept: 0,
+    droppedByRobots: 0,
+    filtered: 0,
+    filteredBy: { invalid: 0, 'cross-host': 0, include: 0, exclude: 0, lastmod: 0 },
+    failures: [],
+    warnings: [],
+    stoppedEarly: false,
+    durationMs: 0,
+  };
+  readonly #started = performance.now();
+  readonly #options: SitemapSeedOptions;
+  readonly #include: RegExp[];
+  readonly #exclude: RegExp[];
+  readonly #since: number | undefined;
+  readonly #keepUndated: boolean;
+  readonly #sameHostOnly: boolean;
+  readonly #batchSize: number;
+  readonly #concurrency: number;
+  readonly #maxUrlsPerFile: number;
+  readonly #maxBytesPerFile: number;
+  readonly #maxUrls: number;
+  readonly #maxSitemaps: number;
+  readonly #maxTotalBytes: number;
+  readonly #maxDepth: number;
+  readonly #maxProblems: number;
+  readonly #progressMs: number;
+  readonly #userData: Record<string, unknown>;
+  readonly #hasUserData: boolean;
+
+  #pending: SitemapTask[] = [];
+  #pendingHead = 0;
+  readonly #visited = new Set<string>();
+  #active = 0;
+  #waiters: (() => void)[] = [];
+  #batch: SitemapRequest[] = [];
+  #sitemapsRequested = 0;
+  #totalBytes = 0;
+  #stopped = false;
+  #sitemapLimitWarned = false;
+  #lastmodRaw = '';
+  #lastmodTime: number | undefined;
+  #lastmodIso = '';
+  #depthLimitWarned = false;
+
+  constructor(
+    readonly store: RobotsStore,
+    readonly productToken: string | undefined,
+    readonly download: Omit<SitemapDownloadSettings, 'maxBytes' | 'signal' | 'beforeRedirect'>,
+    readonly log: Log,
+    options: SitemapSeedOptions,
+  ) {
+    this.#options = options;
+    this.#include = compilePatterns(options.include);
+    this.#exclude = compilePatterns(options.exclude);
+    this.#since = parseSince(options.modifiedSince);
+    this.#keepUndated = options.keepUndated ?? true;
+    this.#sameHostOnly = options.sameHostOnly ?? true;
+    this.#batchSize = positive('batchSize', options.batchSize, SITEMAP_DEFAULTS.batchSize);
+    this.#concurrency = positive('concurrency', options.concurrency, SITEMAP_DEFAULTS.concurrency);
+    this.#maxUrlsPerFile = positive(
+      'maxUrlsPerFile',
+      options.maxUrlsPerFile,
+      SITEMAP_DEFAULTS.maxUrlsPerFile,
+    );
+    this.#maxBytesPerFile = positive(
+      'maxBytesPerFile',
+      options.maxBytesPerFile,
+      SITEMAP_DEFAULTS.maxBytesPerFile,
+    );
+    this.#maxUrls = positive('maxUrls', options.maxUrls, SITEMAP_DEFAULTS.maxUrls);
+    this.#maxSitemaps = positive('maxSitemaps', options.maxSitemaps, SITEMAP_DEFAULTS.maxSitemaps);
+    this.#maxTotalBytes = positive('maxTotalBytes', options.maxTotalBytes, SITEMAP_DEFAULTS.maxTotalBytes);
+    this.#maxDepth = atLeast0('maxDepth', options.maxDepth, SITEMAP_DEFAULTS.maxDepth);
+    this.#maxProblems = atLeast0(
+      'maxReportedProblems',
+      options.maxReportedProblems,
+      SITEMAP_DEFAULTS.maxReportedProblems,
+    );
+    this.#progressMs = atLeast0(
+      'progressIntervalMs',
+      options.progressIntervalMs,
+      SITEMAP_DEFAULTS.progressIntervalMs,
+    );
+    this.#userData = options.userData ?? {};
+    this.#hasUserData = Object.keys(this.#userData).length > 0;
+  }
+
+  async run(inputs: readonly SitemapSeedInput[]): Promise<SitemapSeedResult> {
+    const sources = await discoverSitemaps(inputs, this.store, this.#options.tryCommonPaths ?? false);
+    for (const source of sources) this.#pushSource(source);
+    const timer =
+      this.#progressMs > 0
+        ? setInterval(() => this.log.info(formatProgress(this.#result, this.#elapsedMs())), this.#progressMs)
+        : undefined;
+    timer?.unref();
+    const onAbort = () => this.#stop();
+    this.#options.signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      if (this.#options.signal?.aborted) this.#stop();
+      await Promise.all(Array.from({ length: this.#concurrency }, () => this.#worker()));
+      await this.#flush();
+    } finally {
+      clearInterval(timer);
+      this.#options.signal?.removeEventListener('abort', onAbort);
+    }
+    this.#result.durationMs = Math.round(this.#elapsedMs());
+    this.#logSummary();
+    return this.#result;
+  }
+
+  #elapsedMs(): number {
+    return performance.now() - this.#started;
+  }
+
+  #stop(): void {
+    this.#stopped = true;
+    this.#result.stoppedEarly = true;
+    this.#wake();
+  }
+
+  #pushSource(source: SitemapSource): void {
+    const origin = originOf(source.url);
+    const trusted = new Set([hostOf(origin)]);
+    for (const listedBy of source.listedBy) trusted.add(hostOf(listedBy));
+    this.#visited.add(source.url);
+    this.#enqueueTask({
+      url: source.url,
+      depth: 0,
+      chain: [],
+      trusted,
+      invited: source.listedBy.has(origin),
+      guessed: source.guessed,
+    });
+  }
+
+  #enqueueTask(task: SitemapTask): void {
+    this.#pending.push(task);
+    this.#wake();
+  }
+
+  #nextTask(): SitemapTask | undefined {
+    if (this.#pendingHead >= this.#pending.length) return undefined;
+    const task = this.#pending[this.#pendingHead++];
+    if (this.#pendingHead > 1024 && this.#pendingHead * 2 > this.#pending.length) {
+      this.#pending = this.#pending.slice(this.#pendingHead);
+      this.#pendingHead = 0;
+    }
+    return task;
+  }
+
+  #wake(): void {
+    const waiters = this.#waiters;
+    this.#waiters = [];
+    for (const wake of waiters) wake();
+  }
+
+  async #worker(): Promise<void> {
+    for (;;) {
+      if (this.#stopped) return;
+      const task = this.#nextTask();
+      if (task === undefined) {
+        if (this.#active === 0) return;
+        await new Promise<void>((resolve) => this.#waiters.push(resolve));
+        continue;
+      }
+      this.#active++;
+      try {
+        await this.#read(task);
+      } finally {
+        this.#active--;
+        this.#wake();
+      }
+    }
+  }
+
+  #failure(task: SitemapTask, why: string): void {
+    this.#result.sitemapsFailed++;
+    this.log.warning(`Sitemap ${task.url} failed: ${why}`);
+    this.#report(this.#result.failures, task, why);
+  }
+
+  #warning(task: Pick<SitemapTask, 'url' | 'parent'>, why: string): void {
+    this.log.debug(`Sitemap ${task.url}: ${why}`);
+    this.#report(this.#result.warnings, task, why);
+  }
+
+  #report(list: SitemapProblem[], task: Pick<SitemapTask, 'url' | 'parent'>, why: string): void {
+    if (list.length >= this.#maxProblems) return;
+    const problem: SitemapProblem = { url: task.url, why };
+    if (task.parent !== undefined) problem.parent = task.parent;
+    list.push(problem);
+  }
+
+  /** Reads one sitemap file to its end, a limit, or an error. */
+  async #read(task: SitemapTask): Promise<void> {
+    if (this.#sitemapsRequested >= this.#maxSitemaps) {
+      this.#result.sitemapsSkipped++;
+      this.#result.stoppedEarly = true;
+      if (!this.#sitemapLimitWarned) {
+        this.#sitemapLimitWarned = true;
+        this.#warning(
+          task,
+          `maxSitemaps (${this.#maxSitemaps}) reached: this and further sitemaps are skipped.`,
+        );
+      }
+      return;
+    }
+    const bytesLeft = this.#maxTotalBytes - this.#totalBytes;
+    if (bytesLeft <= 0) {
+      this.#warning(task, `maxTotalBytes (${this.#maxTotalBytes}) reached: the run stops.`);
+      this.#result.sitemapsSkipped++;
+      this.#stop();
+      return;
+    }
+    if ((this.#options.checkSitemapUrls ?? true) && !task.invited) {
+      const check = await this.store.check(task.url, this.productToken);
+      if (!check.allowed && !(task.guessed && check.reason === 'disallow-all')) {
+        this.#failure(task, `robots.txt does not allow it (${describeCheck(check)}).`);
+        return;
+      }
+    }
+    this.#sitemapsRequested++;
+    const redirectChain: string[] = [];
+    const body = await downloadSitemap(task.url, {
+      ...this.download,
+      maxBytes: Math.min(this.#maxBytesPerFile, bytesLeft),
+      signal: this.#options.signal,
+      beforeRedirect: (target) => {
+        if (target === task.url || task.chain.includes(target) || redirectChain.includes(target)) {
+          return `Loop: ${[...task.chain, task.url, ...redirectChain, target].join(' -> ')}.`;
+        }
+        redirectChain.push(target);
+        if (this.#visited.has(target)) return `Redirects to ${target}, which is read already.`;
+        this.#visited.add(target);
+        return undefined;
+      },
+    });
+    if (!body.ok) {
+      if (body.kind === 'aborted') return;
+      if (body.kind === 'redirect-stopped') {
+        this.#result.sitemapsSkipped++;
+        this.#warning(task, body.why);
+        return;
+      }
+      if (task.guessed && body.kind === 'http-status') {
+        // A guessed path that is not there is no failure.
+        this.#result.sitemapsSkipped++;
+        this.log.debug(`No sitemap at ${task.url}: ${body.why}`);
+        return;
+      }
+      this.#failure(task, body.why);
+      return;
+    }
+
+    const file = new FileState(task, body.finalUrl, [...task.chain, task.url, ...body.hops]);
+    const parser = new SitemapParser();
+    let readError: SitemapReadError | undefined;
+    try {
+      for await (const text of body.text) {
+        parser.write(text);
+        await this.#handle(parser.take(), file);
+        if (parser.error !== undefined || file.full || this.#stopped) break;
+      }
+      // A file cut at the size cap has no end: its last line or element is incomplete.
+      if (parser.error === undefined && !file.full && !this.#stopped && !body.truncated) {
+        parser.end();
+        await this.#handle(parser.take(), file);
+      }
+    } catch (error) {
+      if (!(error instanceof SitemapReadError)) throw error;
+      readError = error;
+    } finally {
+      body.close();
+      this.#totalBytes += body.bytes;
+    }
+
+    const found = `${file.entries} ${parser.format === 'sitemapindex' ? 'sitemaps' : 'URLs'} read`;
+    if (readError !== undefined) {
+      if (readError.kind === 'aborted') return;
+      this.#failure(task, `${readError.message} (${found} before).`);
+      return;
+    }
+    if (parser.error !== undefined && file.entries === 0) {
+      this.#failure(task, parser.error);
+      return;
+    }
+    this.#result.sitemapsRead++;
+    if (parser.error !== undefined) this.#warning(task, `${parser.error} (${found} before it).`);
+    if (body.truncated) {
+      this.#warning(
+        task,
+        `Cut after ${body.bytes} decoded octets (maxBytesPerFile or maxTotalBytes); ${found}.`,
+      );
+    }
+    if (file.full) {
+      this.#warning(
+        task,
+        `More than ${this.#maxUrlsPerFile} entries (sitemaps.org's limit): the rest is ignored.`,
+      );
+    }
+  }
+
+  /** Filters, checks and batches the entries of one chunk. */
+  async #handle(entries: SitemapEntry[], file: FileState): Promise<void> {
+    for (const entry of entries) {
+      if (this.#stopped) return;
+      if (file.entries >= this.#maxUrlsPerFile) {
+        file.full = true;
+        return;
+      }
+      file.entries++;
+      if (entry.kind === 'sitemap') {
+        this.#child(entry, file);
+        continue;
+      }
+      const waiting = this.#url(entry, file);
+      if (waiting !== undefined) await waiting;
+    }
+  }
+
+  #child(entry: SitemapEntry, file: FileState): void {
+    const task = file.task;
+    const url = absoluteUrl(entry.loc, file.baseUrl);
+    const child = { url: url ?? entry.loc, parent: task.url };
+    if (url === undefined) {
+      this.#result.sitemapsSkipped++;
+      this.#warning(child, 'Not an absolute http(s) URL.');
+      return;
+    }
+    if (file.chain.includes(url)) {
+      this.#result.sitemapsSkipped++;
+      this.#warning(child, `Loop: ${[...file.chain, url].join(' -> ')}.`);
+      return;
+    }
+    if (this.#visited.has(url)) {
+      this.#result.sitemapsSkipped++;
+      return;
+    }
+    if (task.depth + 1 > this.#maxDepth) {
+      this.#result.sitemapsSkipped++;
+      if (!this.#depthLimitWarned) {
+        this.#depthLimitWarned = true;
+        this.#warning(
+          child,
+          `Deeper than maxDepth (${this.#maxDepth}): skipped, and so are other children this deep.`,
+        );
+      }
+      return;
+    }
+    if (this.#since !== undefined && !this.#recentEnough(entry.lastmod)) {
+      // sitemaps.org: a sitemap's lastmod is when that file changed; an older file has no newer URLs.
+      this.#result.sitemapsSkipped++;
+      return;
+    }
+    const origin = originOf(url);
+    const host = hostOf(origin);
+    if (this.#sameHostOnly && !task.trusted.has(host)) {
+      // sitemaps.org: an index may only list sitemaps of its own site.
+      this.#result.sitemapsSkipped++;
+      this.#warning(
+        child,
+        `On another host than its index ${task.url}: skipped (sitemaps.org same-host rule).`,
+      );
+      return;
+    }
+    this.#visited.add(url);
+    this.#enqueueTask({
+      url,
+      depth: task.depth + 1,
+      chain: file.chain,
+      trusted: task.trusted.has(host) ? task.trusted : new Set([...task.trusted, host]),
+      invited: task.invited && origin === file.origin,
+      guessed: false,
+      parent: task.url,
+    });
+  }
+
+  #recentEnough(lastmod: string | undefined): boolean {
+    const time = lastmod === undefined ? undefined : parseLastmod(lastmod);
+    return time === undefined ? this.#keepUndated : time >= this.#since!;
+  }
+
+  /**
+   * One page URL: filters, then robots.txt. Returns a promise only when it has to wait (a new
+   * origin's robots.txt, `onDropped`, a full batch), so the common case costs no promise.
+   */
+  #url(entry: SitemapEntry, file: FileState): Promise<void> | undefined {
+    const result = this.#result;
+    if (result.urlsFound >= this.#maxUrls) {
+      if (!this.#stopped) this.#warning(file.task, `maxUrls (${this.#maxUrls}) reached: the run stops.`);
+      this.#stop();
+      return undefined;
+    }
+    result.urlsFound++;
+    const url = absoluteUrl(entry.loc, file.baseUrl);
+    if (url === undefined) return this.#filtered(entry.loc, file, 'invalid');
+    // Most URLs share their sitemap's origin: a prefix test then spares parsing the URL.
+    const sameOrigin = url.startsWith(file.originPrefix);
+    if (!sameOrigin) {
+      let origin: string;
+      try {
+        origin = originOf(url);
+      } catch {
+        return this.#filtered(url, file, 'invalid');
+      }
+      // sitemaps.org "Sitemap file location": URLs must be on the sitemap's host, unless that
+      // host's robots.txt listed the sitemap (cross-submission).
+      if (this.#sameHostOnly && !file.task.trusted.has(hostOf(origin))) {
+        return this.#filtered(url, file, 'cross-host');
+      }
+    }
+    if (this.#include.length > 0 && !this.#include.some((pattern) => pattern.test(url))) {
+      return this.#filtered(url, file, 'include');
+    }
+    if (this.#exclude.length > 0 && this.#exclude.some((pattern) => pattern.test(url))) {
+      return this.#filtered(url, file, 'exclude');
+    }
+    let lastmod: string | undefined;
+    if (entry.lastmod !== undefined) {
+      const time = this.#lastmod(entry.lastmod);
+      if (time !== undefined) lastmod = this.#lastmodIso;
+      if (this.#since !== undefined && (time === undefined ? !this.#keepUndated : time < this.#since)) {
+        return this.#filtered(url, file, 'lastmod');
+      }
+    } else if (this.#since !== undefined && !this.#keepUndated) {
+      return this.#filtered(url, file, 'lastmod');
+    }
+
+    // robots.txt first: a cached policy answers synchronously; a new origin is fetched once. A URL
+    // whose host the store cannot read from the string alone (an IP address) goes in parsed once.
+    const target = sameOrigin && file.parseForStore ? new URL(url) : url;
+    const check = this.store.checkCached(target, this.productToken);
+    if (check !== undefined) return this.#decide(url, lastmod, check, file);
+    return this.store
+      .check(target, this.productToken)
+      .then((fetched) => this.#decide(url, lastmod, fetched, file));
+  }
+
+  /**
+   * The time of a `lastmod` value (and its ISO form in `#lastmodIso`). The last value is
+   * remembered: sitemaps often give many URLs the same one.
+   */
+  #lastmod(value: string): number | undefined {
+    if (value !== this.#lastmodRaw) {
+      this.#lastmodRaw = value;
+      this.#lastmodTime = parseLastmod(value);
+      this.#lastmodIso = this.#lastmodTime === undefined ? '' : new Date(this.#lastmodTime).toISOString();
+    }
+    return this.#lastmodTime;
+  }
+
+  #decide(
+    url: string,
+    lastmod: string | undefined,
+    check: RobotsCheck,
+    file: FileState,
+  ): Promise<void> | undefined {
+    const result = this.#result;
+    if (!check.allowed && !(check.reason === 'disallow-all' && this.#options.enqueueWhenRobotsUnreachable)) {
+      result.droppedByRobots++;
+      const onDropped = this.#options.onDropped;
+      if (onDropped === undefined) return undefined;
+      const record: SitemapDroppedUrl = { stage: 'sitemap', url, sitemapUrl: file.task.url, check };
+      if (lastmod !== undefined) record.lastmod = lastmod;
+      const done = onDropped(record);
+      return done instanceof Promise ? done : undefined;
+    }
+    const userData: SitemapRequest['userData'] = this.#hasUserData
+      ? { ...this.#userData, sitemapUrl: file.task.url }
+      : { sitemapUrl: file.task.url };
+    if (lastmod !== undefined) userData.lastmod = lastmod;
+    const request: SitemapRequest = { url, userData };
+    if (this.#options.label !== undefined) request.label = this.#options.label;
+    this.#batch.push(request);
+    result.kept++;
+    return this.#batch.length >= this.#batchSize ? this.#flush() : undefined;
+  }
+
+  #filtered(url: string, file: FileState, reason: SitemapFilterReason): undefined {
+    this.#result.filtered++;
+    this.#result.filteredBy[reason]++;
+    this.#options.onFiltered?.({ url, sitemapUrl: file.task.url, reason });
+    return undefined;
+  }
+
+  async #flush(): Promise<void> {
+    if (this.#batch.length === 0) return;
+    const batch = this.#batch;
+    this.#batch = [];
+    await this.#options.enqueue(batch);
+  }
+
+  #logSummary(): void {
+    const result = this.#result;
+    this.log.info(formatSummary(result));
+    const shown = Math.min(result.warnings.length, 10);
+    for (const warning of result.warnings.slice(0, shown)) this.log.info(`  ${warning.url}: ${warning.why}`);
+    if (result.warnings.length > shown)
+      this.log.info(`  ... and ${result.warnings.length - shown} more warnings.`);
+  }
+}
+
+/** What the seeder tracks while reading one file. */
+class FileState {
+  /** Entries (URLs or child sitemaps) read from the file. */
+  entries = 0;
+  /** True once `maxUrlsPerFile` entries were read. */
+  full = false;
+  readonly origin: string;
+  /** `origin/`: a URL starting with it is on the sitemap's origin. */
+  readonly originPrefix: string;
+  /**
+   * True when the origin's host is an IP address or otherwise not a plain domain: the store then
+   * reads a URL string with the full URL parser (twice), so the seeder hands it a parsed URL.
+   */
+  readonly parseForStore: boolean;
+
+  constructor(
+    readonly task: SitemapTask,
+    /** Where relative locations are resolved: the URL that answered. */
+    readonly baseUrl: string,
+    /** Ancestors, this file and its redirect targets. */
+    readonly chain: readonly string[],
+  ) {
+    this.origin = originOf(task.url);
+    this.originPrefix = `${this.origin}/`;
+    this.parseForStore = !/^https?:\/\/([a-z0-9-]+\.)*[a-z][a-z0-9-]*(:[1-9][0-9]*)?$/.test(this.origin);
+  }
+}
+
+/** An absolute http(s) URL, read against `base` when relative (RSS and Atom links may be). */
+function absoluteUrl(loc: string, base: string): string | undefined {
+  if (loc.startsWith('https://') || loc.startsWith('http://')) return loc;
+  if (!URL.canParse(loc, base)) return undefined;
+  const url = new URL(loc, base);
+  return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : undefined;
+}
+
+/** `host[:port]` of an origin: the unit of the sitemaps.org same-host rule. */
+function hostOf(origin: string): string {
+  return origin.slice(origin.indexOf('//') + 2);
+}
+
+function describeCheck(check: RobotsCheck): string {
+  if (check.rule !== null) return `${check.rule.kind}: ${check.rule.pattern}, line ${check.rule.line}`;
+  return check.reason === 'disallow-all' ? `robots.txt unreachable: ${check.why}` : check.reason;
+}
+
+function positive(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!(typeof value === 'number' && value > 0)) {
+    throw new TypeError(`${name} must be a number above 0, got ${String(value)}.`);
+  }
+  return value;
+}
+
+function atLeast0(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!(typeof value === 'number' && value >= 0)) {
+    throw new TypeError(`${name} must be a number of 0 or more, got ${String(value)}.`);
+  }
+  return value;
+}

@@ -1,0 +1,104 @@
+import type { RobotsCheck } from '../store/index.js';
+
+/**
+ * One entry a sitemap file yields: a page (`url`, from a `urlset`, a text sitemap, an RSS
+ * `item` or an Atom `entry`) or a child sitemap (`sitemap`, from a `sitemapindex`).
+ */
+export interface SitemapEntry {
+  kind: 'url' | 'sitemap';
+  /** The location as written in the file (entities decoded, surrounding blanks removed). */
+  loc: string;
+  /** `lastmod` (RSS: `pubDate`, Atom: `updated`) as written, if there was one. */
+  lastmod?: string;
+}
+
+/** The format a sitemap file was recognised as, from its content (never from its name). */
+export type SitemapFormat = 'urlset' | 'sitemapindex' | 'rss' | 'atom' | 'text' | 'unknown';
+
+/**
+ * What a request added by the seeder carries: Crawlee's `{ url, userData, label }` shape, ready
+ * for `crawler.addRequests`.
+ */
+export interface SitemapRequest {
+  url: string;
+  /** The router label, when {@link SitemapSeedOptions.label} is set. */
+  label?: string;
+  userData: SitemapRequestUserData;
+}
+
+/** `userData` of a request that came from a sitemap. */
+export interface SitemapRequestUserData {
+  /** The sitemap file the URL was listed in (the URL that was requested, before redirects). */
+  sitemapUrl: string;
+  /** The entry's last modification, as an ISO 8601 string, when the sitemap gave a readable one. */
+  lastmod?: string;
+  /** Anything the caller put in {@link SitemapSeedOptions.userData}. */
+  [key: string]: unknown;
+}
+
+/** A URL robots.txt does not let the crawler fetch, as {@link SitemapSeedOptions.onDropped} receives it. */
+export interface SitemapDroppedUrl {
+  /** Always `sitemap`: the URL was dropped before it reached the request queue. */
+  stage: 'sitemap';
+  url: string;
+  sitemapUrl: string;
+  lastmod?: string;
+  /** The store's verdict: the decisive rule and its line, the group, the robots.txt status. */
+  check: RobotsCheck;
+}
+
+/** Why a URL found in a sitemap was not enqueued, robots.txt aside. */
+export type SitemapFilterReason =
+  /** Not an absolute http(s) URL. */
+  | 'invalid'
+  /** On another host than its sitemap, and not vouched for by that host's robots.txt (sitemaps.org). */
+  | 'cross-host'
+  /** Matched none of the `include` patterns. */
+  | 'include'
+  /** Matched one of the `exclude` patterns. */
+  | 'exclude'
+  /** `lastmod` older than `modifiedSince` (or missing, with `keepUndated: false`). */
+  | 'lastmod';
+
+/** A URL that a filter dropped, as {@link SitemapSeedOptions.onFiltered} receives it. */
+export interface SitemapFilteredUrl {
+  url: string;
+  sitemapUrl: string;
+  reason: SitemapFilterReason;
+}
+
+/** A sitemap that could not be read, or a problem met while reading one. */
+export interface SitemapProblem {
+  /** The sitemap URL. */
+  url: string;
+  /** One sentence: what went wrong. */
+  why: string;
+  /** The index that listed it, when it was a child sitemap. */
+  parent?: string;
+}
+
+/** Counters of a seeding run: the result of {@link SitemapSeeder.seed}. */
+export interface SitemapSeedResult {
+  /** Sitemap files read to the end or up to a limit (failed ones not included). */
+  sitemapsRead: number;
+  /** Sitemap files that could not be read (HTTP error, timeout, not a sitemap, ...). */
+  sitemapsFailed: number;
+  /** Sitemaps not requested: loops, duplicates, past the depth or count limit, older than `modifiedSince`, cross-host. */
+  sitemapsSkipped: number;
+  /** Page URLs found in the sitemaps (before any filter). */
+  urlsFound: number;
+  /** URLs handed to `enqueue`. */
+  kept: number;
+  /** URLs robots.txt does not allow, handed to `onDropped`. */
+  droppedByRobots: number;
+  /** URLs a filter dropped (sum of `filteredBy`). */
+  filtered: number;
+  filteredBy: Record<SitemapFilterReason, number>;
+  /** Sitemaps that failed, with why (the first `maxReportedProblems`). */
+  failures: SitemapProblem[];
+  /** Sitemaps read only in part, loops and skipped children, with why (the first `maxReportedProblems`). */
+  warnings: SitemapProblem[];
+  /** True when the run stopped early: a run limit was reached or the signal aborted it. */
+  stoppedEarly: boolean;
+  durationMs: number;
+}

@@ -1,0 +1,317 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type SitemapDroppedUrl,
+  type SitemapFilteredUrl,
+  type SitemapRequest,
+  SitemapSeeder,
+  type SitemapSeedOptions,
+} from '../../src/sitemap/index.js';
+import { RobotsStore } from '../../src/store/index.js';
+import { startHttpServer, type TestHttpServer, text } from '../support/http-server.js';
+import { captureLog } from '../support/log.js';
+import { gzipBomb, serveBody } from './support/sitemap-server.js';
+
+const urlset = (entries: { loc: string; lastmod?: string }[]) =>
+  `<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${entries
+    .map(
+      ({ loc, lastmod }) => `<url><loc>${loc}</loc>${lastmod ? `<lastmod>${lastmod}</lastmod>` : ''}</url>`,
+    )
+    .join('')}</urlset>`;
+
+const index = (entries: { loc: string; lastmod?: string }[]) =>
+  `<?xml version="1.0"?><sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${entries
+    .map(
+      ({ loc, lastmod }) =>
+        `<sitemap><loc>${loc}</loc>${lastmod ? `<lastmod>${lastmod}</lastmod>` : ''}</sitemap>`,
+    )
+    .join('')}</sitemapindex>`;
+
+function newStore(): RobotsStore {
+  return new RobotsStore({ userAgent: 'Mozilla/5.0 (compatible; ExampleBot/1.0)', log: captureLog().log });
+}
+
+async function seedInto(
+  inputs: string[],
+  options: Partial<SitemapSeedOptions> = {},
+  seeder: Partial<ConstructorParameters<typeof SitemapSeeder>[0]> = {},
+) {
+  const requests: SitemapRequest[] = [];
+  const dropped: SitemapDroppedUrl[] = [];
+  const filtered: SitemapFilteredUrl[] = [];
+  const { log, lines } = captureLog();
+  const result = await new SitemapSeeder({ store: newStore(), log, timeoutMs: 2000, ...seeder }).seed(
+    inputs,
+    {
+      enqueue: async (batch) => {
+        requests.push(...batch);
+      },
+      onDropped: (record) => {
+        dropped.push(record);
+      },
+      onFiltered: (record) => filtered.push(record),
+      ...options,
+    },
+  );
+  return { result, requests, dropped, filtered, lines, urls: requests.map((request) => request.url).sort() };
+}
+
+describe('sitemaps.org same-host rule and cross-submission', () => {
+  let a: TestHttpServer;
+  let b: TestHttpServer;
+
+  beforeAll(async () => {
+    a = await startHttpServer();
+    b = await startHttpServer();
+    // A's own sitemap lists A's URLs and, against the rule, B's.
+    a.route('/robots.txt', text(`User-agent: *\nAllow: /\n\nSitemap: ${a.origin}/sitemap.xml\n`));
+    a.route(
+      '/sitemap.xml',
+      serveBody(
+        urlset([{ loc: `${a.origin}/a/1` }, { loc: `${b.origin}/b/smuggled` }, { loc: 'ftp://x/y' }]),
+      ),
+    );
+    // B's robots.txt points to a sitemap stored on A: that sitemap may list B's URLs.
+    b.route('/robots.txt', text(`User-agent: *\nDisallow: /b/private\n\nSitemap: ${a.origin}/for-b.xml\n`));
+    a.route(
+      '/for-b.xml',
+      serveBody(
+        urlset([
+          { loc: `${b.origin}/b/1` },
+          { loc: `${b.origin}/b/private` },
+          { loc: `${a.origin}/a/from-b-map` },
+        ]),
+      ),
+    );
+    // An index on A with a child on B.
+    a.route(
+      '/index.xml',
+      serveBody(index([{ loc: `${b.origin}/child.xml` }, { loc: `${a.origin}/sitemap.xml` }])),
+    );
+    b.route('/child.xml', serveBody(urlset([{ loc: `${b.origin}/b/child` }])));
+  });
+  afterAll(async () => {
+    await a.close();
+    await b.close();
+  });
+
+  it("drops URLs on another host than the sitemap's", async () => {
+    const run = await seedInto([`${a.origin}/`]);
+    expect(run.urls).toEqual([`${a.origin}/a/1`]);
+    expect(run.filtered).toEqual([
+      { url: `${b.origin}/b/smuggled`, sitemapUrl: `${a.origin}/sitemap.xml`, reason: 'cross-host' },
+      { url: 'ftp://x/y', sitemapUrl: `${a.origin}/sitemap.xml`, reason: 'invalid' },
+    ]);
+    expect(run.result.filteredBy).toMatchObject({ 'cross-host': 1, invalid: 1 });
+  });
+
+  it("keeps a host's URLs in a sitemap its robots.txt listed elsewhere, checked against its own robots.txt", async () => {
+    const run = await seedInto([`${b.origin}/`]);
+    expect(run.urls).toEqual([`${a.origin}/a/from-b-map`, `${b.origin}/b/1`].sort());
+    expect(run.dropped.map((record) => [record.url, record.check.rule?.line])).toEqual([
+      [`${b.origin}/b/private`, 2],
+    ]);
+    // The sitemap is stored on A, so A's URLs are its own.
+    expect(run.filtered).toEqual([]);
+    expect(run.result.urlsFound).toBe(3);
+    expect(run.result.kept).toBe(2);
+  });
+
+  it('skips a child of an index on another host, and keeps everything with sameHostOnly: false', async () => {
+    const strict = await seedInto([`${a.origin}/index.xml`]);
+    expect(strict.urls).toEqual([`${a.origin}/a/1`]);
+    expect(strict.result.warnings.map((warning) => warning.why)).toContainEqual(
+      expect.stringMatching(/^On another host than its index/),
+    );
+    expect(b.hits('/child.xml')).toBe(0);
+    const loose = await seedInto([`${a.origin}/index.xml`], { sameHostOnly: false });
+    expect(loose.urls).toEqual([`${a.origin}/a/1`, `${b.origin}/b/child`, `${b.origin}/b/smuggled`].sort());
+  });
+});
+
+describe('filters, discovery and limits', () => {
+  let server: TestHttpServer;
+  let o: string;
+
+  beforeAll(async () => {
+    server = await startHttpServer();
+    o = server.origin;
+    server.route('/robots.txt', text(`User-agent: *\nDisallow: /hidden\n\nSitemap: ${o}/index.xml\n`));
+    server.route(
+      '/index.xml',
+      serveBody(
+        index([
+          { loc: `${o}/old.xml`, lastmod: '2020-01-01' },
+          { loc: `${o}/new.xml`, lastmod: '2024-06-01T00:00:00Z' },
+          { loc: `${o}/undated.xml` },
+        ]),
+      ),
+    );
+    server.route('/old.xml', serveBody(urlset([{ loc: `${o}/old/1`, lastmod: '2024-06-01' }])));
+    server.route(
+      '/new.xml',
+      serveBody(
+        urlset([
+          { loc: `${o}/blog/2024/a`, lastmod: '2024-06-01' },
+          { loc: `${o}/blog/2023/b`, lastmod: '2023-06-01' },
+          { loc: `${o}/blog/2024/draft`, lastmod: '2024-06-02' },
+          { loc: `${o}/shop/x`, lastmod: '2024-06-03' },
+          { loc: `${o}/blog/2024/undated` },
+        ]),
+      ),
+    );
+    server.route('/undated.xml', serveBody(urlset([{ loc: `${o}/undated/1` }])));
+  });
+  afterAll(() => server.close());
+
+  it('filters by include/exclude globs and RegExps and by lastmod, skipping older children unread', async () => {
+    const before = server.hits('/old.xml');
+    const run = await seedInto([`${o}/`], {
+      include: [`${o}/blog/**`, /\/undated\//],
+      exclude: [/draft/],
+      modifiedSince: new Date('2024-01-01T00:00:00Z'),
+    });
+    expect(server.hits('/old.xml')).toBe(before);
+    expect(run.urls).toEqual([`${o}/blog/2024/a`, `${o}/blog/2024/undated`, `${o}/undated/1`]);
+    expect(run.result.filteredBy).toEqual({
+      invalid: 0,
+      'cross-host': 0,
+      include: 1,
+      exclude: 1,
+      lastmod: 1,
+    });
+    expect(run.result.sitemapsSkipped).toBe(1);
+  });
+
+  it('drops undated URLs and children with keepUndated: false', async () => {
+    const before = server.hits('/undated.xml');
+    const run = await seedInto([`${o}/`], { modifiedSince: '2024-01-01', keepUndated: false });
+    expect(run.urls).toEqual([`${o}/blog/2024/a`, `${o}/blog/2024/draft`, `${o}/shop/x`]);
+    expect(server.hits('/undated.xml')).toBe(before);
+  });
+
+  it('puts the label and extra userData on every request', async () => {
+    const run = await seedInto([`${o}/undated.xml`], { label: 'DETAIL', userData: { source: 'sitemap' } });
+    expect(run.requests).toEqual([
+      {
+        url: `${o}/undated/1`,
+        label: 'DETAIL',
+        userData: { source: 'sitemap', sitemapUrl: `${o}/undated.xml` },
+      },
+    ]);
+  });
+
+  it('tries the common paths only when robots.txt lists no sitemap, a missing one is no failure', async () => {
+    const bare = await startHttpServer({
+      '/robots.txt': text('User-agent: *\nDisallow: /private/\n'),
+      '/sitemap.txt': text(`http://127.0.0.1:1/elsewhere\n`),
+    });
+    bare.route('/sitemap_index.xml', serveBody(urlset([{ loc: `${bare.origin}/found/1` }])));
+    try {
+      const off = await seedInto([`${bare.origin}/`]);
+      expect(off.result.sitemapsRead).toBe(0);
+      expect(bare.hits('/sitemap.xml')).toBe(0);
+      const on = await seedInto([`${bare.origin}/`], { tryCommonPaths: true });
+      expect(on.urls).toEqual([`${bare.origin}/found/1`]);
+      expect(on.result).toMatchObject({ sitemapsRead: 2, sitemapsFailed: 0, sitemapsSkipped: 1 });
+      expect(on.result.filteredBy['cross-host']).toBe(1);
+      expect(bare.hits('/sitemap.xml')).toBe(1);
+    } finally {
+      await bare.close();
+    }
+  });
+
+  it('does not request a sitemap robots.txt disallows unless robots.txt lists it', async () => {
+    server.route('/hidden/map.xml', serveBody(urlset([{ loc: `${o}/h/1` }])));
+    const run = await seedInto([`${o}/hidden/map.xml`]);
+    expect(server.hits('/hidden/map.xml')).toBe(0);
+    expect(run.result.failures).toEqual([
+      { url: `${o}/hidden/map.xml`, why: 'robots.txt does not allow it (disallow: /hidden, line 2).' },
+    ]);
+  });
+
+  it('stops at maxUrls, maxSitemaps and maxUrlsPerFile', async () => {
+    const urls = await seedInto([`${o}/`], { maxUrls: 2, concurrency: 1 });
+    expect(urls.result.urlsFound).toBe(2);
+    expect(urls.result.stoppedEarly).toBe(true);
+    const maps = await seedInto([`${o}/`], { maxSitemaps: 2, concurrency: 1 });
+    expect(maps.result.sitemapsRead).toBe(2);
+    expect(maps.result.sitemapsSkipped).toBe(2);
+    const perFile = await seedInto([`${o}/new.xml`], { maxUrlsPerFile: 2 });
+    expect(perFile.result.urlsFound).toBe(2);
+    expect(perFile.result.warnings[0].why).toMatch(/More than 2 entries/);
+  });
+
+  it('stops when the signal aborts', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const run = await seedInto([`${o}/`], { signal: controller.signal });
+    expect(run.result).toMatchObject({ stoppedEarly: true, urlsFound: 0 });
+  });
+
+  it('logs a progress line at the configured interval', async () => {
+    server.route('/slow-body.xml', async (_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/xml' });
+      response.write(`<urlset><url><loc>${o}/slow/1</loc></url>`);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      response.end('</urlset>');
+    });
+    const run = await seedInto([`${o}/slow-body.xml`], { progressIntervalMs: 50 });
+    const progress = run.lines.filter((line) => line.message.startsWith('Sitemaps read'));
+    expect(progress.length).toBeGreaterThanOrEqual(2);
+    expect(progress.at(-1)?.message).toMatch(
+      /URLs found 1, kept 1, dropped by robots.txt 0, filtered 0, \d+ URLs\/s/,
+    );
+  });
+});
+
+describe('hostile sitemaps', () => {
+  let server: TestHttpServer;
+  let o: string;
+
+  beforeAll(async () => {
+    server = await startHttpServer();
+    o = server.origin;
+    server.route('/robots.txt', text('User-agent: *\nAllow: /\n'));
+    // 100 members of 10 MiB blanks: 1 GiB once inflated, about 1 MiB on the wire.
+    const bomb = gzipBomb(o, 100);
+    server.route('/bomb.xml', serveBody(bomb));
+    server.route('/bomb-encoded.xml', (_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/xml', 'content-encoding': 'gzip' }).end(bomb);
+    });
+    server.route('/corrupt.xml.gz', serveBody(Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3, 1, 2, 3, 4])));
+  });
+  afterAll(() => server.close());
+
+  for (const path of ['/bomb.xml', '/bomb-encoded.xml']) {
+    it(`stops a gzip bomb at the decoded-size cap (${path})`, async () => {
+      const rss = process.memoryUsage.rss();
+      const started = performance.now();
+      const run = await seedInto([`${o}${path}`], { maxBytesPerFile: 20 * 1024 * 1024 });
+      expect(performance.now() - started).toBeLessThan(5000);
+      expect(run.urls).toEqual([`${o}/bomb/1`]);
+      expect(run.result.warnings.map((warning) => warning.why)).toEqual([
+        'Cut after 20971520 decoded octets (maxBytesPerFile or maxTotalBytes); 1 URLs read.',
+      ]);
+      expect(process.memoryUsage.rss() - rss).toBeLessThan(150 * 1024 * 1024);
+    });
+  }
+
+  it('reports corrupt gzip data as a failure', async () => {
+    const run = await seedInto([`${o}/corrupt.xml.gz`]);
+    expect(run.result.failures[0].why).toMatch(/^Corrupt gzip data/);
+  });
+
+  it('follows a redirect loop no further than its start', async () => {
+    server.route('/r1.xml', (_request, response) => {
+      response.writeHead(302, { location: '/r2.xml' }).end();
+    });
+    server.route('/r2.xml', (_request, response) => {
+      response.writeHead(302, { location: '/r1.xml' }).end();
+    });
+    const run = await seedInto([`${o}/r1.xml`]);
+    expect(run.result.warnings.map((warning) => warning.why)).toEqual([
+      `Loop: ${o}/r1.xml -> ${o}/r2.xml -> ${o}/r1.xml.`,
+    ]);
+    expect(server.hits('/r1.xml')).toBe(1);
+  });
+});

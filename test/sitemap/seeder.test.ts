@@ -1,0 +1,204 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type SitemapDroppedUrl,
+  type SitemapRequest,
+  SitemapSeeder,
+  type SitemapSeedOptions,
+  type SitemapSeedResult,
+} from '../../src/sitemap/index.js';
+import { RobotsStore } from '../../src/store/index.js';
+import { never, redirect, startHttpServer, type TestHttpServer, text } from '../support/http-server.js';
+import { captureLog } from '../support/log.js';
+import { fixture, serveBody } from './support/sitemap-server.js';
+
+const ROBOTS = (origin: string, extra = '') =>
+  `User-agent: *\nDisallow: /private/\n\nUser-agent: OtherBot\nDisallow: /\n\nSitemap: ${origin}/index.xml\n${extra}`;
+
+const smallUrlset = (origin: string, paths: string[]) =>
+  `<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${paths
+    .map((path) => `<url><loc>${origin}${path}</loc></url>`)
+    .join('')}</urlset>`;
+
+/** Runs a seeder into an array sink. */
+async function seedInto(
+  store: RobotsStore,
+  inputs: string[],
+  options: Partial<SitemapSeedOptions> = {},
+  seederOptions: { timeoutMs?: number } = {},
+) {
+  const requests: SitemapRequest[] = [];
+  const dropped: SitemapDroppedUrl[] = [];
+  const batches: number[] = [];
+  const { log, lines } = captureLog();
+  const seeder = new SitemapSeeder({ store, log, timeoutMs: seederOptions.timeoutMs ?? 1000 });
+  const result = await seeder.seed(inputs, {
+    enqueue: async (batch) => {
+      batches.push(batch.length);
+      requests.push(...batch);
+    },
+    onDropped: (record) => {
+      dropped.push(record);
+    },
+    ...options,
+  });
+  return { result, requests, dropped, batches, lines, urls: requests.map((request) => request.url) };
+}
+
+function newStore(): RobotsStore {
+  return new RobotsStore({ userAgent: 'Mozilla/5.0 (compatible; ExampleBot/1.0)', log: captureLog().log });
+}
+
+describe('SitemapSeeder on a site with every format', () => {
+  let server: TestHttpServer;
+  let origin: string;
+  let run: Awaited<ReturnType<typeof seedInto>>;
+  let result: SitemapSeedResult;
+
+  beforeAll(async () => {
+    server = await startHttpServer();
+    origin = server.origin;
+    const o = origin;
+    server.route('/robots.txt', text(ROBOTS(o)));
+    server.route('/index.xml', serveBody(fixture('index.xml', o)));
+    server.route('/maps/urlset.xml', serveBody(fixture('urlset.xml', o)));
+    // Gzip octets under an .xml name and a text/xml type: recognised by the magic octets 1f 8b.
+    server.route('/maps/gzip-named.xml', serveBody(smallUrlset(o, ['/gz/1', '/gz/2']), { gzipFile: true }));
+    // A .gz name whose octets Content-Encoding already decodes to XML.
+    server.route('/maps/encoded.xml.gz', serveBody(smallUrlset(o, ['/enc/1']), { contentEncoding: true }));
+    server.route('/maps/list.txt', serveBody(fixture('list.txt', o), { contentType: 'text/plain' }));
+    server.route('/maps/feed.rss', serveBody(fixture('feed.rss', o), { contentType: 'application/rss+xml' }));
+    server.route(
+      '/maps/feed.atom',
+      serveBody(fixture('feed.atom', o), { contentType: 'application/atom+xml' }),
+    );
+    server.route('/maps/server-error.xml', text('<html>oops</html>', 503));
+    server.route('/maps/slow.xml', never());
+    server.route('/maps/broken.xml', serveBody(fixture('broken.xml', o)));
+    server.route('/maps/billion-laughs.xml', serveBody(fixture('billion-laughs.xml', o)));
+    server.route('/maps/loop-a.xml', serveBody(fixture('loop-a.xml', o)));
+    server.route('/maps/loop-b.xml', serveBody(fixture('loop-b.xml', o)));
+    server.route(
+      '/maps/loop-leaf.txt',
+      serveBody(fixture('loop-leaf.txt', o), { contentType: 'text/plain' }),
+    );
+    server.route('/maps/back-to-index.xml', redirect(`${o}/index.xml`));
+    run = await seedInto(newStore(), [`${o}/`], { batchSize: 4 }, { timeoutMs: 600 });
+    result = run.result;
+  });
+  afterAll(() => server.close());
+
+  it('reads the robots.txt Sitemap: line through the store, one robots.txt request', () => {
+    expect(server.hits('/robots.txt')).toBe(1);
+    expect(server.hits('/index.xml')).toBe(1);
+  });
+
+  it('reads urlset, gzip by magic octets, Content-Encoding gzip, text, RSS and Atom', () => {
+    const o = origin;
+    expect(new Set(run.urls)).toEqual(
+      new Set([
+        `${o}/plain/1`,
+        `${o}/plain/2?a=1&b=2`,
+        `${o}/plain/3?x=1&y=2`,
+        `${o}/plain/4?q=a&b=c`,
+        `${o}/gz/1`,
+        `${o}/gz/2`,
+        `${o}/enc/1`,
+        `${o}/text/1`,
+        `${o}/text/2`,
+        `${o}/text/3`,
+        `${o}/rss/1`,
+        `${o}/rss/2`,
+        `${o}/atom/1`,
+        `${o}/atom/2`,
+        `${o}/broken/1`,
+        `${o}/broken/2`,
+        `${o}/loop/leaf`,
+      ]),
+    );
+    expect(run.urls.length).toBe(17);
+  });
+
+  it('skips image, video, news and hreflang extensions', () => {
+    expect(run.urls.some((url) => /images|videos|thumbs|\/de\//.test(url))).toBe(false);
+  });
+
+  it('keeps lastmod (RSS pubDate, Atom updated/published) and the sitemap URL in userData', () => {
+    const byUrl = new Map(run.requests.map((request) => [request.url, request.userData]));
+    expect(byUrl.get(`${origin}/plain/1`)).toEqual({
+      sitemapUrl: `${origin}/maps/urlset.xml`,
+      lastmod: '2024-03-01T00:00:00.000Z',
+    });
+    expect(byUrl.get(`${origin}/plain/2?a=1&b=2`)?.lastmod).toBe('2023-01-15T10:00:00.000Z');
+    expect(byUrl.get(`${origin}/rss/1`)?.lastmod).toBe('2024-03-05T10:00:00.000Z');
+    expect(byUrl.get(`${origin}/atom/1`)?.lastmod).toBe('2024-03-05T10:00:00.000Z');
+    expect(byUrl.get(`${origin}/atom/2`)?.lastmod).toBe('2024-02-01T00:00:00.000Z');
+    expect(byUrl.get(`${origin}/text/1`)).toEqual({ sitemapUrl: `${origin}/maps/list.txt` });
+  });
+
+  it('reports robots.txt-disallowed URLs through onDropped with the rule, never enqueues them', () => {
+    expect(run.dropped.map((record) => record.url).sort()).toEqual([
+      `${origin}/private/secret`,
+      `${origin}/private/text`,
+    ]);
+    const record = run.dropped.find((entry) => entry.url.endsWith('/private/secret'))!;
+    expect(record.stage).toBe('sitemap');
+    expect(record.sitemapUrl).toBe(`${origin}/maps/urlset.xml`);
+    expect(record.lastmod).toBe('2024-04-01T00:00:00.000Z');
+    expect(record.check.allowed).toBe(false);
+    expect(record.check.rule).toMatchObject({ kind: 'disallow', pattern: '/private/', line: 2 });
+    expect(record.check.group.token).toBe('*');
+    expect(record.check.robotsTxtUrl).toBe(`${origin}/robots.txt`);
+    expect(result.droppedByRobots).toBe(2);
+    expect(run.urls.some((url) => url.includes('/private/'))).toBe(false);
+  });
+
+  it('reports failing children (404, 5xx, timeout, DOCTYPE) and still loads the others', () => {
+    const why = Object.fromEntries(
+      result.failures.map((failure) => [failure.url.replace(origin, ''), failure.why]),
+    );
+    expect(why['/maps/missing.xml']).toBe('HTTP 404.');
+    expect(why['/maps/server-error.xml']).toBe('HTTP 503.');
+    expect(why['/maps/slow.xml']).toMatch(/No answer within 600 ms/);
+    expect(why['/maps/billion-laughs.xml']).toMatch(/DOCTYPE/);
+    expect(result.failures.every((failure) => failure.parent === `${origin}/index.xml`)).toBe(true);
+    expect(result.sitemapsFailed).toBe(4);
+    expect(result.failures).toHaveLength(4);
+  });
+
+  it('keeps what broken XML gave before the error, with a warning', () => {
+    const warning = result.warnings.find((entry) => entry.url.endsWith('/maps/broken.xml'));
+    expect(warning?.why).toMatch(/^Broken XML: .*2 URLs read before it/);
+  });
+
+  it('detects a loop between two indexes and a redirect back to an ancestor', () => {
+    expect(server.hits('/maps/loop-a.xml')).toBe(1);
+    expect(server.hits('/maps/loop-b.xml')).toBe(1);
+    const loops = result.warnings.filter((entry) => entry.why.startsWith('Loop:')).map((entry) => entry.why);
+    expect(loops).toContain(
+      `Loop: ${origin}/index.xml -> ${origin}/maps/loop-a.xml -> ${origin}/maps/loop-b.xml -> ${origin}/maps/loop-a.xml.`,
+    );
+    expect(loops).toContain(
+      `Loop: ${origin}/index.xml -> ${origin}/maps/loop-a.xml -> ${origin}/maps/loop-b.xml -> ${origin}/maps/back-to-index.xml -> ${origin}/index.xml.`,
+    );
+  });
+
+  it('counts everything and enqueues in batches of batchSize', () => {
+    expect(result).toMatchObject({
+      sitemapsRead: 11,
+      urlsFound: 19,
+      kept: 17,
+      droppedByRobots: 2,
+      filtered: 0,
+      stoppedEarly: false,
+    });
+    expect(Math.max(...run.batches)).toBe(4);
+    expect(run.batches.reduce((a, b) => a + b, 0)).toBe(17);
+  });
+
+  it('logs a summary', () => {
+    const summary = run.lines.find((line) => line.message.includes('Done in'));
+    expect(summary?.message).toMatch(
+      /11 sitemaps read, 4 failed.*19 URLs found, 17 kept, 2 dropped by robots.txt/,
+    );
+  });
+});
