@@ -129,7 +129,6 @@ export function tokenize(
     missingColon: false,
   };
   const n = text.length;
-  const next = { hash: new NextOf(text, '#'), colon: new NextOf(text, ':') };
   const lf = new NextOf(text, '\n');
   const cr = new NextOf(text, '\r');
   const bad = new NextOf(text, '\uFFFD');
@@ -152,7 +151,7 @@ export function tokenize(
           handler.lineTooLong(line, octets);
         }
       }
-      parseLine(text, start, stop, line, next, directive, handler);
+      parseLine(text, start, stop, line, directive, handler);
     }
     if (end >= n) break;
     start = end + (text.charCodeAt(end) === 13 && text.charCodeAt(end + 1) === 10 ? 2 : 1);
@@ -215,12 +214,19 @@ function parseLine(
   from: number,
   to: number,
   line: number,
-  next: { hash: NextOf; colon: NextOf },
   d: Directive,
   handler: RobotsLineHandler,
 ): void {
-  const hash = next.hash.from(from);
-  if (hash < to) to = hash;
+  // One pass finds the comment and the first colon.
+  let colon = -1;
+  for (let i = from; i < to; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 35 /* # */) {
+      to = i;
+      break;
+    }
+    if (c === 58 /* : */ && colon < 0) colon = i;
+  }
   while (from < to && isBlankAt(text, from)) from++;
   while (to > from && isBlankAt(text, to - 1)) to--;
   if (from === to) return;
@@ -228,8 +234,7 @@ function parseLine(
   let keyEnd: number;
   let valueStart: number;
   let missingColon = false;
-  const colon = next.colon.from(from);
-  if (colon < to) {
+  if (colon >= 0) {
     keyEnd = colon;
     valueStart = colon + 1;
   } else {
@@ -297,7 +302,9 @@ function isWord(text: string, word: string): boolean {
 export function classifyKey(keyText: string): { key: DirectiveKey; typo: boolean } {
   // The usual keys, spelled right, without allocating a lower-case copy.
   const known = EXACT_BY_LENGTH[keyText.length];
-  if (known !== undefined) for (const [exact, entry] of known) if (isWord(keyText, exact)) return entry;
+  if (known !== undefined) {
+    for (let i = 0; i < known.length; i++) if (isWord(keyText, known[i][0])) return known[i][1];
+  }
   const lower = keyText.toLowerCase();
   for (const { key, exact, typos } of KEYS) {
     if (lower.startsWith(exact)) return { key, typo: false };

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Browser, chromium } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM_LAUNCH_OPTIONS } from '../support/chromium.js';
 import { startHttpServer, type TestHttpServer, text } from '../support/http-server.js';
 import { runInProcess, SHOP_ROBOTS } from './run-cli.js';
 
@@ -21,18 +22,7 @@ beforeAll(async () => {
       `${SHOP_ROBOTS}\n# <script>document.title = 'pwned'</script>\nDisallow: /<img src=x>\n`,
     ),
   });
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
-  });
+  browser = await chromium.launch(CHROMIUM_LAUNCH_OPTIONS);
 });
 afterAll(async () => {
   await browser?.close();

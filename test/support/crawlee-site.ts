@@ -3,6 +3,7 @@ import type { ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Configuration, Dataset } from 'crawlee';
+import { afterAll, beforeAll } from 'vitest';
 import {
   never,
   redirect,
@@ -164,16 +165,20 @@ export async function datasetItems<T>(config: Configuration, name = 'robots-drop
 }
 
 /**
- * Points Crawlee's default storage directory to a temporary one for the duration of a test file,
- * so nothing is written to the project's `./storage`.
+ * Points Crawlee's default storage directory to a temporary one for the duration of the
+ * calling test file, so nothing is written to the project's `./storage`.
  */
-export async function useTemporaryStorageDir(): Promise<() => Promise<void>> {
-  const dir = await mkdtemp(join(tmpdir(), 'crawlee-robots-storage-'));
-  const previous = process.env['CRAWLEE_STORAGE_DIR'];
-  process.env['CRAWLEE_STORAGE_DIR'] = dir;
-  return async () => {
+export function useTemporaryStorageDir(): void {
+  let dir: string;
+  let previous: string | undefined;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'crawlee-robots-storage-'));
+    previous = process.env['CRAWLEE_STORAGE_DIR'];
+    process.env['CRAWLEE_STORAGE_DIR'] = dir;
+  });
+  afterAll(async () => {
     if (previous === undefined) delete process.env['CRAWLEE_STORAGE_DIR'];
     else process.env['CRAWLEE_STORAGE_DIR'] = previous;
     await rm(dir, { recursive: true, force: true });
-  };
+  });
 }
