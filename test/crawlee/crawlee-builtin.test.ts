@@ -1,5 +1,5 @@
 import { CheerioCrawler, LogLevel, log } from 'crawlee';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { type RobotsDroppedRecord, RobotsGuard } from '../../src/crawlee/index.js';
 import { RobotsStore } from '../../src/store/index.js';
 import {
@@ -16,13 +16,7 @@ import { redirect, startHttpServer, type TestHttpServer, text } from '../support
 
 log.setLevel(LogLevel.OFF);
 
-let restoreStorageDir: () => Promise<void>;
-beforeAll(async () => {
-  restoreStorageDir = await useTemporaryStorageDir();
-});
-afterAll(async () => {
-  await restoreStorageDir();
-});
+useTemporaryStorageDir();
 
 interface ComparisonSite {
   /** Groups for ExampleBot and for `*` (which disallows everything). */

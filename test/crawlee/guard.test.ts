@@ -1,5 +1,5 @@
 import { CheerioCrawler, createCheerioRouter, type Log, LogLevel, log, RequestQueue } from 'crawlee';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { type RobotsDroppedRecord, RobotsGuard } from '../../src/crawlee/index.js';
 import { RobotsStore } from '../../src/store/index.js';
 import {
@@ -15,13 +15,7 @@ import { startHttpServer, type TestHttpServer, text } from '../support/http-serv
 
 log.setLevel(LogLevel.OFF);
 
-let restoreStorageDir: () => Promise<void>;
-beforeAll(async () => {
-  restoreStorageDir = await useTemporaryStorageDir();
-});
-afterAll(async () => {
-  await restoreStorageDir();
-});
+useTemporaryStorageDir();
 
 const servers: TestHttpServer[] = [];
 const stores: RobotsStore[] = [];

@@ -1,5 +1,5 @@
 import { CheerioCrawler, HttpCrawler, LogLevel, log } from 'crawlee';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type RobotsDroppedRecord, RobotsGuard } from '../../src/crawlee/index.js';
 import { RobotsStore } from '../../src/store/index.js';
 import {
@@ -15,13 +15,7 @@ import {
 
 log.setLevel(LogLevel.OFF);
 
-let restoreStorageDir: () => Promise<void>;
-beforeAll(async () => {
-  restoreStorageDir = await useTemporaryStorageDir();
-});
-afterAll(async () => {
-  await restoreStorageDir();
-});
+useTemporaryStorageDir();
 
 let site: TestSite;
 let store: RobotsStore;

@@ -1,7 +1,8 @@
 import { LogLevel, log, PlaywrightCrawler } from 'crawlee';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type RobotsDroppedRecord, RobotsGuard } from '../../src/crawlee/index.js';
 import { RobotsStore } from '../../src/store/index.js';
+import { CHROMIUM_LAUNCH_OPTIONS } from '../support/chromium.js';
 import {
   datasetItems,
   freshConfiguration,
@@ -17,29 +18,9 @@ import { redirect } from '../support/http-server.js';
 
 log.setLevel(LogLevel.OFF);
 
-const CHROMIUM = {
-  launchOptions: {
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-      '--disable-quic',
-    ],
-  },
-};
+const CHROMIUM = { launchOptions: CHROMIUM_LAUNCH_OPTIONS };
 
-let restoreStorageDir: () => Promise<void>;
-beforeAll(async () => {
-  restoreStorageDir = await useTemporaryStorageDir();
-});
-afterAll(async () => {
-  await restoreStorageDir();
-});
+useTemporaryStorageDir();
 
 let site: TestSite;
 let store: RobotsStore;
