@@ -53,3 +53,14 @@ export function userAgentHeader(agent: string, given: string | undefined): strin
   if (/[/(; ]/.test(agent)) return agent;
   return `${agent === '*' ? 'crawlee-robots' : agent} (+https://www.npmjs.com/package/crawlee-robots; robots.txt check)`;
 }
+
+/** A count such as `--max-urls`: a positive integer. */
+export function readCount(value: string, option: string): number {
+  const count = Number(value);
+  if (!/^\d+$/.test(value) || count < 1 || !Number.isSafeInteger(count)) {
+    throw new CliInputError(
+      `${option} takes a positive integer, e.g. ${option} 50; got ${JSON.stringify(value)}`,
+    );
+  }
+  return count;
+}

@@ -14,7 +14,7 @@ import { CliInputError, EXIT } from './io.js';
 import { sourceJson } from './json.js';
 import { gotNoAnswer, loadRobots, type RobotsSource, readLocal, type SourceOptions } from './source.js';
 import type { Style } from './style.js';
-import { listedUrls, type UrlSource, urlsFromRules } from './urls.js';
+import { listedUrls, type UrlSource, urlsFromRules, urlsFromSitemaps } from './urls.js';
 import { type CliVerdict, judge } from './verdicts.js';
 
 export interface AuditOptions extends SourceOptions {
@@ -24,6 +24,8 @@ export interface AuditOptions extends SourceOptions {
   /** `--urls`: a file listing URLs or paths, `-` for stdin. */
   urlsFile?: string;
   failOn: readonly FailOnRule[];
+  /** `--from-sitemaps`: the URLs come from the sitemaps robots.txt declares, at most `maxUrls`. */
+  fromSitemaps?: { maxUrls: number };
   /** `--html`: where to write the HTML report. */
   htmlFile?: string;
   json: boolean;
@@ -47,7 +49,7 @@ export interface AuditReport {
 }
 
 /** The most URLs an audit checks. */
-const MAX_URLS = 1000;
+export const MAX_AUDIT_URLS = 1000;
 
 export async function runAudit(
   options: AuditOptions,
@@ -58,9 +60,13 @@ export async function runAudit(
   }
   const source = await loadRobots(options.site, options);
   const urlSource = await chooseUrlSource(options);
-  const urls = await urlSource({ origin: source.fetch.origin, robots: source.fetch.robots });
-  if (urls.length > MAX_URLS)
-    throw new CliInputError(`too many URLs (${urls.length}); an audit checks at most ${MAX_URLS}`);
+  const urls = await urlSource({
+    origin: source.fetch.origin,
+    robots: source.fetch.robots,
+    fetch: source.fetch,
+  });
+  if (urls.length > MAX_AUDIT_URLS)
+    throw new CliInputError(`too many URLs (${urls.length}); an audit checks at most ${MAX_AUDIT_URLS}`);
   const report = auditReport(source, urls, options);
   if (options.htmlFile !== undefined) {
     const path = resolve(options.cwd, options.htmlFile);
@@ -79,7 +85,13 @@ async function chooseUrlSource(options: AuditOptions): Promise<UrlSource> {
     const bytes = await readLocal(options.urlsFile, options.cwd, options.stdin, 4 * 1024 * 1024);
     return listedUrls(new TextDecoder().decode(bytes), options.urlsFile === '-' ? 'stdin' : options.urlsFile);
   }
-  // Extension point: `--from-sitemaps` becomes a UrlSource built on src/sitemap.
+  if (options.fromSitemaps !== undefined) {
+    return urlsFromSitemaps({
+      ...options.fromSitemaps,
+      agent: options.agents?.[0] ?? '*',
+      timeoutMs: options.timeoutMs,
+    });
+  }
   return urlsFromRules(options.site);
 }
 

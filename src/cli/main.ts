@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /**
- * `crawlee-robots`: the robots.txt tester (`explain`) and auditor (`audit`).
+ * `crawlee-robots`: the robots.txt tester (`explain`), auditor (`audit`) and sitemap lister
+ * (`sitemaps`).
  *
  * `runCli(argv, io)` runs one command line with the given streams and resolves to the exit
  * code (0 allowed / nothing tripped, 1 disallowed / a --fail-on rule tripped, 2 usage or fetch

@@ -1,15 +1,17 @@
 /**
  * The command line: commands, their options and help texts (commander). Actions hand the
- * parsed options to `explain.ts` and `audit.ts` and write what they return.
+ * parsed options to `explain.ts`, `audit.ts` and `sitemaps.ts` and write what they return.
  */
 import { Command, Option } from 'commander';
 import { checkAgent, parseAgentList } from './agents.js';
-import { readStatus, readTimeout, readUrl, userAgentHeader } from './args.js';
-import { runAudit } from './audit.js';
+import { readCount, readStatus, readTimeout, readUrl, userAgentHeader } from './args.js';
+import { MAX_AUDIT_URLS, runAudit } from './audit.js';
 import { runExplain } from './explain.js';
 import { parseFailOn } from './fail-on.js';
 import { CliInputError, type CliIo } from './io.js';
+import { runSitemaps } from './sitemaps.js';
 import { createStyle, wantsColor } from './style.js';
+import { DEFAULT_SITEMAP_URLS } from './urls.js';
 
 /** Options both commands share. */
 interface CommonFlags {
@@ -65,7 +67,7 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
       )
       .option(
         '--timeout <ms>',
-        'time allowed for fetching robots.txt, redirects included',
+        'time allowed for fetching robots.txt (and each sitemap of audit --from-sitemaps), redirects included',
         readTimeout,
         DEFAULT_TIMEOUT_MS,
       );
@@ -127,27 +129,117 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
         'exit 1 when a rule trips (repeatable or comma-separated): blocked:<agent>, allowed:<agent>, lint:<error|warning|info|code>, unreachable',
         (value: string, previous: string[] = []) => [...previous, value],
       )
-      .option('--html <file>', 'also write a self-contained HTML report to this file'),
-  ).action(async (site: string, flags: CommonFlags & { urls?: string; failOn?: string[]; html?: string }) => {
-    const { output, exitCode } = await runAudit(
-      {
-        ...sourceOptions(flags, flags.agents?.[0] ?? '*'),
-        site: readUrl(site, 'site', false),
-        ...(flags.agents === undefined ? {} : { agents: flags.agents }),
-        ...(flags.urls === undefined ? {} : { urlsFile: flags.urls }),
-        failOn: parseFailOn(flags.failOn ?? []),
-        ...(flags.html === undefined ? {} : { htmlFile: flags.html }),
-        json: flags.json === true,
+      .option('--html <file>', 'also write a self-contained HTML report to this file')
+      .option(
+        '--from-sitemaps',
+        `check the URLs the sitemaps of robots.txt list (the first ${DEFAULT_SITEMAP_URLS}, see --max-urls)`,
+      )
+      .option(
+        '--max-urls <n>',
+        `with --from-sitemaps: how many URLs to check (at most ${MAX_AUDIT_URLS})`,
+        (value) => readCount(value, '--max-urls'),
+      ),
+  ).action(
+    async (
+      site: string,
+      flags: CommonFlags & {
+        urls?: string;
+        failOn?: string[];
+        html?: string;
+        fromSitemaps?: boolean;
+        maxUrls?: number;
       },
-      styleFor(flags),
-    );
-    io.stdout.write(output);
-    setExitCode(exitCode);
-  });
+    ) => {
+      if (flags.fromSitemaps === true && flags.urls !== undefined) {
+        throw new CliInputError('--from-sitemaps and --urls both choose the URLs: use one');
+      }
+      if (flags.maxUrls !== undefined && flags.fromSitemaps !== true) {
+        throw new CliInputError(
+          '--max-urls caps the URLs read from sitemaps: use it together with --from-sitemaps',
+        );
+      }
+      if (flags.maxUrls !== undefined && flags.maxUrls > MAX_AUDIT_URLS) {
+        throw new CliInputError(`--max-urls: an audit checks at most ${MAX_AUDIT_URLS} URLs`);
+      }
+      const { output, exitCode } = await runAudit(
+        {
+          ...sourceOptions(flags, flags.agents?.[0] ?? '*'),
+          site: readUrl(site, 'site', false),
+          ...(flags.agents === undefined ? {} : { agents: flags.agents }),
+          ...(flags.urls === undefined ? {} : { urlsFile: flags.urls }),
+          ...(flags.fromSitemaps === true
+            ? { fromSitemaps: { maxUrls: flags.maxUrls ?? DEFAULT_SITEMAP_URLS } }
+            : {}),
+          failOn: parseFailOn(flags.failOn ?? []),
+          ...(flags.html === undefined ? {} : { htmlFile: flags.html }),
+          json: flags.json === true,
+        },
+        styleFor(flags),
+      );
+      io.stdout.write(output);
+      setExitCode(exitCode);
+    },
+  );
 
-  // Extension point: `sitemaps <site>` (the sitemaps robots.txt declares, counts, failures, URLs
-  // blocked for the agent) is registered here with `common(program.command('sitemaps')...)` once
-  // src/sitemap is in; `audit --from-sitemaps` is one more UrlSource (see urls.ts).
+  program
+    .command('sitemaps')
+    .description(
+      'List the sitemaps a site declares in robots.txt and what they hold: URLs per sitemap, failures, URLs blocked for the agent.',
+    )
+    .argument('<site>', 'the site, e.g. https://example.com (the Sitemap: lines of its robots.txt are read)')
+    .option(
+      '-a, --agent <name>',
+      'the crawler robots.txt is matched for (default: *, the group every crawler reads)',
+    )
+    .option('--json', 'print JSON for machines instead of text')
+    .option('--urls', 'print only the URLs robots.txt allows, one a line, for piping')
+    .option('--max-urls <n>', 'stop after reading this many URLs from the sitemaps', (value) =>
+      readCount(value, '--max-urls'),
+    )
+    .addOption(new Option('--color', 'colour the output even when it is not a terminal'))
+    .addOption(new Option('--no-color', 'never colour the output (NO_COLOR is honoured too)'))
+    .option('--user-agent <header>', 'User-Agent header sent for robots.txt and the sitemaps')
+    .option(
+      '--timeout <ms>',
+      'time allowed for robots.txt and for each sitemap file, redirects included',
+      readTimeout,
+      DEFAULT_TIMEOUT_MS,
+    )
+    .action(
+      async (
+        site: string,
+        flags: {
+          agent?: string;
+          json?: boolean;
+          urls?: boolean;
+          maxUrls?: number;
+          color?: boolean;
+          userAgent?: string;
+          timeout: number;
+        },
+      ) => {
+        if (flags.agent !== undefined) checkAgent(flags.agent, '--agent');
+        if (flags.json === true && flags.urls === true) {
+          throw new CliInputError('--json and --urls are two outputs: choose one');
+        }
+        const exitCode = await runSitemaps(
+          {
+            site: readUrl(site, 'site', false),
+            agent: flags.agent ?? '*',
+            ...(flags.userAgent === undefined ? {} : { userAgent: flags.userAgent }),
+            timeoutMs: flags.timeout,
+            ...(flags.maxUrls === undefined ? {} : { maxUrls: flags.maxUrls }),
+            json: flags.json === true,
+            urlsOnly: flags.urls === true,
+          },
+          createStyle(flags.json !== true && flags.urls !== true && wantsColor(flags.color, io.stdout, env)),
+          (text) => io.stdout.write(text),
+          (text) => io.stderr.write(text),
+        );
+        setExitCode(exitCode);
+      },
+    );
+
   return program;
 }
 

@@ -1,17 +1,22 @@
 /**
  * The URLs an audit checks. Each source is a function of the site and its robots.txt; the
- * audit takes the first source that applies. A sitemap source (`--from-sitemaps`, the URLs
- * that robots.txt's `Sitemap:` lines lead to) plugs in here as one more `UrlSource` once
- * `src/sitemap` is available.
+ * audit takes the first source that applies: `--urls` (a list), `--from-sitemaps` (the URLs
+ * that robots.txt's `Sitemap:` lines lead to), or paths made up from the rules.
  */
+import type { RobotsFetchResult, RobotsHttpClient, RobotsHttpResult } from '../fetch/index.js';
 import type { RobotsTxt } from '../robots/index.js';
+import { RobotsStore } from '../store/index.js';
+import { userAgentHeader } from './args.js';
 import { CliInputError } from './io.js';
+import { QUIET_LOG, readSitemaps } from './sitemap-tally.js';
 
 export interface UrlSourceContext {
   /** The origin audited, e.g. `https://example.com`. */
   origin: string;
   /** The parsed file, or null when robots.txt gave no file (4xx, 5xx, no answer). */
   robots: RobotsTxt | null;
+  /** The whole fetch outcome (status and body), for sources that read robots.txt again. */
+  fetch: RobotsFetchResult;
 }
 
 /** Gives the absolute URLs to audit, all on `context.origin`. */
@@ -79,5 +84,83 @@ export function listedUrls(text: string, name: string): UrlSource {
     });
     if (urls.length === 0) throw new CliInputError(`${name} lists no URL`);
     return urls;
+  };
+}
+
+/** How many sitemap URLs `audit --from-sitemaps` checks unless `--max-urls` says otherwise: a readable matrix. */
+export const DEFAULT_SITEMAP_URLS = 50;
+
+/**
+ * `--from-sitemaps`: the first `maxUrls` URLs of the sitemaps robots.txt declares, on the
+ * audited origin. URLs robots.txt blocks for `agent` are kept too: the matrix shows them.
+ * The seeder's store is answered with the robots.txt the audit already read (fetched or
+ * local), so the file is not fetched twice and `--file` applies to the sitemaps as well.
+ */
+export function urlsFromSitemaps(options: { maxUrls: number; agent: string; timeoutMs: number }): UrlSource {
+  return async ({ origin, robots, fetch }) => {
+    const sitemaps = robots?.sitemaps.length ?? 0;
+    if (robots === null || sitemaps === 0) {
+      throw new CliInputError(
+        robots === null
+          ? `--from-sitemaps: robots.txt of ${origin} gave no file (${fetch.why}), so no Sitemap: lines to read`
+          : `--from-sitemaps: robots.txt of ${origin} has no Sitemap: line`,
+      );
+    }
+    const store = new RobotsStore({
+      userAgent: userAgentHeader(options.agent, undefined),
+      productToken: options.agent,
+      httpClient: answeredWith(fetch),
+      log: QUIET_LOG,
+    });
+    const urls: string[] = [];
+    // The cap counts URLs on the origin, kept or blocked: the seeder's maxUrls would count
+    // filtered ones too, so the run is stopped here instead.
+    const enough = new AbortController();
+    const collect = (url: string) => {
+      if (urls.length >= options.maxUrls) return;
+      const parsed = new URL(url);
+      if (parsed.origin !== origin) return;
+      parsed.hash = '';
+      if (!urls.includes(parsed.href)) urls.push(parsed.href);
+      if (urls.length >= options.maxUrls) enough.abort();
+    };
+    try {
+      const read = await readSitemaps(origin, {
+        store,
+        agent: options.agent,
+        sitemapTimeoutMs: options.timeoutMs,
+        signal: enough.signal,
+        // One URL a batch: kept and blocked URLs reach the matrix in the order the sitemaps list them.
+        batchSize: 1,
+        onKept: collect,
+        onBlocked: collect,
+      });
+      if (urls.length === 0) {
+        const failure = read.result.failures[0];
+        throw new CliInputError(
+          `--from-sitemaps: the ${sitemaps} sitemaps of robots.txt list no URL on ${origin}${failure === undefined ? '' : ` (${read.result.sitemapsFailed} failed; ${failure.url}: ${failure.why})`}`,
+        );
+      }
+    } finally {
+      await store.close();
+    }
+    return urls;
+  };
+}
+
+/** A stand-in HTTP client that answers every robots.txt request with the file already read. */
+function answeredWith(fetch: RobotsFetchResult): RobotsHttpClient {
+  return {
+    request: async (request): Promise<RobotsHttpResult> => {
+      const own = request.url.href === fetch.robotsTxtUrl && typeof fetch.status === 'number';
+      const status = own ? (fetch.status as number) : 404;
+      return {
+        ok: true,
+        status,
+        headers: {},
+        body: own && fetch.body !== null ? fetch.body : new Uint8Array(0),
+        truncated: false,
+      };
+    },
   };
 }

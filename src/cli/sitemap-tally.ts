@@ -1,0 +1,169 @@
+/**
+ * Reads a site's sitemaps with the {@link SitemapSeeder} and tallies what each sitemap held.
+ * The seeder reports run totals only, so the tally per sitemap is built from what it hands
+ * out: each kept request's `userData.sitemapUrl`, each dropped record's `sitemapUrl`, each
+ * filtered URL's `sitemapUrl`, and the failures and warnings (with their `parent`).
+ * `sitemaps` and `audit --from-sitemaps` both read sitemaps through here.
+ */
+import { Log, LogLevel } from 'crawlee';
+import type { SitemapDroppedUrl, SitemapSeedResult } from '../sitemap/index.js';
+import { SitemapSeeder } from '../sitemap/index.js';
+import type { OriginPolicy, RobotsCheck, RobotsStore } from '../store/index.js';
+
+/** What one sitemap held, as far as the seeder's output tells. */
+export interface SitemapTally {
+  url: string;
+  /** Listed by a `Sitemap:` line of the site's robots.txt; otherwise reached through an index. */
+  declared: boolean;
+  /** The index that listed it, when the seeder named it (it does so for sitemaps with a problem). */
+  parent: string | null;
+  /** Page URLs read from it: kept + blocked + filtered. */
+  found: number;
+  /** URLs robots.txt allows for the agent. */
+  kept: number;
+  /** URLs robots.txt blocks for the agent. */
+  blocked: number;
+  /** URLs a filter dropped (another host, not an http(s) URL). */
+  filtered: number;
+  /** Why it could not be read, or null. */
+  failure: string | null;
+  /** Read only in part, loops, skipped children. */
+  warnings: string[];
+}
+
+/** A rule of robots.txt and how many sitemap URLs it blocks. */
+export interface BlockingRule {
+  /** `disallow: /private/`, or the policy when no line decided (`disallow-all`: robots.txt unreachable). */
+  rule: string;
+  line: number | null;
+  count: number;
+}
+
+export interface SitemapsRead {
+  /** The robots.txt policy of the site, as the store resolved it. */
+  policy: OriginPolicy;
+  /** The `Sitemap:` URLs of robots.txt, resolved against it, in file order. */
+  declared: string[];
+  /** Declared sitemaps first (file order), then those reached through indexes (order met). */
+  sitemaps: SitemapTally[];
+  /** Rules that blocked sitemap URLs, most URLs first. */
+  blockedBy: BlockingRule[];
+  result: SitemapSeedResult;
+}
+
+export interface ReadSitemapsOptions {
+  store: RobotsStore;
+  /** The product token robots.txt is matched for (`*` for the group every crawler reads). */
+  agent: string;
+  /** Time allowed for each sitemap file (the seeder's `timeoutMs`). */
+  sitemapTimeoutMs?: number;
+  /** Most page URLs read (the seeder's `maxUrls`). */
+  maxUrls?: number;
+  /** Stops the reading; what was read so far is reported. */
+  signal?: AbortSignal;
+  /** Kept URLs handed to `onKept` at a time (the seeder's `batchSize`): 1 keeps the order of reading. */
+  batchSize?: number;
+  /** Each kept URL, in the order read. */
+  onKept?: (url: string) => void;
+  /** Each URL robots.txt blocks, with the verdict. */
+  onBlocked?: (url: string, check: RobotsCheck) => void;
+}
+
+/** The seeder and the store log through Crawlee's logger; the CLI reports everything itself. */
+export const QUIET_LOG = new Log({ level: LogLevel.OFF });
+
+/** Reads the sitemaps that the robots.txt of `site`'s origin declares. */
+export async function readSitemaps(site: string, options: ReadSitemapsOptions): Promise<SitemapsRead> {
+  const { store, agent } = options;
+  const policy = await store.resolve(site);
+  const declared = declaredSitemaps(policy);
+  const tallies = new Map<string, SitemapTally>();
+  const tally = (url: string): SitemapTally => {
+    let entry = tallies.get(url);
+    if (entry === undefined) {
+      entry = {
+        url,
+        declared: declared.includes(url),
+        parent: null,
+        found: 0,
+        kept: 0,
+        blocked: 0,
+        filtered: 0,
+        failure: null,
+        warnings: [],
+      };
+      tallies.set(url, entry);
+    }
+    return entry;
+  };
+  for (const url of declared) tally(url);
+  const rules = new Map<string, BlockingRule>();
+
+  const seeder = new SitemapSeeder({
+    store,
+    productToken: agent,
+    log: QUIET_LOG,
+    ...(options.sitemapTimeoutMs === undefined ? {} : { timeoutMs: options.sitemapTimeoutMs }),
+  });
+  const result = await seeder.seed([{ site: policy.origin }], {
+    enqueue: async (batch) => {
+      for (const request of batch) {
+        const entry = tally(request.userData.sitemapUrl);
+        entry.found++;
+        entry.kept++;
+        options.onKept?.(request.url);
+      }
+    },
+    onDropped: (record: SitemapDroppedUrl) => {
+      const entry = tally(record.sitemapUrl);
+      entry.found++;
+      entry.blocked++;
+      const { check } = record;
+      const rule = check.rule === null ? check.reason : `${check.rule.kind}: ${check.rule.pattern}`;
+      const key = `${check.rule?.line ?? '-'} ${rule}`;
+      const blocking = rules.get(key) ?? { rule, line: check.rule?.line ?? null, count: 0 };
+      blocking.count++;
+      rules.set(key, blocking);
+      options.onBlocked?.(record.url, check);
+    },
+    onFiltered: (record) => {
+      const entry = tally(record.sitemapUrl);
+      entry.found++;
+      entry.filtered++;
+    },
+    progressIntervalMs: 0,
+    ...(options.maxUrls === undefined ? {} : { maxUrls: options.maxUrls }),
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+    ...(options.batchSize === undefined ? {} : { batchSize: options.batchSize }),
+  });
+  for (const failure of result.failures) {
+    const entry = tally(failure.url);
+    entry.failure = failure.why;
+    if (failure.parent !== undefined) entry.parent = failure.parent;
+  }
+  for (const warning of result.warnings) {
+    const entry = tally(warning.url);
+    entry.warnings.push(warning.why);
+    if (warning.parent !== undefined) entry.parent = warning.parent;
+  }
+  return {
+    policy,
+    declared,
+    sitemaps: [...tallies.values()],
+    blockedBy: [...rules.values()].sort((a, b) => b.count - a.count || (a.line ?? 0) - (b.line ?? 0)),
+    result,
+  };
+}
+
+/** The `Sitemap:` lines, read as the seeder reads them: against robots.txt, http(s) only, no fragment. */
+function declaredSitemaps(policy: OriginPolicy): string[] {
+  const urls: string[] = [];
+  for (const line of policy.robots?.sitemaps ?? []) {
+    if (!URL.canParse(line, policy.robotsTxtUrl)) continue;
+    const url = new URL(line, policy.robotsTxtUrl);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') continue;
+    url.hash = '';
+    if (!urls.includes(url.href)) urls.push(url.href);
+  }
+  return urls;
+}

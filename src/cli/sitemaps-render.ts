@@ -1,0 +1,116 @@
+/** The text output of `sitemaps`. */
+import { sameOriginPath } from './audit-render.js';
+import { closingNote } from './render.js';
+import type { SitemapsReport } from './sitemaps.js';
+import type { Style } from './style.js';
+import { type Cell, renderTable } from './table.js';
+
+export function renderSitemaps(report: SitemapsReport, style: Style): string {
+  const blocks: string[][] = [
+    headBlock(report, style),
+    report.sitemaps.length === 0 ? [] : tableBlock(report, style),
+    problemBlock('Failures', report, style),
+    problemBlock('Warnings', report, style),
+    blockedBlock(report, style),
+    closingNote(style),
+  ];
+  return `${blocks
+    .filter((block) => block.length > 0)
+    .map((block) => block.join('\n'))
+    .join('\n\n')}\n`;
+}
+
+function agentName(agent: string): string {
+  return agent === '*' ? 'any crawler (*)' : agent;
+}
+
+function headBlock(report: SitemapsReport, style: Style): string[] {
+  const { policy, result } = report;
+  const status =
+    typeof policy.status === 'number' ? `HTTP ${policy.status}` : `no usable answer (${policy.status})`;
+  const lines = [
+    style.bold(`Sitemaps of ${policy.origin} for ${agentName(report.agent)}`),
+    `  robots.txt  ${policy.robotsTxtUrl}: ${status}, ${count(report.declared.length, 'Sitemap: line')}`,
+  ];
+  if (report.unreadable !== null) {
+    lines.push(`  ${style.red(report.unreadable)}`);
+    if (policy.robots === null) return lines;
+  }
+  if (report.declared.length === 0) {
+    lines.push(`  ${style.yellow('robots.txt declares no sitemap')}`);
+    return lines;
+  }
+  lines.push(
+    `  ${count(result.sitemapsRead, 'sitemap')} read, ${result.sitemapsFailed} failed, ${result.sitemapsSkipped} skipped`,
+    `  ${count(result.urlsFound, 'URL')}: ${result.kept} kept, ${result.droppedByRobots} blocked by robots.txt, ${result.filtered} filtered`,
+  );
+  if (result.stoppedEarly)
+    lines.push(
+      `  ${style.yellow('stopped early at a limit (--max-urls): not every sitemap was read to its end')}`,
+    );
+  return lines;
+}
+
+function tableBlock(report: SitemapsReport, style: Style): string[] {
+  const origin = report.policy.origin;
+  const rows: Cell[][] = report.sitemaps.map((sitemap) => [
+    sameOriginPath(sitemap.url, origin),
+    sitemap.declared
+      ? 'robots.txt'
+      : sitemap.parent === null
+        ? 'an index'
+        : sameOriginPath(sitemap.parent, origin),
+    String(sitemap.found),
+    String(sitemap.kept),
+    String(sitemap.blocked),
+    String(sitemap.filtered),
+    sitemap.failure !== null
+      ? { text: 'FAILED', paint: (text) => style.bold(style.red(text)) }
+      : sitemap.warnings.length > 0
+        ? { text: 'warning', paint: style.yellow }
+        : 'ok',
+  ]);
+  const { result } = report;
+  rows.push([
+    'total',
+    '',
+    String(result.urlsFound),
+    String(result.kept),
+    String(result.droppedByRobots),
+    String(result.filtered),
+    '',
+  ]);
+  return [
+    style.bold('Sitemaps'),
+    ...renderTable(['sitemap', 'listed by', 'URLs', 'kept', 'blocked', 'filtered', 'status'], rows),
+  ];
+}
+
+function problemBlock(title: 'Failures' | 'Warnings', report: SitemapsReport, style: Style): string[] {
+  const origin = report.policy.origin;
+  const lines: string[] = [];
+  for (const sitemap of report.sitemaps) {
+    const whys =
+      title === 'Failures' ? (sitemap.failure === null ? [] : [sitemap.failure]) : sitemap.warnings;
+    const where = `${sameOriginPath(sitemap.url, origin)}${sitemap.parent === null ? '' : ` (listed by ${sameOriginPath(sitemap.parent, origin)})`}`;
+    for (const why of whys) lines.push(`  ${where}: ${why}`);
+  }
+  return lines.length === 0 ? [] : [style.bold(title), ...lines];
+}
+
+function blockedBlock(report: SitemapsReport, style: Style): string[] {
+  if (report.blockedBy.length === 0) return [];
+  const rows = report.blockedBy.map((rule) => [
+    String(rule.count),
+    rule.line === null ? '-' : String(rule.line),
+    rule.rule,
+  ]);
+  return [
+    style.bold(`Blocked for ${agentName(report.agent)}: sitemap URLs robots.txt does not allow`),
+    ...renderTable(['URLs', 'line', 'rule'], rows),
+  ];
+}
+
+function count(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}

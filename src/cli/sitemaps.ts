@@ -1,0 +1,140 @@
+/**
+ * `crawlee-robots sitemaps <site>`: the sitemaps a site's robots.txt declares and what they
+ * hold (URLs per sitemap, failures, URLs robots.txt blocks for the agent), as text, `--json`,
+ * or one kept URL a line (`--urls`) for piping.
+ */
+import { RobotsStore } from '../store/index.js';
+import { userAgentHeader } from './args.js';
+import { EXIT } from './io.js';
+import { QUIET_LOG, readSitemaps, type SitemapsRead } from './sitemap-tally.js';
+import { renderSitemaps } from './sitemaps-render.js';
+import type { Style } from './style.js';
+
+export interface SitemapsOptions {
+  /** The site: the sitemaps of its origin's robots.txt are read. */
+  site: string;
+  /** The product token robots.txt is matched for; `*` when none is given. */
+  agent: string;
+  userAgent?: string;
+  timeoutMs: number;
+  maxUrls?: number;
+  json: boolean;
+  /** `--urls`: print the kept URLs only, one a line, as they are read. */
+  urlsOnly: boolean;
+}
+
+/** Everything `sitemaps` reports, before it is rendered. */
+export interface SitemapsReport extends SitemapsRead {
+  site: string;
+  agent: string;
+  /** Why the exit code is 2, or null. */
+  unreadable: string | null;
+  exitCode: number;
+}
+
+/**
+ * Runs the command; `write` receives stdout text (with `--urls`, batch by batch) and
+ * `writeError` the reason of an exit code 2.
+ */
+export async function runSitemaps(
+  options: SitemapsOptions,
+  style: Style,
+  write: (text: string) => void,
+  writeError: (text: string) => void,
+): Promise<number> {
+  const store = new RobotsStore({
+    userAgent: userAgentHeader(options.agent, options.userAgent),
+    productToken: options.agent,
+    fetchTimeoutMs: options.timeoutMs,
+    log: QUIET_LOG,
+  });
+  let read: SitemapsRead;
+  try {
+    let pending: string[] = [];
+    read = await readSitemaps(options.site, {
+      store,
+      agent: options.agent,
+      sitemapTimeoutMs: options.timeoutMs,
+      ...(options.maxUrls === undefined ? {} : { maxUrls: options.maxUrls }),
+      ...(options.urlsOnly
+        ? {
+            onKept: (url: string) => {
+              pending.push(url);
+              if (pending.length >= 1000) {
+                write(`${pending.join('\n')}\n`);
+                pending = [];
+              }
+            },
+          }
+        : {}),
+    });
+    if (pending.length > 0) write(`${pending.join('\n')}\n`);
+  } finally {
+    await store.close();
+  }
+  const report = sitemapsReport(read, options);
+  if (report.unreadable !== null && !options.json) writeError(`crawlee-robots: ${report.unreadable}\n`);
+  if (options.urlsOnly) return report.exitCode;
+  write(options.json ? `${JSON.stringify(sitemapsJson(report), null, 2)}\n` : renderSitemaps(report, style));
+  return report.exitCode;
+}
+
+export function sitemapsReport(
+  read: SitemapsRead,
+  options: Pick<SitemapsOptions, 'site' | 'agent'>,
+): SitemapsReport {
+  const { policy, result } = read;
+  // RFC 9309 2.3.1.4: 5xx, 429 or no answer: the file (and its Sitemap: lines) could not be read.
+  const unreadable =
+    policy.kind === 'disallow-all' && policy.robots === null
+      ? `robots.txt could not be read (${typeof policy.status === 'number' ? `HTTP ${policy.status}` : policy.status}), so neither can its Sitemap: lines`
+      : read.declared.length > 0 && result.sitemapsRead === 0 && result.sitemapsFailed > 0
+        ? `none of the ${read.declared.length} declared sitemaps could be read`
+        : null;
+  return {
+    ...read,
+    site: options.site,
+    agent: options.agent,
+    unreadable,
+    exitCode: unreadable === null ? EXIT.allowed : EXIT.error,
+  };
+}
+
+/** The `--json` output of `sitemaps`. */
+export function sitemapsJson(report: SitemapsReport) {
+  const { policy, result } = report;
+  return {
+    site: report.site,
+    origin: policy.origin,
+    agent: report.agent,
+    robotsTxt: { url: policy.robotsTxtUrl, status: policy.status, policy: policy.kind, why: policy.why },
+    declared: report.declared,
+    sitemaps: report.sitemaps.map((sitemap) => ({
+      url: sitemap.url,
+      declared: sitemap.declared,
+      parent: sitemap.parent,
+      // The seeder does not report the format of each file.
+      format: null,
+      urls: sitemap.found,
+      kept: sitemap.kept,
+      blocked: sitemap.blocked,
+      filtered: sitemap.filtered,
+      failure: sitemap.failure,
+      warnings: sitemap.warnings,
+    })),
+    totals: {
+      sitemapsRead: result.sitemapsRead,
+      sitemapsFailed: result.sitemapsFailed,
+      sitemapsSkipped: result.sitemapsSkipped,
+      urls: result.urlsFound,
+      kept: result.kept,
+      blocked: result.droppedByRobots,
+      filtered: result.filtered,
+      filteredBy: result.filteredBy,
+      stoppedEarly: result.stoppedEarly,
+    },
+    blockedBy: report.blockedBy,
+    unreadable: report.unreadable,
+    exitCode: report.exitCode,
+  };
+}
