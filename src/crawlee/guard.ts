@@ -49,10 +49,11 @@ type UrlVerdict =
  *
  * `attach(crawler)` wraps the crawler's request manager (URLs are checked when they are added and
  * again when they are taken out), checks every redirect hop (HTTP crawlers: got's `beforeRedirect`;
- * PlaywrightCrawler with Chromium: a CDP `Fetch` interception before the first `goto`), defers the
- * URLs of origins whose robots.txt is unreachable, paces origins that ask for a `Crawl-delay`,
- * and logs a summary at the end of `crawler.run()`. Skipped requests are marked handled: never
- * failed, never retried. The user's `onSkippedRequest`, hooks and router keep working.
+ * PlaywrightCrawler with Chromium: a CDP `Fetch` interception before the first `goto`, and popups
+ * stopped in the browser, their URLs enqueued instead), defers the URLs of origins whose robots.txt
+ * is unreachable, paces origins that ask for a `Crawl-delay`, and logs a summary at the end of
+ * `crawler.run()`. Skipped requests are marked handled: never failed, never retried. The user's
+ * `onSkippedRequest`, hooks and router keep working.
  *
  * @example
  * import { CheerioCrawler } from 'crawlee';
@@ -143,7 +144,10 @@ export class RobotsGuard implements HopChecker {
     if (kind === 'http') {
       internals.preNavigationHooks!.push(httpNavigationHook(this, internals, this.userAgent));
     } else if (kind === 'browser') {
-      const hooks = browserNavigationHooks(this, internals, this.userAgent);
+      // Popups are stopped in the browser and their URLs added as requests, checked like any other.
+      const hooks = browserNavigationHooks(this, internals, this.userAgent, (url) =>
+        crawler.addRequests([url]),
+      );
       internals.preNavigationHooks!.push(hooks.pre);
       internals.postNavigationHooks?.push(hooks.post);
     }

@@ -79,13 +79,18 @@ interface CdpSessionLike {
   on(event: string, listener: (event: never) => void): unknown;
 }
 
+interface BrowserLike {
+  newBrowserCDPSession(): Promise<CdpSessionLike>;
+}
+
 interface PageLike {
-  context(): { newCDPSession(page: PageLike): Promise<CdpSessionLike> };
+  context(): { newCDPSession(page: PageLike): Promise<CdpSessionLike>; browser(): BrowserLike | null };
+  once(event: 'close', listener: () => void): unknown;
 }
 
 interface RequestPausedEvent {
   requestId: string;
-  request: { url: string; headers: Record<string, string> };
+  request: { url: string; method: string; headers: Record<string, string> };
   frameId: string;
   redirectedRequestId?: string;
 }
@@ -105,14 +110,61 @@ interface NavigationState {
  * pauses there before it leaves the browser, and a disallowed one is failed with
  * `Fetch.failRequest`, so its server gets nothing. `goto` then throws `ERR_BLOCKED_BY_CLIENT`
  * naming the goto URL, not the hop: the hop is recorded here.
+ *
+ * Popups (`window.open`, `target=_blank` links and forms) are pages of their own that the page's
+ * session does not see; a {@link PopupBlocker} per browser stops their navigations and hands
+ * their URLs to `enqueue`, so they are crawled, or dropped, as requests of their own.
  */
 export function browserNavigationHooks(
   guard: HopChecker,
   crawler: CrawlerInternals,
   userAgent: string | undefined,
+  enqueue: (url: string) => Promise<unknown>,
 ) {
   const states = new WeakMap<object, NavigationState>();
+  const popupBlockers = new WeakMap<BrowserLike, Promise<PopupBlocker>>();
   let warned = false;
+  let warnedPopups = false;
+
+  const enqueuePopup = (url: string, method: string, openerUrl: string | undefined): void => {
+    const opener = openerUrl === undefined ? '' : ` opened by ${withoutCredentials(openerUrl)}`;
+    if (method !== 'GET' || !/^https?:/i.test(url)) {
+      crawler.log.debug(
+        `RobotsGuard: stopped a ${method} popup to ${withoutCredentials(url)}${opener}; only GET popups are enqueued.`,
+      );
+      return;
+    }
+    crawler.log.debug(`RobotsGuard: popup ${withoutCredentials(url)}${opener} is enqueued instead.`);
+    enqueue(url).catch((error: unknown) =>
+      crawler.log.exception(
+        error as Error,
+        `RobotsGuard: enqueueing popup ${withoutCredentials(url)} failed`,
+      ),
+    );
+  };
+
+  /** The popup blocker of the page's browser, opened once per browser, before its first goto. */
+  const popupBlockerOf = async (page: PageLike): Promise<PopupBlocker | undefined> => {
+    try {
+      const browser = page.context().browser();
+      if (browser === null) throw new Error('the page has no browser');
+      let blocker = popupBlockers.get(browser);
+      if (blocker === undefined) {
+        blocker = PopupBlocker.open(browser, enqueuePopup);
+        popupBlockers.set(browser, blocker);
+        blocker.catch(() => popupBlockers.delete(browser));
+      }
+      return await blocker;
+    } catch (error) {
+      if (!warnedPopups) {
+        warnedPopups = true;
+        crawler.log.warning(
+          `RobotsGuard: no browser CDP session (${(error as Error).message}); popups opened by pages are not checked against robots.txt.`,
+        );
+      }
+      return undefined;
+    }
+  };
 
   const pre = async (context: { request: Request; page?: PageLike }): Promise<void> => {
     const { page, request } = context;
@@ -136,6 +188,8 @@ export function browserNavigationHooks(
       frameTree: { frame: { id: string } };
     };
     const mainFrameId = frameTree.frame.id;
+    const popupBlocker = await popupBlockerOf(page);
+    popupBlocker?.trackPage(page, mainFrameId, request.url);
 
     const onPaused = async (event: RequestPausedEvent): Promise<void> => {
       const hop = event.request;
@@ -184,3 +238,64 @@ export function browserNavigationHooks(
 
 /** The page (and its session) may close while a hop is paused: nothing is left to answer. */
 function ignoreClosed(): void {}
+
+/**
+ * Stops the navigations of popups, the pages a crawled page opens (`window.open`, with or without
+ * `noopener`, `target=_blank` links and forms). Such a page is a new target: the page's own CDP
+ * session neither sees it nor auto-attaches to it, and `context.on('page')` comes after its first
+ * request was sent (measured with Chromium 156, playwright 1.65). A browser-level session with
+ * `Fetch.enable` for `Document` requests pauses every document request of the browser after the
+ * page sessions let it through; one whose frame is the main frame of a target with an opener is a
+ * popup's: it is failed before it is sent, the popup closed, and its URL handed to `onPopup`.
+ */
+class PopupBlocker {
+  /** Main frames (their ids are their targets' ids) of the crawler's own pages, and their request URLs. */
+  readonly #pages = new Map<string, string>();
+
+  private constructor(
+    private readonly session: CdpSessionLike,
+    private readonly onPopup: (url: string, method: string, openerUrl: string | undefined) => void,
+  ) {}
+
+  static async open(
+    browser: BrowserLike,
+    onPopup: (url: string, method: string, openerUrl: string | undefined) => void,
+  ): Promise<PopupBlocker> {
+    const session = await browser.newBrowserCDPSession();
+    const blocker = new PopupBlocker(session, onPopup);
+    session.on('Fetch.requestPaused', (event: RequestPausedEvent) => {
+      void blocker.#onPaused(event);
+    });
+    await session.send('Fetch.enable', { patterns: [{ resourceType: 'Document', requestStage: 'Request' }] });
+    return blocker;
+  }
+
+  /** A page of the crawler, about to be navigated: its documents are not popups (a fast path). */
+  trackPage(page: PageLike, mainFrameId: string, requestUrl: string): void {
+    if (!this.#pages.has(mainFrameId)) page.once('close', () => this.#pages.delete(mainFrameId));
+    this.#pages.set(mainFrameId, requestUrl);
+  }
+
+  async #onPaused(event: RequestPausedEvent): Promise<void> {
+    let openerId: string | undefined;
+    if (!this.#pages.has(event.frameId)) {
+      try {
+        const { targetInfo } = (await this.session.send('Target.getTargetInfo', {
+          targetId: event.frameId,
+        })) as { targetInfo: { type: string; openerId?: string } };
+        if (targetInfo.type === 'page') openerId = targetInfo.openerId;
+      } catch {
+        // not a target: a frame inside a page, whose page session decides
+      }
+    }
+    if (openerId === undefined) {
+      await this.session.send('Fetch.continueRequest', { requestId: event.requestId }).catch(ignoreClosed);
+      return;
+    }
+    await this.session
+      .send('Fetch.failRequest', { requestId: event.requestId, errorReason: 'BlockedByClient' })
+      .catch(ignoreClosed);
+    await this.session.send('Target.closeTarget', { targetId: event.frameId }).catch(ignoreClosed);
+    this.onPopup(event.request.url, event.request.method, this.#pages.get(openerId));
+  }
+}

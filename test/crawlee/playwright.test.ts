@@ -161,3 +161,70 @@ describe('PlaywrightCrawler with RobotsGuard (Debian Chromium)', () => {
     expect(guard.summary().totals.hopsStopped).toBe(6);
   });
 });
+
+describe('PlaywrightCrawler with RobotsGuard: popups (Debian Chromium)', () => {
+  it('stops popup navigations in the browser and enqueues their URLs as requests of their own', async () => {
+    const { main } = site;
+    // On load: two window.open calls and a script-clicked target=_blank link.
+    main.route(
+      '/opens-popups',
+      page(
+        'opener',
+        [],
+        `<script>
+          window.open('/private/popup');
+          window.open('/open/popup');
+          addEventListener('load', () => {
+            const link = Object.assign(document.createElement('a'), { href: '/private/by-link', target: '_blank' });
+            document.body.append(link);
+            link.click();
+          });
+        </script>`,
+      ),
+    );
+    for (const path of ['/private/popup', '/open/popup', '/private/by-link']) main.route(path, page(path));
+
+    const config = freshConfiguration();
+    const handled: string[] = [];
+    const otherPages: string[][] = [];
+    const crawler = new PlaywrightCrawler(
+      {
+        launchContext: CHROMIUM,
+        maxConcurrency: 1,
+        maxRequestRetries: 0,
+        navigationTimeoutSecs: 15,
+        async requestHandler({ request, page: browserPage }) {
+          // Give the popups time to open (and be closed again).
+          await browserPage.waitForTimeout(500);
+          handled.push(request.url);
+          // The persistent context's first page stays at about:blank.
+          const others = browserPage
+            .context()
+            .pages()
+            .filter((other) => other !== browserPage && other.url() !== 'about:blank');
+          otherPages.push(others.map((other) => other.url()));
+        },
+      },
+      config,
+    );
+    new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store }).attach(crawler);
+    const stats = await crawler.run([`${main.origin}/opens-popups`]);
+
+    // The disallowed popups never reached the server; the allowed one was fetched once, as a request.
+    expect(pagesHit(main)).toEqual(['/open/popup', '/opens-popups']);
+    expect(handled).toEqual([`${main.origin}/opens-popups`, `${main.origin}/open/popup`]);
+    // The popups were closed again.
+    expect(otherPages).toEqual([[], []]);
+    expect(stats.requestsFailed).toBe(0);
+
+    const records = await datasetItems<RobotsDroppedRecord>(config);
+    expect(records.map((r) => [r.url, r.stage, r.reason]).sort()).toEqual([
+      [`${main.origin}/private/by-link`, 'enqueue', 'disallowed'],
+      [`${main.origin}/private/popup`, 'enqueue', 'disallowed'],
+    ]);
+    expect(records.find((r) => r.url === `${main.origin}/private/popup`)).toMatchObject({
+      requestUrl: `${main.origin}/private/popup`,
+      rule: { kind: 'disallow', pattern: '/private', line: 6 },
+    });
+  });
+});
