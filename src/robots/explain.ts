@@ -54,24 +54,36 @@ export function explain(
   const selection = selectGroup(data.tokens, productToken);
   const group = groupChoice(data, selection);
 
-  const verdict = (
-    allowed: boolean,
-    reason: Verdict['reason'],
-    rule: MatchedRule | null,
-    candidates: MatchedRule[],
-  ) => ({ allowed, reason, productToken, path, rule, group, candidates }) satisfies Verdict;
-
-  if (path === ROBOTS_TXT_PATH) return verdict(true, 'robots-txt-always-allowed', null, []);
-  if (selection.merged < 0) return verdict(true, 'no-group', null, []);
-  const ids =
-    options.candidates === false
-      ? [decide(data, selection.merged, path)].filter((id) => id >= 0)
-      : allMatches(data, selection.merged, path);
-  if (ids.length === 0) return verdict(true, 'no-match', null, []);
-  const candidates = ids.map((id) => matchedRule(data, id));
-  const rule = candidates[0];
-  return verdict(rule.kind === 'allow', 'matched', rule, candidates);
+  let allowed = true;
+  let reason: Verdict['reason'];
+  let rule: MatchedRule | null = null;
+  let candidates: readonly MatchedRule[] = NO_RULES;
+  if (path === ROBOTS_TXT_PATH) reason = 'robots-txt-always-allowed';
+  else if (selection.merged < 0) reason = 'no-group';
+  else if (options.candidates === false) {
+    // The crawler's hot path: only the decisive rule.
+    const id = decide(data, selection.merged, path);
+    if (id < 0) reason = 'no-match';
+    else {
+      rule = matchedRule(data, id);
+      candidates = [rule];
+    }
+  } else {
+    const ids = allMatches(data, selection.merged, path);
+    if (ids.length === 0) reason = 'no-match';
+    else {
+      candidates = ids.map((id) => matchedRule(data, id));
+      rule = candidates[0];
+    }
+  }
+  if (rule !== null) {
+    reason = 'matched';
+    allowed = rule.kind === 'allow';
+  }
+  return { allowed, reason: reason!, productToken, path, rule, group, candidates };
 }
+
+const NO_RULES: readonly MatchedRule[] = Object.freeze([]);
 
 export function matchedRule(data: RobotsData, id: number): MatchedRule {
   const normalizedPattern = rulePattern(data, id);
@@ -87,12 +99,21 @@ export function matchedRule(data: RobotsData, id: number): MatchedRule {
   return rule;
 }
 
+const NO_GROUP: GroupChoice = Object.freeze({
+  how: 'none',
+  token: null,
+  userAgentLines: Object.freeze([]),
+  spans: Object.freeze([]),
+});
+
 /**
  * The group a selection points at, described once per file and token and then shared by
  * every verdict (verdicts are read, never changed).
  */
 function groupChoice(data: RobotsData, selection: GroupSelection): GroupChoice {
-  const key = `${selection.how} ${selection.token} ${selection.fallbackFrom ?? ''}`;
+  if (selection.token === null) return NO_GROUP;
+  // A token either has a group of its own in this file or falls back: one key per answer.
+  const key = selection.fallbackFrom ?? selection.token;
   data.choices ??= new Map();
   let choice = data.choices.get(key) as GroupChoice | undefined;
   if (choice === undefined) {
