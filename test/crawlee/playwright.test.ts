@@ -1,13 +1,14 @@
 import { LogLevel, log, PlaywrightCrawler } from 'crawlee';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type RobotsDroppedRecord, RobotsGuard } from '../../src/crawlee/index.js';
-import { RobotsStore } from '../../src/store/index.js';
+import type { RobotsStore } from '../../src/store/index.js';
 import { CHROMIUM_LAUNCH_OPTIONS } from '../support/chromium.js';
 import {
   datasetItems,
   freshConfiguration,
   page,
   pagesHit,
+  quickStore,
   startTestSite,
   type TestSite,
   TOKEN,
@@ -26,12 +27,7 @@ let site: TestSite;
 let store: RobotsStore;
 beforeEach(async () => {
   site = await startTestSite();
-  store = new RobotsStore({
-    userAgent: USER_AGENT,
-    fetchTimeoutMs: 400,
-    connectTimeoutMs: 400,
-    retry: { initialDelayMs: 200, maxDelayMs: 400 },
-  });
+  store = quickStore();
 });
 afterEach(async () => {
   await store.close();

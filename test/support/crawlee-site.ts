@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Configuration, Dataset } from 'crawlee';
 import { afterAll, beforeAll } from 'vitest';
+import { RobotsStore } from '../../src/store/index.js';
 import {
   never,
   redirect,
@@ -180,5 +181,18 @@ export function useTemporaryStorageDir(): void {
     if (previous === undefined) delete process.env['CRAWLEE_STORAGE_DIR'];
     else process.env['CRAWLEE_STORAGE_DIR'] = previous;
     await rm(dir, { recursive: true, force: true });
+  });
+}
+
+/**
+ * A store for the test crawler with short fetch timeouts and backoff: nothing in these tests
+ * waits on a real outage.
+ */
+export function quickStore(): RobotsStore {
+  return new RobotsStore({
+    userAgent: USER_AGENT,
+    fetchTimeoutMs: 400,
+    connectTimeoutMs: 400,
+    retry: { initialDelayMs: 200, maxDelayMs: 400 },
   });
 }
