@@ -29,7 +29,15 @@ export const FALLBACK_TOKENS: Readonly<Record<string, string>> = {
  */
 export function tokenOfUserAgentLine(value: string): string {
   if (value.charCodeAt(0) === 42 /* * */ && (value.length === 1 || /^\*\s/.test(value))) return '*';
-  return LEADING_TOKEN.exec(value)![0].toLowerCase();
+  let n = 0;
+  while (n < value.length && isTokenChar(value.charCodeAt(n))) n++;
+  return value.slice(0, n).toLowerCase();
+}
+
+/** `A-Z a-z _ -`. */
+function isTokenChar(c: number): boolean {
+  const lower = c | 0x20;
+  return (lower >= 97 && lower <= 122) || c === 95 || c === 45;
 }
 
 /** Products of a header that name a browser engine or platform, never a crawler. */
@@ -127,43 +135,4 @@ function readProductToken(header: string): string {
   }
   const crawler = names.find((name) => CRAWLER_HINT.test(name)) ?? names[0];
   return (crawler ?? LEADING_TOKEN.exec(header.trim())![0]).toLowerCase();
-}
-
-/**
- * Token to merged group id: a short list for the usual handful of groups (smaller than a
- * Map), a Map for files with many.
- */
-export type TokenTable = readonly string[] | ReadonlyMap<string, number>;
-
-export function lookupToken(tokens: TokenTable, token: string): number {
-  return Array.isArray(tokens)
-    ? tokens.indexOf(token)
-    : ((tokens as ReadonlyMap<string, number>).get(token) ?? -1);
-}
-
-/** The group chosen for a crawler: a merged group id, or -1 for none. */
-export interface GroupSelection {
-  how: 'token' | 'fallback' | 'star' | 'none';
-  /** The token whose group is used; null for none. */
-  token: string | null;
-  merged: number;
-  fallbackFrom?: string;
-}
-
-/**
- * RFC 9309 2.2.1: the crawler's own group if there is one, else (our documented
- * extension) the group of the crawler it follows, else `*`, else none.
- */
-export function selectGroup(tokens: TokenTable, productToken: string): GroupSelection {
-  const own = lookupToken(tokens, productToken);
-  if (own >= 0) return { how: 'token', token: productToken, merged: own };
-  const fallback = FALLBACK_TOKENS[productToken];
-  if (fallback !== undefined) {
-    const followed = lookupToken(tokens, fallback);
-    if (followed >= 0)
-      return { how: 'fallback', token: fallback, merged: followed, fallbackFrom: productToken };
-  }
-  const star = lookupToken(tokens, '*');
-  if (star >= 0) return { how: 'star', token: '*', merged: star };
-  return { how: 'none', token: null, merged: -1 };
 }

@@ -4,12 +4,12 @@
  * arrays over one string of patterns rather than as one object each.
  */
 
-import { type TokenTable, tokenOfUserAgentLine } from './agent.js';
+import { tokenOfUserAgentLine } from './agent.js';
 import type { GroupIndex } from './decide.js';
-import { normalizePattern } from './encoding.js';
-import type { Directive, FileSummary, RobotsLineHandler } from './lines.js';
+import { copyPlainPattern, normalizePattern } from './encoding.js';
+import { type Directive, type FileSummary, type RobotsLineHandler, valueTextOf } from './lines.js';
 
-/** Rule flags, stored in the low bits of a rule's third field. */
+/** Rule flags, stored in the low bits of a rule's second field. */
 export const ALLOW = 1;
 /** The pattern has a `*` before its end: it needs the wildcard matcher. */
 export const WILDCARD = 2;
@@ -19,66 +19,99 @@ export const EXACT = 4;
 export const DERIVED = 8;
 /** An empty pattern: it matches nothing (RFC 9309 2.2.2, an empty `disallow` allows all). */
 export const EMPTY = 16;
-const FLAG_BITS = 5;
+/** A plain prefix (no `*`, no `$`): found by the binary search of decide.ts. */
+export const PLAIN = 32;
+const FLAG_BITS = 6;
 
-/** Fields per rule in `RobotsData.rules`. */
-export const RULE_FIELDS = 3;
-/** Fields per group as written, in `RobotsData.ints` at `groupsAt`. */
+/** Fields per rule at the start of `RobotsData.ints`. */
+export const RULE_FIELDS = 2;
+/** Fields per group as written, at `groupsAt`. */
 export const GROUP_FIELDS = 7;
+/** Fields per user-agent line, at `agentsAt`. */
+export const AGENT_FIELDS = 4;
+/** Fields per merged group, at `mergedAt`. */
+export const MERGED_FIELDS = 6;
 
 /**
- * The compiled file. Rule ids are in file order; a derived rule follows its source.
- * Every integer table lives in `ints`, one allocation:
- * - rules at 0, RULE_FIELDS each: the start of the pattern in `patterns`;
- *   `length << 16 | matchLength`, where `length` ranks the rule and `matchLength` is
- *   the part the path must match (the pattern less its `$` or trailing `*`);
- *   `line << 5 | flags`;
+ * The compiled file: two strings and one Int32Array, however many rules it has. Rule ids
+ * are in file order; a derived rule follows its source.
+ * - `patterns`: every normalised pattern back to back (rule order), then the tokens;
+ * - `words`: the text as written where a verdict quotes it: raw patterns that differ from
+ *   their normal form, user-agent values, sitemap URLs.
+ *
+ * `ints` holds, one table after the other:
+ * - rules at 0, RULE_FIELDS each: the start of the pattern in `patterns` (its length is
+ *   the distance to the next start; one more start closes the table), `line << 6 | flags`;
  * - groups as written at `groupsAt`, GROUP_FIELDS each: startLine, endLine, firstAgent,
  *   agentCount, firstRule, ruleCount, crawl-delay in milliseconds (-1 for none);
- * - the line of every user-agent line at `agentsAt`;
- * - merged groups (one per token) at `rangesAt`, two each: from, to (exclusive), the
- *   positions in `ints` of the ids of the groups merged into it. Their rules are ranked
- *   on first use, into `ranked` (see rank.ts).
+ * - user-agent lines at `agentsAt`, AGENT_FIELDS each: line, start and length of the value
+ *   in `words`, the merged group its token names (-1 for none);
+ * - merged groups (one per token, RFC 9309 2.2.1) at `mergedAt`, MERGED_FIELDS each: start
+ *   and length of the token in `patterns`, the range of its member group ids (positions
+ *   in `ints`), the range of its ranked table (see rank.ts; filled on first use, shared
+ *   by tokens with the same groups);
+ * - sitemaps at `sitemapsAt`, two each: start and length in `words`;
+ * - raw patterns at `rawAt`, three each, by rule id: id, start and length in `words`.
  */
 export interface RobotsData {
-  /** Every normalised pattern, back to back. */
   readonly patterns: string;
+  readonly words: string;
   readonly ints: Int32Array;
+  readonly ruleCount: number;
   readonly groupCount: number;
   readonly groupsAt: number;
+  readonly agentCount: number;
   readonly agentsAt: number;
-  readonly rangesAt: number;
-  /** Patterns as written, only where they differ from the normalised form. */
-  readonly rawPatterns: ReadonlyMap<number, string> | null;
-  readonly agentValues: readonly string[];
-  readonly tokens: TokenTable;
-  readonly sitemaps: readonly string[];
-  /** The ranked rules of each merged group, built on first use (see rank.ts). */
-  ranked: Int32Array[] | null;
+  readonly mergedCount: number;
+  readonly mergedAt: number;
+  readonly sitemapCount: number;
+  readonly sitemapsAt: number;
+  readonly rawCount: number;
+  readonly rawAt: number;
+  /** Token to merged group, for files with many tokens (a list scan is faster for a few). */
+  readonly tokenMap: ReadonlyMap<string, number> | null;
   /** Indexes of the large merged groups, built on first use (see decide.ts). */
   indexes: GroupIndex[] | null;
-  /** Group descriptions for verdicts, built on first use (see explain.ts). */
-  choices: Map<string, object> | null;
 }
 
 export function ruleStart(data: RobotsData, id: number): number {
   return data.ints[id * RULE_FIELDS];
 }
 export function ruleLength(data: RobotsData, id: number): number {
-  return data.ints[id * RULE_FIELDS + 1] >>> 16;
-}
-export function ruleMatchLength(data: RobotsData, id: number): number {
-  return data.ints[id * RULE_FIELDS + 1] & 0xffff;
+  return data.ints[(id + 1) * RULE_FIELDS] - data.ints[id * RULE_FIELDS];
 }
 export function ruleLine(data: RobotsData, id: number): number {
-  return data.ints[id * RULE_FIELDS + 2] >>> FLAG_BITS;
+  return data.ints[id * RULE_FIELDS + 1] >>> FLAG_BITS;
 }
 export function ruleFlags(data: RobotsData, id: number): number {
-  return data.ints[id * RULE_FIELDS + 2] & ((1 << FLAG_BITS) - 1);
+  return data.ints[id * RULE_FIELDS + 1] & ((1 << FLAG_BITS) - 1);
 }
 export function rulePattern(data: RobotsData, id: number): string {
   const start = ruleStart(data, id);
   return data.patterns.slice(start, start + ruleLength(data, id));
+}
+/** The part of a pattern the path must match: without its final `$` and trailing `*`. */
+export function ruleMatchLength(data: RobotsData, id: number): number {
+  const start = ruleStart(data, id);
+  const patterns = data.patterns;
+  let end = start + ruleLength(data, id);
+  if (end > start && patterns.charCodeAt(end - 1) === 36 /* $ */) end--;
+  while (end > start && patterns.charCodeAt(end - 1) === 42 /* * */) end--;
+  return end - start;
+}
+/** The pattern as written. */
+export function rawPattern(data: RobotsData, id: number): string {
+  const ints = data.ints;
+  let lo = 0;
+  let hi = data.rawCount;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const at = data.rawAt + mid * 3;
+    if (ints[at] === id) return data.words.slice(ints[at + 1], ints[at + 1] + ints[at + 2]);
+    if (ints[at] < id) lo = mid + 1;
+    else hi = mid;
+  }
+  return rulePattern(data, id);
 }
 /** One field of group `g` as written (see RobotsData). */
 export function groupField(data: RobotsData, g: number, field: number): number {
@@ -91,6 +124,60 @@ export const AGENT_COUNT = 3;
 export const FIRST_RULE = 4;
 export const RULE_COUNT = 5;
 export const CRAWL_DELAY_MS = 6;
+
+/** One field of user-agent line `a`. */
+export function agentField(data: RobotsData, a: number, field: number): number {
+  return data.ints[data.agentsAt + a * AGENT_FIELDS + field];
+}
+export const AGENT_LINE = 0;
+export const AGENT_MERGED = 3;
+/** The value of user-agent line `a` as written. */
+export function agentValue(data: RobotsData, a: number): string {
+  const at = data.agentsAt + a * AGENT_FIELDS;
+  return data.words.slice(data.ints[at + 1], data.ints[at + 1] + data.ints[at + 2]);
+}
+
+/** One field of merged group `m`. */
+export function mergedField(data: RobotsData, m: number, field: number): number {
+  return data.ints[data.mergedAt + m * MERGED_FIELDS + field];
+}
+export const MEMBERS_FROM = 2;
+export const MEMBERS_TO = 3;
+export const RANKED_FROM = 4;
+export const RANKED_TO = 5;
+
+/** The token of merged group `m`. */
+export function mergedToken(data: RobotsData, m: number): string {
+  const at = data.mergedAt + m * MERGED_FIELDS;
+  return data.patterns.slice(data.ints[at], data.ints[at] + data.ints[at + 1]);
+}
+
+/** The merged group of `token`, or -1. */
+export function lookupToken(data: RobotsData, token: string): number {
+  if (data.tokenMap !== null) return data.tokenMap.get(token) ?? -1;
+  const ints = data.ints;
+  const patterns = data.patterns;
+  const n = token.length;
+  for (let m = 0; m < data.mergedCount; m++) {
+    const at = data.mergedAt + m * MERGED_FIELDS;
+    if (ints[at + 1] !== n) continue;
+    const start = ints[at];
+    let i = 0;
+    while (i < n && patterns.charCodeAt(start + i) === token.charCodeAt(i)) i++;
+    if (i === n) return m;
+  }
+  return -1;
+}
+
+/** The absolute sitemap URLs, in file order. */
+export function sitemapsOf(data: RobotsData): string[] {
+  const out: string[] = [];
+  for (let s = 0; s < data.sitemapCount; s++) {
+    const at = data.sitemapsAt + s * 2;
+    out.push(data.words.slice(data.ints[at], data.ints[at] + data.ints[at + 1]));
+  }
+  return out;
+}
 
 /** One shared empty list for every file that has none of something. */
 const NOTHING: readonly string[] = Object.freeze([]);
@@ -112,14 +199,6 @@ export function detach(strings: readonly string[]): string[] {
   return out;
 }
 
-interface PendingRule {
-  normalized: string;
-  raw: string;
-  line: number;
-  flags: number;
-  matchLength: number;
-}
-
 interface PendingGroup {
   startLine: number;
   endLine: number;
@@ -127,15 +206,32 @@ interface PendingGroup {
   agentCount: number;
   firstRule: number;
   ruleCount: number;
+  /** Seconds, NaN for none. */
   crawlDelay: number;
 }
 
 const DELAY = /^\d+(?:\.\d+)?$/;
-const INDEX_HTML = /\/index\.htm[^/]*$/;
+const INDEX_HTM = Array.from('index.htm', (ch) => ch.charCodeAt(0));
+
+/**
+ * The normalised patterns of the file being compiled, as octets (they are ASCII), turned
+ * into one string when the pass ends. Shared by every parse: a compiler runs from the
+ * start of a pass to `finish()` without giving way to another.
+ */
+let scratch = new Uint8Array(16 * 1024);
+const ascii = new TextDecoder();
 
 /** Builds `RobotsData` from the events of one pass. */
 export class RobotsCompiler implements RobotsLineHandler {
-  private readonly rules: PendingRule[] = [];
+  /** Octets of `scratch` in use. */
+  private used = 0;
+  /** Where each rule's pattern starts in `scratch`, by rule id. */
+  private readonly ruleStarts: number[] = [];
+  /** `line << FLAG_BITS | flags`, by rule id. */
+  private readonly ruleBits: number[] = [];
+  /** Ids of the rules written differently from their normal form, and how they were written. */
+  private readonly rawIds: number[] = [];
+  private readonly rawValues: string[] = [];
   private readonly groups: PendingGroup[] = [];
   private readonly agentLines: number[] = [];
   private readonly agentValues: string[] = [];
@@ -149,47 +245,54 @@ export class RobotsCompiler implements RobotsLineHandler {
     if (this.ignoreAll) return;
     const group = this.groups[this.groups.length - 1];
     switch (d.key) {
-      case 'user-agent':
-        if (this.sawRule || group === undefined) {
-          this.groups.push({
+      case 'user-agent': {
+        let current = group;
+        if (this.sawRule || current === undefined) {
+          current = {
             startLine: d.line,
             endLine: d.line,
             firstAgent: this.agentLines.length,
             agentCount: 0,
-            firstRule: this.rules.length,
+            firstRule: this.ruleBits.length,
             ruleCount: 0,
             crawlDelay: Number.NaN,
-          });
+          };
+          this.groups.push(current);
           this.sawRule = false;
         }
         this.agentLines.push(d.line);
-        this.agentValues.push(d.value);
-        this.current().agentCount++;
-        this.current().endLine = d.line;
+        this.agentValues.push(valueTextOf(d));
+        current.agentCount++;
+        current.endLine = d.line;
         return;
+      }
       case 'allow':
       case 'disallow':
         // RFC 9309 2.1: rules belong to the group above them; before any group they are void.
         if (group === undefined) return;
         this.sawRule = true;
-        this.addRule(group, d.key === 'allow', d.value, d.line);
+        this.addRule(group, d.key === 'allow', d);
         return;
-      case 'crawl-delay':
+      case 'crawl-delay': {
         if (group === undefined) return;
-        if (DELAY.test(d.value)) {
+        const value = valueTextOf(d);
+        if (DELAY.test(value)) {
           // Several delays in one group: keep the most polite.
-          const seconds = Number(d.value);
+          const seconds = Number(value);
           group.crawlDelay = Number.isNaN(group.crawlDelay) ? seconds : Math.max(group.crawlDelay, seconds);
         }
         group.endLine = d.line;
         return;
-      case 'sitemap':
+      }
+      case 'sitemap': {
         // Sitemap lines belong to no group (RFC 9309 2.3.5); only absolute URLs are usable.
-        if (isAbsoluteHttpUrl(d.value) && !this.seenSitemaps.has(d.value)) {
-          this.seenSitemaps.add(d.value);
-          this.sitemaps.push(d.value);
+        const value = valueTextOf(d);
+        if (isAbsoluteHttpUrl(value) && !this.seenSitemaps.has(value)) {
+          this.seenSitemaps.add(value);
+          this.sitemaps.push(value);
         }
         return;
+      }
       default:
         return;
     }
@@ -203,135 +306,251 @@ export class RobotsCompiler implements RobotsLineHandler {
     if (summary.looksLikeHtml) this.ignoreAll = true;
   }
 
-  private current(): PendingGroup {
-    return this.groups[this.groups.length - 1];
+  /** Makes room for `count` more octets in `scratch`. */
+  private reserve(count: number): void {
+    if (this.used + count <= scratch.length) return;
+    const grown = new Uint8Array(Math.max(scratch.length * 2, this.used + count));
+    grown.set(scratch.subarray(0, this.used));
+    scratch = grown;
   }
 
-  private addRule(group: PendingGroup, allow: boolean, raw: string, line: number): void {
-    const normalized = normalizePattern(raw);
-    this.pushRule(group, allow, raw, normalized, line, 0);
+  /** Appends `text[from, to)`, ASCII, to `scratch`. */
+  private append(text: string, from: number, to: number): void {
+    this.reserve(to - from);
+    const out = scratch;
+    let o = this.used;
+    for (let i = from; i < to; i++) out[o++] = text.charCodeAt(i);
+    this.used = o;
+  }
+
+  private addRule(group: PendingGroup, allow: boolean, d: Directive): void {
+    const start = this.used;
+    // Most patterns are already in normal form: copied as they are, without a string.
+    this.reserve(d.valueEnd - d.valueStart);
+    const end = copyPlainPattern(d.source, d.valueStart, d.valueEnd, scratch, start);
+    if (end >= 0) this.used = end;
+    else {
+      const raw = valueTextOf(d);
+      const normalized = normalizePattern(raw);
+      if (normalized !== raw) {
+        this.rawIds.push(this.ruleBits.length);
+        this.rawValues.push(raw);
+      }
+      this.append(normalized, 0, normalized.length);
+    }
+    this.pushRule(group, allow, start, d.line, 0);
     // Google treats an allowed `index.html` as allowing its directory too: `/dir/index.html`
     // adds `/dir/$`. Only for allow rules.
-    if (allow && INDEX_HTML.test(normalized)) {
-      const directory = `${normalized.slice(0, normalized.lastIndexOf('/') + 1)}$`;
-      this.pushRule(group, allow, directory, directory, line, DERIVED);
+    if (allow) {
+      const slash = this.indexHtmlDirectory(start, this.used);
+      if (slash >= 0) {
+        const derived = this.used;
+        this.reserve(slash - start + 2);
+        scratch.copyWithin(derived, start, slash + 1);
+        this.used += slash + 1 - start;
+        scratch[this.used++] = 36; /* $ */
+        this.pushRule(group, allow, derived, d.line, DERIVED);
+      }
     }
-    group.endLine = line;
+    group.endLine = d.line;
   }
 
-  private pushRule(
-    group: PendingGroup,
-    allow: boolean,
-    raw: string,
-    normalized: string,
-    line: number,
-    extra: number,
-  ): void {
+  /** The position of the last `/` of the pattern in `scratch[start, end)` when `index.htm` follows it, else -1. */
+  private indexHtmlDirectory(start: number, end: number): number {
+    let slash = end - 1;
+    while (slash >= start && scratch[slash] !== 47 /* / */) slash--;
+    if (slash < start || end - slash - 1 < INDEX_HTM.length) return -1;
+    for (let i = 0; i < INDEX_HTM.length; i++) if (scratch[slash + 1 + i] !== INDEX_HTM[i]) return -1;
+    return slash;
+  }
+
+  /** Records the rule whose pattern is `scratch[start, used)`. */
+  private pushRule(group: PendingGroup, allow: boolean, start: number, line: number, extra: number): void {
     let flags = extra | (allow ? ALLOW : 0);
-    const length = normalized.length;
-    const anchored = length > 0 && normalized.charCodeAt(length - 1) === 36; /* $ */
-    let end = anchored ? length - 1 : length;
-    // A trailing `*` (or `*$`) matches anything after it: the rest matches as a prefix.
-    const bodyEnd = end;
-    while (end > 0 && normalized.charCodeAt(end - 1) === 42 /* * */) end--;
-    const star = normalized.indexOf('*');
-    if (length === 0) flags |= EMPTY;
-    else if (star >= 0 && star < end) flags |= WILDCARD;
-    else if (anchored && end === bodyEnd) flags |= EXACT;
-    this.rules.push({ normalized, raw, line, flags, matchLength: end });
+    const end = this.used;
+    if (end === start) flags |= EMPTY;
+    else {
+      let star = start;
+      while (star < end && scratch[star] !== 42 /* * */) star++;
+      const last = scratch[end - 1];
+      if (star === end && last !== 36 /* $ */) flags |= PLAIN;
+      else {
+        const anchored = last === 36;
+        const bodyEnd = anchored ? end - 1 : end;
+        // A trailing `*` (or `*$`) matches anything after it: the rest matches as a prefix.
+        let matchEnd = bodyEnd;
+        while (matchEnd > start && scratch[matchEnd - 1] === 42) matchEnd--;
+        if (star < matchEnd) flags |= WILDCARD;
+        else if (anchored && matchEnd === bodyEnd) flags |= EXACT;
+      }
+    }
+    this.ruleStarts.push(start);
+    this.ruleBits.push((line << FLAG_BITS) | flags);
     group.ruleCount++;
   }
 
   /** The compiled tables. Call once, after the pass. */
   finish(): RobotsData {
-    const groups = this.ignoreAll ? [] : this.groups;
-    const rules = this.ignoreAll ? [] : this.rules;
-    const agentLines = this.ignoreAll ? [] : this.agentLines;
-    const agentValues = this.ignoreAll ? [] : this.agentValues;
+    if (this.ignoreAll) return EMPTY_DATA;
+    const { groups, agentValues, ruleBits, rawIds, sitemaps } = this;
+    const ruleCount = ruleBits.length;
 
-    // All patterns in one flat string of our own (a trailing blank makes `join` build a
-    // new string even for one pattern): ranking and matching read it in place.
-    const parts: string[] = [];
-    for (const rule of rules) parts.push(rule.normalized);
-    parts.push(' ');
-    const patterns = parts.join('');
-
-    // The groups of each token, merged (RFC 9309 2.2.1). Their rules are ranked on first
-    // use (rank.ts): a file keeps many groups nobody asks about.
-    const members = new Map<string, number[]>();
-    groups.forEach((g, i) => {
-      for (let a = g.firstAgent; a < g.firstAgent + g.agentCount; a++) {
+    // The groups of each token, merged (RFC 9309 2.2.1).
+    const mergedOf = new Map<string, number>();
+    const members: number[][] = [];
+    const agentMerged: number[] = [];
+    for (let g = 0; g < groups.length; g++) {
+      const group = groups[g];
+      for (let a = group.firstAgent; a < group.firstAgent + group.agentCount; a++) {
         const token = tokenOfUserAgentLine(agentValues[a]);
-        if (token === '') continue;
-        const list = members.get(token);
-        if (list === undefined) members.set(token, [i]);
-        else if (list[list.length - 1] !== i) list.push(i);
+        if (token === '') {
+          agentMerged.push(-1);
+          continue;
+        }
+        let m = mergedOf.get(token);
+        if (m === undefined) {
+          m = members.length;
+          mergedOf.set(token, m);
+          members.push([g]);
+        } else if (members[m][members[m].length - 1] !== g) members[m].push(g);
+        agentMerged.push(m);
       }
-    });
+    }
+    const tokens = [...mergedOf.keys()];
 
-    const groupsAt = rules.length * RULE_FIELDS;
+    // Strings of our own, never slices of the source: patterns and tokens are decoded from
+    // `scratch` (a new string), the rest joined (a trailing blank makes `join` build a new
+    // string even from one part).
+    const tokensAt = this.used;
+    for (const token of tokens) this.append(token, 0, token.length);
+    const patterns = this.used === 0 ? '' : ascii.decode(scratch.subarray(0, this.used));
+    const words = [...this.rawValues, ...agentValues, ...sitemaps, ' '].join('');
+
+    // Ranked tables: one per distinct list of member groups, sized now, filled on first use.
+    const rankedSize: number[] = [];
+    const sharedTable = new Map<string, number>();
+    const tableOf: number[] = [];
+    for (const list of members) {
+      const key = list.length === 1 ? list[0] : list.join(',');
+      const shared = sharedTable.get(String(key));
+      if (shared !== undefined) {
+        tableOf.push(shared);
+        continue;
+      }
+      let size = 1;
+      for (const g of list) {
+        const first = groups[g].firstRule;
+        for (let id = first; id < first + groups[g].ruleCount; id++) {
+          const flags = ruleBits[id];
+          if (flags & EMPTY) continue;
+          size += flags & PLAIN ? 2 : OTHER_RULE_FIELDS;
+        }
+      }
+      sharedTable.set(String(key), rankedSize.length);
+      tableOf.push(rankedSize.length);
+      rankedSize.push(size);
+    }
+
+    const groupsAt = (ruleCount + 1) * RULE_FIELDS;
     const agentsAt = groupsAt + groups.length * GROUP_FIELDS;
-    const rangesAt = agentsAt + agentLines.length;
-    let membersAt = rangesAt + members.size * 2;
-    let total = membersAt;
-    for (const list of members.values()) total += list.length;
+    const mergedAt = agentsAt + agentValues.length * AGENT_FIELDS;
+    let membersAt = mergedAt + members.length * MERGED_FIELDS;
+    let sitemapsAt = membersAt;
+    for (const list of members) sitemapsAt += list.length;
+    const rawAt = sitemapsAt + sitemaps.length * 2;
+    let rankedAt = rawAt + rawIds.length * 3;
+    let total = rankedAt;
+    for (const size of rankedSize) total += size;
     const ints = new Int32Array(total);
 
-    const raw = new Map<number, string>();
-    let at = 0;
-    for (let id = 0; id < rules.length; id++) {
-      const rule = rules[id];
-      ints[id * RULE_FIELDS] = at;
-      ints[id * RULE_FIELDS + 1] = (rule.normalized.length << 16) | rule.matchLength;
-      ints[id * RULE_FIELDS + 2] = (rule.line << FLAG_BITS) | rule.flags;
-      at += rule.normalized.length;
-      if (rule.raw !== rule.normalized && !(rule.flags & DERIVED)) raw.set(id, rule.raw);
+    const ruleStarts = this.ruleStarts;
+    for (let id = 0; id < ruleCount; id++) {
+      ints[id * RULE_FIELDS] = ruleStarts[id];
+      ints[id * RULE_FIELDS + 1] = ruleBits[id];
     }
-    groups.forEach((g, i) => {
-      const base = groupsAt + i * GROUP_FIELDS;
-      ints[base] = g.startLine;
-      ints[base + 1] = g.endLine;
-      ints[base + 2] = g.firstAgent;
-      ints[base + 3] = g.agentCount;
-      ints[base + 4] = g.firstRule;
-      ints[base + 5] = g.ruleCount;
-      ints[base + 6] = Number.isNaN(g.crawlDelay)
+    ints[ruleCount * RULE_FIELDS] = tokensAt;
+    for (let g = 0; g < groups.length; g++) {
+      const group = groups[g];
+      const base = groupsAt + g * GROUP_FIELDS;
+      ints[base] = group.startLine;
+      ints[base + 1] = group.endLine;
+      ints[base + 2] = group.firstAgent;
+      ints[base + 3] = group.agentCount;
+      ints[base + 4] = group.firstRule;
+      ints[base + 5] = group.ruleCount;
+      ints[base + 6] = Number.isNaN(group.crawlDelay)
         ? -1
-        : Math.min(Math.round(g.crawlDelay * 1000), 2 ** 31 - 1);
-    });
-    ints.set(agentLines, agentsAt);
-    let m = 0;
-    for (const list of members.values()) {
-      ints[rangesAt + m * 2] = membersAt;
-      ints.set(list, membersAt);
-      membersAt += list.length;
-      ints[rangesAt + m * 2 + 1] = membersAt;
-      m++;
+        : Math.min(Math.round(group.crawlDelay * 1000), 2 ** 31 - 1);
+    }
+    let word = 0;
+    for (let i = 0; i < rawIds.length; i++) {
+      const base = rawAt + i * 3;
+      ints[base] = rawIds[i];
+      ints[base + 1] = word;
+      ints[base + 2] = this.rawValues[i].length;
+      word += this.rawValues[i].length;
+    }
+    for (let a = 0; a < agentValues.length; a++) {
+      const base = agentsAt + a * AGENT_FIELDS;
+      ints[base] = this.agentLines[a];
+      ints[base + 1] = word;
+      ints[base + 2] = agentValues[a].length;
+      ints[base + 3] = agentMerged[a];
+      word += agentValues[a].length;
+    }
+    for (let s = 0; s < sitemaps.length; s++) {
+      ints[sitemapsAt + s * 2] = word;
+      ints[sitemapsAt + s * 2 + 1] = sitemaps[s].length;
+      word += sitemaps[s].length;
+    }
+    const tableAt: number[] = [];
+    for (const size of rankedSize) {
+      tableAt.push(rankedAt);
+      rankedAt += size;
+    }
+    let token = tokensAt;
+    for (let m = 0; m < members.length; m++) {
+      const base = mergedAt + m * MERGED_FIELDS;
+      ints[base] = token;
+      ints[base + 1] = tokens[m].length;
+      token += tokens[m].length;
+      ints[base + MEMBERS_FROM] = membersAt;
+      ints.set(members[m], membersAt);
+      membersAt += members[m].length;
+      ints[base + MEMBERS_TO] = membersAt;
+      ints[base + RANKED_FROM] = tableAt[tableOf[m]];
+      ints[base + RANKED_TO] = tableAt[tableOf[m]] + rankedSize[tableOf[m]];
     }
 
-    const rawValues = detach([...raw.values()]);
-    const tokenList = [...members.keys()];
     return {
       patterns,
+      words,
       ints,
+      ruleCount,
       groupCount: groups.length,
       groupsAt,
+      agentCount: agentValues.length,
       agentsAt,
-      rangesAt,
-      rawPatterns: raw.size === 0 ? null : new Map([...raw.keys()].map((id, i) => [id, rawValues[i]])),
-      agentValues: detach(agentValues),
-      tokens:
-        tokenList.length <= SMALL_TOKEN_TABLE ? detach(tokenList) : new Map(tokenList.map((t, i) => [t, i])),
-      sitemaps: detach(this.sitemaps),
-      ranked: null,
+      mergedCount: members.length,
+      mergedAt,
+      sitemapCount: sitemaps.length,
+      sitemapsAt,
+      rawCount: rawIds.length,
+      rawAt,
+      tokenMap: members.length <= SMALL_TOKEN_TABLE ? null : new Map(detach(tokens).map((t, i) => [t, i])),
       indexes: null,
-      choices: null,
     };
   }
 }
 
-/** Up to this many distinct tokens, a list lookup beats a Map and costs less memory. */
+/** Fields per rule that is not a plain prefix in a ranked table (see rank.ts). */
+export const OTHER_RULE_FIELDS = 3;
+
+/** Up to this many distinct tokens, a list scan beats a Map and costs less memory. */
 const SMALL_TOKEN_TABLE = 8;
+
+/** What an HTML page compiles to: nothing. */
+const EMPTY_DATA: RobotsData = new RobotsCompiler().finish();
 
 export function isAbsoluteHttpUrl(value: string): boolean {
   return /^https?:\/\/[^\s/?#]+/i.test(value);

@@ -13,6 +13,8 @@
 import {
   ALLOW,
   EXACT,
+  mergedField,
+  RANKED_TO,
   type RobotsData,
   ruleFlags,
   ruleLength,
@@ -33,7 +35,7 @@ const BUCKET_PREFIX = 6;
 export interface GroupIndex {
   /** Exact (`$`-anchored, no `*`) patterns to their best rule. */
   exact: Map<string, number>;
-  /** Every other rule (its position in the ranked array), by the start of its literal prefix; each bucket best first. */
+  /** Every other rule (its position in `ints`), by the start of its literal prefix; each bucket best first. */
   buckets: Map<string, number[]>;
   bucketLengths: number[];
 }
@@ -61,24 +63,26 @@ const pathMask = new Int32Array(2);
 
 /** The decisive rule of merged group `merged` for `path`, or -1 when none matches. */
 export function decide(data: RobotsData, merged: number, path: string): number {
-  const ranked = rankedRules(data, merged);
-  const split = ranked[0];
-  const best = longestPrefixRule(data, ranked, split, path);
-  if (ranked.length - split > INDEX_THRESHOLD * OTHER_FIELDS) {
+  const at = rankedRules(data, merged);
+  const ints = data.ints;
+  const split = ints[at];
+  const end = mergedField(data, merged, RANKED_TO);
+  const best = longestPrefixRule(data, at + 1, split, path);
+  if (end - split > INDEX_THRESHOLD * OTHER_FIELDS) {
     data.indexes ??= [];
-    data.indexes[merged] ??= buildIndex(data, ranked);
-    return decideIndexed(data, ranked, data.indexes[merged], path, best);
+    data.indexes[merged] ??= buildIndex(data, split, end);
+    return decideIndexed(data, data.indexes[merged], path, best);
   }
   let masked = false;
-  for (let k = split; k < ranked.length; k += OTHER_FIELDS) {
-    const id = ranked[k];
+  for (let k = split; k < end; k += OTHER_FIELDS) {
+    const id = ints[k];
     // Best first: once a rule cannot beat the best match, none after it can.
     if (!outranks(data, id, best)) break;
     if (!masked) {
       charMask(path, 0, path.length, pathMask, 0);
       masked = true;
     }
-    if ((ranked[k + 1] & ~pathMask[0]) !== 0 || (ranked[k + 2] & ~pathMask[1]) !== 0) continue;
+    if ((ints[k + 1] & ~pathMask[0]) !== 0 || (ints[k + 2] & ~pathMask[1]) !== 0) continue;
     if (ruleMatches(data, id, path)) return id;
   }
   return best;
@@ -86,12 +90,13 @@ export function decide(data: RobotsData, merged: number, path: string): number {
 
 /** Every rule of the group that matches, best first. */
 export function allMatches(data: RobotsData, merged: number, path: string): number[] {
-  const ranked = rankedRules(data, merged);
-  const split = ranked[0];
+  const at = rankedRules(data, merged);
+  const ints = data.ints;
+  const split = ints[at];
+  const end = mergedField(data, merged, RANKED_TO);
   const found: number[] = [];
-  for (let k = 1; k < split; k += 2) if (ruleMatches(data, ranked[k], path)) found.push(ranked[k]);
-  for (let k = split; k < ranked.length; k += OTHER_FIELDS)
-    if (ruleMatches(data, ranked[k], path)) found.push(ranked[k]);
+  for (let k = at + 1; k < split; k += 2) if (ruleMatches(data, ints[k], path)) found.push(ints[k]);
+  for (let k = split; k < end; k += OTHER_FIELDS) if (ruleMatches(data, ints[k], path)) found.push(ints[k]);
   return found.sort((a, b) => compareRank(data, a, b));
 }
 
@@ -108,21 +113,22 @@ function outranks(data: RobotsData, a: number, b: number): boolean {
 }
 
 /**
- * The longest plain prefix rule that is a prefix of `path`, or -1. `ranked[1, split)`
+ * The longest plain prefix rule that is a prefix of `path`, or -1. `ints[from, split)`
  * holds pairs (rule id, parent position) sorted by pattern. Let K be the largest pattern
  * not above the path and c the length of their common prefix. Any pattern P that is a
  * prefix of the path is not above K, so P cannot be longer than c (K and the path part
  * at c with K below): P is a prefix of K, reached through K's parents.
  */
-function longestPrefixRule(data: RobotsData, ranked: Int32Array, split: number, path: string): number {
+function longestPrefixRule(data: RobotsData, from: number, split: number, path: string): number {
   const patterns = data.patterns;
+  const ints = data.ints;
   let lo = 0;
-  let hi = (split - 1) >> 1;
+  let hi = (split - from) >> 1;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    const id = ranked[1 + mid * 2];
+    const id = ints[from + mid * 2];
     const start = ruleStart(data, id);
-    const length = ruleMatchLength(data, id);
+    const length = ruleLength(data, id);
     const n = Math.min(length, path.length);
     let i = 0;
     while (i < n && patterns.charCodeAt(start + i) === path.charCodeAt(i)) i++;
@@ -131,26 +137,21 @@ function longestPrefixRule(data: RobotsData, ranked: Int32Array, split: number, 
     else hi = mid;
   }
   if (lo === 0) return -1;
-  let at = 1 + (lo - 1) * 2;
-  const id = ranked[at];
+  let at = from + (lo - 1) * 2;
+  const id = ints[at];
   const start = ruleStart(data, id);
-  const length = ruleMatchLength(data, id);
+  const length = ruleLength(data, id);
   const n = Math.min(length, path.length);
   let common = 0;
   while (common < n && patterns.charCodeAt(start + common) === path.charCodeAt(common)) common++;
   if (common === length) return id;
-  at = ranked[at + 1];
-  while (at >= 0 && ruleMatchLength(data, ranked[at]) > common) at = ranked[at + 1];
-  return at < 0 ? -1 : ranked[at];
+  at = ints[at + 1];
+  while (at >= 0 && ruleLength(data, ints[at]) > common) at = ints[at + 1];
+  return at < 0 ? -1 : ints[at];
 }
 
-function decideIndexed(
-  data: RobotsData,
-  ranked: Int32Array,
-  index: GroupIndex,
-  path: string,
-  best: number,
-): number {
+function decideIndexed(data: RobotsData, index: GroupIndex, path: string, best: number): number {
+  const ranked = data.ints;
   charMask(path, 0, path.length, pathMask, 0);
   const exact = index.exact.get(path);
   if (exact !== undefined && outranks(data, exact, best)) best = exact;
@@ -171,10 +172,11 @@ function decideIndexed(
   return best;
 }
 
-function buildIndex(data: RobotsData, ranked: Int32Array): GroupIndex {
+function buildIndex(data: RobotsData, split: number, end: number): GroupIndex {
+  const ranked = data.ints;
   const exact = new Map<string, number>();
   const buckets = new Map<string, number[]>();
-  for (let k = ranked[0]; k < ranked.length; k += OTHER_FIELDS) {
+  for (let k = split; k < end; k += OTHER_FIELDS) {
     const id = ranked[k];
     const text = rulePattern(data, id).slice(0, ruleMatchLength(data, id));
     // Rules come best first: the first rule seen for a key is its best.

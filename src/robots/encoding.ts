@@ -25,8 +25,31 @@ for (let c = 0; c < 128; c++) {
 
 /** Path characters that need no work at all. `%`, `*` and `$` are not among them. */
 const PLAIN_PATH = /^[A-Za-z0-9\-._~!&'()+,/:;=?@[\]]*$/;
-/** The same for patterns, where `*` is the wildcard and a final `$` the anchor. */
-const PLAIN_PATTERN = /^[A-Za-z0-9\-._~!&'()+,/:;=?@[\]*]*\$?$/;
+
+/**
+ * Copies the pattern `text[from, to)` as octets into `out` at `at` if it is already in
+ * normal form (plain characters and `*`, then maybe a final `$`), and returns the position
+ * after it; returns -1, with `out` partly written, if it needs `normalizePattern`. `out`
+ * must have room for `to - from` octets.
+ */
+export function copyPlainPattern(
+  text: string,
+  from: number,
+  to: number,
+  out: Uint8Array,
+  at: number,
+): number {
+  const anchored = to > from && text.charCodeAt(to - 1) === 36; /* $ */
+  const end = anchored ? to - 1 : to;
+  let o = at;
+  for (let i = from; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 128 || plainPattern[c] === 0) return -1;
+    out[o++] = c;
+  }
+  if (anchored) out[o++] = 36;
+  return o;
+}
 
 function hexValue(code: number): number {
   if (code >= 48 && code <= 57) return code - 48;
@@ -38,7 +61,8 @@ function hexValue(code: number): number {
 /** Output buffer of `normalize`, grown as needed and reused: an output is at most 12 units per input unit. */
 let buffer = new Uint8Array(1024);
 const HEX_CODES = Uint8Array.from(HEX, (ch) => ch.charCodeAt(0));
-const decoder = new TextDecoder('latin1');
+/** The output is ASCII, which UTF-8 decodes fastest (and as a one-byte string). */
+const decoder = new TextDecoder();
 
 /**
  * Normalises `text`. In pattern mode `*` and `$` stay raw (the caller decides what a `$`
@@ -96,8 +120,8 @@ function normalize(text: string, patternMode: boolean): string {
     }
   }
   const octets = out.subarray(0, o);
-  // Short results are cheaper without the decoder's native call.
-  return o <= 4096 ? String.fromCharCode.apply(null, octets as unknown as number[]) : decoder.decode(octets);
+  // Short results are cheaper without the decoder's native call (about 25 characters).
+  return o <= 24 ? String.fromCharCode.apply(null, octets as unknown as number[]) : decoder.decode(octets);
 }
 
 /** Writes `%XX` for `byte` at `at`; returns the position after it. */
@@ -118,7 +142,7 @@ export function normalizePath(path: string): string {
  * character (the end anchor), anywhere else it is a literal and becomes `%24`.
  */
 export function normalizePattern(pattern: string): string {
-  if (PLAIN_PATTERN.test(pattern)) return pattern;
+  if (isPlainPattern(pattern)) return pattern;
   const normalized = normalize(pattern, true);
   const last = normalized.length - 1;
   const dollar = normalized.indexOf('$');
@@ -130,6 +154,20 @@ export function normalizePattern(pattern: string): string {
 const plainPath = new Uint8Array(128);
 for (const ch of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!&'()+,/:;=?@[]") {
   plainPath[ch.charCodeAt(0)] = 1;
+}
+/** The same for patterns, where `*` is the wildcard. */
+const plainPattern = Uint8Array.from(plainPath);
+plainPattern[42] = 1;
+
+/** Whether a pattern is already in normal form: plain characters and `*`, then maybe a final `$`. */
+function isPlainPattern(pattern: string): boolean {
+  let n = pattern.length;
+  if (n > 0 && pattern.charCodeAt(n - 1) === 36 /* $ */) n--;
+  for (let i = 0; i < n; i++) {
+    const c = pattern.charCodeAt(i);
+    if (c >= 128 || plainPattern[c] === 0) return false;
+  }
+  return true;
 }
 
 /**

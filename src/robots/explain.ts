@@ -2,15 +2,23 @@
  * Verdicts: the decision for one URL with everything that led to it, as plain data.
  */
 
-import { type GroupSelection, productTokenOf, selectGroup, tokenOfUserAgentLine } from './agent.js';
+import { FALLBACK_TOKENS, productTokenOf } from './agent.js';
 import {
   AGENT_COUNT,
+  AGENT_LINE,
+  AGENT_MERGED,
   ALLOW,
+  agentField,
   DERIVED,
   END_LINE,
   FIRST_AGENT,
   groupField,
+  lookupToken,
+  MEMBERS_FROM,
+  MEMBERS_TO,
+  mergedField,
   type RobotsData,
+  rawPattern,
   ruleFlags,
   ruleLength,
   ruleLine,
@@ -37,9 +45,9 @@ export interface ExplainOptions {
 export function isAllowed(data: RobotsData, url: string | URL, userAgent: string): boolean {
   const path = pathOf(url);
   if (path === ROBOTS_TXT_PATH) return true;
-  const selection = selectGroup(data.tokens, productTokenOf(userAgent));
-  if (selection.merged < 0) return true;
-  const id = decide(data, selection.merged, path);
+  const merged = selectMerged(data, productTokenOf(userAgent));
+  if (merged < 0) return true;
+  const id = decide(data, merged, path);
   return id < 0 || (ruleFlags(data, id) & ALLOW) !== 0;
 }
 
@@ -51,8 +59,8 @@ export function explain(
 ): Verdict {
   const path = pathOf(url);
   const productToken = productTokenOf(userAgent);
-  const selection = selectGroup(data.tokens, productToken);
-  const group = groupChoice(data, selection);
+  const selection = selectGroup(data, productToken);
+  const group = selection.choice;
 
   let allowed = true;
   let reason: Verdict['reason'];
@@ -90,7 +98,7 @@ export function matchedRule(data: RobotsData, id: number): MatchedRule {
   const flags = ruleFlags(data, id);
   const rule: MatchedRule = {
     kind: flags & ALLOW ? 'allow' : 'disallow',
-    pattern: data.rawPatterns?.get(id) ?? normalizedPattern,
+    pattern: data.rawCount === 0 ? normalizedPattern : rawPattern(data, id),
     normalizedPattern,
     line: ruleLine(data, id),
     length: ruleLength(data, id),
@@ -106,43 +114,72 @@ const NO_GROUP: GroupChoice = Object.freeze({
   spans: Object.freeze([]),
 });
 
-/**
- * The group a selection points at, described once per file and token and then shared by
- * every verdict (verdicts are read, never changed).
- */
-function groupChoice(data: RobotsData, selection: GroupSelection): GroupChoice {
-  if (selection.token === null) return NO_GROUP;
-  // A token either has a group of its own in this file or falls back: one key per answer.
-  const key = selection.fallbackFrom ?? selection.token;
-  data.choices ??= new Map();
-  let choice = data.choices.get(key) as GroupChoice | undefined;
-  if (choice === undefined) {
-    choice = { how: selection.how, token: selection.token, userAgentLines: [], spans: [] };
-    if (selection.fallbackFrom !== undefined) choice.fallbackFrom = selection.fallbackFrom;
-    if (selection.token !== null) describeGroup(data, selection.token, choice);
-    Object.freeze(choice.spans);
-    Object.freeze(choice.userAgentLines);
-    data.choices.set(key, Object.freeze(choice));
-  }
-  return choice;
+/** The merged group that applies to a crawler, or -1 (see selectGroup). */
+export function selectMerged(data: RobotsData, productToken: string): number {
+  const own = lookupToken(data, productToken);
+  if (own >= 0) return own;
+  const fallback = FALLBACK_TOKENS[productToken];
+  const followed = fallback === undefined ? -1 : lookupToken(data, fallback);
+  return followed >= 0 ? followed : lookupToken(data, '*');
 }
 
-/** Fills in the user-agent lines naming `token` and the spans of the groups they head. */
-function describeGroup(data: RobotsData, token: string, group: GroupChoice): void {
-  const lines: number[] = [];
+/** The group chosen for a crawler: a merged group (-1 for none) and its description. */
+interface GroupSelection {
+  merged: number;
+  choice: GroupChoice;
+}
+
+/** The last selection, kept because a crawler asks about one file many times in a row. */
+let lastData: RobotsData | null = null;
+let lastToken = '';
+let lastSelection: GroupSelection = { merged: -1, choice: NO_GROUP };
+
+/**
+ * RFC 9309 2.2.1: the crawler's own group if there is one, else (our documented
+ * extension) the group of the crawler it follows, else `*`, else none.
+ */
+function selectGroup(data: RobotsData, productToken: string): GroupSelection {
+  if (data === lastData && productToken === lastToken) return lastSelection;
+  let selection: GroupSelection;
+  const own = lookupToken(data, productToken);
+  const fallback = FALLBACK_TOKENS[productToken];
+  const followed = own < 0 && fallback !== undefined ? lookupToken(data, fallback) : -1;
+  const star = own < 0 && followed < 0 ? lookupToken(data, '*') : -1;
+  if (own >= 0) selection = describe(data, own, { how: 'token', token: productToken });
+  else if (followed >= 0)
+    selection = describe(data, followed, { how: 'fallback', token: fallback!, fallbackFrom: productToken });
+  else if (star >= 0) selection = describe(data, star, { how: 'star', token: '*' });
+  else selection = { merged: -1, choice: NO_GROUP };
+  lastData = data;
+  lastToken = productToken;
+  lastSelection = selection;
+  return selection;
+}
+
+/** Completes a group description with its user-agent lines and the spans of its groups. */
+function describe(
+  data: RobotsData,
+  merged: number,
+  choice: Pick<GroupChoice, 'how' | 'token' | 'fallbackFrom'>,
+): GroupSelection {
+  const userAgentLines: number[] = [];
   const spans: { startLine: number; endLine: number }[] = [];
-  for (let g = 0; g < data.groupCount; g++) {
+  for (let k = mergedField(data, merged, MEMBERS_FROM); k < mergedField(data, merged, MEMBERS_TO); k++) {
+    const g = data.ints[k];
     const firstAgent = groupField(data, g, FIRST_AGENT);
-    let named = false;
     for (let a = firstAgent; a < firstAgent + groupField(data, g, AGENT_COUNT); a++) {
-      if (tokenOfUserAgentLine(data.agentValues[a]) === token) {
-        lines.push(data.ints[data.agentsAt + a]);
-        named = true;
-      }
+      if (agentField(data, a, AGENT_MERGED) === merged) userAgentLines.push(agentField(data, a, AGENT_LINE));
     }
-    if (named)
-      spans.push({ startLine: groupField(data, g, START_LINE), endLine: groupField(data, g, END_LINE) });
+    spans.push(
+      Object.freeze({ startLine: groupField(data, g, START_LINE), endLine: groupField(data, g, END_LINE) }),
+    );
   }
-  group.userAgentLines = lines;
-  group.spans = spans;
+  const group: GroupChoice = {
+    how: choice.how,
+    token: choice.token,
+    userAgentLines: Object.freeze(userAgentLines),
+    spans: Object.freeze(spans),
+  };
+  if (choice.fallbackFrom !== undefined) group.fallbackFrom = choice.fallbackFrom;
+  return { merged, choice: Object.freeze(group) };
 }

@@ -21,13 +21,30 @@ export type DirectiveKey =
 export interface Directive {
   line: number;
   key: DirectiveKey;
-  /** The key as written, e.g. `Dissallow`. */
-  keyText: string;
-  value: string;
+  /**
+   * The text of the file: the key is `source[keyStart, keyEnd)`, the value (trimmed, without
+   * its comment) `source[valueStart, valueEnd)`; see keyTextOf and valueTextOf. Handlers read
+   * them in place and copy only what they keep.
+   */
+  source: string;
+  keyStart: number;
+  keyEnd: number;
+  valueStart: number;
+  valueEnd: number;
   /** Set when the key is one of the misspellings Google accepts (`useragent`, `dissallow`, ...). */
   typo: boolean;
   /** Set when the key and value were separated by blanks instead of a colon. */
   missingColon: boolean;
+}
+
+/** The key of a directive as written, e.g. `Dissallow`. */
+export function keyTextOf(d: Directive): string {
+  return d.source.slice(d.keyStart, d.keyEnd);
+}
+
+/** The value of a directive. */
+export function valueTextOf(d: Directive): string {
+  return d.valueStart === d.valueEnd ? '' : d.source.slice(d.valueStart, d.valueEnd);
 }
 
 /** What the tokenizer saw of the file as a whole, reported once at the end. */
@@ -123,8 +140,11 @@ export function tokenize(
   const directive: Directive = {
     line: 0,
     key: 'unknown',
-    keyText: '',
-    value: '',
+    source: text,
+    keyStart: 0,
+    keyEnd: 0,
+    valueStart: 0,
+    valueEnd: 0,
     typo: false,
     missingColon: false,
   };
@@ -132,6 +152,7 @@ export function tokenize(
   const lf = new NextOf(text, '\n');
   const cr = new NextOf(text, '\r');
   const bad = new NextOf(text, '\uFFFD');
+  const scan: LineScan = { hash: new NextOf(text, '#'), colon: new NextOf(text, ':') };
   let line = 0;
   let start = 0;
   let firstInvalid = 0;
@@ -151,7 +172,7 @@ export function tokenize(
           handler.lineTooLong(line, octets);
         }
       }
-      parseLine(text, start, stop, line, directive, handler);
+      parseLine(text, start, stop, line, directive, handler, scan);
     }
     if (end >= n) break;
     start = end + (text.charCodeAt(end) === 13 && text.charCodeAt(end + 1) === 10 ? 2 : 1);
@@ -208,6 +229,12 @@ function isBlankAt(text: string, i: number): boolean {
   return c === 32 || (c >= 9 && c <= 12 && c !== 10);
 }
 
+/** Where the next `#` and `:` are, shared by the lines of one pass. */
+interface LineScan {
+  hash: NextOf;
+  colon: NextOf;
+}
+
 /** Reads `text[from, to)`, one line, into `d` and hands it on. */
 function parseLine(
   text: string,
@@ -216,27 +243,21 @@ function parseLine(
   line: number,
   d: Directive,
   handler: RobotsLineHandler,
+  scan: LineScan,
 ): void {
-  // One pass finds the comment and the first colon.
-  let colon = -1;
-  for (let i = from; i < to; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 35 /* # */) {
-      to = i;
-      break;
-    }
-    if (c === 58 /* : */ && colon < 0) colon = i;
-  }
+  const hash = scan.hash.from(from);
+  if (hash < to) to = hash;
   while (from < to && isBlankAt(text, from)) from++;
   while (to > from && isBlankAt(text, to - 1)) to--;
   if (from === to) return;
+  const colonAt = scan.colon.from(from);
 
   let keyEnd: number;
   let valueStart: number;
   let missingColon = false;
-  if (colon >= 0) {
-    keyEnd = colon;
-    valueStart = colon + 1;
+  if (colonAt < to) {
+    keyEnd = colonAt;
+    valueStart = colonAt + 1;
   } else {
     // Google accepts blanks in place of a forgotten colon, but only between exactly two
     // words: `Disallow /private` is a rule, `this is prose` is not.
@@ -258,13 +279,15 @@ function parseLine(
     handler.unparsable(line, text.slice(from, to));
     return;
   }
-  const keyText = text.slice(from, keyEnd);
-  const { key, typo } = classifyKey(keyText);
+  const known = exactKeyAt(text, from, keyEnd);
+  const answer = known ?? classifyKey(text.slice(from, keyEnd));
   d.line = line;
-  d.key = key;
-  d.keyText = keyText;
-  d.value = text.slice(valueStart, to);
-  d.typo = typo;
+  d.key = answer.key;
+  d.keyStart = from;
+  d.keyEnd = keyEnd;
+  d.valueStart = valueStart;
+  d.valueEnd = to;
+  d.typo = answer.typo;
   d.missingColon = missingColon;
   handler.directive(d);
 }
@@ -291,20 +314,31 @@ for (const { key, exact } of KEYS) {
   EXACT_BY_LENGTH[exact.length].push([exact, { key, typo: false }]);
 }
 
-/** `word` (lower case letters and `-`) equals `text`, ignoring the case of `text`. */
-function isWord(text: string, word: string): boolean {
-  if (text.length !== word.length) return false;
+/** `word` (lower case letters and `-`) is `text[from, to)`, ignoring the case of `text`. */
+function isWordAt(text: string, from: number, to: number, word: string): boolean {
+  if (to - from !== word.length) return false;
   // `| 0x20` lower-cases A-Z and leaves `-` and a-z as they are.
-  for (let i = 0; i < word.length; i++) if ((text.charCodeAt(i) | 0x20) !== word.charCodeAt(i)) return false;
+  for (let i = 0; i < word.length; i++)
+    if ((text.charCodeAt(from + i) | 0x20) !== word.charCodeAt(i)) return false;
   return true;
 }
 
-export function classifyKey(keyText: string): { key: DirectiveKey; typo: boolean } {
-  // The usual keys, spelled right, without allocating a lower-case copy.
-  const known = EXACT_BY_LENGTH[keyText.length];
+/** The usual keys, spelled right, read in place without a copy; undefined for any other. */
+function exactKeyAt(
+  text: string,
+  from: number,
+  to: number,
+): { key: DirectiveKey; typo: boolean } | undefined {
+  const known = EXACT_BY_LENGTH[to - from];
   if (known !== undefined) {
-    for (let i = 0; i < known.length; i++) if (isWord(keyText, known[i][0])) return known[i][1];
+    for (let i = 0; i < known.length; i++) if (isWordAt(text, from, to, known[i][0])) return known[i][1];
   }
+  return undefined;
+}
+
+export function classifyKey(keyText: string): { key: DirectiveKey; typo: boolean } {
+  const exact = exactKeyAt(keyText, 0, keyText.length);
+  if (exact !== undefined) return exact;
   const lower = keyText.toLowerCase();
   for (const { key, exact, typos } of KEYS) {
     if (lower.startsWith(exact)) return { key, typo: false };

@@ -16,7 +16,14 @@ import {
   ruleLine,
   rulePattern,
 } from './compile.js';
-import { type Directive, type FileSummary, MAX_LINE_OCTETS, type RobotsLineHandler } from './lines.js';
+import {
+  type Directive,
+  type FileSummary,
+  keyTextOf,
+  MAX_LINE_OCTETS,
+  type RobotsLineHandler,
+  valueTextOf,
+} from './lines.js';
 import type { LintCode, LintSeverity, RobotsLint } from './types.js';
 
 const CANONICAL: Record<string, string> = {
@@ -65,7 +72,7 @@ export class RobotsLinter implements RobotsLineHandler {
         'accepted-typo',
         'warning',
         d.line,
-        `"${d.keyText}" is a misspelling of "${CANONICAL[d.key]}". Google accepts it; other crawlers may ignore the line.`,
+        `"${keyTextOf(d)}" is a misspelling of "${CANONICAL[d.key]}". Google accepts it; other crawlers may ignore the line.`,
       );
     }
     if (d.missingColon) {
@@ -73,7 +80,7 @@ export class RobotsLinter implements RobotsLineHandler {
         'missing-colon',
         'warning',
         d.line,
-        `The colon after "${d.keyText}" is missing. Google accepts the line; other crawlers may ignore it.`,
+        `The colon after "${keyTextOf(d)}" is missing. Google accepts the line; other crawlers may ignore it.`,
       );
     }
     switch (d.key) {
@@ -86,12 +93,12 @@ export class RobotsLinter implements RobotsLineHandler {
         return;
       case 'crawl-delay':
         if (!this.sawAgent) this.beforeAgent(d);
-        else if (!/^\d+(?:\.\d+)?$/.test(d.value)) {
+        else if (!/^\d+(?:\.\d+)?$/.test(valueTextOf(d))) {
           this.add(
             'invalid-crawl-delay',
             'warning',
             d.line,
-            `Crawl-delay ${quote(d.value)} is not a number of seconds; it is ignored.`,
+            `Crawl-delay ${quote(valueTextOf(d))} is not a number of seconds; it is ignored.`,
           );
         } else {
           this.add(
@@ -104,12 +111,12 @@ export class RobotsLinter implements RobotsLineHandler {
         this.interrupt(d.line);
         return;
       case 'sitemap':
-        if (!isAbsoluteHttpUrl(d.value)) {
+        if (!isAbsoluteHttpUrl(valueTextOf(d))) {
           this.add(
             'sitemap-not-absolute',
             'warning',
             d.line,
-            `Sitemap ${quote(d.value)} is not an absolute http(s) URL; crawlers cannot use it.`,
+            `Sitemap ${quote(valueTextOf(d))} is not an absolute http(s) URL; crawlers cannot use it.`,
           );
         }
         this.interrupt(d.line);
@@ -128,7 +135,7 @@ export class RobotsLinter implements RobotsLineHandler {
           'unsupported-directive',
           'info',
           d.line,
-          `"${d.keyText}" is understood only by some crawlers; RFC 9309 crawlers ignore it.`,
+          `"${keyTextOf(d)}" is understood only by some crawlers; RFC 9309 crawlers ignore it.`,
         );
         this.interrupt(d.line);
         return;
@@ -139,18 +146,19 @@ export class RobotsLinter implements RobotsLineHandler {
           'unknown-directive',
           'warning',
           d.line,
-          `"${d.keyText}" is not a robots.txt directive; crawlers ignore this line.`,
+          `"${keyTextOf(d)}" is not a robots.txt directive; crawlers ignore this line.`,
         );
     }
   }
 
   private userAgent(d: Directive): void {
-    if (d.value.length === 0 || !/^(?:\*|[A-Za-z_-])/.test(d.value)) {
+    const value = valueTextOf(d);
+    if (value.length === 0 || !/^(?:\*|[A-Za-z_-])/.test(value)) {
       this.add(
         'empty-user-agent',
         'warning',
         d.line,
-        `User-agent ${quote(d.value)} names no crawler: a name is made of letters, "-" and "_".`,
+        `User-agent ${quote(value)} names no crawler: a name is made of letters, "-" and "_".`,
       );
     }
     if (this.sawRule) {
@@ -175,10 +183,10 @@ export class RobotsLinter implements RobotsLineHandler {
     }
     this.sawRule = true;
     this.interruptedAt = 0;
-    const value = d.value;
     // Almost every pattern starts with `/`: only the others need a closer look.
-    const first = value.charCodeAt(0);
-    if (first !== 47 /* / */ && first !== 42 /* * */ && value.length > 0) {
+    const first = d.source.charCodeAt(d.valueStart);
+    if (first !== 47 /* / */ && first !== 42 /* * */ && d.valueEnd > d.valueStart) {
+      const value = valueTextOf(d);
       if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) {
         this.add(
           'absolute-url-pattern',

@@ -1,47 +1,43 @@
 /**
- * Ranking the rules of a merged group, once, on the first check that needs it.
+ * Ranking the rules of a merged group, once, on the first check that needs it, into the
+ * table the compiler reserved for it in `RobotsData.ints`.
  *
  * Plain prefix rules (`/private/`) are sorted by pattern for a binary search; each keeps
  * a link to its parent, the longest other plain pattern that is a prefix of it. Every
  * other rule (with `*` or `$`) is sorted best first (RFC 9309 2.2.2: longest pattern,
- * then allow) with a 64-bit filter of its characters. Layout of the result:
+ * then allow) with a 64-bit filter of its characters. Layout of a table:
  * `[split, (id, parent)..., (id, maskLow, maskHigh)...]`, where `split` is the position
- * of the first other rule; a parent is a position in the same array, or -1.
+ * of the first other rule; positions (split, parents) are indexes into `ints`, a parent
+ * is -1 when there is none.
  */
 
 import {
   ALLOW,
   EMPTY,
-  EXACT,
   FIRST_RULE,
   groupField,
+  MEMBERS_FROM,
+  MEMBERS_TO,
+  mergedField,
+  OTHER_RULE_FIELDS,
+  PLAIN,
+  RANKED_FROM,
   type RobotsData,
   RULE_COUNT,
   ruleFlags,
   ruleLength,
-  ruleMatchLength,
   rulePattern,
   ruleStart,
-  WILDCARD,
 } from './compile.js';
 
 /** Fields per wildcard or `$` rule: id, mask low, mask high. */
-export const OTHER_FIELDS = 3;
+export const OTHER_FIELDS = OTHER_RULE_FIELDS;
 
-/** The ranked rules of merged group `merged`, built on first use. */
-export function rankedRules(data: RobotsData, merged: number): Int32Array {
-  data.ranked ??= [];
-  let ranked = data.ranked[merged];
-  if (ranked === undefined) {
-    ranked = rank(data, merged);
-    data.ranked[merged] = ranked;
-  }
-  return ranked;
-}
-
-/** True for a rule that matches as a plain prefix and ranks by that prefix alone. */
-function isPlainPrefix(data: RobotsData, id: number): boolean {
-  return !(ruleFlags(data, id) & (WILDCARD | EXACT)) && ruleLength(data, id) === ruleMatchLength(data, id);
+/** The position in `data.ints` of the ranked table of merged group `merged`, ranked on first use. */
+export function rankedRules(data: RobotsData, merged: number): number {
+  const at = mergedField(data, merged, RANKED_FROM);
+  if (data.ints[at] === 0) rank(data, merged, at);
+  return at;
 }
 
 /** RFC 9309 2.2.2: the longest pattern first; on equal length allow first; then file order. */
@@ -126,43 +122,43 @@ function sortByPattern(data: RobotsData, plain: number[]): void {
   for (let i = 0; i < sorted.length; i++) plain[i] = sorted[i];
 }
 
-function rank(data: RobotsData, merged: number): Int32Array {
+function rank(data: RobotsData, merged: number, at: number): void {
   const plain: number[] = [];
   const other: number[] = [];
   const ints = data.ints;
-  for (let k = ints[data.rangesAt + merged * 2]; k < ints[data.rangesAt + merged * 2 + 1]; k++) {
+  for (let k = mergedField(data, merged, MEMBERS_FROM); k < mergedField(data, merged, MEMBERS_TO); k++) {
     const g = ints[k];
     const first = groupField(data, g, FIRST_RULE);
     for (let id = first; id < first + groupField(data, g, RULE_COUNT); id++) {
-      if (ruleFlags(data, id) & EMPTY) continue;
-      (isPlainPrefix(data, id) ? plain : other).push(id);
+      const flags = ruleFlags(data, id);
+      if (flags & EMPTY) continue;
+      (flags & PLAIN ? plain : other).push(id);
     }
   }
   sortByPattern(data, plain);
   other.sort((a, b) => compareRank(data, a, b));
 
-  const split = 1 + plain.length * 2;
-  const ranked = new Int32Array(split + other.length * OTHER_FIELDS);
-  ranked[0] = split;
+  const split = at + 1 + plain.length * 2;
   const chain: number[] = [];
   plain.forEach((id, i) => {
-    const position = 1 + i * 2;
-    while (chain.length > 0 && !isPrefixOf(data, ranked[chain[chain.length - 1]], id)) chain.pop();
+    const position = at + 1 + i * 2;
+    while (chain.length > 0 && !isPrefixOf(data, ints[chain[chain.length - 1]], id)) chain.pop();
     const top = chain.length > 0 ? chain[chain.length - 1] : -1;
-    ranked[position] = id;
-    if (top >= 0 && ruleLength(data, ranked[top]) === ruleLength(data, id)) {
+    ints[position] = id;
+    if (top >= 0 && ruleLength(data, ints[top]) === ruleLength(data, id)) {
       // Same pattern, better rule: it takes the place of the previous one.
-      ranked[position + 1] = ranked[top + 1];
+      ints[position + 1] = ints[top + 1];
       chain[chain.length - 1] = position;
     } else {
-      ranked[position + 1] = top;
+      ints[position + 1] = top;
       chain.push(position);
     }
   });
   other.forEach((id, i) => {
     const position = split + i * OTHER_FIELDS;
-    ranked[position] = id;
-    charMask(data.patterns, ruleStart(data, id), ruleLength(data, id), ranked, position + 1);
+    ints[position] = id;
+    charMask(data.patterns, ruleStart(data, id), ruleLength(data, id), ints, position + 1);
   });
-  return ranked;
+  // Written last: a table with a split is complete.
+  ints[at] = split;
 }

@@ -1,18 +1,25 @@
-import { productTokenOf, selectGroup, tokenOfUserAgentLine } from './agent.js';
+import { productTokenOf, tokenOfUserAgentLine } from './agent.js';
 import {
   AGENT_COUNT,
+  AGENT_LINE,
+  agentField,
+  agentValue,
   CRAWL_DELAY_MS,
   detach,
   END_LINE,
   FIRST_AGENT,
   FIRST_RULE,
   groupField,
+  MEMBERS_FROM,
+  MEMBERS_TO,
+  mergedField,
   RobotsCompiler,
   type RobotsData,
   RULE_COUNT,
   START_LINE,
+  sitemapsOf,
 } from './compile.js';
-import { type ExplainOptions, explain, isAllowed, matchedRule } from './explain.js';
+import { type ExplainOptions, explain, isAllowed, matchedRule, selectMerged } from './explain.js';
 import {
   DEFAULT_MAX_BYTES,
   type Directive,
@@ -105,10 +112,10 @@ export class RobotsTxt {
    */
   crawlDelay(userAgent: string): number | undefined {
     const data = this.#data;
-    const merged = selectGroup(data.tokens, productTokenOf(userAgent)).merged;
+    const merged = selectMerged(data, productTokenOf(userAgent));
     if (merged < 0) return undefined;
     let delay = -1;
-    for (let k = data.ints[data.rangesAt + merged * 2]; k < data.ints[data.rangesAt + merged * 2 + 1]; k++) {
+    for (let k = mergedField(data, merged, MEMBERS_FROM); k < mergedField(data, merged, MEMBERS_TO); k++) {
       delay = Math.max(delay, groupField(data, data.ints[k], CRAWL_DELAY_MS));
     }
     return delay < 0 ? undefined : delay / 1000;
@@ -116,20 +123,20 @@ export class RobotsTxt {
 
   /** Absolute sitemap URLs from the whole file, in file order, without repeats. */
   get sitemaps(): readonly string[] {
-    return this.#data.sitemaps;
+    return this.#data.sitemapCount === 0 ? NO_SITEMAPS : Object.freeze(sitemapsOf(this.#data));
   }
 
   /** The groups exactly as written (not merged), with their rules in file order. */
   get groups(): readonly RobotsGroup[] {
     const data = this.#data;
     const groups: RobotsGroup[] = [];
-    this.#forEachGroup((g) => {
+    for (let g = 0; g < data.groupCount; g++) {
       const firstAgent = groupField(data, g, FIRST_AGENT);
       const firstRule = groupField(data, g, FIRST_RULE);
       const userAgents = [];
       for (let a = firstAgent; a < firstAgent + groupField(data, g, AGENT_COUNT); a++) {
-        const value = data.agentValues[a];
-        userAgents.push({ value, token: tokenOfUserAgentLine(value), line: data.ints[data.agentsAt + a] });
+        const value = agentValue(data, a);
+        userAgents.push({ value, token: tokenOfUserAgentLine(value), line: agentField(data, a, AGENT_LINE) });
       }
       const rules: RobotsRule[] = [];
       for (let r = firstRule; r < firstRule + groupField(data, g, RULE_COUNT); r++) {
@@ -149,22 +156,13 @@ export class RobotsTxt {
       const delay = groupField(data, g, CRAWL_DELAY_MS);
       if (delay >= 0) group.crawlDelay = delay / 1000;
       groups.push(group);
-    });
-    return groups;
-  }
-
-  #forEachGroup(visit: (group: number, tokens: string[]) => void): void {
-    const data = this.#data;
-    for (let g = 0; g < data.groupCount; g++) {
-      const firstAgent = groupField(data, g, FIRST_AGENT);
-      const agentCount = groupField(data, g, AGENT_COUNT);
-      const tokens = data.agentValues.slice(firstAgent, firstAgent + agentCount).map(tokenOfUserAgentLine);
-      visit(g, tokens);
     }
+    return groups;
   }
 }
 
 const NO_LINTS: readonly RobotsLint[] = Object.freeze([]);
+const NO_SITEMAPS: readonly string[] = Object.freeze([]);
 
 /** Feeds one pass to two handlers. */
 class Both implements RobotsLineHandler {
