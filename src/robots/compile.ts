@@ -40,7 +40,8 @@ export const MERGED_FIELDS = 6;
  *   their normal form, user-agent values, sitemap URLs.
  *
  * `ints` holds, one table after the other:
- * - rules at 0, RULE_FIELDS each: the start of the pattern in `patterns` (its length is
+ * - the counts and positions of the tables (see `count` and `tableAt`);
+ * - rules at RULES_AT, RULE_FIELDS each: the start of the pattern in `patterns` (its length is
  *   the distance to the next start; one more start closes the table), `line << 6 | flags`;
  * - groups as written at `groupsAt`, GROUP_FIELDS each: startLine, endLine, firstAgent,
  *   agentCount, firstRule, ruleCount, crawl-delay in milliseconds (-1 for none);
@@ -57,34 +58,43 @@ export interface RobotsData {
   readonly patterns: string;
   readonly words: string;
   readonly ints: Int32Array;
-  readonly ruleCount: number;
-  readonly groupCount: number;
-  readonly groupsAt: number;
-  readonly agentCount: number;
-  readonly agentsAt: number;
-  readonly mergedCount: number;
-  readonly mergedAt: number;
-  readonly sitemapCount: number;
-  readonly sitemapsAt: number;
-  readonly rawCount: number;
-  readonly rawAt: number;
   /** Token to merged group, for files with many tokens (a list scan is faster for a few). */
   readonly tokenMap: ReadonlyMap<string, number> | null;
   /** Indexes of the large merged groups, built on first use (see decide.ts). */
   indexes: GroupIndex[] | null;
 }
 
+/** The header of `ints`: how many of each thing the file has, and where their tables start. */
+export const RULE_COUNT_SLOT = 0;
+export const GROUP_COUNT = 1;
+export const AGENT_COUNT_SLOT = 2;
+export const MERGED_COUNT = 3;
+export const SITEMAP_COUNT = 4;
+export const RAW_COUNT = 5;
+const GROUPS_AT = 6;
+const AGENTS_AT = 7;
+const MERGED_AT = 8;
+const SITEMAPS_AT = 9;
+const RAW_AT = 10;
+/** Rules start after the header. */
+const RULES_AT = 11;
+
+/** One count of the header (GROUP_COUNT, ...). */
+export function count(data: RobotsData, slot: number): number {
+  return data.ints[slot];
+}
+
 export function ruleStart(data: RobotsData, id: number): number {
-  return data.ints[id * RULE_FIELDS];
+  return data.ints[RULES_AT + id * RULE_FIELDS];
 }
 export function ruleLength(data: RobotsData, id: number): number {
-  return data.ints[(id + 1) * RULE_FIELDS] - data.ints[id * RULE_FIELDS];
+  return data.ints[RULES_AT + (id + 1) * RULE_FIELDS] - data.ints[RULES_AT + id * RULE_FIELDS];
 }
 export function ruleLine(data: RobotsData, id: number): number {
-  return data.ints[id * RULE_FIELDS + 1] >>> FLAG_BITS;
+  return data.ints[RULES_AT + id * RULE_FIELDS + 1] >>> FLAG_BITS;
 }
 export function ruleFlags(data: RobotsData, id: number): number {
-  return data.ints[id * RULE_FIELDS + 1] & ((1 << FLAG_BITS) - 1);
+  return data.ints[RULES_AT + id * RULE_FIELDS + 1] & ((1 << FLAG_BITS) - 1);
 }
 export function rulePattern(data: RobotsData, id: number): string {
   const start = ruleStart(data, id);
@@ -103,10 +113,10 @@ export function ruleMatchLength(data: RobotsData, id: number): number {
 export function rawPattern(data: RobotsData, id: number): string {
   const ints = data.ints;
   let lo = 0;
-  let hi = data.rawCount;
+  let hi = ints[RAW_COUNT];
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    const at = data.rawAt + mid * 3;
+    const at = ints[RAW_AT] + mid * 3;
     if (ints[at] === id) return data.words.slice(ints[at + 1], ints[at + 1] + ints[at + 2]);
     if (ints[at] < id) lo = mid + 1;
     else hi = mid;
@@ -115,7 +125,7 @@ export function rawPattern(data: RobotsData, id: number): string {
 }
 /** One field of group `g` as written (see RobotsData). */
 export function groupField(data: RobotsData, g: number, field: number): number {
-  return data.ints[data.groupsAt + g * GROUP_FIELDS + field];
+  return data.ints[data.ints[GROUPS_AT] + g * GROUP_FIELDS + field];
 }
 export const START_LINE = 0;
 export const END_LINE = 1;
@@ -127,19 +137,19 @@ export const CRAWL_DELAY_MS = 6;
 
 /** One field of user-agent line `a`. */
 export function agentField(data: RobotsData, a: number, field: number): number {
-  return data.ints[data.agentsAt + a * AGENT_FIELDS + field];
+  return data.ints[data.ints[AGENTS_AT] + a * AGENT_FIELDS + field];
 }
 export const AGENT_LINE = 0;
 export const AGENT_MERGED = 3;
 /** The value of user-agent line `a` as written. */
 export function agentValue(data: RobotsData, a: number): string {
-  const at = data.agentsAt + a * AGENT_FIELDS;
+  const at = data.ints[AGENTS_AT] + a * AGENT_FIELDS;
   return data.words.slice(data.ints[at + 1], data.ints[at + 1] + data.ints[at + 2]);
 }
 
 /** One field of merged group `m`. */
 export function mergedField(data: RobotsData, m: number, field: number): number {
-  return data.ints[data.mergedAt + m * MERGED_FIELDS + field];
+  return data.ints[data.ints[MERGED_AT] + m * MERGED_FIELDS + field];
 }
 export const MEMBERS_FROM = 2;
 export const MEMBERS_TO = 3;
@@ -148,7 +158,7 @@ export const RANKED_TO = 5;
 
 /** The token of merged group `m`. */
 export function mergedToken(data: RobotsData, m: number): string {
-  const at = data.mergedAt + m * MERGED_FIELDS;
+  const at = data.ints[MERGED_AT] + m * MERGED_FIELDS;
   return data.patterns.slice(data.ints[at], data.ints[at] + data.ints[at + 1]);
 }
 
@@ -158,8 +168,8 @@ export function lookupToken(data: RobotsData, token: string): number {
   const ints = data.ints;
   const patterns = data.patterns;
   const n = token.length;
-  for (let m = 0; m < data.mergedCount; m++) {
-    const at = data.mergedAt + m * MERGED_FIELDS;
+  for (let m = 0; m < ints[MERGED_COUNT]; m++) {
+    const at = ints[MERGED_AT] + m * MERGED_FIELDS;
     if (ints[at + 1] !== n) continue;
     const start = ints[at];
     let i = 0;
@@ -172,8 +182,8 @@ export function lookupToken(data: RobotsData, token: string): number {
 /** The absolute sitemap URLs, in file order. */
 export function sitemapsOf(data: RobotsData): string[] {
   const out: string[] = [];
-  for (let s = 0; s < data.sitemapCount; s++) {
-    const at = data.sitemapsAt + s * 2;
+  for (let s = 0; s < data.ints[SITEMAP_COUNT]; s++) {
+    const at = data.ints[SITEMAPS_AT] + s * 2;
     out.push(data.words.slice(data.ints[at], data.ints[at] + data.ints[at + 1]));
   }
   return out;
@@ -451,7 +461,7 @@ export class RobotsCompiler implements RobotsLineHandler {
       rankedSize.push(size);
     }
 
-    const groupsAt = (ruleCount + 1) * RULE_FIELDS;
+    const groupsAt = RULES_AT + (ruleCount + 1) * RULE_FIELDS;
     const agentsAt = groupsAt + groups.length * GROUP_FIELDS;
     const mergedAt = agentsAt + agentValues.length * AGENT_FIELDS;
     let membersAt = mergedAt + members.length * MERGED_FIELDS;
@@ -463,12 +473,23 @@ export class RobotsCompiler implements RobotsLineHandler {
     for (const size of rankedSize) total += size;
     const ints = new Int32Array(total);
 
+    ints[RULE_COUNT_SLOT] = ruleCount;
+    ints[GROUP_COUNT] = groups.length;
+    ints[AGENT_COUNT_SLOT] = agentValues.length;
+    ints[MERGED_COUNT] = members.length;
+    ints[SITEMAP_COUNT] = sitemaps.length;
+    ints[RAW_COUNT] = rawIds.length;
+    ints[GROUPS_AT] = groupsAt;
+    ints[AGENTS_AT] = agentsAt;
+    ints[MERGED_AT] = mergedAt;
+    ints[SITEMAPS_AT] = sitemapsAt;
+    ints[RAW_AT] = rawAt;
     const ruleStarts = this.ruleStarts;
     for (let id = 0; id < ruleCount; id++) {
-      ints[id * RULE_FIELDS] = ruleStarts[id];
-      ints[id * RULE_FIELDS + 1] = ruleBits[id];
+      ints[RULES_AT + id * RULE_FIELDS] = ruleStarts[id];
+      ints[RULES_AT + id * RULE_FIELDS + 1] = ruleBits[id];
     }
-    ints[ruleCount * RULE_FIELDS] = tokensAt;
+    ints[RULES_AT + ruleCount * RULE_FIELDS] = tokensAt;
     for (let g = 0; g < groups.length; g++) {
       const group = groups[g];
       const base = groupsAt + g * GROUP_FIELDS;
@@ -526,17 +547,6 @@ export class RobotsCompiler implements RobotsLineHandler {
       patterns,
       words,
       ints,
-      ruleCount,
-      groupCount: groups.length,
-      groupsAt,
-      agentCount: agentValues.length,
-      agentsAt,
-      mergedCount: members.length,
-      mergedAt,
-      sitemapCount: sitemaps.length,
-      sitemapsAt,
-      rawCount: rawIds.length,
-      rawAt,
       tokenMap: members.length <= SMALL_TOKEN_TABLE ? null : new Map(detach(tokens).map((t, i) => [t, i])),
       indexes: null,
     };

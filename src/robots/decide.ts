@@ -73,11 +73,18 @@ export function decide(data: RobotsData, merged: number, path: string): number {
     data.indexes[merged] ??= buildIndex(data, split, end);
     return decideIndexed(data, data.indexes[merged], path, best);
   }
+  // Best first: once a rule cannot beat the best match, none after it can (see outranks).
+  const bestLength = best < 0 ? -1 : ruleLength(data, best);
+  const bestAllows = best >= 0 && (ruleFlags(data, best) & ALLOW) !== 0;
   let masked = false;
   for (let k = split; k < end; k += OTHER_FIELDS) {
     const id = ints[k];
-    // Best first: once a rule cannot beat the best match, none after it can.
-    if (!outranks(data, id, best)) break;
+    const length = ruleLength(data, id);
+    if (length < bestLength) break;
+    if (length === bestLength) {
+      const allows = (ruleFlags(data, id) & ALLOW) !== 0;
+      if (allows === bestAllows ? id > best : !allows) break;
+    }
     if (!masked) {
       charMask(path, 0, path.length, pathMask, 0);
       masked = true;
@@ -124,17 +131,26 @@ function longestPrefixRule(data: RobotsData, from: number, split: number, path: 
   const ints = data.ints;
   let lo = 0;
   let hi = (split - from) >> 1;
+  // Every pattern between two others shares at least the shorter of their common prefixes
+  // with the path: the comparison starts there.
+  let loCommon = 0;
+  let hiCommon = 0;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
     const id = ints[from + mid * 2];
     const start = ruleStart(data, id);
     const length = ruleLength(data, id);
     const n = Math.min(length, path.length);
-    let i = 0;
+    let i = loCommon < hiCommon ? loCommon : hiCommon;
     while (i < n && patterns.charCodeAt(start + i) === path.charCodeAt(i)) i++;
     const order = i < n ? patterns.charCodeAt(start + i) - path.charCodeAt(i) : length - path.length;
-    if (order <= 0) lo = mid + 1;
-    else hi = mid;
+    if (order <= 0) {
+      lo = mid + 1;
+      loCommon = i;
+    } else {
+      hi = mid;
+      hiCommon = i;
+    }
   }
   if (lo === 0) return -1;
   let at = from + (lo - 1) * 2;

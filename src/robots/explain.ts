@@ -9,6 +9,7 @@ import {
   AGENT_MERGED,
   ALLOW,
   agentField,
+  count,
   DERIVED,
   END_LINE,
   FIRST_AGENT,
@@ -17,6 +18,7 @@ import {
   MEMBERS_FROM,
   MEMBERS_TO,
   mergedField,
+  RAW_COUNT,
   type RobotsData,
   rawPattern,
   ruleFlags,
@@ -98,7 +100,7 @@ export function matchedRule(data: RobotsData, id: number): MatchedRule {
   const flags = ruleFlags(data, id);
   const rule: MatchedRule = {
     kind: flags & ALLOW ? 'allow' : 'disallow',
-    pattern: data.rawCount === 0 ? normalizedPattern : rawPattern(data, id),
+    pattern: count(data, RAW_COUNT) === 0 ? normalizedPattern : rawPattern(data, id),
     normalizedPattern,
     line: ruleLine(data, id),
     length: ruleLength(data, id),

@@ -5,9 +5,12 @@
 
 import {
   ALLOW,
+  count,
   DERIVED,
+  detach,
   EMPTY,
   FIRST_RULE,
+  GROUP_COUNT,
   groupField,
   isAbsoluteHttpUrl,
   type RobotsData,
@@ -38,6 +41,17 @@ const CANONICAL: Record<string, string> = {
 function quote(value: string): string {
   return JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value);
 }
+
+/** Messages without anything from the file in them. */
+const FIXED = {
+  crawlDelay: 'Crawl-delay is not part of RFC 9309: Bing and Yandex honour it, Googlebot ignores it.',
+  noindex:
+    'Noindex in robots.txt has not been supported by Google since 2019; use a noindex meta tag or X-Robots-Tag header.',
+  html: 'This is an HTML page, not a robots.txt: no rules are read from it. Serve a text/plain robots.txt, or a 404 if you have none.',
+  invalidUtf8:
+    'The file is not valid UTF-8 (RFC 9309 2.3 asks for UTF-8); invalid bytes were read as U+FFFD.',
+};
+const FIXED_MESSAGES: ReadonlySet<string> = new Set(Object.values(FIXED));
 
 /** At most this many findings are listed per file. */
 export const MAX_LINTS = 200;
@@ -101,12 +115,7 @@ export class RobotsLinter implements RobotsLineHandler {
             `Crawl-delay ${quote(valueTextOf(d))} is not a number of seconds; it is ignored.`,
           );
         } else {
-          this.add(
-            'crawl-delay-extension',
-            'info',
-            d.line,
-            'Crawl-delay is not part of RFC 9309: Bing and Yandex honour it, Googlebot ignores it.',
-          );
+          this.add('crawl-delay-extension', 'info', d.line, FIXED.crawlDelay);
         }
         this.interrupt(d.line);
         return;
@@ -122,12 +131,7 @@ export class RobotsLinter implements RobotsLineHandler {
         this.interrupt(d.line);
         return;
       case 'noindex':
-        this.add(
-          'noindex-unsupported',
-          'warning',
-          d.line,
-          'Noindex in robots.txt has not been supported by Google since 2019; use a noindex meta tag or X-Robots-Tag header.',
-        );
+        this.add('noindex-unsupported', 'warning', d.line, FIXED.noindex);
         this.interrupt(d.line);
         return;
       case 'unsupported':
@@ -245,8 +249,7 @@ export class RobotsLinter implements RobotsLineHandler {
         code: 'looks-like-html',
         severity: 'error',
         line: 1,
-        message:
-          'This is an HTML page, not a robots.txt: no rules are read from it. Serve a text/plain robots.txt, or a 404 if you have none.',
+        message: FIXED.html,
       });
     }
     if (summary.truncatedAtLine !== undefined) {
@@ -262,8 +265,7 @@ export class RobotsLinter implements RobotsLineHandler {
         code: 'invalid-utf8',
         severity: 'warning',
         line: summary.invalidUtf8Line,
-        message:
-          'The file is not valid UTF-8 (RFC 9309 2.3 asks for UTF-8); invalid bytes were read as U+FFFD.',
+        message: FIXED.invalidUtf8,
       });
     }
     if (this.dropped > 0) {
@@ -277,6 +279,13 @@ export class RobotsLinter implements RobotsLineHandler {
     }
     this.lints.push(...file);
     this.lints.sort((a, b) => a.line - b.line);
+    // A built message may hold pieces of the source (V8 keeps the whole text alive for a
+    // slice of it): copy those out. The fixed ones are shared by every file.
+    const built = this.lints.filter((lint) => !FIXED_MESSAGES.has(lint.message));
+    const copies = detach(built.map((lint) => lint.message));
+    built.forEach((lint, i) => {
+      lint.message = copies[i];
+    });
   }
 }
 
@@ -286,7 +295,7 @@ export class RobotsLinter implements RobotsLineHandler {
  */
 export function repeatedRuleLints(data: RobotsData): RobotsLint[] {
   const lints: RobotsLint[] = [];
-  for (let g = 0; g < data.groupCount; g++) {
+  for (let g = 0; g < count(data, GROUP_COUNT); g++) {
     const seen = new Map<string, number>();
     const first = groupField(data, g, FIRST_RULE);
     for (let id = first; id < first + groupField(data, g, RULE_COUNT); id++) {

@@ -83,14 +83,22 @@ export function charMask(text: string, start: number, length: number, out: Int32
   let low = 0;
   let high = 0;
   for (let i = start; i < start + length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 42 /* * */ || c === 36 /* $ */) continue;
-    const bit = c & 63;
-    if (bit < 32) low |= 1 << bit;
-    else high |= 1 << (bit - 32);
+    const c = text.charCodeAt(i) & 127;
+    low |= LOW_BIT[c];
+    high |= HIGH_BIT[c];
   }
   out[at] = low;
   out[at + 1] = high;
+}
+
+/** The filter bit of each character (`c & 63`), in the low or the high word; none for `*` and `$`. */
+const LOW_BIT = new Int32Array(128);
+const HIGH_BIT = new Int32Array(128);
+for (let c = 0; c < 128; c++) {
+  if (c === 42 /* * */ || c === 36 /* $ */) continue;
+  const bit = c & 63;
+  if (bit < 32) LOW_BIT[c] = 1 << bit;
+  else HIGH_BIT[c] = 1 << (bit - 32);
 }
 
 /** Above this many rules, sorting by pattern uses the engine's own string sort. */

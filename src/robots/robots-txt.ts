@@ -5,10 +5,11 @@ import {
   agentField,
   agentValue,
   CRAWL_DELAY_MS,
-  detach,
+  count,
   END_LINE,
   FIRST_AGENT,
   FIRST_RULE,
+  GROUP_COUNT,
   groupField,
   MEMBERS_FROM,
   MEMBERS_TO,
@@ -16,6 +17,7 @@ import {
   RobotsCompiler,
   type RobotsData,
   RULE_COUNT,
+  SITEMAP_COUNT,
   START_LINE,
   sitemapsOf,
 } from './compile.js';
@@ -83,12 +85,7 @@ export class RobotsTxt {
     const compiler = new RobotsCompiler();
     const linter = new RobotsLinter();
     tokenize(body, { maxBytes, rejectHtml: options.rejectHtml ?? true }, new Both(compiler, linter));
-    const lints = linter.lints.length === 0 ? (NO_LINTS as RobotsLint[]) : linter.lints;
-    const messages = detach(lints.map((l) => l.message));
-    lints.forEach((lint, i) => {
-      lint.message = messages[i];
-    });
-    return new RobotsTxt(compiler.finish(), lints);
+    return new RobotsTxt(compiler.finish(), linter.lints.length === 0 ? NO_LINTS : linter.lints);
   }
 
   /**
@@ -123,14 +120,14 @@ export class RobotsTxt {
 
   /** Absolute sitemap URLs from the whole file, in file order, without repeats. */
   get sitemaps(): readonly string[] {
-    return this.#data.sitemapCount === 0 ? NO_SITEMAPS : Object.freeze(sitemapsOf(this.#data));
+    return count(this.#data, SITEMAP_COUNT) === 0 ? NO_SITEMAPS : Object.freeze(sitemapsOf(this.#data));
   }
 
   /** The groups exactly as written (not merged), with their rules in file order. */
   get groups(): readonly RobotsGroup[] {
     const data = this.#data;
     const groups: RobotsGroup[] = [];
-    for (let g = 0; g < data.groupCount; g++) {
+    for (let g = 0; g < count(data, GROUP_COUNT); g++) {
       const firstAgent = groupField(data, g, FIRST_AGENT);
       const firstRule = groupField(data, g, FIRST_RULE);
       const userAgents = [];

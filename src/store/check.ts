@@ -43,6 +43,9 @@ export interface RobotsCheckOptions {
  */
 const NO_FILE = RobotsTxt.parse('');
 
+const ALL_CANDIDATES = Object.freeze({ candidates: true });
+const DECISIVE_ONLY = Object.freeze({ candidates: false });
+
 /** Applies a policy to a URL. */
 export function checkPolicy(
   policy: OriginPolicy,
@@ -51,7 +54,7 @@ export function checkPolicy(
   now: number,
   options: RobotsCheckOptions | undefined,
 ): RobotsCheck {
-  const explainOptions = { candidates: options?.candidates ?? false };
+  const explainOptions = options?.candidates === true ? ALL_CANDIDATES : DECISIVE_ONLY;
   const ageMs = now - (policy.goodCopyFetchedAt ?? policy.fetchedAt);
   const href = typeof url === 'string' ? url : url.href;
   // Both answers are spelled out field by field: built with object spread, this hot path

@@ -232,6 +232,8 @@ export class RobotsStore {
   readonly #clock: () => number;
   readonly #log: Log;
   readonly #cache: LRUCache<string, PolicyEntry>;
+  /** The entry of the last check (see #cachedEntry); forgotten whenever the cache changes. */
+  #recent: PolicyEntry | undefined;
   readonly #inflight = new Map<string, Promise<PolicyEntry>>();
   readonly #listeners = new Set<RobotsChangeListener>();
   readonly #stats = { fetches: 0, backendHits: 0, lockWaits: 0, backendErrors: 0 };
@@ -334,14 +336,14 @@ export class RobotsStore {
     // already settled promise, without an async frame.
     try {
       this.#assertOpen();
-      const origin = originOf(url);
       // One clock read on the hot path: the clock may be a system call.
       const now = this.#clock();
-      const cached = this.#cache.get(origin);
       const agent = productTokenOrUserAgent ?? this.#agent;
+      const cached = this.#cachedEntry(url);
       if (cached !== undefined && cached.policy.expiresAt > now) {
         return Promise.resolve(checkPolicy(cached.policy, url, agent, now, options));
       }
+      const origin = originOf(url);
       return this.#refresh(origin).then((entry) =>
         checkPolicy(entry.policy, url, agent, this.#clock(), options),
       );
@@ -371,7 +373,7 @@ export class RobotsStore {
     options?: RobotsCheckOptions,
   ): RobotsCheck | undefined {
     const now = this.#clock();
-    const entry = this.#cache.get(originOf(url));
+    const entry = this.#cachedEntry(url);
     if (entry === undefined || entry.policy.expiresAt <= now) return undefined;
     return checkPolicy(entry.policy, url, productTokenOrUserAgent ?? this.#agent, now, options);
   }
@@ -401,6 +403,28 @@ export class RobotsStore {
 
   #assertOpen(): void {
     if (this.#closed) throw new Error('This RobotsStore is closed; create a new one.');
+  }
+
+  /**
+   * The entry in memory for the origin of `url`, fresh or not. A crawler checks runs of URLs
+   * of one origin: a URL that starts with the origin of the last entry found, followed by the
+   * end of the authority, has that origin without being parsed or looked up.
+   *
+   * @throws TypeError when `url` is not an absolute http(s) URL.
+   */
+  #cachedEntry(url: string | URL): PolicyEntry | undefined {
+    const recent = this.#recent;
+    if (recent !== undefined && typeof url === 'string') {
+      const origin = recent.policy.origin;
+      if (url.startsWith(origin)) {
+        const next = url.charCodeAt(origin.length);
+        // NaN (the URL is the origin), `/`, `?` or `#`.
+        if (!(next >= 0) || next === 47 || next === 63 || next === 35) return recent;
+      }
+    }
+    const entry = this.#cache.get(originOf(url));
+    if (entry !== undefined) this.#recent = entry;
+    return entry;
   }
 
   #freshEntry(origin: string): PolicyEntry | undefined {
@@ -549,6 +573,7 @@ export class RobotsStore {
       goodRobots: robots ?? carried,
     };
     this.#cache.set(origin, entry);
+    this.#recent = undefined;
     if (local !== undefined && this.#listeners.size > 0) {
       const change = diffPolicies(local.policy, entry.policy);
       if (change !== null) {
