@@ -141,7 +141,7 @@ function longestPrefixRule(data: RobotsData, from: number, split: number, path: 
     const start = ruleStart(data, id);
     const length = ruleLength(data, id);
     const n = Math.min(length, path.length);
-    let i = loCommon < hiCommon ? loCommon : hiCommon;
+    let i = Math.min(loCommon, hiCommon);
     while (i < n && patterns.charCodeAt(start + i) === path.charCodeAt(i)) i++;
     const order = i < n ? patterns.charCodeAt(start + i) - path.charCodeAt(i) : length - path.length;
     if (order <= 0) {
