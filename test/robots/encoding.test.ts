@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { normalizePath, normalizePattern, pathOf } from '../../src/robots/index.js';
 
@@ -21,6 +22,66 @@ describe('normalizePath', () => {
     ['/foo/bar?baz=http://foo.bar?tar&par', '/foo/bar?baz=http://foo.bar?tar&par'],
   ])('%s -> %s', (input, expected) => {
     expect(normalizePath(input)).toBe(expected);
+  });
+});
+
+/**
+ * The rules of encoding.ts spelled out one unit at a time, as slowly and plainly as
+ * possible: the reference the fast normaliser must agree with.
+ */
+function referenceNormalizePath(path: string): string {
+  const unreserved = /^[A-Za-z0-9\-._~]$/;
+  const raw = /^[A-Za-z0-9\-._~!#&'()+,/:;=?@[\]]$/;
+  let out = '';
+  for (let i = 0; i < path.length; ) {
+    const hex = /^%([0-9A-Fa-f]{2})/.exec(path.slice(i));
+    if (hex) {
+      const ch = String.fromCharCode(Number.parseInt(hex[1], 16));
+      out += unreserved.test(ch) ? ch : `%${hex[1].toUpperCase()}`;
+      i += 3;
+      continue;
+    }
+    const ch = String.fromCodePoint(path.codePointAt(i)!);
+    i += ch.length;
+    if (raw.test(ch)) out += ch;
+    else
+      for (const octet of new TextEncoder().encode(ch))
+        out += `%${octet.toString(16).toUpperCase().padStart(2, '0')}`;
+  }
+  return out;
+}
+
+describe('normalizePath agrees with the reference', () => {
+  const unit = fc.oneof(
+    fc.constantFrom(
+      '%',
+      '%2',
+      '%2F',
+      '%2f',
+      '%41',
+      '%7e',
+      '%7E',
+      '%C3%A9',
+      '%zz',
+      '*',
+      '$',
+      ' ',
+      'é',
+      '😀',
+      '\uD800',
+      '\uDC00',
+    ),
+    fc.constantFrom('a', 'Z', '0', '/', '?', '=', '&', '-', '.', '~', '[', '|', '^', '"'),
+    fc.string({ unit: 'binary', maxLength: 3 }),
+  );
+  it('on paths made of escapes, wildcards, non-ASCII and plain runs', () => {
+    fc.assert(
+      fc.property(fc.array(unit, { maxLength: 40 }), (units) => {
+        const path = `/${units.join('')}`;
+        expect(normalizePath(path)).toBe(referenceNormalizePath(path));
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
 
