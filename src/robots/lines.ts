@@ -148,19 +148,38 @@ export function tokenize(
     typo: false,
     missingColon: false,
   };
+  const scan: LineScan = { hash: new NextOf(text, '#'), colon: new NextOf(text, ':'), firstInvalid: 0 };
+  const line = readLines(text, invalidUtf8, truncated, directive, handler, scan);
+  summary.lines = line;
+  if (truncated) summary.truncatedAtLine = line + 1;
+  if (invalidUtf8) summary.invalidUtf8Line = scan.firstInvalid || 1;
+  handler.end(summary);
+}
+
+/**
+ * The loop over the lines, returning how many there were. A function of its own: a long file
+ * gets this loop optimized while it runs, and the code after it would then leave the
+ * optimized code at the end of every parse.
+ */
+function readLines(
+  text: string,
+  invalidUtf8: boolean,
+  truncated: boolean,
+  directive: Directive,
+  handler: RobotsLineHandler,
+  scan: LineScan,
+): number {
   const n = text.length;
   const lf = new NextOf(text, '\n');
   const cr = new NextOf(text, '\r');
   const bad = new NextOf(text, '\uFFFD');
-  const scan: LineScan = { hash: new NextOf(text, '#'), colon: new NextOf(text, ':') };
   let line = 0;
   let start = 0;
-  let firstInvalid = 0;
   for (;;) {
     // CR, LF and CRLF each end a line (RFC 9309 2.2; Google counts CRLF once).
     const end = Math.min(lf.from(start), cr.from(start), n);
     line++;
-    if (invalidUtf8 && firstInvalid === 0 && bad.from(start) < end) firstInvalid = line;
+    if (invalidUtf8 && scan.firstInvalid === 0 && bad.from(start) < end) scan.firstInvalid = line;
     if (end > start) {
       let stop = end;
       // Only a line with more units than the cap / 3 can exceed the cap in octets.
@@ -174,16 +193,12 @@ export function tokenize(
       }
       parseLine(text, start, stop, line, directive, handler, scan);
     }
-    if (end >= n) break;
+    if (end >= n) return line;
     start = end + (text.charCodeAt(end) === 13 && text.charCodeAt(end + 1) === 10 ? 2 : 1);
     // A file that ends with a line end has no line after it, except Google's empty last
     // line, which matters to nobody; a cut file must not count one either.
-    if (start >= n && truncated) break;
+    if (start >= n && truncated) return line;
   }
-  summary.lines = line;
-  if (truncated) summary.truncatedAtLine = line + 1;
-  if (invalidUtf8) summary.invalidUtf8Line = firstInvalid || 1;
-  handler.end(summary);
 }
 
 function countLines(text: string): number {
@@ -233,6 +248,8 @@ function isBlankAt(text: string, i: number): boolean {
 interface LineScan {
   hash: NextOf;
   colon: NextOf;
+  /** The first line with U+FFFD when the bytes were not valid UTF-8, else 0. */
+  firstInvalid: number;
 }
 
 /** Reads `text[from, to)`, one line, into `d` and hands it on. */

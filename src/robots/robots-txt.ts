@@ -30,6 +30,7 @@ import {
   tokenize,
 } from './lines.js';
 import { RobotsLinter, repeatedRuleLints } from './lint.js';
+import { rankLargeGroups } from './rank.js';
 import type { RobotsGroup, RobotsLint, RobotsParseOptions, RobotsRule, Verdict } from './types.js';
 
 /**
@@ -85,7 +86,9 @@ export class RobotsTxt {
     const compiler = new RobotsCompiler();
     const linter = new RobotsLinter();
     tokenize(body, { maxBytes, rejectHtml: options.rejectHtml ?? true }, new Both(compiler, linter));
-    return new RobotsTxt(compiler.finish(), linter.lints.length === 0 ? NO_LINTS : linter.lints);
+    const data = compiler.finish();
+    rankLargeGroups(data);
+    return new RobotsTxt(data, linter.lints.length === 0 ? NO_LINTS : linter.lints);
   }
 
   /**
