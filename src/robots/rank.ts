@@ -29,7 +29,6 @@ import {
   RULE_COUNT,
   ruleFlags,
   ruleLength,
-  rulePattern,
   ruleStart,
 } from './compile.js';
 
@@ -66,19 +65,6 @@ export function compareRank(data: RobotsData, a: number, b: number): number {
     (ruleFlags(data, b) & ALLOW) - (ruleFlags(data, a) & ALLOW) ||
     a - b
   );
-}
-
-/** Compares the patterns of two rules in code unit order, in place. */
-function compareText(data: RobotsData, a: number, b: number): number {
-  const patterns = data.patterns;
-  const n = Math.min(ruleLength(data, a), ruleLength(data, b));
-  const sa = ruleStart(data, a);
-  const sb = ruleStart(data, b);
-  for (let i = 0; i < n; i++) {
-    const d = patterns.charCodeAt(sa + i) - patterns.charCodeAt(sb + i);
-    if (d !== 0) return d;
-  }
-  return ruleLength(data, a) - ruleLength(data, b);
 }
 
 /** Whether the pattern of rule `short` is a prefix of the pattern of rule `long`. */
