@@ -6,7 +6,7 @@
 
 import { tokenOfUserAgentLine } from './agent.js';
 import type { GroupIndex } from './decide.js';
-import { copyPlainPattern, normalizePattern } from './encoding.js';
+import { COPIED_STAR, copyPlainPattern, normalizePattern } from './encoding.js';
 import { type Directive, type FileSummary, type RobotsLineHandler, valueTextOf } from './lines.js';
 
 /** Rule flags, stored in the low bits of a rule's second field. */
@@ -337,9 +337,12 @@ export class RobotsCompiler implements RobotsLineHandler {
     const start = this.used;
     // Most patterns are already in normal form: copied as they are, without a string.
     this.reserve(d.valueEnd - d.valueStart);
-    const end = copyPlainPattern(d.source, d.valueStart, d.valueEnd, scratch, start);
-    if (end >= 0) this.used = end;
-    else {
+    const copied = copyPlainPattern(d.source, d.valueStart, d.valueEnd, scratch, start);
+    let star = true;
+    if (copied >= 0) {
+      this.used = copied & ~COPIED_STAR;
+      star = (copied & COPIED_STAR) !== 0;
+    } else {
       const raw = valueTextOf(d);
       const normalized = normalizePattern(raw);
       if (normalized !== raw) {
@@ -348,7 +351,7 @@ export class RobotsCompiler implements RobotsLineHandler {
       }
       this.append(normalized, 0, normalized.length);
     }
-    this.pushRule(group, allow, start, d.line, 0);
+    this.pushRule(group, allow, start, d.line, 0, star);
     // Google treats an allowed `index.html` as allowing its directory too: `/dir/index.html`
     // adds `/dir/$`. Only for allow rules.
     if (allow) {
@@ -359,7 +362,7 @@ export class RobotsCompiler implements RobotsLineHandler {
         scratch.copyWithin(derived, start, slash + 1);
         this.used += slash + 1 - start;
         scratch[this.used++] = 36; /* $ */
-        this.pushRule(group, allow, derived, d.line, DERIVED);
+        this.pushRule(group, allow, derived, d.line, DERIVED, star);
       }
     }
     group.endLine = d.line;
@@ -374,13 +377,20 @@ export class RobotsCompiler implements RobotsLineHandler {
     return slash;
   }
 
-  /** Records the rule whose pattern is `scratch[start, used)`. */
-  private pushRule(group: PendingGroup, allow: boolean, start: number, line: number, extra: number): void {
+  /** Records the rule whose pattern is `scratch[start, used)`; `mayHaveStar` false when it has no `*`. */
+  private pushRule(
+    group: PendingGroup,
+    allow: boolean,
+    start: number,
+    line: number,
+    extra: number,
+    mayHaveStar: boolean,
+  ): void {
     let flags = extra | (allow ? ALLOW : 0);
     const end = this.used;
     if (end === start) flags |= EMPTY;
     else {
-      let star = start;
+      let star = mayHaveStar ? start : end;
       while (star < end && scratch[star] !== 42 /* * */) star++;
       const last = scratch[end - 1];
       if (star === end && last !== 36 /* $ */) flags |= PLAIN;

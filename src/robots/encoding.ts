@@ -26,11 +26,14 @@ for (let c = 0; c < 128; c++) {
 /** Path characters that need no work at all. `%`, `*` and `$` are not among them. */
 const PLAIN_PATH = /^[A-Za-z0-9\-._~!&'()+,/:;=?@[\]]*$/;
 
+/** Set in the result of `copyPlainPattern` when the pattern has a `*`. */
+export const COPIED_STAR = 1 << 30;
+
 /**
  * Copies the pattern `text[from, to)` as octets into `out` at `at` if it is already in
  * normal form (plain characters and `*`, then maybe a final `$`), and returns the position
- * after it; returns -1, with `out` partly written, if it needs `normalizePattern`. `out`
- * must have room for `to - from` octets.
+ * after it, with COPIED_STAR set if it has a `*`; returns -1, with `out` partly written, if
+ * it needs `normalizePattern`. `out` must have room for `to - from` octets.
  */
 export function copyPlainPattern(
   text: string,
@@ -42,13 +45,15 @@ export function copyPlainPattern(
   const anchored = to > from && text.charCodeAt(to - 1) === 36; /* $ */
   const end = anchored ? to - 1 : to;
   let o = at;
+  let star = 0;
   for (let i = from; i < end; i++) {
     const c = text.charCodeAt(i);
     if (c >= 128 || plainPattern[c] === 0) return -1;
+    if (c === 42) star = COPIED_STAR;
     out[o++] = c;
   }
   if (anchored) out[o++] = 36;
-  return o;
+  return o | star;
 }
 
 function hexValue(code: number): number {

@@ -197,6 +197,15 @@ describe('rule precedence (RFC 9309 2.2.2)', () => {
       line: 2,
     });
   });
+  it('keeps a wildcard of the index.html rule in the directory it derives', () => {
+    const robots = RobotsTxt.parse('user-agent: *\nallow: /shop*/index.html\ndisallow: /\n');
+    expect(robots.isAllowed('/shop-old/', 'a')).toBe(true);
+    expect(robots.isAllowed('/shop-old/cart', 'a')).toBe(false);
+    expect(robots.explain('/shop-old/', 'a').rule).toMatchObject({
+      pattern: '/shop*/$',
+      derived: 'index-html',
+    });
+  });
 });
 
 describe('percent-encoding on both sides (RFC 9309 2.2.2)', () => {
