@@ -415,9 +415,14 @@ export class RobotsCompiler implements RobotsLineHandler {
     const { groups, agentValues, ruleBits, rawIds, sitemaps } = this;
     const ruleCount = ruleBits.length;
 
-    // The groups of each token, merged (RFC 9309 2.2.1).
+    // The groups of each token, merged (RFC 9309 2.2.1): (token, group) pairs in file order,
+    // then sorted by token into one list (a file may name tens of thousands of tokens).
     const mergedOf = new Map<string, number>();
-    const members: number[][] = [];
+    const tokens: string[] = [];
+    const memberCount: number[] = [];
+    const lastMember: number[] = [];
+    const pairToken: number[] = [];
+    const pairGroup: number[] = [];
     const agentMerged: number[] = [];
     for (let g = 0; g < groups.length; g++) {
       const group = groups[g];
@@ -429,14 +434,27 @@ export class RobotsCompiler implements RobotsLineHandler {
         }
         let m = mergedOf.get(token);
         if (m === undefined) {
-          m = members.length;
+          m = tokens.length;
           mergedOf.set(token, m);
-          members.push([g]);
-        } else if (members[m][members[m].length - 1] !== g) members[m].push(g);
+          tokens.push(token);
+          memberCount.push(0);
+          lastMember.push(-1);
+        }
+        if (lastMember[m] !== g) {
+          lastMember[m] = g;
+          memberCount[m]++;
+          pairToken.push(m);
+          pairGroup.push(g);
+        }
         agentMerged.push(m);
       }
     }
-    const tokens = [...mergedOf.keys()];
+    const mergedCount = tokens.length;
+    const memberStart: number[] = [0];
+    for (let m = 0; m < mergedCount; m++) memberStart.push(memberStart[m] + memberCount[m]);
+    const memberList: number[] = new Array(pairGroup.length);
+    const cursor = memberStart.slice(0, mergedCount);
+    for (let p = 0; p < pairGroup.length; p++) memberList[cursor[pairToken[p]]++] = pairGroup[p];
 
     // Strings of our own, never slices of the source: patterns and tokens are decoded from
     // `scratch` (a new string), the rest joined (a trailing blank makes `join` build a new
@@ -447,26 +465,32 @@ export class RobotsCompiler implements RobotsLineHandler {
     const words = [...this.rawValues, ...agentValues, ...sitemaps, ' '].join('');
 
     // Ranked tables: one per distinct list of member groups, sized now, filled on first use.
+    const groupSize: number[] = [];
+    for (const group of groups) {
+      let size = 0;
+      for (let id = group.firstRule; id < group.firstRule + group.ruleCount; id++) {
+        const flags = ruleBits[id];
+        if (!(flags & EMPTY)) size += flags & PLAIN ? 2 : OTHER_RULE_FIELDS;
+      }
+      groupSize.push(size);
+    }
     const rankedSize: number[] = [];
-    const sharedTable = new Map<string, number>();
+    const tableOfGroup = new Map<number, number>();
+    const tableOfList = new Map<string, number>();
     const tableOf: number[] = [];
-    for (const list of members) {
-      const key = list.length === 1 ? list[0] : list.join(',');
-      const shared = sharedTable.get(String(key));
+    for (let m = 0; m < mergedCount; m++) {
+      const from = memberStart[m];
+      const to = memberStart[m + 1];
+      const key = to - from === 1 ? '' : memberList.slice(from, to).join(',');
+      const shared = key === '' ? tableOfGroup.get(memberList[from]) : tableOfList.get(key);
       if (shared !== undefined) {
         tableOf.push(shared);
         continue;
       }
       let size = 1;
-      for (const g of list) {
-        const first = groups[g].firstRule;
-        for (let id = first; id < first + groups[g].ruleCount; id++) {
-          const flags = ruleBits[id];
-          if (flags & EMPTY) continue;
-          size += flags & PLAIN ? 2 : OTHER_RULE_FIELDS;
-        }
-      }
-      sharedTable.set(String(key), rankedSize.length);
+      for (let k = from; k < to; k++) size += groupSize[memberList[k]];
+      if (key === '') tableOfGroup.set(memberList[from], rankedSize.length);
+      else tableOfList.set(key, rankedSize.length);
       tableOf.push(rankedSize.length);
       rankedSize.push(size);
     }
@@ -474,9 +498,8 @@ export class RobotsCompiler implements RobotsLineHandler {
     const groupsAt = RULES_AT + (ruleCount + 1) * RULE_FIELDS;
     const agentsAt = groupsAt + groups.length * GROUP_FIELDS;
     const mergedAt = agentsAt + agentValues.length * AGENT_FIELDS;
-    let membersAt = mergedAt + members.length * MERGED_FIELDS;
-    let sitemapsAt = membersAt;
-    for (const list of members) sitemapsAt += list.length;
+    const membersAt = mergedAt + mergedCount * MERGED_FIELDS;
+    const sitemapsAt = membersAt + memberList.length;
     const rawAt = sitemapsAt + sitemaps.length * 2;
     let rankedAt = rawAt + rawIds.length * 3;
     let total = rankedAt;
@@ -486,7 +509,7 @@ export class RobotsCompiler implements RobotsLineHandler {
     ints[RULE_COUNT_SLOT] = ruleCount;
     ints[GROUP_COUNT] = groups.length;
     ints[AGENT_COUNT_SLOT] = agentValues.length;
-    ints[MERGED_COUNT] = members.length;
+    ints[MERGED_COUNT] = mergedCount;
     ints[SITEMAP_COUNT] = sitemaps.length;
     ints[RAW_COUNT] = rawIds.length;
     ints[GROUPS_AT] = groupsAt;
@@ -539,16 +562,19 @@ export class RobotsCompiler implements RobotsLineHandler {
       tableAt.push(rankedAt);
       rankedAt += size;
     }
+    ints.set(memberList, membersAt);
     let token = tokensAt;
-    for (let m = 0; m < members.length; m++) {
+    let tokenMap: Map<string, number> | null = null;
+    if (mergedCount > SMALL_TOKEN_TABLE) tokenMap = new Map();
+    for (let m = 0; m < mergedCount; m++) {
       const base = mergedAt + m * MERGED_FIELDS;
       ints[base] = token;
       ints[base + 1] = tokens[m].length;
+      // Keys cut from our own string of tokens, never from the source.
+      tokenMap?.set(patterns.slice(token, token + tokens[m].length), m);
       token += tokens[m].length;
-      ints[base + MEMBERS_FROM] = membersAt;
-      ints.set(members[m], membersAt);
-      membersAt += members[m].length;
-      ints[base + MEMBERS_TO] = membersAt;
+      ints[base + MEMBERS_FROM] = membersAt + memberStart[m];
+      ints[base + MEMBERS_TO] = membersAt + memberStart[m + 1];
       ints[base + RANKED_FROM] = tableAt[tableOf[m]];
       ints[base + RANKED_TO] = tableAt[tableOf[m]] + rankedSize[tableOf[m]];
     }
@@ -557,7 +583,7 @@ export class RobotsCompiler implements RobotsLineHandler {
       patterns,
       words,
       ints,
-      tokenMap: members.length <= SMALL_TOKEN_TABLE ? null : new Map(detach(tokens).map((t, i) => [t, i])),
+      tokenMap,
       indexes: null,
     };
   }
