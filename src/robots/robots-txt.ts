@@ -88,7 +88,8 @@ export class RobotsTxt {
     tokenize(body, { maxBytes, rejectHtml: options.rejectHtml ?? true }, new Both(compiler, linter));
     const data = compiler.finish();
     rankLargeGroups(data);
-    return new RobotsTxt(data, linter.lints.length === 0 ? NO_LINTS : linter.lints);
+    // A copy holds exactly its findings: the list grown by push has room for more.
+    return new RobotsTxt(data, linter.lints.length === 0 ? NO_LINTS : linter.lints.slice());
   }
 
   /**
