@@ -37,13 +37,14 @@ export function interceptProperty(
   wrap: (value: unknown) => unknown,
   unwrap: (value: unknown) => unknown,
 ): void {
-  let raw = unwrap(crawler[name]);
+  // Crawlee reads these properties several times per request: wrapped once per assignment.
+  let wrapped = wrap(unwrap(crawler[name]));
   Object.defineProperty(crawler, name, {
     configurable: true,
     enumerable: true,
-    get: () => wrap(raw),
+    get: () => wrapped,
     set: (value: unknown) => {
-      raw = unwrap(value);
+      wrapped = wrap(unwrap(value));
     },
   });
 }

@@ -91,6 +91,8 @@ export class RobotsGuard implements HopChecker {
   /** Requests counted as deferred (each once). */
   readonly #deferredRequests = new Set<string>();
   readonly #blocked = new WeakMap<Request, NavigationBlock>();
+  /** The Crawl-delay of each origin, and until when its policy holds. */
+  readonly #crawlDelays = new Map<string, { seconds: number | undefined; until: number }>();
   /** URLs already recorded at enqueue. */
   readonly #droppedOnEnqueue = new Set<string>();
   readonly #interceptors = new Map<CrawlerInternals, RequestManagerInterceptor>();
@@ -336,36 +338,33 @@ export class RobotsGuard implements HopChecker {
   }
 
   /**
-   * URLs being added: the new origins are resolved together (each once: the store shares a
-   * running fetch), then every URL is checked from memory. Disallowed URLs never enter the queue;
-   * URLs of unreachable or still unresolved origins enter it and are decided when taken out.
+   * URLs being added: each is checked from memory; the origins not in memory are resolved
+   * together (each once: the store shares a running fetch), then their URLs are checked.
+   * Disallowed URLs never enter the queue; URLs of unreachable or still unresolved origins enter
+   * it and are decided when taken out.
    */
   async #admit(crawler: CrawlerInternals, urls: readonly (string | undefined)[]): Promise<boolean[]> {
-    const store = await this.#storeFor(crawler);
+    const store = this.#givenStore ?? this.#settledStore ?? (await this.#storeFor(crawler));
+    const checks = urls.map((url) => (url === undefined ? undefined : this.#checkCached(store, url)));
     const unresolved = new Map<string, string>();
-    for (const url of urls) {
-      if (url === undefined) continue;
+    urls.forEach((url, i) => {
+      if (url === undefined || checks[i] !== undefined) return;
       try {
         const origin = originOf(url);
-        if (!unresolved.has(origin) && store.peek(url) === undefined) unresolved.set(origin, url);
+        if (!unresolved.has(origin)) unresolved.set(origin, url);
       } catch {
         // not an http(s) URL: Crawlee decides what to do with it
       }
-    }
+    });
     if (unresolved.size > 0) {
       await withDeadline(
         forEachConcurrently([...unresolved.values()], ADMIT_CONCURRENCY, (url) => store.resolve(url)),
         this.#options.enqueueWaitMs,
       );
     }
-    return urls.map((url) => {
+    return urls.map((url, i) => {
       if (url === undefined) return true;
-      let check: RobotsCheck | undefined;
-      try {
-        check = store.checkCached(url, this.productToken);
-      } catch {
-        return true;
-      }
+      const check = checks[i] ?? (unresolved.size > 0 ? this.#checkCached(store, url) : undefined);
       if (check === undefined) return true;
       const verdict = this.#verdictOf(check, undefined, false);
       if (verdict.kind !== 'drop') return true;
@@ -374,8 +373,35 @@ export class RobotsGuard implements HopChecker {
     });
   }
 
-  /** A request taken out of the queue: fetch it, skip it, or hold it (deferral, Crawl-delay). */
-  async #release(crawler: CrawlerInternals, request: Request, paced: boolean): Promise<DequeueDecision> {
+  /** A store check from memory; undefined when the origin is not in memory or the URL is not http(s). */
+  #checkCached(store: RobotsStore, url: string): RobotsCheck | undefined {
+    try {
+      return store.checkCached(url, this.productToken);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * A request taken out of the queue: fetch it, skip it, or hold it (deferral, Crawl-delay).
+   * Decided at once, without a promise, when its origin's policy is in memory (nearly always).
+   */
+  #release(
+    crawler: CrawlerInternals,
+    request: Request,
+    paced: boolean,
+  ): DequeueDecision | Promise<DequeueDecision> {
+    const store = this.#givenStore ?? this.#settledStore;
+    const check = store === undefined ? undefined : this.#checkCached(store, request.url);
+    if (check !== undefined) return this.#decide(crawler, request, paced, check);
+    return this.#resolveAndDecide(crawler, request, paced);
+  }
+
+  async #resolveAndDecide(
+    crawler: CrawlerInternals,
+    request: Request,
+    paced: boolean,
+  ): Promise<DequeueDecision> {
     const store = await this.#storeFor(crawler);
     let check: RobotsCheck;
     try {
@@ -383,6 +409,10 @@ export class RobotsGuard implements HopChecker {
     } catch {
       return { action: 'fetch' };
     }
+    return this.#decide(crawler, request, paced, check);
+  }
+
+  #decide(crawler: CrawlerInternals, request: Request, paced: boolean, check: RobotsCheck): DequeueDecision {
     const verdict = this.#verdictOf(check, request, true);
     if (verdict.kind === 'defer') return { action: 'hold', until: verdict.until, paced: false };
     if (verdict.kind === 'drop') {
@@ -429,7 +459,7 @@ export class RobotsGuard implements HopChecker {
     if (!check.allowed) return { kind: 'drop', reason: 'disallowed' };
     const { enabled, maxSeconds, overMax } = this.#options.crawlDelay;
     if (!enabled) return { kind: 'allow', crawlDelayMs: 0 };
-    const asked = this.#policyOf(check.url)?.robots?.crawlDelay(this.productToken);
+    const asked = this.#crawlDelayOf(check, now);
     if (asked === undefined || asked <= 0) return { kind: 'allow', crawlDelayMs: 0 };
     if (asked > maxSeconds && overMax === 'skip') {
       return { kind: 'drop', reason: 'crawl-delay-over-max', crawlDelaySeconds: asked };
@@ -437,6 +467,20 @@ export class RobotsGuard implements HopChecker {
     const seconds = Math.min(asked, maxSeconds);
     if (pace) this.#tally.crawlDelay(check.origin, seconds);
     return { kind: 'allow', crawlDelayMs: seconds * 1000 };
+  }
+
+  /**
+   * The `Crawl-delay` the origin's robots.txt asks of this crawler, in seconds. Read once per
+   * lifetime of the origin's policy, the time a copy of robots.txt may be used (RFC 9309 2.4).
+   */
+  #crawlDelayOf(check: RobotsCheck, now: number): number | undefined {
+    const known = this.#crawlDelays.get(check.origin);
+    if (known !== undefined && known.until > now) return known.seconds;
+    const policy = this.#policyOf(check.url);
+    if (policy === undefined) return undefined;
+    const seconds = policy.robots?.crawlDelay(this.productToken);
+    this.#crawlDelays.set(check.origin, { seconds, until: policy.expiresAt });
+    return seconds;
   }
 
   #policyOf(url: string) {

@@ -15,9 +15,9 @@ export interface RequestGate {
   admit(urls: readonly (string | undefined)[]): Promise<boolean[]>;
   /**
    * For a request taken out of the queue. `paced` is true when the request already waited for
-   * its Crawl-delay slot.
+   * its Crawl-delay slot. A plain decision when it needs no I/O.
    */
-  release(request: Request, paced: boolean): Promise<DequeueDecision>;
+  release(request: Request, paced: boolean): DequeueDecision | Promise<DequeueDecision>;
   /** Wall clock, the one `until` is measured on. */
   now(): number;
 }
@@ -118,8 +118,9 @@ export class RequestManagerInterceptor {
   #proxy(target: RequestManagerLike): object {
     const overrides: Record<PropertyKey, unknown> = {
       fetchNextRequest: () => this.#fetchNext(target),
-      isEmpty: async () => !this.#hasReady(target) && (await target.isEmpty()),
-      isFinished: async () => !this.#holds(target) && (await target.isFinished()),
+      // Polled by Crawlee's pool between tasks: the real manager's promise unless a request is held.
+      isEmpty: () => (this.#hasReady(target) ? Promise.resolve(false) : target.isEmpty()),
+      isFinished: () => (this.#holds(target) ? Promise.resolve(false) : target.isFinished()),
       addRequest: async (request: Source | string, options?: object) => {
         const [keep] = await this.#gate.admit([urlOf(request)]);
         if (keep) return target.addRequest!(request, options);
