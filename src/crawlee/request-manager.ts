@@ -197,9 +197,11 @@ export class RequestManagerInterceptor {
         request = await target.fetchNextRequest();
         if (request === null) return null;
         // A request held longer than its queue lock comes out of the queue again: we still hold it.
-        if (this.#held.has(keyOf(request))) continue;
+        if (this.#held.size > 0 && this.#held.has(keyOf(request))) continue;
       }
-      const decision = await this.#gate.release(request, paced);
+      // Most decisions need no I/O and come without a promise: no await for them.
+      const released = this.#gate.release(request, paced);
+      const decision = released instanceof Promise ? await released : released;
       if (decision.action === 'fetch') return request;
       if (decision.action === 'skip') await target.markRequestHandled(request);
       else this.hold(target, request, decision.until, decision.paced);
@@ -208,6 +210,7 @@ export class RequestManagerInterceptor {
   }
 
   #takeReady(target: RequestManagerLike): HeldRequest | undefined {
+    if (this.#ready.length === 0) return undefined;
     const index = this.#ready.findIndex((entry) => entry.target === target);
     if (index < 0) return undefined;
     const [entry] = this.#ready.splice(index, 1);
@@ -216,10 +219,11 @@ export class RequestManagerInterceptor {
   }
 
   #hasReady(target: RequestManagerLike): boolean {
-    return this.#ready.some((entry) => entry.target === target);
+    return this.#ready.length > 0 && this.#ready.some((entry) => entry.target === target);
   }
 
   #holds(target: RequestManagerLike): boolean {
+    if (this.#held.size === 0) return false;
     for (const entry of this.#held.values()) if (entry.target === target) return true;
     return false;
   }
