@@ -201,6 +201,39 @@ describe('RobotsGuard Crawl-delay', () => {
       crawlDelaySeconds: 120,
     });
   });
+
+  it('reads the Crawl-delay again once the copy of robots.txt it came from has expired', async () => {
+    const site = await server(null, ['/a', '/b']);
+    let fetches = 0;
+    site.route('/robots.txt', (request, response) => {
+      fetches++;
+      text(fetches === 1 ? 'User-agent: *\nCrawl-delay: 120\n' : 'User-agent: *\nDisallow:\n')(
+        request,
+        response,
+      );
+    });
+    const store = new RobotsStore({ userAgent: USER_AGENT, maxAgeMs: 300, minAgeMs: 0 });
+    stores.push(store);
+    const config = freshConfiguration();
+    const guard = new RobotsGuard({
+      productToken: TOKEN,
+      userAgent: USER_AGENT,
+      store,
+      crawlDelay: { maxSeconds: 30, overMax: 'skip' },
+    });
+    const first = new CheerioCrawler({ requestHandler() {} }, config);
+    guard.attach(first);
+    await first.run([`${site.origin}/a`]);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    const second = new CheerioCrawler({ requestHandler() {} }, config);
+    guard.attach(second);
+    await second.run([`${site.origin}/b`]);
+
+    expect(fetches).toBe(2);
+    expect(pagesHit(site)).toEqual(['/b']);
+    const records = await datasetItems<RobotsDroppedRecord>(config);
+    expect(records.map((r) => [r.url, r.reason])).toEqual([[`${site.origin}/a`, 'crawl-delay-over-max']]);
+  });
 });
 
 describe('RobotsGuard router middleware and user hooks', () => {
