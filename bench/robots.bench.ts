@@ -379,11 +379,9 @@ function retainedPerFile(texts: string[], parseAndCheck: (text: string) => unkno
 
 function heapRows(table: Table, fixture: Fixture): void {
   const count = 2000;
-  // Flat copies: a template string is a rope that V8 flattens on first read, which would
-  // charge a copy of every text to whichever library reads it first.
-  const texts = distinctCopies(fixture.text, count).map((t) =>
-    new TextDecoder().decode(new TextEncoder().encode(t)),
-  );
+  // Flat copies (see distinctCopies): a rope would charge a copy of every text to whichever
+  // library reads it first.
+  const texts = distinctCopies(fixture.text, count);
   const url = fixture.urls[0];
   const core = (t: string) => {
     const r = RobotsTxt.parse(t);

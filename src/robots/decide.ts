@@ -12,18 +12,21 @@
 
 import {
   ALLOW,
+  count,
   EXACT,
+  MERGED_COUNT,
   mergedField,
+  RANKED_FROM,
   RANKED_TO,
   type RobotsData,
   ruleFlags,
   ruleLength,
   ruleMatchLength,
-  rulePattern,
   ruleStart,
   WILDCARD,
 } from './compile.js';
 import { matchesAt } from './match.js';
+import { gramOf, PathGrams } from './pieces.js';
 import { charMask, compareRank, OTHER_FIELDS, rankedRules } from './rank.js';
 
 /** Groups with more wildcard or `$` rules than this index them. */
@@ -31,14 +34,48 @@ const INDEX_THRESHOLD = 32;
 /** Indexed wildcard rules are bucketed by up to this many leading characters of their literal prefix. */
 const BUCKET_PREFIX = 6;
 
-/** The index of the wildcard and `$` rules of one large group, built on first use. */
+/** The index of the wildcard and `$` rules of one large group (see prepareLargeGroups). */
 export interface GroupIndex {
   /** Exact (`$`-anchored, no `*`) patterns to their best rule. */
   exact: Map<string, number>;
   /** Every other rule (its position in `ints`), by the start of its literal prefix; each bucket best first. */
   buckets: Map<string, number[]>;
   bucketLengths: number[];
+  /** Position in `ints` of the first wildcard or `$` rule of the ranked table. */
+  split: number;
+  /** By rule (in ranked order from `split`): the gram of a piece the path must contain (see pieces.ts), length 0 for none. */
+  gramKeys: Int32Array;
+  gramLengths: Uint8Array;
+  /** The gram lengths in use. */
+  lengths: number[];
 }
+
+/** Merged groups with more rules than this are ranked while parsing. */
+const EAGER_RANKING = 256;
+
+/**
+ * Ranks and indexes the large merged groups while parsing. Ranking is O(n log n) and an
+ * index reads every rule: spent lazily, a group of thousands of rules would make one
+ * unlucky check take milliseconds, where a parse of such a file takes them anyway. Small
+ * groups stay lazy: most of a file's groups are never asked about, and ranking one costs
+ * less than a check.
+ */
+export function prepareLargeGroups(data: RobotsData): void {
+  for (let m = 0; m < count(data, MERGED_COUNT); m++) {
+    const from = mergedField(data, m, RANKED_FROM);
+    const end = mergedField(data, m, RANKED_TO);
+    if (end - from <= EAGER_RANKING * 2) continue;
+    const at = rankedRules(data, m);
+    const split = data.ints[at];
+    if (end - split > INDEX_THRESHOLD * OTHER_FIELDS) {
+      data.indexes ??= [];
+      data.indexes[m] ??= buildIndex(data, split, end);
+    }
+  }
+}
+
+/** The grams of the path being checked, reused by every check. */
+const pathGrams = new PathGrams();
 
 /** Whether rule `id` matches `path`. */
 export function ruleMatches(data: RobotsData, id: number, path: string): boolean {
@@ -169,6 +206,8 @@ function longestPrefixRule(data: RobotsData, from: number, split: number, path: 
 function decideIndexed(data: RobotsData, index: GroupIndex, path: string, best: number): number {
   const ranked = data.ints;
   charMask(path, 0, path.length, pathMask, 0);
+  if (index.lengths.length > 0) pathGrams.collect(path, index.lengths);
+  const { gramKeys, gramLengths, split } = index;
   const exact = index.exact.get(path);
   if (exact !== undefined && outranks(data, exact, best)) best = exact;
   for (const length of index.bucketLengths) {
@@ -179,6 +218,8 @@ function decideIndexed(data: RobotsData, index: GroupIndex, path: string, best: 
       const id = ranked[k];
       if (!outranks(data, id, best)) break;
       if ((ranked[k + 1] & ~pathMask[0]) !== 0 || (ranked[k + 2] & ~pathMask[1]) !== 0) continue;
+      const r = (k - split) / OTHER_FIELDS;
+      if (gramLengths[r] !== 0 && !pathGrams.has(gramKeys[r])) continue;
       if (ruleMatches(data, id, path)) {
         best = id;
         break;
@@ -192,16 +233,31 @@ function buildIndex(data: RobotsData, split: number, end: number): GroupIndex {
   const ranked = data.ints;
   const exact = new Map<string, number>();
   const buckets = new Map<string, number[]>();
+  const gramKeys = new Int32Array((end - split) / OTHER_FIELDS);
+  const gramLengths = new Uint8Array(gramKeys.length);
+  const lengths = new Set<number>();
+  const patterns = data.patterns;
   for (let k = split; k < end; k += OTHER_FIELDS) {
     const id = ranked[k];
-    const text = rulePattern(data, id).slice(0, ruleMatchLength(data, id));
+    const start = ruleStart(data, id);
+    const matchEnd = start + ruleMatchLength(data, id);
     // Rules come best first: the first rule seen for a key is its best.
     if (ruleFlags(data, id) & EXACT) {
+      const text = patterns.slice(start, matchEnd);
       if (!exact.has(text)) exact.set(text, id);
       continue;
     }
-    const star = text.indexOf('*');
-    const key = (star < 0 ? text : text.slice(0, star)).slice(0, BUCKET_PREFIX);
+    if (ruleFlags(data, id) & WILDCARD) {
+      const gram = gramOf(patterns, start, matchEnd);
+      const r = (k - split) / OTHER_FIELDS;
+      gramKeys[r] = gram.key;
+      gramLengths[r] = gram.length;
+      if (gram.length > 0) lengths.add(gram.length);
+    }
+    let keyEnd = start;
+    while (keyEnd < matchEnd && keyEnd - start < BUCKET_PREFIX && patterns.charCodeAt(keyEnd) !== 42)
+      keyEnd++;
+    const key = patterns.slice(start, keyEnd);
     const bucket = buckets.get(key);
     if (bucket === undefined) buckets.set(key, [k]);
     else bucket.push(k);
@@ -210,5 +266,9 @@ function buildIndex(data: RobotsData, split: number, end: number): GroupIndex {
     exact,
     buckets,
     bucketLengths: [...new Set([...buckets.keys()].map((k) => k.length))].sort((a, b) => a - b),
+    split,
+    gramKeys,
+    gramLengths,
+    lengths: [...lengths],
   };
 }

@@ -13,18 +13,15 @@
 
 import {
   ALLOW,
-  count,
   EMPTY,
   FIRST_RULE,
   groupField,
   MEMBERS_FROM,
   MEMBERS_TO,
-  MERGED_COUNT,
   mergedField,
   OTHER_RULE_FIELDS,
   PLAIN,
   RANKED_FROM,
-  RANKED_TO,
   type RobotsData,
   RULE_COUNT,
   ruleFlags,
@@ -34,22 +31,6 @@ import {
 
 /** Fields per wildcard or `$` rule: id, mask low, mask high. */
 export const OTHER_FIELDS = OTHER_RULE_FIELDS;
-
-/** Merged groups with more rules than this are ranked while parsing (see rankLargeGroups). */
-const EAGER_RANKING = 256;
-
-/**
- * Ranks the large merged groups at once. Ranking is O(n log n): spent lazily, a group of
- * thousands of rules would make one unlucky check take milliseconds, where a parse of such
- * a file takes them anyway. Small groups stay lazy: most of a file's groups are never asked
- * about, and ranking one costs less than a check.
- */
-export function rankLargeGroups(data: RobotsData): void {
-  for (let m = 0; m < count(data, MERGED_COUNT); m++) {
-    const size = mergedField(data, m, RANKED_TO) - mergedField(data, m, RANKED_FROM);
-    if (size > EAGER_RANKING * 2) rankedRules(data, m);
-  }
-}
 
 /** The position in `data.ints` of the ranked table of merged group `merged`, ranked on first use. */
 export function rankedRules(data: RobotsData, merged: number): number {

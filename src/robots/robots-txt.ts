@@ -21,6 +21,7 @@ import {
   START_LINE,
   sitemapsOf,
 } from './compile.js';
+import { prepareLargeGroups } from './decide.js';
 import { type ExplainOptions, explain, isAllowed, matchedRule, selectMerged } from './explain.js';
 import {
   DEFAULT_MAX_BYTES,
@@ -30,7 +31,6 @@ import {
   tokenize,
 } from './lines.js';
 import { RobotsLinter, repeatedRuleLints } from './lint.js';
-import { rankLargeGroups } from './rank.js';
 import type { RobotsGroup, RobotsLint, RobotsParseOptions, RobotsRule, Verdict } from './types.js';
 
 /**
@@ -87,7 +87,7 @@ export class RobotsTxt {
     const linter = new RobotsLinter();
     tokenize(body, { maxBytes, rejectHtml: options.rejectHtml ?? true }, new Both(compiler, linter));
     const data = compiler.finish();
-    rankLargeGroups(data);
+    prepareLargeGroups(data);
     // A copy holds exactly its findings: the list grown by push has room for more.
     return new RobotsTxt(data, linter.lints.length === 0 ? NO_LINTS : linter.lints.slice());
   }
