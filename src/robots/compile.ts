@@ -246,7 +246,8 @@ export class RobotsCompiler implements RobotsLineHandler {
   private readonly agentLines: number[] = [];
   private readonly agentValues: string[] = [];
   private readonly sitemaps: string[] = [];
-  private readonly seenSitemaps = new Set<string>();
+  /** The sitemaps as a set, once there are too many to search the list. */
+  private seenSitemaps: Set<string> | undefined;
   /** Google's group boundary: a user-agent line after a rule line starts a new group. */
   private sawRule = true;
   private ignoreAll = false;
@@ -297,9 +298,9 @@ export class RobotsCompiler implements RobotsLineHandler {
       case 'sitemap': {
         // Sitemap lines belong to no group (RFC 9309 2.3.5); only absolute URLs are usable.
         const value = valueTextOf(d);
-        if (isAbsoluteHttpUrl(value) && !this.seenSitemaps.has(value)) {
-          this.seenSitemaps.add(value);
+        if (isAbsoluteHttpUrl(value) && !this.hasSitemap(value)) {
           this.sitemaps.push(value);
+          this.seenSitemaps?.add(value);
         }
         return;
       }
@@ -314,6 +315,12 @@ export class RobotsCompiler implements RobotsLineHandler {
   end(summary: FileSummary): void {
     // An HTML page yields no rules at all.
     if (summary.looksLikeHtml) this.ignoreAll = true;
+  }
+
+  private hasSitemap(url: string): boolean {
+    if (this.seenSitemaps === undefined && this.sitemaps.length < 16) return this.sitemaps.includes(url);
+    this.seenSitemaps ??= new Set(this.sitemaps);
+    return this.seenSitemaps.has(url);
   }
 
   /** Makes room for `count` more octets in `scratch`. */
@@ -475,22 +482,23 @@ export class RobotsCompiler implements RobotsLineHandler {
       groupSize.push(size);
     }
     const rankedSize: number[] = [];
-    const tableOfGroup = new Map<number, number>();
-    const tableOfList = new Map<string, number>();
+    // The table of a token whose rules all come from one group, by that group (-1: none yet).
+    const tableOfGroup: number[] = new Array(groups.length).fill(-1);
+    let tableOfList: Map<string, number> | undefined;
     const tableOf: number[] = [];
     for (let m = 0; m < mergedCount; m++) {
       const from = memberStart[m];
       const to = memberStart[m + 1];
       const key = to - from === 1 ? '' : memberList.slice(from, to).join(',');
-      const shared = key === '' ? tableOfGroup.get(memberList[from]) : tableOfList.get(key);
-      if (shared !== undefined) {
+      const shared = key === '' ? tableOfGroup[memberList[from]] : (tableOfList?.get(key) ?? -1);
+      if (shared >= 0) {
         tableOf.push(shared);
         continue;
       }
       let size = 1;
       for (let k = from; k < to; k++) size += groupSize[memberList[k]];
-      if (key === '') tableOfGroup.set(memberList[from], rankedSize.length);
-      else tableOfList.set(key, rankedSize.length);
+      if (key === '') tableOfGroup[memberList[from]] = rankedSize.length;
+      else (tableOfList ??= new Map()).set(key, rankedSize.length);
       tableOf.push(rankedSize.length);
       rankedSize.push(size);
     }
