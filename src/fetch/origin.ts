@@ -56,8 +56,11 @@ function simpleOriginOf(url: string): string | undefined {
     break;
   }
   const first = url.charCodeAt(labelStart);
-  // The last label must be there and start with a letter.
-  if (labelStart >= index || first < 97 || first > 122) return undefined;
+  // The last label must be there and start with a letter, unless the host is an IPv4
+  // address already in canonical form (127.0.0.1, as local servers are).
+  if (labelStart >= index || first < 97 || first > 122) {
+    if (!isCanonicalIPv4(url, hostStart, index)) return undefined;
+  }
   if (url.charCodeAt(index) === 58 /* : */) {
     const portStart = index + 1;
     let port = 0;
@@ -86,6 +89,32 @@ function simpleOriginOf(url: string): string | undefined {
   return url;
 }
 
+/**
+ * Whether `url[from, to)` is four decimal numbers of 0-255 without leading zeros, joined by
+ * dots: the one form of an IPv4 address that the WHATWG parser keeps as it is.
+ */
+function isCanonicalIPv4(url: string, from: number, to: number): boolean {
+  let parts = 0;
+  let i = from;
+  while (i < to) {
+    const start = i;
+    let value = 0;
+    while (i < to && url.charCodeAt(i) >= 48 && url.charCodeAt(i) <= 57) {
+      value = value * 10 + (url.charCodeAt(i) - 48);
+      i++;
+    }
+    const digits = i - start;
+    if (digits === 0 || digits > 3 || value > 255 || (digits > 1 && url.charCodeAt(start) === 48))
+      return false;
+    parts++;
+    if (i === to) break;
+    if (url.charCodeAt(i) !== 46 /* . */) return false;
+    i++;
+    if (i === to) return false;
+  }
+  return parts === 4;
+}
+
 /** The URL of an origin's robots.txt (RFC 9309 2.3: "/robots.txt" at the top level). */
 export function robotsTxtUrlOf(origin: string): string {
   return `${origin}/robots.txt`;
@@ -101,11 +130,11 @@ export function parseHttpUrl(url: string | URL): URL {
   if (url instanceof URL) {
     parsed = url;
   } else if (typeof url === 'string') {
-    const candidate = URL.canParse(url) ? new URL(url) : undefined;
-    if (!candidate) {
+    try {
+      parsed = new URL(url);
+    } catch {
       throw new TypeError(`Expected an absolute http(s) URL, got ${JSON.stringify(url)}.`);
     }
-    parsed = candidate;
   } else {
     throw new TypeError(`Expected a URL string or URL object, got ${typeof url}.`);
   }

@@ -44,6 +44,14 @@ describe('originOf', () => {
       fc.domain(),
       fc.domain().map((domain) => domain.toUpperCase()),
       fc.ipV4(),
+      fc.ipV4Extended(),
+      // Dotted numbers of every shape: too many or few parts, leading zeros, over 255.
+      fc
+        .array(fc.oneof(fc.integer({ min: 0, max: 300 }).map(String), fc.constantFrom('00', '010', '0')), {
+          minLength: 1,
+          maxLength: 5,
+        })
+        .map((parts) => parts.join('.')),
       fc.constantFrom('localhost', 'xn--bcher-kva.example', 'a-.b', 'x.1', 'a..b', '0x10.0.0.1'),
     );
     const port = fc.oneof(
