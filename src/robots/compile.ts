@@ -498,7 +498,10 @@ export class RobotsCompiler implements RobotsLineHandler {
       let size = 1;
       for (let k = from; k < to; k++) size += groupSize[memberList[k]];
       if (key === '') tableOfGroup[memberList[from]] = rankedSize.length;
-      else (tableOfList ??= new Map()).set(key, rankedSize.length);
+      else {
+        tableOfList ??= new Map();
+        tableOfList.set(key, rankedSize.length);
+      }
       tableOf.push(rankedSize.length);
       rankedSize.push(size);
     }
