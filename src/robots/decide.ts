@@ -74,6 +74,9 @@ export function prepareLargeGroups(data: RobotsData): void {
   }
 }
 
+/** Rules that pass the character filter in one check before the path's grams are collected. */
+const GRAMS_AFTER = 64;
+
 /** The grams of the path being checked, reused by every check. */
 const pathGrams = new PathGrams();
 
@@ -206,8 +209,10 @@ function longestPrefixRule(data: RobotsData, from: number, split: number, path: 
 function decideIndexed(data: RobotsData, index: GroupIndex, path: string, best: number): number {
   const ranked = data.ints;
   charMask(path, 0, path.length, pathMask, 0);
-  if (index.lengths.length > 0) pathGrams.collect(path, index.lengths);
   const { gramKeys, gramLengths, split } = index;
+  // The grams of the path cost a pass per gram length: worth it only once many rules have
+  // passed the character filter in this check.
+  let untilGrams = GRAMS_AFTER;
   const exact = index.exact.get(path);
   if (exact !== undefined && outranks(data, exact, best)) best = exact;
   for (const length of index.bucketLengths) {
@@ -219,7 +224,8 @@ function decideIndexed(data: RobotsData, index: GroupIndex, path: string, best: 
       if (!outranks(data, id, best)) break;
       if ((ranked[k + 1] & ~pathMask[0]) !== 0 || (ranked[k + 2] & ~pathMask[1]) !== 0) continue;
       const r = (k - split) / OTHER_FIELDS;
-      if (gramLengths[r] !== 0 && !pathGrams.has(gramKeys[r])) continue;
+      if (gramLengths[r] !== 0 && untilGrams <= 0 && !pathGrams.has(gramKeys[r])) continue;
+      if (--untilGrams === 0 && index.lengths.length > 0) pathGrams.collect(path, index.lengths);
       if (ruleMatches(data, id, path)) {
         best = id;
         break;

@@ -95,6 +95,31 @@ describe('matcher properties', () => {
     );
   });
 
+  it('agrees with it on hundreds of wildcard rules, where a check filters rules by their pieces', () => {
+    // Long paths over few characters: most rules pass the character filter, so checks go on
+    // to hash the path's pieces (decide.ts, pieces.ts).
+    const wildcard = fc.record({
+      allow: fc.boolean(),
+      pattern: fc
+        .array(fc.constantFrom('a', 'b', 'ab', 'ba', 'aab', 'bba', '*'), { minLength: 1, maxLength: 6 })
+        .chain((parts) => fc.boolean().map((anchor) => `/*${parts.join('')}${anchor ? '$' : ''}`)),
+    });
+    const longPath = fc
+      .array(fc.constantFrom('a', 'b', 'ab', 'x'), { minLength: 5, maxLength: 40 })
+      .map((c) => `/${c.join('')}`);
+    fc.assert(
+      fc.property(
+        fc.array(wildcard, { minLength: 300, maxLength: 500 }),
+        fc.array(longPath, { minLength: 1, maxLength: 10 }),
+        (rules, paths) => {
+          const robots = RobotsTxt.parse(fileOf(rules));
+          for (const p of paths) expect(robots.isAllowed(p, 'bot')).toBe(referenceAllowed(rules, p));
+        },
+      ),
+      { numRuns: 100 },
+    );
+  });
+
   it('never changes a verdict when the rules are reordered', () => {
     fc.assert(
       fc.property(fc.array(rule, { maxLength: 80 }), path, fc.nat(), (rules, p, seed) => {
