@@ -74,8 +74,8 @@ export function prepareLargeGroups(data: RobotsData): void {
   }
 }
 
-/** Rules that pass the character filter in one check before the path's grams are collected. */
-const GRAMS_AFTER = 64;
+/** Path characters the full matches of one check may read before the path's grams are collected. */
+const GRAMS_BUDGET = 4096;
 
 /** The grams of the path being checked, reused by every check. */
 const pathGrams = new PathGrams();
@@ -210,9 +210,10 @@ function decideIndexed(data: RobotsData, index: GroupIndex, path: string, best: 
   const ranked = data.ints;
   charMask(path, 0, path.length, pathMask, 0);
   const { gramKeys, gramLengths, split } = index;
-  // The grams of the path cost a pass per gram length: worth it only once many rules have
-  // passed the character filter in this check.
-  let untilGrams = GRAMS_AFTER;
+  // The grams of the path cost a pass over it per gram length: collected once the rules
+  // matched in full in this check have read more of the path than that.
+  let budget = GRAMS_BUDGET;
+  let grams = false;
   const exact = index.exact.get(path);
   if (exact !== undefined && outranks(data, exact, best)) best = exact;
   for (const length of index.bucketLengths) {
@@ -224,11 +225,15 @@ function decideIndexed(data: RobotsData, index: GroupIndex, path: string, best: 
       if (!outranks(data, id, best)) break;
       if ((ranked[k + 1] & ~pathMask[0]) !== 0 || (ranked[k + 2] & ~pathMask[1]) !== 0) continue;
       const r = (k - split) / OTHER_FIELDS;
-      if (gramLengths[r] !== 0 && untilGrams <= 0 && !pathGrams.has(gramKeys[r])) continue;
-      if (--untilGrams === 0 && index.lengths.length > 0) pathGrams.collect(path, index.lengths);
+      if (grams && gramLengths[r] !== 0 && !pathGrams.has(gramKeys[r])) continue;
       if (ruleMatches(data, id, path)) {
         best = id;
         break;
+      }
+      budget -= path.length;
+      if (budget <= 0 && !grams && index.lengths.length > 0) {
+        pathGrams.collect(path, index.lengths);
+        grams = true;
       }
     }
   }
