@@ -232,8 +232,9 @@ function decideIndexed(data: RobotsData, index: GroupIndex, path: string, best: 
       }
       budget -= path.length;
       if (budget <= 0 && !grams && index.lengths.length > 0) {
-        pathGrams.collect(path, index.lengths);
-        grams = true;
+        // Past the size limit of the table the rules are matched without the filter.
+        grams = pathGrams.collect(path, index.lengths);
+        if (!grams) budget = Number.POSITIVE_INFINITY;
       }
     }
   }

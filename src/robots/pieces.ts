@@ -13,6 +13,9 @@ const MIN_GRAM = 2;
 
 const BASE = 31;
 
+/** The largest table of path grams (two Int32Arrays of this many slots: 8 MiB). */
+const MAX_SLOTS = 1 << 20;
+
 /** Hash of `text[from, from + length)`. */
 function hashOf(text: string, from: number, length: number): number {
   let h = 0;
@@ -60,9 +63,13 @@ export class PathGrams {
   private stamp = 0;
   private mask = 1023;
 
-  /** Collects the grams of `path` for each length in `lengths`. */
-  collect(path: string, lengths: readonly number[]): void {
+  /**
+   * Collects the grams of `path` for each length in `lengths`. Returns false, collecting
+   * nothing, for a path so long that its table would take more than MAX_SLOTS.
+   */
+  collect(path: string, lengths: readonly number[]): boolean {
     const needed = path.length * lengths.length * 2;
+    if (needed > MAX_SLOTS) return false;
     if (needed > this.keys.length) {
       let size = this.keys.length;
       while (size < needed) size *= 2;
@@ -88,6 +95,7 @@ export class PathGrams {
         this.add(keyOf(h, length));
       }
     }
+    return true;
   }
 
   private add(key: number): void {

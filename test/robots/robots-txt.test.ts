@@ -308,6 +308,26 @@ describe('reading the file', () => {
   });
 });
 
+describe('many wildcard rules', () => {
+  const rules = Array.from({ length: 300 }, (_, i) => `disallow: /*x${i}y*z$`).join('\n');
+  const robots = RobotsTxt.parse(`user-agent: *\nallow: /*keep*z$\n${rules}\n`);
+  const body = Array.from({ length: 200 }, (_, i) => `x${i * 3}y`).join('');
+
+  it('finds the rule whose pieces a long path holds, and skips the others', () => {
+    // The longest patterns that match tie; the first of them in the file decides.
+    expect(robots.explain(`/${body}z`, 'a').rule).toMatchObject({ kind: 'disallow', pattern: '/*x102y*z$' });
+    expect(robots.isAllowed(`/${body}q`, 'a')).toBe(true);
+    expect(robots.isAllowed(`/keep/x1y${body}z`, 'a')).toBe(false);
+    expect(robots.isAllowed(`/${'q'.repeat(8000)}x299y-z`, 'a')).toBe(false);
+    expect(robots.isAllowed(`/${'q'.repeat(8000)}x299y-zq`, 'a')).toBe(true);
+  });
+
+  it('answers a path of a million characters without the piece filter', () => {
+    const path = `/${'ab'.repeat(500_000)}x150yz`;
+    expect(robots.explain(path, 'a').rule).toMatchObject({ pattern: '/*x150y*z$' });
+  });
+});
+
 describe('extensions', () => {
   const body = [
     'Sitemap: https://a.example/one.xml',
