@@ -42,15 +42,11 @@ export interface RobotsRunSummary {
   totals: { allowed: number; dropped: number; deferred: number; givenUp: number; hopsStopped: number };
 }
 
-interface OriginTally {
-  allowed: number;
-  dropped: number;
-  deferred: number;
-  givenUp: number;
-  hopsStopped: number;
-  crawlDelaySeconds?: number;
-  rules: Map<string, RobotsRuleDrops>;
-}
+/** What the guard counts for an origin while the crawl runs. */
+type OriginTally = Pick<
+  RobotsOriginSummary,
+  'allowed' | 'dropped' | 'deferred' | 'givenUp' | 'hopsStopped' | 'crawlDelaySeconds'
+> & { rules: Map<string, RobotsRuleDrops> };
 
 const TOP_RULES = 5;
 

@@ -65,19 +65,17 @@ export interface RobotsData {
 }
 
 /** The header of `ints`: how many of each thing the file has, and where their tables start. */
-export const RULE_COUNT_SLOT = 0;
-export const GROUP_COUNT = 1;
-export const AGENT_COUNT_SLOT = 2;
-export const MERGED_COUNT = 3;
-export const SITEMAP_COUNT = 4;
-export const RAW_COUNT = 5;
-const GROUPS_AT = 6;
-const AGENTS_AT = 7;
-const MERGED_AT = 8;
-const SITEMAPS_AT = 9;
-const RAW_AT = 10;
+export const GROUP_COUNT = 0;
+export const MERGED_COUNT = 1;
+export const SITEMAP_COUNT = 2;
+export const RAW_COUNT = 3;
+const GROUPS_AT = 4;
+const AGENTS_AT = 5;
+const MERGED_AT = 6;
+const SITEMAPS_AT = 7;
+const RAW_AT = 8;
 /** Rules start after the header. */
-const RULES_AT = 11;
+const RULES_AT = 9;
 
 /** One count of the header (GROUP_COUNT, ...). */
 export function count(data: RobotsData, slot: number): number {
@@ -155,12 +153,6 @@ export const MEMBERS_FROM = 2;
 export const MEMBERS_TO = 3;
 export const RANKED_FROM = 4;
 export const RANKED_TO = 5;
-
-/** The token of merged group `m`. */
-export function mergedToken(data: RobotsData, m: number): string {
-  const at = data.ints[MERGED_AT] + m * MERGED_FIELDS;
-  return data.patterns.slice(data.ints[at], data.ints[at] + data.ints[at + 1]);
-}
 
 /** The merged group of `token`, or -1. */
 export function lookupToken(data: RobotsData, token: string): number {
@@ -477,7 +469,7 @@ export class RobotsCompiler implements RobotsLineHandler {
       let size = 0;
       for (let id = group.firstRule; id < group.firstRule + group.ruleCount; id++) {
         const flags = ruleBits[id];
-        if (!(flags & EMPTY)) size += flags & PLAIN ? 2 : OTHER_RULE_FIELDS;
+        if (!(flags & EMPTY)) size += flags & PLAIN ? 2 : OTHER_FIELDS;
       }
       groupSize.push(size);
     }
@@ -517,9 +509,7 @@ export class RobotsCompiler implements RobotsLineHandler {
     for (const size of rankedSize) total += size;
     const ints = new Int32Array(total);
 
-    ints[RULE_COUNT_SLOT] = ruleCount;
     ints[GROUP_COUNT] = groups.length;
-    ints[AGENT_COUNT_SLOT] = agentValues.length;
     ints[MERGED_COUNT] = mergedCount;
     ints[SITEMAP_COUNT] = sitemaps.length;
     ints[RAW_COUNT] = rawIds.length;
@@ -600,8 +590,8 @@ export class RobotsCompiler implements RobotsLineHandler {
   }
 }
 
-/** Fields per rule that is not a plain prefix in a ranked table (see rank.ts). */
-export const OTHER_RULE_FIELDS = 3;
+/** Fields per rule that is not a plain prefix in a ranked table (see rank.ts): id, mask low, mask high. */
+export const OTHER_FIELDS = 3;
 
 /** Up to this many distinct tokens, a list scan beats a Map and costs less memory. */
 const SMALL_TOKEN_TABLE = 8;

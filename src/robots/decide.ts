@@ -16,6 +16,7 @@ import {
   EXACT,
   MERGED_COUNT,
   mergedField,
+  OTHER_FIELDS,
   RANKED_FROM,
   RANKED_TO,
   type RobotsData,
@@ -27,7 +28,7 @@ import {
 } from './compile.js';
 import { matchesAt } from './match.js';
 import { gramOf, PathGrams } from './pieces.js';
-import { charMask, compareRank, OTHER_FIELDS, rankedRules } from './rank.js';
+import { charMask, compareRank, rankedRules } from './rank.js';
 
 /** Groups with more wildcard or `$` rules than this index them. */
 const INDEX_THRESHOLD = 32;

@@ -19,7 +19,7 @@ import {
   MEMBERS_FROM,
   MEMBERS_TO,
   mergedField,
-  OTHER_RULE_FIELDS,
+  OTHER_FIELDS,
   PLAIN,
   RANKED_FROM,
   type RobotsData,
@@ -28,9 +28,6 @@ import {
   ruleLength,
   ruleStart,
 } from './compile.js';
-
-/** Fields per wildcard or `$` rule: id, mask low, mask high. */
-export const OTHER_FIELDS = OTHER_RULE_FIELDS;
 
 /** The position in `data.ints` of the ranked table of merged group `merged`, ranked on first use. */
 export function rankedRules(data: RobotsData, merged: number): number {

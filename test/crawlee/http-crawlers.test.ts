@@ -1,39 +1,27 @@
 import { CheerioCrawler, HttpCrawler, LogLevel, log } from 'crawlee';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type RobotsDroppedRecord, RobotsGuard } from '../../src/crawlee/index.js';
-import type { RobotsStore } from '../../src/store/index.js';
 import {
   datasetItems,
   freshConfiguration,
   pagesHit,
-  quickStore,
-  startTestSite,
-  type TestSite,
   TOKEN,
   USER_AGENT,
   useTemporaryStorageDir,
+  useTestSite,
 } from '../support/crawlee-site.js';
 
 log.setLevel(LogLevel.OFF);
 
 useTemporaryStorageDir();
 
-let site: TestSite;
-let store: RobotsStore;
-beforeEach(async () => {
-  site = await startTestSite();
-  store = quickStore();
-});
-afterEach(async () => {
-  await store.close();
-  await site.close();
-});
+const env = useTestSite();
 
 function guardFor(options: Partial<ConstructorParameters<typeof RobotsGuard>[0]> = {}) {
   return new RobotsGuard({
     productToken: TOKEN,
     userAgent: USER_AGENT,
-    store,
+    store: env.store,
     unreachable: { giveUpAfterMs: 2500, minRecheckDelayMs: 50, maxRecheckDelayMs: 500 },
     ...options,
   });
@@ -73,9 +61,9 @@ for (const Kind of [CheerioCrawler, HttpCrawler] as const) {
         config,
       );
       const guard = guardFor().attach(crawler);
-      const stats = await crawler.run([`${site.main.origin}/`]);
+      const stats = await crawler.run([`${env.site.main.origin}/`]);
 
-      const { main, other, notFound, forbidden, flaky, tooMany, silent, paced } = site;
+      const { main, other, notFound, forbidden, flaky, tooMany, silent, paced } = env.site;
       // What reached each server.
       expect(pagesHit(main)).toEqual([
         '/',

@@ -1,19 +1,16 @@
 import { LogLevel, log, PlaywrightCrawler } from 'crawlee';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type RobotsDroppedRecord, RobotsGuard } from '../../src/crawlee/index.js';
-import type { RobotsStore } from '../../src/store/index.js';
 import { CHROMIUM_LAUNCH_OPTIONS } from '../support/chromium.js';
 import {
   datasetItems,
   freshConfiguration,
   page,
   pagesHit,
-  quickStore,
-  startTestSite,
-  type TestSite,
   TOKEN,
   USER_AGENT,
   useTemporaryStorageDir,
+  useTestSite,
 } from '../support/crawlee-site.js';
 import { redirect } from '../support/http-server.js';
 
@@ -23,20 +20,11 @@ const CHROMIUM = { launchOptions: CHROMIUM_LAUNCH_OPTIONS };
 
 useTemporaryStorageDir();
 
-let site: TestSite;
-let store: RobotsStore;
-beforeEach(async () => {
-  site = await startTestSite();
-  store = quickStore();
-});
-afterEach(async () => {
-  await store.close();
-  await site.close();
-});
+const env = useTestSite();
 
 describe('PlaywrightCrawler with RobotsGuard (Debian Chromium)', () => {
   it('stops disallowed redirect hops and script navigations in the browser, before they are sent', async () => {
-    const { main, other, flaky, tooMany, silent, paced } = site;
+    const { main, other, flaky, tooMany, silent, paced } = env.site;
     // A page that navigates by script, a meta refresh, and an iframe, all into disallowed paths.
     main.route('/script-nav', page('script', [], `<script>location.href = '/private/by-script';</script>`));
     main.route(
@@ -72,7 +60,7 @@ describe('PlaywrightCrawler with RobotsGuard (Debian Chromium)', () => {
     const guard = new RobotsGuard({
       productToken: TOKEN,
       userAgent: USER_AGENT,
-      store,
+      store: env.store,
       unreachable: { giveUpAfterMs: 2500, minRecheckDelayMs: 50, maxRecheckDelayMs: 500 },
     }).attach(crawler);
     const stats = await crawler.run([
@@ -160,7 +148,7 @@ describe('PlaywrightCrawler with RobotsGuard (Debian Chromium)', () => {
 
 describe('PlaywrightCrawler with RobotsGuard: popups (Debian Chromium)', () => {
   it('stops popup navigations in the browser and enqueues their URLs as requests of their own', async () => {
-    const { main } = site;
+    const { main } = env.site;
     // On load: two window.open calls and a script-clicked target=_blank link.
     main.route(
       '/opens-popups',
@@ -203,7 +191,7 @@ describe('PlaywrightCrawler with RobotsGuard: popups (Debian Chromium)', () => {
       },
       config,
     );
-    new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store }).attach(crawler);
+    new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store: env.store }).attach(crawler);
     const stats = await crawler.run([`${main.origin}/opens-popups`]);
 
     // The disallowed popups never reached the server; the allowed one was fetched once, as a request.

@@ -3,7 +3,7 @@ import type { ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Configuration, Dataset } from 'crawlee';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { RobotsStore } from '../../src/store/index.js';
 import {
   never,
@@ -182,6 +182,23 @@ export function useTemporaryStorageDir(): void {
     else process.env['CRAWLEE_STORAGE_DIR'] = previous;
     await rm(dir, { recursive: true, force: true });
   });
+}
+
+/**
+ * A fresh test site and store for every test of the calling file, closed after it. Read them
+ * through the returned object (`env.site`, `env.store`) inside tests.
+ */
+export function useTestSite(): { readonly site: TestSite; readonly store: RobotsStore } {
+  const env = {} as { site: TestSite; store: RobotsStore };
+  beforeEach(async () => {
+    env.site = await startTestSite();
+    env.store = quickStore();
+  });
+  afterEach(async () => {
+    await env.store.close();
+    await env.site.close();
+  });
+  return env;
 }
 
 /**
