@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { CheerioCrawler, createCheerioRouter, type Log, LogLevel, log, RequestQueue } from 'crawlee';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type RobotsDroppedRecord, RobotsGuard } from '../../src/crawlee/index.js';
@@ -98,6 +100,61 @@ describe('RobotsGuard request interceptor', () => {
     expect(records).toHaveLength(10);
     expect(new Set(records.map((r) => r.stage))).toEqual(new Set(['enqueue']));
   });
+
+  it('resolves 1,000 origins concurrently, each once, when 100,000 URLs are added', async () => {
+    // One handler on 1,000 ports: every robots.txt answers after 100 ms, so resolving the
+    // origins one after the other would take 100 s.
+    let inFlight = 0;
+    let mostInFlight = 0;
+    const robotsHits = new Map<string, number>();
+    const listeners = await Promise.all(
+      Array.from({ length: 1000 }, async () => {
+        const listener = createServer((request, response) => {
+          if (request.url !== '/robots.txt') {
+            response.writeHead(404).end();
+            return;
+          }
+          const host = request.headers.host ?? '';
+          robotsHits.set(host, (robotsHits.get(host) ?? 0) + 1);
+          inFlight++;
+          mostInFlight = Math.max(mostInFlight, inFlight);
+          setTimeout(() => {
+            inFlight--;
+            response.writeHead(200, { 'content-type': 'text/plain' }).end('User-agent: *\nDisallow: /no/\n');
+          }, 100);
+        });
+        await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+        return listener;
+      }),
+    );
+    try {
+      const origins = listeners.map((l) => `http://127.0.0.1:${(l.address() as AddressInfo).port}`);
+      // Interleaved, as a list of links from many sites would be; one URL in 100 disallowed.
+      const urls: string[] = [];
+      for (let i = 0; i < 100; i++) {
+        for (const origin of origins) urls.push(i === 0 ? `${origin}/no/x` : `${origin}/p${i}`);
+      }
+      const config = freshConfiguration();
+      const crawler = new CheerioCrawler({ maxConcurrency: 50, requestHandler() {} }, config);
+      const store = new RobotsStore({ userAgent: USER_AGENT, fetchTimeoutMs: 5000 });
+      stores.push(store);
+      new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store, logSummary: false }).attach(
+        crawler,
+      );
+
+      await crawler.addRequests(urls, { waitForAllRequestsToBeAdded: true, waitBetweenBatchesMillis: 0 });
+
+      expect(robotsHits.size).toBe(1000);
+      expect(Math.max(...robotsHits.values())).toBe(1);
+      // Concurrent: far more than one robots.txt was in flight at a time.
+      expect(mostInFlight).toBeGreaterThanOrEqual(32);
+      const queue = await crawler.getRequestQueue();
+      expect((await queue.getInfo())?.totalRequestCount).toBe(99_000);
+      expect(store.checkCached(`${origins[0]}/no/x`, TOKEN)?.allowed).toBe(false);
+    } finally {
+      await Promise.all(listeners.map((l) => new Promise((resolve) => l.close(resolve))));
+    }
+  }, 120_000);
 
   it('checks requests again when they are taken out of the queue, and marks skipped ones handled', async () => {
     const site = await server('User-agent: ExampleBot\nDisallow: /late\n', ['/ok', '/late/1', '/late/2']);
