@@ -49,15 +49,19 @@ export const MERGED_FIELDS = 6;
  *   in `words`, the merged group its token names (-1 for none);
  * - merged groups (one per token, RFC 9309 2.2.1) at `mergedAt`, MERGED_FIELDS each: start
  *   and length of the token in `patterns`, the range of its member group ids (positions
- *   in `ints`), the range of its ranked table (see rank.ts; filled on first use, shared
- *   by tokens with the same groups);
+ *   in `ints`), its ranked table (see rank.ts: shared by tokens with the same groups) and
+ *   that table's size;
  * - sitemaps at `sitemapsAt`, two each: start and length in `words`;
- * - raw patterns at `rawAt`, three each, by rule id: id, start and length in `words`.
+ * - raw patterns at `rawAt`, three each, by rule id: id, start and length in `words`;
+ * - the ranked tables at `tablesAt`, one int each: where the table starts, 0 until the
+ *   first check that needs it. It is then appended (in room left by an earlier one, or in a
+ *   longer copy of `ints`), so a file pays only for the groups its crawlers ask about.
  */
 export interface RobotsData {
   readonly patterns: string;
   readonly words: string;
-  readonly ints: Int32Array;
+  /** Replaced by a longer copy when a ranked table is added (see rank.ts); read it after ranking. */
+  ints: Int32Array;
   /** Token to merged group, for files with many tokens (a list scan is faster for a few). */
   readonly tokenMap: ReadonlyMap<string, number> | null;
   /** Indexes of the large merged groups, built on first use (see decide.ts). */
@@ -74,8 +78,11 @@ const AGENTS_AT = 5;
 const MERGED_AT = 6;
 const SITEMAPS_AT = 7;
 const RAW_AT = 8;
+export const TABLES_AT = 9;
+/** How much of `ints` is in use: past it, room left for more ranked tables. */
+export const INTS_USED = 10;
 /** Rules start after the header. */
-const RULES_AT = 9;
+const RULES_AT = 11;
 
 /** One count of the header (GROUP_COUNT, ...). */
 export function count(data: RobotsData, slot: number): number {
@@ -151,8 +158,10 @@ export function mergedField(data: RobotsData, m: number, field: number): number 
 }
 export const MEMBERS_FROM = 2;
 export const MEMBERS_TO = 3;
-export const RANKED_FROM = 4;
-export const RANKED_TO = 5;
+/** The merged group's ranked table (an index into the tables at TABLES_AT). */
+export const RANKED_TABLE = 4;
+/** The size of that table in ints. */
+export const RANKED_SIZE = 5;
 
 /** The merged group of `token`, or -1. */
 export function lookupToken(data: RobotsData, token: string): number {
@@ -463,7 +472,7 @@ export class RobotsCompiler implements RobotsLineHandler {
     const patterns = this.used === 0 ? '' : ascii.decode(scratch.subarray(0, this.used));
     const words = [...this.rawValues, ...agentValues, ...sitemaps, ' '].join('');
 
-    // Ranked tables: one per distinct list of member groups, sized now, filled on first use.
+    // Ranked tables: one per distinct list of member groups, sized now, added on first use.
     const groupSize: number[] = [];
     for (const group of groups) {
       let size = 0;
@@ -504,10 +513,8 @@ export class RobotsCompiler implements RobotsLineHandler {
     const membersAt = mergedAt + mergedCount * MERGED_FIELDS;
     const sitemapsAt = membersAt + memberList.length;
     const rawAt = sitemapsAt + sitemaps.length * 2;
-    let rankedAt = rawAt + rawIds.length * 3;
-    let total = rankedAt;
-    for (const size of rankedSize) total += size;
-    const ints = new Int32Array(total);
+    const tablesAt = rawAt + rawIds.length * 3;
+    const ints = new Int32Array(tablesAt + rankedSize.length);
 
     ints[GROUP_COUNT] = groups.length;
     ints[MERGED_COUNT] = mergedCount;
@@ -518,6 +525,8 @@ export class RobotsCompiler implements RobotsLineHandler {
     ints[MERGED_AT] = mergedAt;
     ints[SITEMAPS_AT] = sitemapsAt;
     ints[RAW_AT] = rawAt;
+    ints[TABLES_AT] = tablesAt;
+    ints[INTS_USED] = ints.length;
     const ruleStarts = this.ruleStarts;
     for (let id = 0; id < ruleCount; id++) {
       ints[RULES_AT + id * RULE_FIELDS] = ruleStarts[id];
@@ -558,11 +567,6 @@ export class RobotsCompiler implements RobotsLineHandler {
       ints[sitemapsAt + s * 2 + 1] = sitemaps[s].length;
       word += sitemaps[s].length;
     }
-    const tableAt: number[] = [];
-    for (const size of rankedSize) {
-      tableAt.push(rankedAt);
-      rankedAt += size;
-    }
     ints.set(memberList, membersAt);
     let token = tokensAt;
     let tokenMap: Map<string, number> | null = null;
@@ -576,8 +580,8 @@ export class RobotsCompiler implements RobotsLineHandler {
       token += tokens[m].length;
       ints[base + MEMBERS_FROM] = membersAt + memberStart[m];
       ints[base + MEMBERS_TO] = membersAt + memberStart[m + 1];
-      ints[base + RANKED_FROM] = tableAt[tableOf[m]];
-      ints[base + RANKED_TO] = tableAt[tableOf[m]] + rankedSize[tableOf[m]];
+      ints[base + RANKED_TABLE] = tableOf[m];
+      ints[base + RANKED_SIZE] = rankedSize[tableOf[m]];
     }
 
     return {

@@ -15,10 +15,7 @@ import {
   count,
   EXACT,
   MERGED_COUNT,
-  mergedField,
   OTHER_FIELDS,
-  RANKED_FROM,
-  RANKED_TO,
   type RobotsData,
   ruleFlags,
   ruleLength,
@@ -28,7 +25,7 @@ import {
 } from './compile.js';
 import { matchesAt } from './match.js';
 import { gramOf, PathGrams } from './pieces.js';
-import { charMask, compareRank, rankedRules } from './rank.js';
+import { charMask, compareRank, rankedRules, rankedSize } from './rank.js';
 
 /** Groups with more wildcard or `$` rules than this index them. */
 const INDEX_THRESHOLD = 32;
@@ -63,10 +60,9 @@ const EAGER_RANKING = 256;
  */
 export function prepareLargeGroups(data: RobotsData): void {
   for (let m = 0; m < count(data, MERGED_COUNT); m++) {
-    const from = mergedField(data, m, RANKED_FROM);
-    const end = mergedField(data, m, RANKED_TO);
-    if (end - from <= EAGER_RANKING * 2) continue;
+    if (rankedSize(data, m) <= EAGER_RANKING * 2) continue;
     const at = rankedRules(data, m);
+    const end = at + rankedSize(data, m);
     const split = data.ints[at];
     if (end - split > INDEX_THRESHOLD * OTHER_FIELDS) {
       data.indexes ??= [];
@@ -107,7 +103,7 @@ export function decide(data: RobotsData, merged: number, path: string): number {
   const at = rankedRules(data, merged);
   const ints = data.ints;
   const split = ints[at];
-  const end = mergedField(data, merged, RANKED_TO);
+  const end = at + rankedSize(data, merged);
   const best = longestPrefixRule(data, at + 1, split, path);
   if (end - split > INDEX_THRESHOLD * OTHER_FIELDS) {
     data.indexes ??= [];
@@ -141,7 +137,7 @@ export function allMatches(data: RobotsData, merged: number, path: string): numb
   const at = rankedRules(data, merged);
   const ints = data.ints;
   const split = ints[at];
-  const end = mergedField(data, merged, RANKED_TO);
+  const end = at + rankedSize(data, merged);
   const found: number[] = [];
   for (let k = at + 1; k < split; k += 2) if (ruleMatches(data, ints[k], path)) found.push(ints[k]);
   for (let k = split; k < end; k += OTHER_FIELDS) if (ruleMatches(data, ints[k], path)) found.push(ints[k]);

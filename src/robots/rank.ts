@@ -1,6 +1,6 @@
 /**
- * Ranking the rules of a merged group, once, on the first check that needs it, into the
- * table the compiler reserved for it in `RobotsData.ints`.
+ * Ranking the rules of a merged group, once, on the first check that needs it, into a
+ * table appended to `RobotsData.ints`.
  *
  * Plain prefix rules (`/private/`) are sorted by pattern for a binary search; each keeps
  * a link to its parent, the longest other plain pattern that is a prefix of it. Every
@@ -16,24 +16,48 @@ import {
   EMPTY,
   FIRST_RULE,
   groupField,
+  INTS_USED,
   MEMBERS_FROM,
   MEMBERS_TO,
   mergedField,
   OTHER_FIELDS,
   PLAIN,
-  RANKED_FROM,
+  RANKED_SIZE,
+  RANKED_TABLE,
   type RobotsData,
   RULE_COUNT,
   ruleFlags,
   ruleLength,
   ruleStart,
+  TABLES_AT,
 } from './compile.js';
 
-/** The position in `data.ints` of the ranked table of merged group `merged`, ranked on first use. */
+/**
+ * The position in `data.ints` of the ranked table of merged group `merged`, ranked on first
+ * use; the table ends at this position plus `rankedSize`. Ranking replaces `data.ints`.
+ */
 export function rankedRules(data: RobotsData, merged: number): number {
-  const at = mergedField(data, merged, RANKED_FROM);
-  if (data.ints[at] === 0) rank(data, merged, at);
+  const entry = data.ints[TABLES_AT] + mergedField(data, merged, RANKED_TABLE);
+  if (data.ints[entry] !== 0) return data.ints[entry];
+  const at = data.ints[INTS_USED];
+  const used = at + rankedSize(data, merged);
+  if (used > data.ints.length) {
+    // Grown by at least a quarter: asking about every group of a file copies `ints` a
+    // logarithmic number of times, and a file asked about one large group gets no slack.
+    const grown = new Int32Array(Math.max(used, Math.ceil(data.ints.length * 1.25)));
+    grown.set(data.ints);
+    data.ints = grown;
+  }
+  rank(data, merged, at);
+  data.ints[INTS_USED] = used;
+  // Written last: a table in the directory is complete.
+  data.ints[entry] = at;
   return at;
+}
+
+/** The size in ints of the ranked table of merged group `merged`. */
+export function rankedSize(data: RobotsData, merged: number): number {
+  return mergedField(data, merged, RANKED_SIZE);
 }
 
 /** RFC 9309 2.2.2: the longest pattern first; on equal length allow first; then file order. */
@@ -204,6 +228,5 @@ function rank(data: RobotsData, merged: number, at: number): void {
     ints[position] = id;
     charMask(data.patterns, ruleStart(data, id), ruleLength(data, id), ints, position + 1);
   });
-  // Written last: a table with a split is complete.
   ints[at] = split;
 }

@@ -79,6 +79,50 @@ describe('groups (RFC 9309 2.2.1)', () => {
     });
   });
 
+  it('answers for every group of a file, whichever groups are asked about first and in any order', () => {
+    // Each bot has its own rules, some groups are shared by two bots, and the groups are
+    // asked about in different orders on two parses of the same file.
+    // Tokens are letters only: `bot1` would name `bot`.
+    const name = (g: number) => String.fromCharCode(97 + Math.floor(g / 26), 97 + (g % 26));
+    const lines: string[] = [];
+    for (let g = 0; g < 60; g++) {
+      lines.push(`User-agent: bot-${name(g)}`);
+      if (g % 3 === 0) lines.push(`User-agent: twin-${name(g)}`);
+      for (let r = 0; r < 1 + (g % 7) * 20; r++) lines.push(`Disallow: /g${g}/r${r}/`);
+      lines.push(`Allow: /g${g}/r0/open`, `Disallow: /*.g${g}$`, '');
+    }
+    const body = lines.join('\n');
+    const expectations = (g: number) =>
+      [
+        [`/g${g}/r0/x`, false],
+        [`/g${g}/r0/open/x`, true],
+        [`/g${(g + 1) % 60}/r0/x`, true],
+        [`/file.g${g}`, false],
+        [`/file.g${g}x`, true],
+      ] as const;
+    const forward = RobotsTxt.parse(body);
+    const backward = RobotsTxt.parse(body);
+    const order = Array.from({ length: 60 }, (_, g) => g);
+    for (const [robots, groups] of [
+      [forward, order],
+      [backward, [...order].reverse()],
+    ] as const) {
+      for (const g of groups) {
+        for (const agent of g % 3 === 0 ? [`bot-${name(g)}`, `twin-${name(g)}`] : [`bot-${name(g)}`]) {
+          for (const [path, verdict] of expectations(g)) {
+            expect(robots.isAllowed(path, agent), `${agent} ${path}`).toBe(verdict);
+          }
+        }
+      }
+    }
+    // Asked again after every other group has been ranked: the same answers.
+    for (const g of order) {
+      for (const [path, verdict] of expectations(g)) {
+        expect(forward.isAllowed(path, `bot-${name(g)}`)).toBe(verdict);
+      }
+    }
+  });
+
   it('joins a user-agent that follows sitemap or crawl-delay lines to the open group', () => {
     const body = 'user-agent: FooBot\ncrawl-delay: 5\nuser-agent: BarBot\ndisallow: /\n';
     expect(allowed(body, '/x', 'FooBot')).toBe(false);
