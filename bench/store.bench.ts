@@ -216,7 +216,7 @@ async function memoryRows(table: Table, text: string, url: string): Promise<void
   collectGarbage();
   const coreBytes = (heapBytes() - before) / count;
   const policy = store.peek(hosts[0])!;
-  const accounted = entrySize(policy, null);
+  const accounted = entrySize(policy.bodyBytes, null);
   await store.close();
 
   const kept = new Map<string, ReturnType<typeof robotsParser>>();

@@ -11,9 +11,10 @@ import { productTokenOf, RobotsTxt } from '../robots/index.js';
 import type { RobotsFetchLock, RobotsStoreBackend } from './backend.js';
 import { diffPolicies, type RobotsChangeListener } from './changes.js';
 import { checkPolicy, type RobotsCheck, type RobotsCheckOptions } from './check.js';
+import { PolicyEntry } from './entry.js';
 import { type LifetimeSettings, nextState, retentionMs } from './lifetime.js';
 import { entrySize } from './memory.js';
-import type { GoodCopyRecord, OriginPolicy, PolicyRecord, StoredPolicy } from './policy.js';
+import type { OriginPolicy, StoredPolicy } from './policy.js';
 
 /** Retry settings of an unreachable robots.txt. */
 export interface RobotsRetryOptions {
@@ -179,16 +180,6 @@ export interface RobotsStoreStats {
 }
 
 /** What the LRU keeps per origin, kept small: the LRU is sized by it (see memory.ts). */
-interface PolicyEntry {
-  policy: OriginPolicy;
-  /** The last good answer, the base of the next outage state. */
-  good: GoodCopyRecord | undefined;
-  /** The raw body of the good answer, kept only when a backend needs it for its next save. */
-  body: Uint8Array | null;
-  /** The parsed good copy: the current file, or during an outage the last good one if parsed. */
-  goodRobots: RobotsTxt | null;
-}
-
 type BackendResult<T> = { ok: true; value: T } | { ok: false };
 
 const DAY_MS = 86_400_000;
@@ -300,7 +291,7 @@ export class RobotsStore {
     this.#cache = new LRUCache<string, PolicyEntry>({
       max: positive('maxEntries', options.maxEntries, STORE_DEFAULTS.maxEntries),
       maxSize: positive('maxBytesInMemory', options.maxBytesInMemory, STORE_DEFAULTS.maxBytesInMemory),
-      sizeCalculation: (entry) => entrySize(entry.policy, entry.body),
+      sizeCalculation: (entry) => entrySize(entry.bodyBytes, entry.body),
     });
   }
 
@@ -317,7 +308,7 @@ export class RobotsStore {
     this.#assertOpen();
     const origin = originOf(url);
     const entry = this.#freshEntry(origin) ?? (await this.#refresh(origin));
-    return entry.policy;
+    return entry.policy();
   }
 
   /**
@@ -340,13 +331,11 @@ export class RobotsStore {
       const now = this.#clock();
       const agent = productTokenOrUserAgent ?? this.#agent;
       const cached = this.#cachedEntry(url);
-      if (cached !== undefined && cached.policy.expiresAt > now) {
-        return Promise.resolve(checkPolicy(cached.policy, url, agent, now, options));
+      if (cached?.isFreshAt(now)) {
+        return Promise.resolve(checkPolicy(cached, url, agent, now, options));
       }
       const origin = originOf(url);
-      return this.#refresh(origin).then((entry) =>
-        checkPolicy(entry.policy, url, agent, this.#clock(), options),
-      );
+      return this.#refresh(origin).then((entry) => checkPolicy(entry, url, agent, this.#clock(), options));
     } catch (error) {
       return Promise.reject(error);
     }
@@ -359,7 +348,7 @@ export class RobotsStore {
    * @throws TypeError when `url` is not an absolute http(s) URL.
    */
   peek(url: string | URL): OriginPolicy | undefined {
-    return this.#freshEntry(originOf(url))?.policy;
+    return this.#freshEntry(originOf(url))?.policy();
   }
 
   /**
@@ -374,8 +363,8 @@ export class RobotsStore {
   ): RobotsCheck | undefined {
     const now = this.#clock();
     const entry = this.#cachedEntry(url);
-    if (entry === undefined || entry.policy.expiresAt <= now) return undefined;
-    return checkPolicy(entry.policy, url, productTokenOrUserAgent ?? this.#agent, now, options);
+    if (entry === undefined || !entry.isFreshAt(now)) return undefined;
+    return checkPolicy(entry, url, productTokenOrUserAgent ?? this.#agent, now, options);
   }
 
   /**
@@ -415,7 +404,7 @@ export class RobotsStore {
   #cachedEntry(url: string | URL): PolicyEntry | undefined {
     const recent = this.#recent;
     if (recent !== undefined && typeof url === 'string') {
-      const origin = recent.policy.origin;
+      const origin = recent.origin;
       if (url.startsWith(origin)) {
         const next = url.charCodeAt(origin.length);
         // NaN (the URL is the origin), `/`, `?` or `#`.
@@ -429,7 +418,7 @@ export class RobotsStore {
 
   #freshEntry(origin: string): PolicyEntry | undefined {
     const entry = this.#cache.get(origin);
-    return entry !== undefined && entry.policy.expiresAt > this.#clock() ? entry : undefined;
+    return entry?.isFreshAt(this.#clock()) ? entry : undefined;
   }
 
   /** One refresh per origin at a time: later callers share the running one. */
@@ -444,7 +433,7 @@ export class RobotsStore {
 
   async #obtain(origin: string): Promise<PolicyEntry> {
     const local = this.#cache.get(origin);
-    let previous = local === undefined ? undefined : storedOf(local);
+    let previous = local?.stored();
     try {
       const backend = this.#backend;
       if (backend === undefined) return await this.#fetch(origin, previous, local);
@@ -555,7 +544,7 @@ export class RobotsStore {
     const { record } = stored;
     // The good copy of the previous entry, if it is the same answer: no need to parse it again.
     const carried =
-      local?.goodRobots && record.good && local.good?.fetchedAt === record.good.fetchedAt
+      local !== undefined && record.good && local.good?.fetchedAt === record.good.fetchedAt
         ? local.goodRobots
         : null;
     let robots: RobotsTxt | null = null;
@@ -565,17 +554,13 @@ export class RobotsStore {
           ? fetched.robots
           : (carried ?? RobotsTxt.parse(bodyOf(stored), { maxBytes: this.#maxBytes }));
     }
-    const entry: PolicyEntry = {
-      policy: toPolicy(stored, robots),
-      good: record.good,
-      // Without a backend the raw body is never needed again: only the parsed file is kept.
-      body: this.#backend === undefined ? null : stored.body,
-      goodRobots: robots ?? carried,
-    };
-    this.#cache.set(origin, entry);
+    // Without a backend the raw body is never needed again: only the parsed file is kept.
+    const entry = new PolicyEntry(origin, stored, robots, robots ?? carried, this.#backend !== undefined);
+    // Keyed by the entry's own copy of the origin: one string per origin.
+    this.#cache.set(entry.origin, entry);
     this.#recent = undefined;
     if (local !== undefined && this.#listeners.size > 0) {
-      const change = diffPolicies(local.policy, entry.policy);
+      const change = diffPolicies(local.policy(), entry.policy());
       if (change !== null) {
         for (const listener of this.#listeners) {
           try {
@@ -635,59 +620,10 @@ export class RobotsStore {
   }
 }
 
-/** The storable form of an entry: the base of its next state. */
-function storedOf({ policy, good, body }: PolicyEntry): StoredPolicy {
-  const record: PolicyRecord = {
-    version: 1,
-    origin: policy.origin,
-    robotsTxtUrl: policy.robotsTxtUrl,
-    finalUrl: policy.finalUrl,
-    kind: policy.kind,
-    status: policy.status,
-    why: policy.why,
-    fetchedAt: policy.fetchedAt,
-    expiresAt: policy.expiresAt,
-    hops: [...policy.hops],
-    failures: policy.failures,
-    servedFromStaleCopy: policy.servedFromStaleCopy,
-    truncated: policy.truncated,
-    timings: policy.timings,
-    ...(policy.unreachableSince === undefined ? {} : { unreachableSince: policy.unreachableSince }),
-    ...(policy.retryAt === undefined ? {} : { retryAt: policy.retryAt }),
-    ...(policy.cacheControl === undefined ? {} : { cacheControl: policy.cacheControl }),
-    ...(good === undefined ? {} : { good }),
-  };
-  return { record, body };
-}
-
 function bodyOf({ record, body }: StoredPolicy): Uint8Array {
   // Backends reject such records on load; reaching this is a bug, and #obtain turns it into disallow-all.
   if (body === null) throw new Error(`The policy of ${record.origin} has rules but no robots.txt body.`);
   return body;
-}
-
-function toPolicy({ record, body }: StoredPolicy, robots: RobotsTxt | null): OriginPolicy {
-  return {
-    origin: record.origin,
-    robotsTxtUrl: record.robotsTxtUrl,
-    finalUrl: record.finalUrl,
-    kind: record.kind,
-    status: record.status,
-    why: record.why,
-    robots,
-    fetchedAt: record.fetchedAt,
-    expiresAt: record.expiresAt,
-    hops: record.hops,
-    failures: record.failures,
-    servedFromStaleCopy: record.servedFromStaleCopy,
-    bodyBytes: body?.byteLength ?? 0,
-    truncated: record.truncated,
-    timings: record.timings,
-    ...(record.unreachableSince === undefined ? {} : { unreachableSince: record.unreachableSince }),
-    ...(record.retryAt === undefined ? {} : { retryAt: record.retryAt }),
-    ...(record.servedFromStaleCopy && record.good ? { goodCopyFetchedAt: record.good.fetchedAt } : {}),
-    ...(record.cacheControl === undefined ? {} : { cacheControl: record.cacheControl }),
-  };
 }
 
 function positive(name: string, value: number | undefined, fallback: number): number {
