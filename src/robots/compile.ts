@@ -473,14 +473,19 @@ export class RobotsCompiler implements RobotsLineHandler {
     const words = [...this.rawValues, ...agentValues, ...sitemaps, ' '].join('');
 
     // Ranked tables: one per distinct list of member groups, sized now, added on first use.
-    const groupSize: number[] = [];
+    const groupPlain: number[] = [];
+    const groupOther: number[] = [];
     for (const group of groups) {
-      let size = 0;
+      let plain = 0;
+      let other = 0;
       for (let id = group.firstRule; id < group.firstRule + group.ruleCount; id++) {
         const flags = ruleBits[id];
-        if (!(flags & EMPTY)) size += flags & PLAIN ? 2 : OTHER_FIELDS;
+        if (flags & EMPTY) continue;
+        if (flags & PLAIN) plain++;
+        else other++;
       }
-      groupSize.push(size);
+      groupPlain.push(plain);
+      groupOther.push(other);
     }
     const rankedSize: number[] = [];
     // The table of a token whose rules all come from one group, by that group (-1: none yet).
@@ -496,8 +501,14 @@ export class RobotsCompiler implements RobotsLineHandler {
         tableOf.push(shared);
         continue;
       }
-      let size = 1;
-      for (let k = from; k < to; k++) size += groupSize[memberList[k]];
+      let plain = 0;
+      let other = 0;
+      for (let k = from; k < to; k++) {
+        plain += groupPlain[memberList[k]];
+        other += groupOther[memberList[k]];
+      }
+      const packed = ruleCount < PACKED_ID_LIMIT && plain < PACKED_BACK_LIMIT;
+      const size = 1 + plain * (packed ? 1 : 2) + other * OTHER_FIELDS;
       if (key === '') tableOfGroup[memberList[from]] = rankedSize.length;
       else {
         tableOfList ??= new Map();
@@ -596,6 +607,13 @@ export class RobotsCompiler implements RobotsLineHandler {
 
 /** Fields per rule that is not a plain prefix in a ranked table (see rank.ts): id, mask low, mask high. */
 export const OTHER_FIELDS = 3;
+/**
+ * A plain rule of a ranked table takes one int, `id + back * PACKED_ID_LIMIT` (see rank.ts),
+ * when every id of the file is below PACKED_ID_LIMIT and the table has fewer than
+ * PACKED_BACK_LIMIT plain rules (no file within the default size cap has more ids); else two.
+ */
+export const PACKED_ID_LIMIT = 2 ** 17;
+export const PACKED_BACK_LIMIT = 2 ** 14;
 
 /** Up to this many distinct tokens, a list scan beats a Map and costs less memory. */
 const SMALL_TOKEN_TABLE = 8;

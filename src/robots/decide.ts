@@ -25,7 +25,16 @@ import {
 } from './compile.js';
 import { matchesAt } from './match.js';
 import { gramOf, PathGrams } from './pieces.js';
-import { charMask, compareRank, rankedRules, rankedSize } from './rank.js';
+import {
+  charMask,
+  compareRank,
+  plainBack,
+  plainId,
+  rankedRules,
+  rankedSize,
+  splitOf,
+  strideOf,
+} from './rank.js';
 
 /** Groups with more wildcard or `$` rules than this index them. */
 const INDEX_THRESHOLD = 32;
@@ -63,7 +72,7 @@ export function prepareLargeGroups(data: RobotsData): void {
     if (rankedSize(data, m) <= EAGER_RANKING * 2) continue;
     const at = rankedRules(data, m);
     const end = at + rankedSize(data, m);
-    const split = data.ints[at];
+    const split = splitOf(data.ints, at);
     if (end - split > INDEX_THRESHOLD * OTHER_FIELDS) {
       data.indexes ??= [];
       data.indexes[m] ??= buildIndex(data, split, end);
@@ -102,9 +111,9 @@ const pathMask = new Int32Array(2);
 export function decide(data: RobotsData, merged: number, path: string): number {
   const at = rankedRules(data, merged);
   const ints = data.ints;
-  const split = ints[at];
+  const split = splitOf(ints, at);
   const end = at + rankedSize(data, merged);
-  const best = longestPrefixRule(data, at + 1, split, path);
+  const best = longestPrefixRule(data, at + 1, split, strideOf(ints, at), path);
   if (end - split > INDEX_THRESHOLD * OTHER_FIELDS) {
     data.indexes ??= [];
     data.indexes[merged] ??= buildIndex(data, split, end);
@@ -136,10 +145,14 @@ export function decide(data: RobotsData, merged: number, path: string): number {
 export function allMatches(data: RobotsData, merged: number, path: string): number[] {
   const at = rankedRules(data, merged);
   const ints = data.ints;
-  const split = ints[at];
+  const split = splitOf(ints, at);
+  const stride = strideOf(ints, at);
   const end = at + rankedSize(data, merged);
   const found: number[] = [];
-  for (let k = at + 1; k < split; k += 2) if (ruleMatches(data, ints[k], path)) found.push(ints[k]);
+  for (let k = at + 1; k < split; k += stride) {
+    const id = plainId(ints, k, stride);
+    if (ruleMatches(data, id, path)) found.push(id);
+  }
   for (let k = split; k < end; k += OTHER_FIELDS) if (ruleMatches(data, ints[k], path)) found.push(ints[k]);
   return found.sort((a, b) => compareRank(data, a, b));
 }
@@ -158,23 +171,29 @@ function outranks(data: RobotsData, a: number, b: number): boolean {
 
 /**
  * The longest plain prefix rule that is a prefix of `path`, or -1. `ints[from, split)`
- * holds pairs (rule id, parent position) sorted by pattern. Let K be the largest pattern
- * not above the path and c the length of their common prefix. Any pattern P that is a
- * prefix of the path is not above K, so P cannot be longer than c (K and the path part
- * at c with K below): P is a prefix of K, reached through K's parents.
+ * holds the plain entries (see rank.ts), `stride` ints each, sorted by pattern. Let K be the
+ * largest pattern not above the path and c the length of their common prefix. Any pattern
+ * P that is a prefix of the path is not above K, so P cannot be longer than c (K and the
+ * path part at c with K below): P is a prefix of K, reached through K's parents.
  */
-function longestPrefixRule(data: RobotsData, from: number, split: number, path: string): number {
+function longestPrefixRule(
+  data: RobotsData,
+  from: number,
+  split: number,
+  stride: number,
+  path: string,
+): number {
   const patterns = data.patterns;
   const ints = data.ints;
   let lo = 0;
-  let hi = (split - from) >> 1;
+  let hi = (split - from) / stride;
   // Every pattern between two others shares at least the shorter of their common prefixes
   // with the path: the comparison starts there.
   let loCommon = 0;
   let hiCommon = 0;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    const id = ints[from + mid * 2];
+    const id = plainId(ints, from + mid * stride, stride);
     const start = ruleStart(data, id);
     const length = ruleLength(data, id);
     const n = Math.min(length, path.length);
@@ -190,17 +209,20 @@ function longestPrefixRule(data: RobotsData, from: number, split: number, path: 
     }
   }
   if (lo === 0) return -1;
-  let at = from + (lo - 1) * 2;
-  const id = ints[at];
+  let at = from + (lo - 1) * stride;
+  let id = plainId(ints, at, stride);
   const start = ruleStart(data, id);
   const length = ruleLength(data, id);
   const n = Math.min(length, path.length);
   let common = 0;
   while (common < n && patterns.charCodeAt(start + common) === path.charCodeAt(common)) common++;
   if (common === length) return id;
-  at = ints[at + 1];
-  while (at >= 0 && ruleLength(data, ints[at]) > common) at = ints[at + 1];
-  return at < 0 ? -1 : ints[at];
+  for (let back = plainBack(ints, at, stride); back !== 0; back = plainBack(ints, at, stride)) {
+    at -= back * stride;
+    id = plainId(ints, at, stride);
+    if (ruleLength(data, id) <= common) return id;
+  }
+  return -1;
 }
 
 function decideIndexed(data: RobotsData, index: GroupIndex, path: string, best: number): number {

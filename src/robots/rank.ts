@@ -3,12 +3,13 @@
  * table appended to `RobotsData.ints`.
  *
  * Plain prefix rules (`/private/`) are sorted by pattern for a binary search; each keeps
- * a link to its parent, the longest other plain pattern that is a prefix of it. Every
- * other rule (with `*` or `$`) is sorted best first (RFC 9309 2.2.2: longest pattern,
- * then allow) with a 64-bit filter of its characters. Layout of a table:
- * `[split, (id, parent)..., (id, maskLow, maskHigh)...]`, where `split` is the position
- * of the first other rule; positions (split, parents) are indexes into `ints`, a parent
- * is -1 when there is none.
+ * a link to its parent, the longest other plain pattern that is a prefix of it, as the
+ * number of entries back to it (0 for none). Every other rule (with `*` or `$`) is sorted
+ * best first (RFC 9309 2.2.2: longest pattern, then allow) with a 64-bit filter of its
+ * characters. Layout of a table: `[head, plain entries..., (id, maskLow, maskHigh)...]`.
+ * A plain entry is one int, `id + back * PACKED_ID_LIMIT`, and `head` the position in
+ * `ints` of the first other rule; in a table too large for that (see PACKED_ID_LIMIT) a
+ * plain entry is two ints, `id, back`, and `head` that position negated.
  */
 
 import {
@@ -21,6 +22,7 @@ import {
   MEMBERS_TO,
   mergedField,
   OTHER_FIELDS,
+  PACKED_ID_LIMIT,
   PLAIN,
   RANKED_SIZE,
   RANKED_TABLE,
@@ -207,20 +209,31 @@ function rank(data: RobotsData, merged: number, at: number): void {
   sortByPattern(data, plain);
   other.sort((a, b) => compareRank(data, a, b));
 
-  const split = at + 1 + plain.length * 2;
+  // The compiler sized the table for one layout or the other (see PACKED_ID_LIMIT).
+  const stride =
+    plain.length === 0 ? 1 : (rankedSize(data, merged) - 1 - other.length * OTHER_FIELDS) / plain.length;
+  const split = at + 1 + plain.length * stride;
+  // Entry indexes of the open chain of prefixes, and the parent of each entry (-1 for none).
   const chain: number[] = [];
+  const parents: number[] = [];
   plain.forEach((id, i) => {
-    const position = at + 1 + i * 2;
-    while (chain.length > 0 && !isPrefixOf(data, ints[chain[chain.length - 1]], id)) chain.pop();
+    while (chain.length > 0 && !isPrefixOf(data, plain[chain[chain.length - 1]], id)) chain.pop();
     const top = chain.length > 0 ? chain[chain.length - 1] : -1;
-    ints[position] = id;
-    if (top >= 0 && ruleLength(data, ints[top]) === ruleLength(data, id)) {
+    if (top >= 0 && ruleLength(data, plain[top]) === ruleLength(data, id)) {
       // Same pattern, better rule: it takes the place of the previous one.
-      ints[position + 1] = ints[top + 1];
-      chain[chain.length - 1] = position;
+      parents.push(parents[top]);
+      chain[chain.length - 1] = i;
     } else {
-      ints[position + 1] = top;
-      chain.push(position);
+      parents.push(top);
+      chain.push(i);
+    }
+  });
+  plain.forEach((id, i) => {
+    const back = parents[i] < 0 ? 0 : i - parents[i];
+    if (stride === 1) ints[at + 1 + i] = id + back * PACKED_ID_LIMIT;
+    else {
+      ints[at + 1 + i * 2] = id;
+      ints[at + 2 + i * 2] = back;
     }
   });
   other.forEach((id, i) => {
@@ -228,5 +241,25 @@ function rank(data: RobotsData, merged: number, at: number): void {
     ints[position] = id;
     charMask(data.patterns, ruleStart(data, id), ruleLength(data, id), ints, position + 1);
   });
-  ints[at] = split;
+  ints[at] = stride === 1 ? split : -split;
+}
+
+/** The position of the first other rule of the table at `at`. */
+export function splitOf(ints: Int32Array, at: number): number {
+  return Math.abs(ints[at]);
+}
+
+/** Ints per plain entry of the table at `at`: 1 (packed) or 2. */
+export function strideOf(ints: Int32Array, at: number): number {
+  return ints[at] < 0 ? 2 : 1;
+}
+
+/** The rule id of the plain entry at position `k` of a table with `stride`. */
+export function plainId(ints: Int32Array, k: number, stride: number): number {
+  return stride === 1 ? ints[k] & (PACKED_ID_LIMIT - 1) : ints[k];
+}
+
+/** How many entries back the parent of the plain entry at `k` is, 0 for none. */
+export function plainBack(ints: Int32Array, k: number, stride: number): number {
+  return stride === 1 ? Math.floor(ints[k] / PACKED_ID_LIMIT) : ints[k + 1];
 }

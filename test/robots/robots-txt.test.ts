@@ -352,6 +352,61 @@ describe('reading the file', () => {
   });
 });
 
+describe('groups with many plain rules', () => {
+  /** The longest rule that is a prefix of the path, allow on a tie: the rule, read slowly. */
+  function slowly(rules: readonly (readonly [boolean, string])[], path: string): boolean {
+    let best: readonly [boolean, string] | undefined;
+    for (const rule of rules) {
+      if (!path.startsWith(rule[1])) continue;
+      if (
+        best === undefined ||
+        rule[1].length > best[1].length ||
+        (rule[1].length === best[1].length && rule[0])
+      )
+        best = rule;
+    }
+    return best === undefined || best[0];
+  }
+
+  const paths = (n: number) => [
+    '/d5/x',
+    `/d${n - 1}/y`,
+    '/d100/open/x',
+    '/d100/opex',
+    '/d1000/open',
+    '/e/x',
+    '/zzz',
+    '/d',
+    `/d${n}/`,
+    '/d12/sub/deep/x',
+    '/d12/sub/deeper',
+  ];
+
+  it.each([
+    // More plain rules in one group than a packed table holds.
+    ['20,000 rules in one group', 20_000, 500 * 1024],
+    // More rule ids in the file than a packed entry holds: only with a raised size cap.
+    ['140,000 rules in the file', 140_000, 4 * 1024 * 1024],
+  ])('agrees with a slow reading: %s', (_, n, maxBytes) => {
+    const rules: (readonly [boolean, string])[] = [
+      [false, '/'],
+      [true, '/e'],
+      [false, '/d12/sub/'],
+      [true, '/d12/sub/deep'],
+    ];
+    for (let i = 0; i < n; i++) {
+      rules.push([false, `/d${i}/`]);
+      if (i % 100 === 0) rules.push([true, `/d${i}/open/`]);
+    }
+    const body = `user-agent: *\n${rules.map(([allow, p]) => `${allow ? 'allow' : 'disallow'}: ${p}`).join('\n')}\n`;
+    const robots = RobotsTxt.parse(body, { maxBytes });
+    // Only what the cap let in counts.
+    const read = robots.groups[0].rules.length;
+    const kept = rules.slice(0, read);
+    for (const path of paths(n)) expect(robots.isAllowed(path, 'a'), path).toBe(slowly(kept, path));
+  });
+});
+
 describe('many wildcard rules', () => {
   const rules = Array.from({ length: 300 }, (_, i) => `disallow: /*x${i}y*z$`).join('\n');
   const robots = RobotsTxt.parse(`user-agent: *\nallow: /*keep*z$\n${rules}\n`);
