@@ -53,9 +53,11 @@ export const MERGED_FIELDS = 6;
  *   that table's size;
  * - sitemaps at `sitemapsAt`, two each: start and length in `words`;
  * - raw patterns at `rawAt`, three each, by rule id: id, start and length in `words`;
- * - the ranked tables at `tablesAt`, one int each: where the table starts, 0 until the
- *   first check that needs it. It is then appended (in room left by an earlier one, or in a
- *   longer copy of `ints`), so a file pays only for the groups its crawlers ask about.
+ * - the ranked tables at `tablesAt`, one int each: where the table starts. A small file
+ *   gets a table when a check first needs it, appended (in room left by an earlier one, or
+ *   in a longer copy of `ints`), so it pays only for the groups its crawlers ask about; 0
+ *   until then. A large file, where that copy would cost a check milliseconds, has room
+ *   for every table reserved after the directory. A table's first int is 0 until ranked.
  */
 export interface RobotsData {
   readonly patterns: string;
@@ -525,7 +527,18 @@ export class RobotsCompiler implements RobotsLineHandler {
     const sitemapsAt = membersAt + memberList.length;
     const rawAt = sitemapsAt + sitemaps.length * 2;
     const tablesAt = rawAt + rawIds.length * 3;
-    const ints = new Int32Array(tablesAt + rankedSize.length);
+    const base = tablesAt + rankedSize.length;
+    const reserve = base > LAZY_TABLES_LIMIT;
+    let total = base;
+    if (reserve) for (const size of rankedSize) total += size;
+    const ints = new Int32Array(total);
+    if (reserve) {
+      let at = base;
+      for (let t = 0; t < rankedSize.length; t++) {
+        ints[tablesAt + t] = at;
+        at += rankedSize[t];
+      }
+    }
 
     ints[GROUP_COUNT] = groups.length;
     ints[MERGED_COUNT] = mergedCount;
@@ -537,7 +550,7 @@ export class RobotsCompiler implements RobotsLineHandler {
     ints[SITEMAPS_AT] = sitemapsAt;
     ints[RAW_AT] = rawAt;
     ints[TABLES_AT] = tablesAt;
-    ints[INTS_USED] = ints.length;
+    ints[INTS_USED] = total;
     const ruleStarts = this.ruleStarts;
     for (let id = 0; id < ruleCount; id++) {
       ints[RULES_AT + id * RULE_FIELDS] = ruleStarts[id];
@@ -614,6 +627,9 @@ export const OTHER_FIELDS = 3;
  */
 export const PACKED_ID_LIMIT = 2 ** 17;
 export const PACKED_BACK_LIMIT = 2 ** 14;
+
+/** Files whose tables take more ints than this before any ranked table get room for every ranked table at once. */
+const LAZY_TABLES_LIMIT = 16 * 1024;
 
 /** Up to this many distinct tokens, a list scan beats a Map and costs less memory. */
 const SMALL_TOKEN_TABLE = 8;

@@ -40,20 +40,22 @@ import {
  */
 export function rankedRules(data: RobotsData, merged: number): number {
   const entry = data.ints[TABLES_AT] + mergedField(data, merged, RANKED_TABLE);
-  if (data.ints[entry] !== 0) return data.ints[entry];
-  const at = data.ints[INTS_USED];
-  const used = at + rankedSize(data, merged);
-  if (used > data.ints.length) {
-    // Grown by at least a quarter: asking about every group of a file copies `ints` a
-    // logarithmic number of times, and a file asked about one large group gets no slack.
-    const grown = new Int32Array(Math.max(used, Math.ceil(data.ints.length * 1.25)));
-    grown.set(data.ints);
-    data.ints = grown;
+  let at = data.ints[entry];
+  if (at === 0) {
+    at = data.ints[INTS_USED];
+    const used = at + rankedSize(data, merged);
+    if (used > data.ints.length) {
+      // Grown by at least a quarter: asking about every group of a file copies `ints` a
+      // logarithmic number of times, and a file asked about one group gets no slack.
+      const grown = new Int32Array(Math.max(used, Math.ceil(data.ints.length * 1.25)));
+      grown.set(data.ints);
+      data.ints = grown;
+    }
+    data.ints[INTS_USED] = used;
+    data.ints[entry] = at;
   }
-  rank(data, merged, at);
-  data.ints[INTS_USED] = used;
-  // Written last: a table in the directory is complete.
-  data.ints[entry] = at;
+  // A table's first int, written last, is 0 until it is complete.
+  if (data.ints[at] === 0) rank(data, merged, at);
   return at;
 }
 
