@@ -183,10 +183,9 @@ export class PolicyEntry {
     return [{ url: this.robotsTxtUrl, status, durationMs: this.#hopUs / 1000 }];
   }
 
-  /** The policy as callers see it. */
-  policy(): OriginPolicy {
+  /** What the policy and the stored record both say. */
+  #fields() {
     const rarely = this.#rarely;
-    const good = rarely?.good;
     return {
       origin: this.origin,
       robotsTxtUrl: this.robotsTxtUrl,
@@ -194,44 +193,37 @@ export class PolicyEntry {
       kind: this.kind,
       status: this.status,
       why: this.why,
-      robots: this.robots,
       fetchedAt: this.fetchedAt,
       expiresAt: this.expiresAt,
-      hops: this.#hops,
       failures: this.failures,
       servedFromStaleCopy: this.servedFromStaleCopy,
-      bodyBytes: this.bodyBytes,
       truncated: this.#truncated,
       timings: { totalMs: this.#totalUs / 1000, parseMs: this.#parseUs / 1000 },
       ...(rarely?.unreachableSince === undefined ? {} : { unreachableSince: rarely.unreachableSince }),
       ...(rarely?.retryAt === undefined ? {} : { retryAt: rarely.retryAt }),
-      ...(this.servedFromStaleCopy && good !== undefined ? { goodCopyFetchedAt: good.fetchedAt } : {}),
       ...(rarely?.cacheControl === undefined ? {} : { cacheControl: rarely.cacheControl }),
+    };
+  }
+
+  /** The policy as callers see it. */
+  policy(): OriginPolicy {
+    const good = this.#rarely?.good;
+    return {
+      ...this.#fields(),
+      robots: this.robots,
+      hops: this.#hops,
+      bodyBytes: this.bodyBytes,
+      ...(this.servedFromStaleCopy && good !== undefined ? { goodCopyFetchedAt: good.fetchedAt } : {}),
     };
   }
 
   /** The storable form: the base of the next state, and what a backend saves. */
   stored(): StoredPolicy {
-    const rarely = this.#rarely;
     const good = this.good;
     const record: PolicyRecord = {
       version: 1,
-      origin: this.origin,
-      robotsTxtUrl: this.robotsTxtUrl,
-      finalUrl: rarely?.finalUrl ?? this.robotsTxtUrl,
-      kind: this.kind,
-      status: this.status,
-      why: this.why,
-      fetchedAt: this.fetchedAt,
-      expiresAt: this.expiresAt,
+      ...this.#fields(),
       hops: [...this.#hops],
-      failures: this.failures,
-      servedFromStaleCopy: this.servedFromStaleCopy,
-      truncated: this.#truncated,
-      timings: { totalMs: this.#totalUs / 1000, parseMs: this.#parseUs / 1000 },
-      ...(rarely?.unreachableSince === undefined ? {} : { unreachableSince: rarely.unreachableSince }),
-      ...(rarely?.retryAt === undefined ? {} : { retryAt: rarely.retryAt }),
-      ...(rarely?.cacheControl === undefined ? {} : { cacheControl: rarely.cacheControl }),
       ...(good === undefined ? {} : { good }),
     };
     return { record, body: this.body };
