@@ -4,11 +4,12 @@
  * (order varied), the median and range over the rounds reported. Pages/s of the guard count only
  * the pages it let through (the disallowed ones are work it rightly did not do).
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type ChildProcess, fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { CheerioCrawler, Configuration, LogLevel, log } from 'crawlee';
 import { RobotsGuard } from '../dist/crawlee/index.js';
 import { RobotsStore } from '../dist/store/index.js';
+import type { SiteReply, SiteRequest } from './crawlee-site.js';
 import { judge, median, Table } from './harness.js';
 
 const ORIGINS = 20;
@@ -19,40 +20,57 @@ const CONCURRENCY = 50;
 const USER_AGENT = 'Mozilla/5.0 (compatible; BenchBot/1.0)';
 const TARGET = { guardVersusNone: 0.95, guardVersusBuiltin: 1 };
 
-interface Origin {
-  origin: string;
-  robotsRequests: number;
-  server: Server;
+/** The local site, served by a child process (see crawlee-site.ts). */
+class Site {
+  readonly #child: ChildProcess;
+  origins: string[] = [];
+
+  private constructor(child: ChildProcess) {
+    this.#child = child;
+  }
+
+  static async start(origins: number): Promise<Site> {
+    // The child inherits `--import tsx` from this process's options.
+    const site = new Site(fork(fileURLToPath(new URL('./crawlee-site.ts', import.meta.url))));
+    const reply = await site.#ask({ type: 'start', origins });
+    if (reply.type === 'start') site.origins = reply.origins;
+    return site;
+  }
+
+  /** robots.txt requests so far, by origin. */
+  async robotsRequests(): Promise<number[]> {
+    const reply = await this.#ask({ type: 'counts' });
+    return reply.type === 'counts' ? reply.robotsRequests : [];
+  }
+
+  async closeIdleConnections(): Promise<void> {
+    await this.#ask({ type: 'close-idle' });
+  }
+
+  stop(): void {
+    this.#child.send({ type: 'stop' } satisfies SiteRequest);
+  }
+
+  #ask(message: SiteRequest): Promise<SiteReply> {
+    return new Promise((resolve, reject) => {
+      const onMessage = (reply: SiteReply) => {
+        if (reply.type !== message.type) return;
+        this.#child.off('message', onMessage);
+        this.#child.off('exit', onExit);
+        resolve(reply);
+      };
+      const onExit = (code: number | null) => reject(new Error(`the bench site exited (${code})`));
+      this.#child.on('message', onMessage);
+      this.#child.once('exit', onExit);
+      this.#child.send(message);
+    });
+  }
 }
 
-async function startOrigin(): Promise<Origin> {
-  const state = { robotsRequests: 0 };
-  const body = (title: string) =>
-    `<!doctype html><html><head><title>${title}</title></head><body><p>${title}</p></body></html>`;
-  const server = createServer((request, response) => {
-    if (request.url === '/robots.txt') {
-      state.robotsRequests++;
-      response.writeHead(200, { 'content-type': 'text/plain' }).end('User-agent: *\nDisallow: /private\n');
-      return;
-    }
-    response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(body(request.url ?? '/'));
-  });
-  server.keepAliveTimeout = 30_000;
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    origin: `http://127.0.0.1:${port}`,
-    server,
-    get robotsRequests() {
-      return state.robotsRequests;
-    },
-  };
-}
-
-function urlsOf(origins: Origin[]): string[] {
+function urlsOf(origins: readonly string[]): string[] {
   const urls: string[] = [];
   for (let i = 0; i < PAGES_PER_ORIGIN; i++) {
-    for (const { origin } of origins) {
+    for (const origin of origins) {
       urls.push(i % PRIVATE_EVERY === 0 ? `${origin}/private/${i}` : `${origin}/p/${i}`);
     }
   }
@@ -75,15 +93,15 @@ const BUDGET_SECONDS = 170;
 interface CrawlResult {
   pages: number;
   seconds: number;
-  /** Process CPU time (crawler and local servers alike) per page fetched, in ms. */
+  /** CPU time of the crawler's process per page fetched, in ms (the site runs in another). */
   cpuMsPerPage: number;
   /** From `crawler.run()` to the first page handled, in ms. */
   firstPageMs: number;
   robotsRequests: number[];
 }
 
-async function crawl(mode: Mode, urls: string[], origins: Origin[]): Promise<CrawlResult> {
-  const before = origins.map((o) => o.robotsRequests);
+async function crawl(mode: Mode, urls: string[], site: Site): Promise<CrawlResult> {
+  const before = await site.robotsRequests();
   let pages = 0;
   let firstPageAt = Number.NaN;
   const crawler = new CheerioCrawler(
@@ -107,7 +125,7 @@ async function crawl(mode: Mode, urls: string[], origins: Origin[]): Promise<Cra
     );
   }
   // Each crawl starts from the same state: no keep-alive connection of the previous one, no garbage.
-  for (const o of origins) o.server.closeIdleConnections();
+  await site.closeIdleConnections();
   await new Promise((resolve) => setTimeout(resolve, 100));
   globalThis.gc?.();
   const cpu = process.cpuUsage();
@@ -121,7 +139,7 @@ async function crawl(mode: Mode, urls: string[], origins: Origin[]): Promise<Cra
     seconds,
     cpuMsPerPage: (user + system) / 1000 / pages,
     firstPageMs: firstPageAt - started,
-    robotsRequests: origins.map((o, i) => o.robotsRequests - before[i]),
+    robotsRequests: (await site.robotsRequests()).map((n, i) => n - before[i]),
   };
 }
 
@@ -150,12 +168,12 @@ export async function run(): Promise<void> {
   const level = log.getLevel();
   log.setLevel(LogLevel.OFF);
   const suiteStart = performance.now();
-  const origins = await Promise.all(Array.from({ length: ORIGINS }, () => startOrigin()));
+  const site = await Site.start(ORIGINS);
   try {
-    const urls = urlsOf(origins);
+    const urls = urlsOf(site.origins);
     // A first, shorter crawl of each kind warms up the JIT, sockets and lazy imports of every
     // code path measured; it is not reported.
-    for (const mode of MODES) await crawl(mode, urls.slice(0, WARM_UP_URLS), origins);
+    for (const mode of MODES) await crawl(mode, urls.slice(0, WARM_UP_URLS), site);
     // Rounds of the three crawls. A crawl can leave work to the next one and load from elsewhere
     // comes and goes, so the order changes each round (rotated, and reversed every other round,
     // so that no crawl always follows the same one), each ratio is taken between crawls of the
@@ -167,7 +185,7 @@ export async function run(): Promise<void> {
       const elapsed = (performance.now() - suiteStart) / 1000;
       if (rounds >= MIN_ROUNDS && elapsed + longestRound > BUDGET_SECONDS) break;
       const roundStart = performance.now();
-      for (const mode of orderOfRound(rounds)) results.get(mode)!.push(await crawl(mode, urls, origins));
+      for (const mode of orderOfRound(rounds)) results.get(mode)!.push(await crawl(mode, urls, site));
       longestRound = Math.max(longestRound, (performance.now() - roundStart) / 1000);
       rounds++;
     }
@@ -241,18 +259,10 @@ export async function run(): Promise<void> {
     );
     table.print();
     console.log(
-      '\nCPU ms/page is the process CPU time (crawler and the local servers) per page fetched. Ratios compare the crawls of one round.',
+      '\nCPU ms/page is the CPU time of the crawler process per page fetched (the local site runs in a child process). Ratios compare the crawls of one round.',
     );
   } finally {
     log.setLevel(level);
-    await Promise.all(
-      origins.map(
-        (o) =>
-          new Promise<void>((resolve) => {
-            o.server.closeAllConnections();
-            o.server.close(() => resolve());
-          }),
-      ),
-    );
+    site.stop();
   }
 }
