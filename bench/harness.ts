@@ -77,14 +77,18 @@ export interface ThroughputOptions {
   budgetMs?: number;
   /** @default 15 */
   maxPasses?: number;
+  /** Untimed passes run until this much time has gone, so the JIT has compiled what it measures. @default 200 */
+  warmupMs?: number;
 }
 
 /**
  * Operations per second of `pass`, which performs `ops` operations: the median over as many
- * passes as fit in the budget (one pass at least, which for a slow library may be all there is).
+ * passes as fit in the budget (one pass at least, which for a slow library may be all there is),
+ * after untimed passes for `warmupMs`.
  */
 export function throughput(ops: number, pass: () => void, options: ThroughputOptions = {}): number {
-  const { budgetMs = 1000, maxPasses = 15 } = options;
+  const { budgetMs = 1000, maxPasses = 15, warmupMs = 200 } = options;
+  for (let warm = 0; warm < warmupMs; ) warm += timeNs(pass) / 1e6;
   globalThis.gc?.();
   const times: number[] = [];
   let spent = 0;
