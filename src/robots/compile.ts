@@ -83,8 +83,10 @@ const RAW_AT = 8;
 export const TABLES_AT = 9;
 /** How much of `ints` is in use: past it, room left for more ranked tables. */
 export const INTS_USED = 10;
+/** A number for the compiled file, different from the files compiled just before it (see explain.ts). */
+export const FILE_NUMBER = 11;
 /** Rules start after the header. */
-const RULES_AT = 11;
+const RULES_AT = 12;
 
 /** One count of the header (GROUP_COUNT, ...). */
 export function count(data: RobotsData, slot: number): number {
@@ -551,6 +553,7 @@ export class RobotsCompiler implements RobotsLineHandler {
     ints[RAW_AT] = rawAt;
     ints[TABLES_AT] = tablesAt;
     ints[INTS_USED] = total;
+    ints[FILE_NUMBER] = fileNumber++ | 0;
     const ruleStarts = this.ruleStarts;
     for (let id = 0; id < ruleCount; id++) {
       ints[RULES_AT + id * RULE_FIELDS] = ruleStarts[id];
@@ -627,6 +630,9 @@ export const OTHER_FIELDS = 3;
  */
 export const PACKED_ID_LIMIT = 2 ** 17;
 export const PACKED_BACK_LIMIT = 2 ** 14;
+
+/** The number of the next compiled file. */
+let fileNumber = 0;
 
 /** Files whose tables take more ints than this before any ranked table get room for every ranked table at once. */
 const LAZY_TABLES_LIMIT = 16 * 1024;

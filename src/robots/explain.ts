@@ -12,6 +12,7 @@ import {
   count,
   DERIVED,
   END_LINE,
+  FILE_NUMBER,
   FIRST_AGENT,
   groupField,
   lookupToken,
@@ -131,17 +132,33 @@ interface GroupSelection {
   choice: GroupChoice;
 }
 
-/** The last selection, kept because a crawler asks about one file many times in a row. */
-let lastData: RobotsData | null = null;
-let lastToken = '';
-let lastSelection: GroupSelection = { merged: -1, choice: NO_GROUP };
+/** A group selection kept for a file, which it does not keep alive. */
+interface KeptSelection {
+  file: WeakRef<RobotsData>;
+  token: string;
+  selection: GroupSelection;
+}
+
+/**
+ * The last selections, one slot per file number modulo their count. A crawler asks about the
+ * same files many times, and a crawl interleaves the URLs of many origins: a selection is
+ * found again without building its description anew, and no file is kept alive for it.
+ */
+const kept: (KeptSelection | undefined)[] = new Array(64);
 
 /**
  * RFC 9309 2.2.1: the crawler's own group if there is one, else (our documented
  * extension) the group of the crawler it follows, else `*`, else none.
  */
 function selectGroup(data: RobotsData, productToken: string): GroupSelection {
+  // The file asked about last, at the cost of one comparison; then the kept selections.
   if (data === lastData && productToken === lastToken) return lastSelection;
+  const slot = data.ints[FILE_NUMBER] & (kept.length - 1);
+  const found = kept[slot];
+  if (found !== undefined && found.token === productToken && found.file.deref() === data) {
+    remember(data, productToken, found.selection);
+    return found.selection;
+  }
   let selection: GroupSelection;
   const own = lookupToken(data, productToken);
   const fallback = FALLBACK_TOKENS[productToken];
@@ -152,10 +169,20 @@ function selectGroup(data: RobotsData, productToken: string): GroupSelection {
     selection = describe(data, followed, { how: 'fallback', token: fallback!, fallbackFrom: productToken });
   else if (star >= 0) selection = describe(data, star, { how: 'star', token: '*' });
   else selection = { merged: -1, choice: NO_GROUP };
-  lastData = data;
-  lastToken = productToken;
-  lastSelection = selection;
+  kept[slot] = { file: new WeakRef(data), token: productToken, selection };
+  remember(data, productToken, selection);
   return selection;
+}
+
+/** The last selection: one file is kept alive for it. */
+let lastData: RobotsData | null = null;
+let lastToken = '';
+let lastSelection: GroupSelection = { merged: -1, choice: NO_GROUP };
+
+function remember(data: RobotsData, token: string, selection: GroupSelection): void {
+  lastData = data;
+  lastToken = token;
+  lastSelection = selection;
 }
 
 /** Completes a group description with its user-agent lines and the spans of its groups. */

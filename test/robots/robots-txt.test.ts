@@ -123,6 +123,26 @@ describe('groups (RFC 9309 2.2.1)', () => {
     }
   });
 
+  it('describes the group of each file when the files asked about alternate', () => {
+    // More files than the selections kept, each with its group on another line, asked in turn.
+    const files = Array.from({ length: 100 }, (_, i) =>
+      RobotsTxt.parse(
+        `${'# x\n'.repeat(i % 7)}user-agent: FooBot\ndisallow: /f${i}/\nuser-agent: *\ndisallow: /\n`,
+      ),
+    );
+    for (let round = 0; round < 3; round++) {
+      files.forEach((robots, i) => {
+        const verdict = robots.explain(`/f${i}/x`, 'FooBot');
+        expect(verdict.allowed).toBe(false);
+        expect(verdict.group.userAgentLines).toEqual([1 + (i % 7)]);
+        expect(robots.explain(`/f${i}/x`, 'OtherBot').group).toMatchObject({
+          how: 'star',
+          userAgentLines: [3 + (i % 7)],
+        });
+      });
+    }
+  });
+
   it('joins a user-agent that follows sitemap or crawl-delay lines to the open group', () => {
     const body = 'user-agent: FooBot\ncrawl-delay: 5\nuser-agent: BarBot\ndisallow: /\n';
     expect(allowed(body, '/x', 'FooBot')).toBe(false);
