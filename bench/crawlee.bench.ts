@@ -100,6 +100,11 @@ interface CrawlResult {
   robotsRequests: number[];
 }
 
+/** Sets the bench's User-Agent on a request, as the guard does. */
+function sendUserAgent(_context: unknown, gotOptions: { headers?: Record<string, unknown> }): void {
+  gotOptions.headers = { ...gotOptions.headers, 'user-agent': USER_AGENT };
+}
+
 async function crawl(mode: Mode, urls: string[], site: Site): Promise<CrawlResult> {
   const before = await site.robotsRequests();
   let pages = 0;
@@ -110,6 +115,9 @@ async function crawl(mode: Mode, urls: string[], site: Site): Promise<CrawlResul
       minConcurrency: CONCURRENCY,
       maxRequestRetries: 0,
       ...(mode === 'builtin' ? { respectRobotsTxtFile: { userAgent: USER_AGENT } } : {}),
+      // Every crawl sends the same User-Agent, as a crawler that names itself does; the guard
+      // sets it on each request from its `userAgent` option, the others get it here.
+      ...(mode === 'guard' ? {} : { preNavigationHooks: [sendUserAgent] }),
       requestHandler({ $ }) {
         if ($('title').text() === '') return;
         if (pages++ === 0) firstPageAt = performance.now();
