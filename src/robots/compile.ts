@@ -40,7 +40,8 @@ export const MERGED_FIELDS = 6;
  *   their normal form, user-agent values, sitemap URLs.
  *
  * `ints` holds, one table after the other:
- * - the counts and positions of the tables (see `count` and `tableAt`);
+ * - a header: how many groups, merged groups, sitemaps and raw patterns there are (see
+ *   `count`), where each table starts, how much of `ints` is in use, and the file's number;
  * - rules at RULES_AT, RULE_FIELDS each: the start of the pattern in `patterns` (its length is
  *   the distance to the next start; one more start closes the table), `line << 6 | flags`;
  * - groups as written at `groupsAt`, GROUP_FIELDS each: startLine, endLine, firstAgent,

@@ -48,7 +48,7 @@ export interface ExplainOptions {
 export function isAllowed(data: RobotsData, url: string | URL, userAgent: string): boolean {
   const path = pathOf(url);
   if (path === ROBOTS_TXT_PATH) return true;
-  const merged = selectMerged(data, productTokenOf(userAgent));
+  const merged = groupOf(data, productTokenOf(userAgent));
   if (merged < 0) return true;
   const id = decide(data, merged, path);
   return id < 0 || (ruleFlags(data, id) & ALLOW) !== 0;
@@ -118,12 +118,8 @@ const NO_GROUP: GroupChoice = Object.freeze({
 });
 
 /** The merged group that applies to a crawler, or -1 (see selectGroup). */
-export function selectMerged(data: RobotsData, productToken: string): number {
-  const own = lookupToken(data, productToken);
-  if (own >= 0) return own;
-  const fallback = FALLBACK_TOKENS[productToken];
-  const followed = fallback === undefined ? -1 : lookupToken(data, fallback);
-  return followed >= 0 ? followed : lookupToken(data, '*');
+export function groupOf(data: RobotsData, productToken: string): number {
+  return selectGroup(data, productToken).merged;
 }
 
 /** The group chosen for a crawler: a merged group (-1 for none) and its description. */

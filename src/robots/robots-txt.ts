@@ -22,7 +22,7 @@ import {
   sitemapsOf,
 } from './compile.js';
 import { prepareLargeGroups } from './decide.js';
-import { type ExplainOptions, explain, isAllowed, matchedRule, selectMerged } from './explain.js';
+import { type ExplainOptions, explain, groupOf, isAllowed, matchedRule } from './explain.js';
 import {
   DEFAULT_MAX_BYTES,
   type Directive,
@@ -113,7 +113,7 @@ export class RobotsTxt {
    */
   crawlDelay(userAgent: string): number | undefined {
     const data = this.#data;
-    const merged = selectMerged(data, productTokenOf(userAgent));
+    const merged = groupOf(data, productTokenOf(userAgent));
     if (merged < 0) return undefined;
     let delay = -1;
     for (let k = mergedField(data, merged, MEMBERS_FROM); k < mergedField(data, merged, MEMBERS_TO); k++) {

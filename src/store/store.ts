@@ -179,7 +179,6 @@ export interface RobotsStoreStats {
   bytesInMemory: number;
 }
 
-/** What the LRU keeps per origin, kept small: the LRU is sized by it (see memory.ts). */
 type BackendResult<T> = { ok: true; value: T } | { ok: false };
 
 const DAY_MS = 86_400_000;
