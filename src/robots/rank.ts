@@ -117,48 +117,68 @@ const SMALL_RANGE = 12;
 
 /**
  * Sorts plain rules by pattern; among equal patterns the best comes last, where the binary
- * search in decide.ts lands. A multikey quicksort (Bentley and Sedgewick): ranges are split
- * on one character position at a time, so the long prefixes that patterns share (`/shop/`,
- * `/archive/2024/`) are read once per split rather than once per comparison.
+ * search in decide.ts lands. A most-significant-digit radix sort whose digits are several
+ * characters wide: the next characters of each pattern in a range, with the end of a pattern
+ * as the lowest character, are packed into one exact integer of a float64 together with the
+ * pattern's place in the range, and the range is sorted by the engine's native typed-array
+ * sort. Patterns with the same digit form a run that goes on with the next characters, so the
+ * long prefixes patterns share (`/shop/`, `/archive/2024/`) are read once per run rather than
+ * once per comparison, and no comparison calls back into JavaScript.
  */
 function sortByPattern(data: RobotsData, plain: number[]): void {
   const patterns = data.patterns;
-  const charAt = (id: number, depth: number): number =>
-    depth < ruleLength(data, id) ? patterns.charCodeAt(ruleStart(data, id) + depth) : -1;
   // Pending ranges (lo, hi, depth), instead of recursion: no input can overflow the stack.
   const stack: number[] = [0, plain.length, 0];
   while (stack.length > 0) {
     const depth = stack.pop()!;
     const hi = stack.pop()!;
     const lo = stack.pop()!;
-    if (hi - lo <= SMALL_RANGE) {
+    const n = hi - lo;
+    if (n <= SMALL_RANGE) {
       insertionSort(data, plain, lo, hi, depth);
       continue;
     }
-    const pivot = charAt(plain[(lo + hi) >>> 1], depth);
-    // Three parts: below the pivot character, equal to it, above it.
-    let lt = lo;
-    let gt = hi;
-    let i = lo;
-    while (i < gt) {
-      const c = charAt(plain[i], depth);
-      if (c < pivot) swap(plain, lt++, i++);
-      else if (c > pivot) swap(plain, i, --gt);
-      else i++;
+    // A key is digit * span + place: as many characters per digit as keep it below 2^53.
+    let span = 1;
+    while (span < n) span *= 2;
+    let width = 0;
+    for (let weight = CHAR_BASE; weight * span <= MAX_EXACT; weight *= CHAR_BASE) width++;
+    if (keyScratch.length < n) keyScratch = new Float64Array(Math.max(n, keyScratch.length * 2));
+    const keys = keyScratch.subarray(0, n);
+    for (let i = 0; i < n; i++) {
+      const id = plain[lo + i];
+      const start = ruleStart(data, id) + depth;
+      const left = ruleLength(data, id) - depth;
+      let digit = 0;
+      for (let j = 0; j < width; j++)
+        digit = digit * CHAR_BASE + (j < left ? patterns.charCodeAt(start + j) + 1 : 0);
+      keys[i] = digit * span + i;
     }
-    if (lt - lo > 1) stack.push(lo, lt, depth);
-    if (hi - gt > 1) stack.push(gt, hi, depth);
-    // The equal part goes on with the next character; past the end, the patterns are equal.
-    if (pivot < 0) sortEqual(data, plain, lt, gt);
-    else if (gt - lt > 1) stack.push(lt, gt, depth + 1);
+    keys.sort();
+    const before = plain.slice(lo, hi);
+    let runStart = 0;
+    let runDigit = -1;
+    for (let i = 0; i <= n; i++) {
+      const digit = i < n ? Math.floor(keys[i] / span) : -1;
+      if (digit !== runDigit) {
+        // A run of equal digits: if its last character is the end, the patterns are equal.
+        if (i - runStart > 1) {
+          if (runDigit % CHAR_BASE === 0) sortEqual(data, plain, lo + runStart, lo + i);
+          else stack.push(lo + runStart, lo + i, depth + width);
+        }
+        runStart = i;
+        runDigit = digit;
+      }
+      if (i < n) plain[lo + i] = before[keys[i] - digit * span];
+    }
   }
 }
 
-function swap(ids: number[], i: number, j: number): void {
-  const t = ids[i];
-  ids[i] = ids[j];
-  ids[j] = t;
-}
+/** Values of a character in a digit: 1 + its code (normalised patterns are ASCII), 0 past the end. */
+const CHAR_BASE = 129;
+const MAX_EXACT = 2 ** 53;
+/** The keys of the range being sorted, reused. */
+let keyScratch = new Float64Array(1024);
 
 /** Sorts `ids[lo, hi)`, whose patterns agree on their first `depth` characters. */
 function insertionSort(data: RobotsData, ids: number[], lo: number, hi: number, depth: number): void {
