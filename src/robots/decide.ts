@@ -14,6 +14,8 @@ import {
   ALLOW,
   count,
   EXACT,
+  flagsIn,
+  lengthIn,
   MERGED_COUNT,
   OTHER_FIELDS,
   type RobotsData,
@@ -21,6 +23,7 @@ import {
   ruleLength,
   ruleMatchLength,
   ruleStart,
+  startIn,
   WILDCARD,
 } from './compile.js';
 import { matchesAt } from './match.js';
@@ -120,15 +123,15 @@ export function decide(data: RobotsData, merged: number, path: string): number {
     return decideIndexed(data, data.indexes[merged], path, best);
   }
   // Best first: once a rule cannot beat the best match, none after it can (see outranks).
-  const bestLength = best < 0 ? -1 : ruleLength(data, best);
-  const bestAllows = best >= 0 && (ruleFlags(data, best) & ALLOW) !== 0;
+  const bestLength = best < 0 ? -1 : lengthIn(ints, best);
+  const bestAllows = best >= 0 && (flagsIn(ints, best) & ALLOW) !== 0;
   let masked = false;
   for (let k = split; k < end; k += OTHER_FIELDS) {
     const id = ints[k];
-    const length = ruleLength(data, id);
+    const length = lengthIn(ints, id);
     if (length < bestLength) break;
     if (length === bestLength) {
-      const allows = (ruleFlags(data, id) & ALLOW) !== 0;
+      const allows = (flagsIn(ints, id) & ALLOW) !== 0;
       if (allows === bestAllows ? id > best : !allows) break;
     }
     if (!masked) {
@@ -194,8 +197,8 @@ function longestPrefixRule(
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
     const id = plainId(ints, from + mid * stride, stride);
-    const start = ruleStart(data, id);
-    const length = ruleLength(data, id);
+    const start = startIn(ints, id);
+    const length = lengthIn(ints, id);
     const n = Math.min(length, path.length);
     let i = Math.min(loCommon, hiCommon);
     while (i < n && patterns.charCodeAt(start + i) === path.charCodeAt(i)) i++;
@@ -211,8 +214,8 @@ function longestPrefixRule(
   if (lo === 0) return -1;
   let at = from + (lo - 1) * stride;
   let id = plainId(ints, at, stride);
-  const start = ruleStart(data, id);
-  const length = ruleLength(data, id);
+  const start = startIn(ints, id);
+  const length = lengthIn(ints, id);
   const n = Math.min(length, path.length);
   let common = 0;
   while (common < n && patterns.charCodeAt(start + common) === path.charCodeAt(common)) common++;
@@ -220,7 +223,7 @@ function longestPrefixRule(
   for (let back = plainBack(ints, at, stride); back !== 0; back = plainBack(ints, at, stride)) {
     at -= back * stride;
     id = plainId(ints, at, stride);
-    if (ruleLength(data, id) <= common) return id;
+    if (lengthIn(ints, id) <= common) return id;
   }
   return -1;
 }
