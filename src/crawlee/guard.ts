@@ -13,7 +13,7 @@ import {
   type CrawlerInternals,
   crawlerKindOf,
   forgetStatisticsJob,
-  interceptProperty,
+  interceptRequestManager,
 } from './crawler-internals.js';
 import { DroppedDataset } from './dropped-dataset.js';
 import {
@@ -138,8 +138,7 @@ export class RobotsGuard implements HopChecker {
     // DESIGN.md: the request manager is the one choke point of every add path and of dequeueing.
     const wrap = (value: unknown) => interceptor.wrap(value);
     const unwrap = (value: unknown) => interceptor.unwrap(value);
-    interceptProperty(internals, 'requestManager', wrap, unwrap);
-    interceptProperty(internals, 'requestQueue', wrap, unwrap);
+    const rewrap = interceptRequestManager(internals, wrap, unwrap);
 
     // Navigation checks: appended, so the user's hooks (which may replace gotOptions.hooks) run first.
     const kind = crawlerKindOf(internals);
@@ -177,6 +176,8 @@ export class RobotsGuard implements HopChecker {
 
     const run = internals.run;
     internals.run = async (...args: unknown[]) => {
+      // A queue the user assigned to the crawler since: wrapped before the crawl reads it.
+      rewrap();
       try {
         return await run.apply(internals, args);
       } finally {

@@ -1,5 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setFlagsFromString } from 'node:v8';
 import { CheerioCrawler, createCheerioRouter, type Log, LogLevel, log, RequestQueue } from 'crawlee';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type RobotsDroppedRecord, RobotsGuard } from '../../src/crawlee/index.js';
@@ -189,6 +190,44 @@ describe('RobotsGuard request interceptor', () => {
       [`${site.origin}/late/2`, 'dequeue', 'disallowed'],
     ]);
     expect(guard.summary().origins[0]).toMatchObject({ allowed: 1, dropped: 2 });
+  });
+
+  it('keeps the crawler an object of fast properties, which Crawlee reads dozens of times per request', () => {
+    // V8 turns an object whose data property becomes an accessor into a dictionary of properties.
+    setFlagsFromString('--allow-natives-syntax');
+    const hasFastProperties = new Function('object', 'return %HasFastProperties(object)');
+    const crawler = new CheerioCrawler({ requestHandler() {} }, freshConfiguration());
+    expect(hasFastProperties(crawler)).toBe(true);
+    new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store: newStore() }).attach(crawler);
+    expect(hasFastProperties(crawler)).toBe(true);
+  });
+
+  it('checks the requests of a queue assigned to the crawler after attach, and of the queue getRequestQueue() made', async () => {
+    const site = await server('User-agent: *\nDisallow: /private\n', [
+      '/a',
+      '/b',
+      '/private/x',
+      '/private/y',
+    ]);
+    const config = freshConfiguration();
+    const crawler = new CheerioCrawler({ requestHandler() {} }, config);
+    new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store: newStore() }).attach(crawler);
+    // The queue Crawlee creates on demand is handed out wrapped: adding to it is checked.
+    const made = await crawler.getRequestQueue();
+    await made.addRequests([`${site.origin}/a`, `${site.origin}/private/x`]);
+    // A queue the user puts in place afterwards is wrapped when the crawl starts.
+    const queue = await RequestQueue.open('assigned', { config });
+    await queue.addRequests([`${site.origin}/b`, `${site.origin}/private/y`]);
+    (crawler as unknown as { requestQueue: RequestQueue; requestManager: unknown }).requestQueue = queue;
+    (crawler as unknown as { requestManager: unknown }).requestManager = queue;
+    await crawler.run();
+    expect(pagesHit(site).sort()).toEqual(['/b']);
+    expect(await made.handledCount()).toBe(0);
+    const records = await datasetItems<RobotsDroppedRecord>(config);
+    expect(records.map((r) => [r.url, r.stage]).sort()).toEqual([
+      [`${site.origin}/private/x`, 'enqueue'],
+      [`${site.origin}/private/y`, 'dequeue'],
+    ]);
   });
 
   it('records URLs without their credentials', async () => {
