@@ -30,6 +30,7 @@ import {
   RULE_COUNT,
   ruleFlags,
   ruleLength,
+  ruleMatchLength,
   ruleStart,
   TABLES_AT,
 } from './compile.js';
@@ -261,7 +262,8 @@ function rank(data: RobotsData, merged: number, at: number): void {
   other.forEach((id, i) => {
     const position = split + i * OTHER_FIELDS;
     ints[position] = id;
-    charMask(data.patterns, ruleStart(data, id), ruleLength(data, id), ints, position + 1);
+    // A `*` or `$` adds no bit: the filter is read from the part the path must match.
+    charMask(data.patterns, ruleStart(data, id), ruleMatchLength(data, id), ints, position + 1);
   });
   ints[at] = stride === 1 ? split : -split;
 }
