@@ -63,7 +63,7 @@ export function explain(
   const path = pathOf(url);
   const productToken = productTokenOf(userAgent);
   const selection = selectGroup(data, productToken);
-  const group = selection.choice;
+  const group = choiceOf(data, selection);
 
   let allowed = true;
   let reason: Verdict['reason'];
@@ -122,10 +122,17 @@ export function groupOf(data: RobotsData, productToken: string): number {
   return selectGroup(data, productToken).merged;
 }
 
-/** The group chosen for a crawler: a merged group (-1 for none) and its description. */
+/**
+ * The group chosen for a crawler: a merged group (-1 for none), how it was chosen, and its
+ * description, built the first time a verdict needs it (isAllowed never does: for a token
+ * that names 13,000 groups it would list them all).
+ */
 interface GroupSelection {
   merged: number;
-  choice: GroupChoice;
+  how: GroupChoice['how'];
+  token: string | null;
+  fallbackFrom?: string;
+  choice: GroupChoice | undefined;
 }
 
 /** A group selection kept for a file, which it does not keep alive. */
@@ -160,11 +167,17 @@ function selectGroup(data: RobotsData, productToken: string): GroupSelection {
   const fallback = FALLBACK_TOKENS[productToken];
   const followed = own < 0 && fallback !== undefined ? lookupToken(data, fallback) : -1;
   const star = own < 0 && followed < 0 ? lookupToken(data, '*') : -1;
-  if (own >= 0) selection = describe(data, own, { how: 'token', token: productToken });
+  if (own >= 0) selection = { merged: own, how: 'token', token: productToken, choice: undefined };
   else if (followed >= 0)
-    selection = describe(data, followed, { how: 'fallback', token: fallback!, fallbackFrom: productToken });
-  else if (star >= 0) selection = describe(data, star, { how: 'star', token: '*' });
-  else selection = { merged: -1, choice: NO_GROUP };
+    selection = {
+      merged: followed,
+      how: 'fallback',
+      token: fallback!,
+      fallbackFrom: productToken,
+      choice: undefined,
+    };
+  else if (star >= 0) selection = { merged: star, how: 'star', token: '*', choice: undefined };
+  else selection = NO_SELECTION;
   kept[slot] = { file: new WeakRef(data), token: productToken, selection };
   remember(data, productToken, selection);
   return selection;
@@ -173,7 +186,8 @@ function selectGroup(data: RobotsData, productToken: string): GroupSelection {
 /** The last selection: one file is kept alive for it. */
 let lastData: RobotsData | null = null;
 let lastToken = '';
-let lastSelection: GroupSelection = { merged: -1, choice: NO_GROUP };
+const NO_SELECTION: GroupSelection = { merged: -1, how: 'none', token: null, choice: NO_GROUP };
+let lastSelection: GroupSelection = NO_SELECTION;
 
 function remember(data: RobotsData, token: string, selection: GroupSelection): void {
   lastData = data;
@@ -181,12 +195,10 @@ function remember(data: RobotsData, token: string, selection: GroupSelection): v
   lastSelection = selection;
 }
 
-/** Completes a group description with its user-agent lines and the spans of its groups. */
-function describe(
-  data: RobotsData,
-  merged: number,
-  choice: Pick<GroupChoice, 'how' | 'token' | 'fallbackFrom'>,
-): GroupSelection {
+/** The description of a selected group, with its user-agent lines and the spans of its groups. */
+function choiceOf(data: RobotsData, selection: GroupSelection): GroupChoice {
+  if (selection.choice !== undefined) return selection.choice;
+  const merged = selection.merged;
   const userAgentLines: number[] = [];
   const spans: { startLine: number; endLine: number }[] = [];
   for (let k = mergedField(data, merged, MEMBERS_FROM); k < mergedField(data, merged, MEMBERS_TO); k++) {
@@ -200,11 +212,12 @@ function describe(
     );
   }
   const group: GroupChoice = {
-    how: choice.how,
-    token: choice.token,
+    how: selection.how,
+    token: selection.token,
     userAgentLines: Object.freeze(userAgentLines),
     spans: Object.freeze(spans),
   };
-  if (choice.fallbackFrom !== undefined) group.fallbackFrom = choice.fallbackFrom;
-  return { merged, choice: Object.freeze(group) };
+  if (selection.fallbackFrom !== undefined) group.fallbackFrom = selection.fallbackFrom;
+  selection.choice = Object.freeze(group);
+  return selection.choice;
 }
