@@ -445,201 +445,274 @@ export class RobotsCompiler implements RobotsLineHandler {
   /** The compiled tables. Call once, after the pass. */
   finish(): RobotsData {
     if (this.ignoreAll) return EMPTY_DATA;
-    const { groups, agentValues, ruleBits, rawIds, sitemaps } = this;
-    const ruleCount = ruleBits.length;
-
-    // The groups of each token, merged (RFC 9309 2.2.1): (token, group) pairs in file order,
-    // then sorted by token into one list (a file may name tens of thousands of tokens).
-    const mergedOf = new Map<string, number>();
-    const tokens: string[] = [];
-    const memberCount: number[] = [];
-    const lastMember: number[] = [];
-    const pairToken: number[] = [];
-    const pairGroup: number[] = [];
-    const agentMerged: number[] = [];
-    for (let g = 0; g < groups.length; g++) {
-      const group = groups[g];
-      for (let a = group.firstAgent; a < group.firstAgent + group.agentCount; a++) {
-        const token = tokenOfUserAgentLine(agentValues[a]);
-        if (token === '') {
-          agentMerged.push(-1);
-          continue;
-        }
-        let m = mergedOf.get(token);
-        if (m === undefined) {
-          m = tokens.length;
-          mergedOf.set(token, m);
-          tokens.push(token);
-          memberCount.push(0);
-          lastMember.push(-1);
-        }
-        if (lastMember[m] !== g) {
-          lastMember[m] = g;
-          memberCount[m]++;
-          pairToken.push(m);
-          pairGroup.push(g);
-        }
-        agentMerged.push(m);
-      }
-    }
-    const mergedCount = tokens.length;
-    const memberStart: number[] = [0];
-    for (let m = 0; m < mergedCount; m++) memberStart.push(memberStart[m] + memberCount[m]);
-    const memberList: number[] = new Array(pairGroup.length);
-    const cursor = memberStart.slice(0, mergedCount);
-    for (let p = 0; p < pairGroup.length; p++) memberList[cursor[pairToken[p]]++] = pairGroup[p];
+    const { groups, agentValues, ruleBits, sitemaps } = this;
+    const merged = mergeGroups(groups, agentValues);
 
     // Strings of our own, never slices of the source: patterns and tokens are decoded from
     // `scratch` (a new string), the rest joined (a trailing blank makes `join` build a new
     // string even from one part).
     const tokensAt = this.used;
-    for (const token of tokens) this.append(token, 0, token.length);
+    for (const token of merged.tokens) this.append(token, 0, token.length);
     const patterns = this.used === 0 ? '' : ascii.decode(scratch.subarray(0, this.used));
     const words = [...this.rawValues, ...agentValues, ...sitemaps, ' '].join('');
 
-    // Ranked tables: one per distinct list of member groups, sized now, added on first use.
-    const groupPlain: number[] = [];
-    const groupOther: number[] = [];
-    for (const group of groups) {
-      let plain = 0;
-      let other = 0;
-      for (let id = group.firstRule; id < group.firstRule + group.ruleCount; id++) {
-        const flags = ruleBits[id];
-        if (flags & EMPTY) continue;
-        if (flags & PLAIN) plain++;
-        else other++;
+    const tables = sizeRankedTables(groups, ruleBits, merged);
+    const ints = writeTables(
+      {
+        ruleStarts: this.ruleStarts,
+        ruleBits,
+        rawIds: this.rawIds,
+        rawValues: this.rawValues,
+        groups,
+        agentLines: this.agentLines,
+        agentValues,
+        sitemaps,
+      },
+      merged,
+      tables,
+      tokensAt,
+    );
+    let tokenMap: Map<string, number> | null = null;
+    if (merged.tokens.length > SMALL_TOKEN_TABLE) {
+      // Keys cut from our own string of tokens, never from the source.
+      tokenMap = new Map();
+      for (let m = 0, token = tokensAt; m < merged.tokens.length; token += merged.tokens[m++].length) {
+        tokenMap.set(patterns.slice(token, token + merged.tokens[m].length), m);
       }
-      groupPlain.push(plain);
-      groupOther.push(other);
     }
-    const rankedSize: number[] = [];
-    // The table of a token whose rules all come from one group, by that group (-1: none yet).
-    const tableOfGroup: number[] = new Array(groups.length).fill(-1);
-    let tableOfList: Map<string, number> | undefined;
-    const tableOf: number[] = [];
-    for (let m = 0; m < mergedCount; m++) {
-      const from = memberStart[m];
-      const to = memberStart[m + 1];
-      const key = to - from === 1 ? '' : memberList.slice(from, to).join(',');
-      const shared = key === '' ? tableOfGroup[memberList[from]] : (tableOfList?.get(key) ?? -1);
-      if (shared >= 0) {
-        tableOf.push(shared);
+    return { patterns, words, ints, tokenMap, indexes: null };
+  }
+}
+
+/*
+ * The steps of `finish()`, each a function of its own: the first large file a process parses
+ * runs them before the JIT has optimized them, and one function of two hundred lines took
+ * the optimizing compiler 90 ms on a busy 2-core machine, in which time it ran unoptimized.
+ */
+
+/** What a pass collected, as `finish()` hands it to writeTables. */
+interface CollectedLines {
+  ruleStarts: readonly number[];
+  ruleBits: readonly number[];
+  rawIds: readonly number[];
+  rawValues: readonly string[];
+  groups: readonly PendingGroup[];
+  agentLines: readonly number[];
+  agentValues: readonly string[];
+  sitemaps: readonly string[];
+}
+
+/** The merged groups (RFC 9309 2.2.1): one per token, its member groups in file order. */
+interface MergedGroups {
+  tokens: string[];
+  /** Members of merged group m: memberList[memberStart[m], memberStart[m + 1]). */
+  memberStart: number[];
+  memberList: number[];
+  /** By user-agent line, the merged group its token names (-1 for none). */
+  agentMerged: number[];
+}
+
+/**
+ * (token, group) pairs in file order, then sorted by token into one list (a file may name
+ * tens of thousands of tokens).
+ */
+function mergeGroups(groups: readonly PendingGroup[], agentValues: readonly string[]): MergedGroups {
+  const mergedOf = new Map<string, number>();
+  const tokens: string[] = [];
+  const memberCount: number[] = [];
+  const lastMember: number[] = [];
+  const pairToken: number[] = [];
+  const pairGroup: number[] = [];
+  const agentMerged: number[] = [];
+  for (let g = 0; g < groups.length; g++) {
+    const group = groups[g];
+    for (let a = group.firstAgent; a < group.firstAgent + group.agentCount; a++) {
+      const token = tokenOfUserAgentLine(agentValues[a]);
+      if (token === '') {
+        agentMerged.push(-1);
         continue;
       }
-      let plain = 0;
-      let other = 0;
-      for (let k = from; k < to; k++) {
-        plain += groupPlain[memberList[k]];
-        other += groupOther[memberList[k]];
+      let m = mergedOf.get(token);
+      if (m === undefined) {
+        m = tokens.length;
+        mergedOf.set(token, m);
+        tokens.push(token);
+        memberCount.push(0);
+        lastMember.push(-1);
       }
-      const packed = ruleCount < PACKED_ID_LIMIT && plain < PACKED_BACK_LIMIT;
-      const size = 1 + plain * (packed ? 1 : 2) + other * OTHER_FIELDS;
-      if (key === '') tableOfGroup[memberList[from]] = rankedSize.length;
-      else {
-        tableOfList ??= new Map();
-        tableOfList.set(key, rankedSize.length);
+      if (lastMember[m] !== g) {
+        lastMember[m] = g;
+        memberCount[m]++;
+        pairToken.push(m);
+        pairGroup.push(g);
       }
-      tableOf.push(rankedSize.length);
-      rankedSize.push(size);
+      agentMerged.push(m);
     }
-
-    const groupsAt = RULES_AT + (ruleCount + 1) * RULE_FIELDS;
-    const agentsAt = groupsAt + groups.length * GROUP_FIELDS;
-    const mergedAt = agentsAt + agentValues.length * AGENT_FIELDS;
-    const membersAt = mergedAt + mergedCount * MERGED_FIELDS;
-    const sitemapsAt = membersAt + memberList.length;
-    const rawAt = sitemapsAt + sitemaps.length * 2;
-    const tablesAt = rawAt + rawIds.length * 3;
-    const base = tablesAt + rankedSize.length;
-    const reserve = base > LAZY_TABLES_LIMIT;
-    let total = base;
-    if (reserve) for (const size of rankedSize) total += size;
-    const ints = new Int32Array(total);
-    if (reserve) {
-      let at = base;
-      for (let t = 0; t < rankedSize.length; t++) {
-        ints[tablesAt + t] = at;
-        at += rankedSize[t];
-      }
-    }
-
-    ints[GROUP_COUNT] = groups.length;
-    ints[MERGED_COUNT] = mergedCount;
-    ints[SITEMAP_COUNT] = sitemaps.length;
-    ints[RAW_COUNT] = rawIds.length;
-    ints[GROUPS_AT] = groupsAt;
-    ints[AGENTS_AT] = agentsAt;
-    ints[MERGED_AT] = mergedAt;
-    ints[SITEMAPS_AT] = sitemapsAt;
-    ints[RAW_AT] = rawAt;
-    ints[TABLES_AT] = tablesAt;
-    ints[INTS_USED] = total;
-    ints[FILE_NUMBER] = fileNumber++ | 0;
-    const ruleStarts = this.ruleStarts;
-    for (let id = 0; id < ruleCount; id++) {
-      ints[RULES_AT + id * RULE_FIELDS] = ruleStarts[id];
-      ints[RULES_AT + id * RULE_FIELDS + 1] = ruleBits[id];
-    }
-    ints[RULES_AT + ruleCount * RULE_FIELDS] = tokensAt;
-    for (let g = 0; g < groups.length; g++) {
-      const group = groups[g];
-      const base = groupsAt + g * GROUP_FIELDS;
-      ints[base] = group.startLine;
-      ints[base + 1] = group.endLine;
-      ints[base + 2] = group.firstAgent;
-      ints[base + 3] = group.agentCount;
-      ints[base + 4] = group.firstRule;
-      ints[base + 5] = group.ruleCount;
-      ints[base + 6] = Number.isNaN(group.crawlDelay)
-        ? -1
-        : Math.min(Math.round(group.crawlDelay * 1000), 2 ** 31 - 1);
-    }
-    let word = 0;
-    for (let i = 0; i < rawIds.length; i++) {
-      const base = rawAt + i * 3;
-      ints[base] = rawIds[i];
-      ints[base + 1] = word;
-      ints[base + 2] = this.rawValues[i].length;
-      word += this.rawValues[i].length;
-    }
-    for (let a = 0; a < agentValues.length; a++) {
-      const base = agentsAt + a * AGENT_FIELDS;
-      ints[base] = this.agentLines[a];
-      ints[base + 1] = word;
-      ints[base + 2] = agentValues[a].length;
-      ints[base + 3] = agentMerged[a];
-      word += agentValues[a].length;
-    }
-    for (let s = 0; s < sitemaps.length; s++) {
-      ints[sitemapsAt + s * 2] = word;
-      ints[sitemapsAt + s * 2 + 1] = sitemaps[s].length;
-      word += sitemaps[s].length;
-    }
-    ints.set(memberList, membersAt);
-    let token = tokensAt;
-    let tokenMap: Map<string, number> | null = null;
-    if (mergedCount > SMALL_TOKEN_TABLE) tokenMap = new Map();
-    for (let m = 0; m < mergedCount; m++) {
-      const base = mergedAt + m * MERGED_FIELDS;
-      ints[base] = token;
-      ints[base + 1] = tokens[m].length;
-      // Keys cut from our own string of tokens, never from the source.
-      tokenMap?.set(patterns.slice(token, token + tokens[m].length), m);
-      token += tokens[m].length;
-      ints[base + MEMBERS_FROM] = membersAt + memberStart[m];
-      ints[base + MEMBERS_TO] = membersAt + memberStart[m + 1];
-      ints[base + RANKED_TABLE] = tableOf[m];
-      ints[base + RANKED_SIZE] = rankedSize[tableOf[m]];
-    }
-
-    return {
-      patterns,
-      words,
-      ints,
-      tokenMap,
-      indexes: null,
-    };
   }
+  const memberStart: number[] = [0];
+  for (let m = 0; m < tokens.length; m++) memberStart.push(memberStart[m] + memberCount[m]);
+  const memberList: number[] = new Array(pairGroup.length);
+  const cursor = memberStart.slice(0, tokens.length);
+  for (let p = 0; p < pairGroup.length; p++) memberList[cursor[pairToken[p]]++] = pairGroup[p];
+  return { tokens, memberStart, memberList, agentMerged };
+}
+
+/** The ranked tables: one per distinct list of member groups, sized now, added on first use. */
+interface RankedTables {
+  /** Size in ints of each table. */
+  rankedSize: number[];
+  /** By merged group, its table. */
+  tableOf: number[];
+}
+
+function sizeRankedTables(
+  groups: readonly PendingGroup[],
+  ruleBits: readonly number[],
+  merged: MergedGroups,
+): RankedTables {
+  const { memberStart, memberList } = merged;
+  const groupPlain: number[] = [];
+  const groupOther: number[] = [];
+  for (const group of groups) {
+    let plain = 0;
+    let other = 0;
+    for (let id = group.firstRule; id < group.firstRule + group.ruleCount; id++) {
+      const flags = ruleBits[id];
+      if (flags & EMPTY) continue;
+      if (flags & PLAIN) plain++;
+      else other++;
+    }
+    groupPlain.push(plain);
+    groupOther.push(other);
+  }
+  const rankedSize: number[] = [];
+  // The table of a token whose rules all come from one group, by that group (-1: none yet).
+  const tableOfGroup: number[] = new Array(groups.length).fill(-1);
+  let tableOfList: Map<string, number> | undefined;
+  const tableOf: number[] = [];
+  for (let m = 0; m < merged.tokens.length; m++) {
+    const from = memberStart[m];
+    const to = memberStart[m + 1];
+    const key = to - from === 1 ? '' : memberList.slice(from, to).join(',');
+    const shared = key === '' ? tableOfGroup[memberList[from]] : (tableOfList?.get(key) ?? -1);
+    if (shared >= 0) {
+      tableOf.push(shared);
+      continue;
+    }
+    let plain = 0;
+    let other = 0;
+    for (let k = from; k < to; k++) {
+      plain += groupPlain[memberList[k]];
+      other += groupOther[memberList[k]];
+    }
+    const packed = ruleBits.length < PACKED_ID_LIMIT && plain < PACKED_BACK_LIMIT;
+    const size = 1 + plain * (packed ? 1 : 2) + other * OTHER_FIELDS;
+    if (key === '') tableOfGroup[memberList[from]] = rankedSize.length;
+    else {
+      tableOfList ??= new Map();
+      tableOfList.set(key, rankedSize.length);
+    }
+    tableOf.push(rankedSize.length);
+    rankedSize.push(size);
+  }
+  return { rankedSize, tableOf };
+}
+
+/** Lays out `ints` (see RobotsData) and fills it. */
+function writeTables(
+  lines: CollectedLines,
+  merged: MergedGroups,
+  { rankedSize, tableOf }: RankedTables,
+  tokensAt: number,
+): Int32Array {
+  const { ruleStarts, ruleBits, rawIds, rawValues, groups, agentLines, agentValues, sitemaps } = lines;
+  const { tokens, memberStart, memberList, agentMerged } = merged;
+  const ruleCount = ruleBits.length;
+  const groupsAt = RULES_AT + (ruleCount + 1) * RULE_FIELDS;
+  const agentsAt = groupsAt + groups.length * GROUP_FIELDS;
+  const mergedAt = agentsAt + agentValues.length * AGENT_FIELDS;
+  const membersAt = mergedAt + tokens.length * MERGED_FIELDS;
+  const sitemapsAt = membersAt + memberList.length;
+  const rawAt = sitemapsAt + sitemaps.length * 2;
+  const tablesAt = rawAt + rawIds.length * 3;
+  const base = tablesAt + rankedSize.length;
+  const reserve = base > LAZY_TABLES_LIMIT;
+  let total = base;
+  if (reserve) for (const size of rankedSize) total += size;
+  const ints = new Int32Array(total);
+  if (reserve) {
+    let at = base;
+    for (let t = 0; t < rankedSize.length; t++) {
+      ints[tablesAt + t] = at;
+      at += rankedSize[t];
+    }
+  }
+
+  ints[GROUP_COUNT] = groups.length;
+  ints[MERGED_COUNT] = tokens.length;
+  ints[SITEMAP_COUNT] = sitemaps.length;
+  ints[RAW_COUNT] = rawIds.length;
+  ints[GROUPS_AT] = groupsAt;
+  ints[AGENTS_AT] = agentsAt;
+  ints[MERGED_AT] = mergedAt;
+  ints[SITEMAPS_AT] = sitemapsAt;
+  ints[RAW_AT] = rawAt;
+  ints[TABLES_AT] = tablesAt;
+  ints[INTS_USED] = total;
+  ints[FILE_NUMBER] = fileNumber++ | 0;
+  for (let id = 0; id < ruleCount; id++) {
+    ints[RULES_AT + id * RULE_FIELDS] = ruleStarts[id];
+    ints[RULES_AT + id * RULE_FIELDS + 1] = ruleBits[id];
+  }
+  ints[RULES_AT + ruleCount * RULE_FIELDS] = tokensAt;
+  for (let g = 0; g < groups.length; g++) {
+    const group = groups[g];
+    const at = groupsAt + g * GROUP_FIELDS;
+    ints[at] = group.startLine;
+    ints[at + 1] = group.endLine;
+    ints[at + 2] = group.firstAgent;
+    ints[at + 3] = group.agentCount;
+    ints[at + 4] = group.firstRule;
+    ints[at + 5] = group.ruleCount;
+    ints[at + 6] = Number.isNaN(group.crawlDelay)
+      ? -1
+      : Math.min(Math.round(group.crawlDelay * 1000), 2 ** 31 - 1);
+  }
+  // Offsets in `words`: raw patterns, then user-agent values, then sitemaps (see finish()).
+  let word = 0;
+  for (let i = 0; i < rawIds.length; i++) {
+    const at = rawAt + i * 3;
+    ints[at] = rawIds[i];
+    ints[at + 1] = word;
+    ints[at + 2] = rawValues[i].length;
+    word += rawValues[i].length;
+  }
+  for (let a = 0; a < agentValues.length; a++) {
+    const at = agentsAt + a * AGENT_FIELDS;
+    ints[at] = agentLines[a];
+    ints[at + 1] = word;
+    ints[at + 2] = agentValues[a].length;
+    ints[at + 3] = agentMerged[a];
+    word += agentValues[a].length;
+  }
+  for (let i = 0; i < sitemaps.length; i++) {
+    ints[sitemapsAt + i * 2] = word;
+    ints[sitemapsAt + i * 2 + 1] = sitemaps[i].length;
+    word += sitemaps[i].length;
+  }
+  ints.set(memberList, membersAt);
+  let token = tokensAt;
+  for (let m = 0; m < tokens.length; m++) {
+    const at = mergedAt + m * MERGED_FIELDS;
+    ints[at] = token;
+    ints[at + 1] = tokens[m].length;
+    token += tokens[m].length;
+    ints[at + MEMBERS_FROM] = membersAt + memberStart[m];
+    ints[at + MEMBERS_TO] = membersAt + memberStart[m + 1];
+    ints[at + RANKED_TABLE] = tableOf[m];
+    ints[at + RANKED_SIZE] = rankedSize[tableOf[m]];
+  }
+  return ints;
 }
 
 /** Fields per rule that is not a plain prefix in a ranked table (see rank.ts): id, mask low, mask high. */
