@@ -65,8 +65,11 @@ export interface RobotsData {
   readonly words: string;
   /** Replaced by a longer copy when a ranked table is added (see rank.ts); read it after ranking. */
   ints: Int32Array;
-  /** Token to merged group, for files with many tokens (a list scan is faster for a few). */
-  readonly tokenMap: ReadonlyMap<string, number> | null;
+  /**
+   * For files with many tokens (a list scan is faster for a few): an open-addressing table of
+   * merged groups (m + 1; 0 for an empty slot) by the hash of their token (see tokenHash).
+   */
+  readonly tokenSlots: Int32Array | null;
   /** Indexes of the large merged groups, built on first use (see decide.ts). */
   indexes: GroupIndex[] | null;
 }
@@ -190,10 +193,23 @@ export const RANKED_SIZE = 5;
 
 /** The merged group of `token`, or -1. */
 export function lookupToken(data: RobotsData, token: string): number {
-  if (data.tokenMap !== null) return data.tokenMap.get(token) ?? -1;
   const ints = data.ints;
   const patterns = data.patterns;
   const n = token.length;
+  const slots = data.tokenSlots;
+  if (slots !== null) {
+    const mask = slots.length - 1;
+    for (let slot = tokenHash(token) & mask; slots[slot] !== 0; slot = (slot + 1) & mask) {
+      const m = slots[slot] - 1;
+      const at = ints[MERGED_AT] + m * MERGED_FIELDS;
+      if (ints[at + 1] !== n) continue;
+      const start = ints[at];
+      let i = 0;
+      while (i < n && patterns.charCodeAt(start + i) === token.charCodeAt(i)) i++;
+      if (i === n) return m;
+    }
+    return -1;
+  }
   for (let m = 0; m < ints[MERGED_COUNT]; m++) {
     const at = ints[MERGED_AT] + m * MERGED_FIELDS;
     if (ints[at + 1] !== n) continue;
@@ -472,15 +488,8 @@ export class RobotsCompiler implements RobotsLineHandler {
       tables,
       tokensAt,
     );
-    let tokenMap: Map<string, number> | null = null;
-    if (merged.tokens.length > SMALL_TOKEN_TABLE) {
-      // Keys cut from our own string of tokens, never from the source.
-      tokenMap = new Map();
-      for (let m = 0, token = tokensAt; m < merged.tokens.length; token += merged.tokens[m++].length) {
-        tokenMap.set(patterns.slice(token, token + merged.tokens[m].length), m);
-      }
-    }
-    return { patterns, words, ints, tokenMap, indexes: null };
+    const tokenSlots = merged.tokens.length > SMALL_TOKEN_TABLE ? merged.slots : null;
+    return { patterns, words, ints, tokenSlots, indexes: null };
   }
 }
 
@@ -510,6 +519,15 @@ interface MergedGroups {
   memberList: number[];
   /** By user-agent line, the merged group its token names (-1 for none). */
   agentMerged: number[];
+  /** The merged groups by token, as RobotsData.tokenSlots keeps them. */
+  slots: Int32Array;
+}
+
+/** FNV-1a over the characters of a token: the slot of RobotsData.tokenSlots it starts from. */
+export function tokenHash(token: string): number {
+  let h = 0x811c9dc5 | 0;
+  for (let i = 0; i < token.length; i++) h = Math.imul(h ^ token.charCodeAt(i), 0x01000193);
+  return h;
 }
 
 /**
@@ -517,7 +535,16 @@ interface MergedGroups {
  * tens of thousands of tokens).
  */
 function mergeGroups(groups: readonly PendingGroup[], agentValues: readonly string[]): MergedGroups {
-  const mergedOf = new Map<string, number>();
+  // Merged groups by token: a table of our own rather than a Map, kept as the file's index of
+  // tokens (a file may name tens of thousands; the Map and the copy of its keys that kept the
+  // source free cost a third of such a parse).
+  let slots = new Int32Array(16);
+  const slotOf = (token: string): number => {
+    const mask = slots.length - 1;
+    let slot = tokenHash(token) & mask;
+    while (slots[slot] !== 0 && tokens[slots[slot] - 1] !== token) slot = (slot + 1) & mask;
+    return slot;
+  };
   const tokens: string[] = [];
   const memberCount: number[] = [];
   const lastMember: number[] = [];
@@ -532,13 +559,19 @@ function mergeGroups(groups: readonly PendingGroup[], agentValues: readonly stri
         agentMerged.push(-1);
         continue;
       }
-      let m = mergedOf.get(token);
-      if (m === undefined) {
+      const slot = slotOf(token);
+      let m = slots[slot] - 1;
+      if (m < 0) {
         m = tokens.length;
-        mergedOf.set(token, m);
+        slots[slot] = m + 1;
         tokens.push(token);
         memberCount.push(0);
         lastMember.push(-1);
+        // At most half full: grown to four times the tokens, every token put in again.
+        if (tokens.length * 2 > slots.length) {
+          slots = new Int32Array(slots.length * 4);
+          for (let t = 0; t < tokens.length; t++) slots[slotOf(tokens[t])] = t + 1;
+        }
       }
       if (lastMember[m] !== g) {
         lastMember[m] = g;
@@ -554,7 +587,7 @@ function mergeGroups(groups: readonly PendingGroup[], agentValues: readonly stri
   const memberList: number[] = new Array(pairGroup.length);
   const cursor = memberStart.slice(0, tokens.length);
   for (let p = 0; p < pairGroup.length; p++) memberList[cursor[pairToken[p]]++] = pairGroup[p];
-  return { tokens, memberStart, memberList, agentMerged };
+  return { tokens, memberStart, memberList, agentMerged, slots };
 }
 
 /** The ranked tables: one per distinct list of member groups, sized now, added on first use. */

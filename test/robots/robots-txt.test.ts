@@ -121,6 +121,10 @@ describe('groups (RFC 9309 2.2.1)', () => {
         expect(forward.isAllowed(path, `bot-${name(g)}`)).toBe(verdict);
       }
     }
+    // Tokens the file does not name, near ones included, find no group (and there is no *).
+    for (const agent of ['bot', 'bot-', 'bot-zz', 'bot-aaa', 'twin-ab', 'examplebot']) {
+      expect(forward.explain('/g0/r0/x', agent).reason, agent).toBe('no-group');
+    }
   });
 
   it('describes the group of each file when the files asked about alternate', () => {
