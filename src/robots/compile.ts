@@ -193,32 +193,29 @@ export const RANKED_SIZE = 5;
 
 /** The merged group of `token`, or -1. */
 export function lookupToken(data: RobotsData, token: string): number {
-  const ints = data.ints;
-  const patterns = data.patterns;
-  const n = token.length;
   const slots = data.tokenSlots;
-  if (slots !== null) {
-    const mask = slots.length - 1;
-    for (let slot = tokenHash(token) & mask; slots[slot] !== 0; slot = (slot + 1) & mask) {
-      const m = slots[slot] - 1;
-      const at = ints[MERGED_AT] + m * MERGED_FIELDS;
-      if (ints[at + 1] !== n) continue;
-      const start = ints[at];
-      let i = 0;
-      while (i < n && patterns.charCodeAt(start + i) === token.charCodeAt(i)) i++;
-      if (i === n) return m;
-    }
+  if (slots === null) {
+    for (let m = 0; m < data.ints[MERGED_COUNT]; m++) if (namesToken(data, m, token)) return m;
     return -1;
   }
-  for (let m = 0; m < ints[MERGED_COUNT]; m++) {
-    const at = ints[MERGED_AT] + m * MERGED_FIELDS;
-    if (ints[at + 1] !== n) continue;
-    const start = ints[at];
-    let i = 0;
-    while (i < n && patterns.charCodeAt(start + i) === token.charCodeAt(i)) i++;
-    if (i === n) return m;
+  const mask = slots.length - 1;
+  for (let slot = tokenHash(token) & mask; slots[slot] !== 0; slot = (slot + 1) & mask) {
+    if (namesToken(data, slots[slot] - 1, token)) return slots[slot] - 1;
   }
   return -1;
+}
+
+/** Whether merged group `m` is the group of `token`. */
+function namesToken(data: RobotsData, m: number, token: string): boolean {
+  const ints = data.ints;
+  const at = ints[MERGED_AT] + m * MERGED_FIELDS;
+  const n = token.length;
+  if (ints[at + 1] !== n) return false;
+  const start = ints[at];
+  const patterns = data.patterns;
+  let i = 0;
+  while (i < n && patterns.charCodeAt(start + i) === token.charCodeAt(i)) i++;
+  return i === n;
 }
 
 /** The absolute sitemap URLs, in file order. */
