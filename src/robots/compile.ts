@@ -535,7 +535,10 @@ function mergeGroups(groups: readonly PendingGroup[], agentValues: readonly stri
   // Merged groups by token: a table of our own rather than a Map, kept as the file's index of
   // tokens (a file may name tens of thousands; the Map and the copy of its keys that kept the
   // source free cost a third of such a parse).
-  let slots = new Int32Array(16);
+  // At most half full with a token per user-agent line, so it never grows while in use.
+  let size = 16;
+  while (size < agentValues.length * 2) size *= 2;
+  const slots = new Int32Array(size);
   const slotOf = (token: string): number => {
     const mask = slots.length - 1;
     let slot = tokenHash(token) & mask;
@@ -564,11 +567,6 @@ function mergeGroups(groups: readonly PendingGroup[], agentValues: readonly stri
         tokens.push(token);
         memberCount.push(0);
         lastMember.push(-1);
-        // At most half full: grown to four times the tokens, every token put in again.
-        if (tokens.length * 2 > slots.length) {
-          slots = new Int32Array(slots.length * 4);
-          for (let t = 0; t < tokens.length; t++) slots[slotOf(tokens[t])] = t + 1;
-        }
       }
       if (lastMember[m] !== g) {
         lastMember[m] = g;
