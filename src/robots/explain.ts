@@ -131,7 +131,8 @@ interface GroupSelection {
   merged: number;
   how: GroupChoice['how'];
   token: string | null;
-  fallbackFrom?: string;
+  /** Set for a fallback; present in every selection, so that all have one shape. */
+  fallbackFrom: string | undefined;
   choice: GroupChoice | undefined;
 }
 
@@ -167,7 +168,14 @@ function selectGroup(data: RobotsData, productToken: string): GroupSelection {
   const fallback = FALLBACK_TOKENS[productToken];
   const followed = own < 0 && fallback !== undefined ? lookupToken(data, fallback) : -1;
   const star = own < 0 && followed < 0 ? lookupToken(data, '*') : -1;
-  if (own >= 0) selection = { merged: own, how: 'token', token: productToken, choice: undefined };
+  if (own >= 0)
+    selection = {
+      merged: own,
+      how: 'token',
+      token: productToken,
+      fallbackFrom: undefined,
+      choice: undefined,
+    };
   else if (followed >= 0)
     selection = {
       merged: followed,
@@ -176,7 +184,8 @@ function selectGroup(data: RobotsData, productToken: string): GroupSelection {
       fallbackFrom: productToken,
       choice: undefined,
     };
-  else if (star >= 0) selection = { merged: star, how: 'star', token: '*', choice: undefined };
+  else if (star >= 0)
+    selection = { merged: star, how: 'star', token: '*', fallbackFrom: undefined, choice: undefined };
   else selection = NO_SELECTION;
   kept[slot] = { file: new WeakRef(data), token: productToken, selection };
   remember(data, productToken, selection);
@@ -186,7 +195,13 @@ function selectGroup(data: RobotsData, productToken: string): GroupSelection {
 /** The last selection: one file is kept alive for it. */
 let lastData: RobotsData | null = null;
 let lastToken = '';
-const NO_SELECTION: GroupSelection = { merged: -1, how: 'none', token: null, choice: NO_GROUP };
+const NO_SELECTION: GroupSelection = {
+  merged: -1,
+  how: 'none',
+  token: null,
+  fallbackFrom: undefined,
+  choice: NO_GROUP,
+};
 let lastSelection: GroupSelection = NO_SELECTION;
 
 function remember(data: RobotsData, token: string, selection: GroupSelection): void {
