@@ -148,12 +148,14 @@ export function pairedThroughput(
   const bs: number[] = [];
   let spent = 0;
   do {
-    const first = as.length % 2 === 0;
-    const ta = first ? timeNs(passA) : 0;
-    const tb = timeNs(passB);
-    as.push(first ? ta : timeNs(passA));
-    bs.push(tb);
-    spent += (as[as.length - 1] + tb) / 1e6;
+    if (as.length % 2 === 0) {
+      as.push(timeNs(passA));
+      bs.push(timeNs(passB));
+    } else {
+      bs.push(timeNs(passB));
+      as.push(timeNs(passA));
+    }
+    spent += (as[as.length - 1] + bs[bs.length - 1]) / 1e6;
   } while (budgetMs > 0 && spent < budgetMs && as.length < maxPasses);
   const rate = (ns: number) => ops / (ns / 1e9);
   return { a: rate(median(as)), b: rate(median(bs)), ratio: median(bs.map((t, i) => t / as[i])) };

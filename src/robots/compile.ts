@@ -521,7 +521,7 @@ interface MergedGroups {
 }
 
 /** FNV-1a over the characters of a token: the slot of RobotsData.tokenSlots it starts from. */
-export function tokenHash(token: string): number {
+function tokenHash(token: string): number {
   let h = 0x811c9dc5 | 0;
   for (let i = 0; i < token.length; i++) h = Math.imul(h ^ token.charCodeAt(i), 0x01000193);
   return h;

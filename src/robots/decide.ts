@@ -76,10 +76,7 @@ export function prepareLargeGroups(data: RobotsData): void {
     const at = rankedRules(data, m);
     const end = at + rankedSize(data, m);
     const split = splitOf(data.ints, at);
-    if (end - split > INDEX_THRESHOLD * OTHER_FIELDS) {
-      data.indexes ??= [];
-      data.indexes[m] ??= buildIndex(data, split, end);
-    }
+    if (end - split > INDEX_THRESHOLD * OTHER_FIELDS) indexOf(data, m, split, end);
   }
 }
 
@@ -118,9 +115,7 @@ export function decide(data: RobotsData, merged: number, path: string): number {
   const end = at + rankedSize(data, merged);
   const best = longestPrefixRule(data, at + 1, split, strideOf(ints, at), path);
   if (end - split > INDEX_THRESHOLD * OTHER_FIELDS) {
-    data.indexes ??= [];
-    data.indexes[merged] ??= buildIndex(data, split, end);
-    return decideIndexed(data, data.indexes[merged], path, best);
+    return decideIndexed(data, indexOf(data, merged, split, end), path, best);
   }
   // Best first: once a rule cannot beat the best match, none after it can (see outranks).
   const bestLength = best < 0 ? -1 : lengthIn(ints, best);
@@ -261,6 +256,13 @@ function decideIndexed(data: RobotsData, index: GroupIndex, path: string, best: 
     }
   }
   return best;
+}
+
+/** The index of merged group `merged`, whose wildcard and `$` rules are `ints[split, end)`, built on first use. */
+function indexOf(data: RobotsData, merged: number, split: number, end: number): GroupIndex {
+  data.indexes ??= [];
+  data.indexes[merged] ??= buildIndex(data, split, end);
+  return data.indexes[merged];
 }
 
 function buildIndex(data: RobotsData, split: number, end: number): GroupIndex {

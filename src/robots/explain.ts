@@ -168,28 +168,23 @@ function selectGroup(data: RobotsData, productToken: string): GroupSelection {
   const fallback = FALLBACK_TOKENS[productToken];
   const followed = own < 0 && fallback !== undefined ? lookupToken(data, fallback) : -1;
   const star = own < 0 && followed < 0 ? lookupToken(data, '*') : -1;
-  if (own >= 0)
-    selection = {
-      merged: own,
-      how: 'token',
-      token: productToken,
-      fallbackFrom: undefined,
-      choice: undefined,
-    };
-  else if (followed >= 0)
-    selection = {
-      merged: followed,
-      how: 'fallback',
-      token: fallback!,
-      fallbackFrom: productToken,
-      choice: undefined,
-    };
-  else if (star >= 0)
-    selection = { merged: star, how: 'star', token: '*', fallbackFrom: undefined, choice: undefined };
+  if (own >= 0) selection = selected(own, 'token', productToken);
+  else if (followed >= 0) selection = selected(followed, 'fallback', fallback!, productToken);
+  else if (star >= 0) selection = selected(star, 'star', '*');
   else selection = NO_SELECTION;
   kept[slot] = { file: new WeakRef(data), token: productToken, selection };
   remember(data, productToken, selection);
   return selection;
+}
+
+/** A selection whose description is not built yet. */
+function selected(
+  merged: number,
+  how: GroupChoice['how'],
+  token: string,
+  fallbackFrom?: string,
+): GroupSelection {
+  return { merged, how, token, fallbackFrom, choice: undefined };
 }
 
 /** The last selection: one file is kept alive for it. */

@@ -239,7 +239,8 @@ function rank(data: RobotsData, merged: number, at: number): void {
   // Entry indexes of the open chain of prefixes, and the parent of each entry (-1 for none).
   const chain: number[] = [];
   const parents: number[] = [];
-  plain.forEach((id, i) => {
+  for (let i = 0; i < plain.length; i++) {
+    const id = plain[i];
     while (chain.length > 0 && !isPrefixOf(data, plain[chain[chain.length - 1]], id)) chain.pop();
     const top = chain.length > 0 ? chain[chain.length - 1] : -1;
     if (top >= 0 && ruleLength(data, plain[top]) === ruleLength(data, id)) {
@@ -250,15 +251,13 @@ function rank(data: RobotsData, merged: number, at: number): void {
       parents.push(top);
       chain.push(i);
     }
-  });
-  plain.forEach((id, i) => {
     const back = parents[i] < 0 ? 0 : i - parents[i];
     if (stride === 1) ints[at + 1 + i] = id + back * PACKED_ID_LIMIT;
     else {
       ints[at + 1 + i * 2] = id;
       ints[at + 2 + i * 2] = back;
     }
-  });
+  }
   other.forEach((id, i) => {
     const position = split + i * OTHER_FIELDS;
     ints[position] = id;
