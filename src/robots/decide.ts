@@ -43,13 +43,26 @@ import {
 const INDEX_THRESHOLD = 32;
 /** Indexed wildcard rules are bucketed by up to this many leading characters of their literal prefix. */
 const BUCKET_PREFIX = 6;
+/**
+ * The rules of a bucket are filtered in chunks of this many: a chunk whose rules all need a
+ * character the path lacks is skipped with one test.
+ */
+const CHUNK = 32;
+
+/** The wildcard and `$` rules of one literal prefix. */
+interface Bucket {
+  /** The position in `ints` of each rule, best first. */
+  rules: number[];
+  /** By chunk of CHUNK rules: the bits of the character filter that every rule of the chunk has (low, high). */
+  common: number[];
+}
 
 /** The index of the wildcard and `$` rules of one large group (see prepareLargeGroups). */
 export interface GroupIndex {
   /** Exact (`$`-anchored, no `*`) patterns to their best rule. */
   exact: Map<string, number>;
-  /** Every other rule (its position in `ints`), by the start of its literal prefix; each bucket best first. */
-  buckets: Map<string, number[]>;
+  /** Every other rule, by the start of its literal prefix. */
+  buckets: Map<string, Bucket>;
   bucketLengths: number[];
   /** Position in `ints` of the first wildcard or `$` rule of the ranked table. */
   split: number;
@@ -237,21 +250,28 @@ function decideIndexed(data: RobotsData, index: GroupIndex, path: string, best: 
     if (length > path.length) break;
     const bucket = index.buckets.get(path.slice(0, length));
     if (bucket === undefined) continue;
-    for (const k of bucket) {
-      const id = ranked[k];
-      if (!outranks(data, id, best)) break;
-      if ((ranked[k + 1] & ~pathMask[0]) !== 0 || (ranked[k + 2] & ~pathMask[1]) !== 0) continue;
-      const r = (k - split) / OTHER_FIELDS;
-      if (grams && gramLengths[r] !== 0 && !pathGrams.has(gramKeys[r])) continue;
-      if (ruleMatches(data, id, path)) {
-        best = id;
-        break;
-      }
-      budget -= path.length;
-      if (budget <= 0 && !grams && index.lengths.length > 0) {
-        // Past the size limit of the table the rules are matched without the filter.
-        grams = pathGrams.collect(path, index.lengths);
-        if (!grams) budget = Number.POSITIVE_INFINITY;
+    const { rules, common } = bucket;
+    scan: for (let c = 0; c < rules.length; c += CHUNK) {
+      if (!outranks(data, ranked[rules[c]], best)) break;
+      const j = (c / CHUNK) * 2;
+      if ((common[j] & ~pathMask[0]) !== 0 || (common[j + 1] & ~pathMask[1]) !== 0) continue;
+      for (let i = c; i < Math.min(c + CHUNK, rules.length); i++) {
+        const k = rules[i];
+        const id = ranked[k];
+        if (!outranks(data, id, best)) break scan;
+        if ((ranked[k + 1] & ~pathMask[0]) !== 0 || (ranked[k + 2] & ~pathMask[1]) !== 0) continue;
+        const r = (k - split) / OTHER_FIELDS;
+        if (grams && gramLengths[r] !== 0 && !pathGrams.has(gramKeys[r])) continue;
+        if (ruleMatches(data, id, path)) {
+          best = id;
+          break scan;
+        }
+        budget -= path.length;
+        if (budget <= 0 && !grams && index.lengths.length > 0) {
+          // Past the size limit of the table the rules are matched without the filter.
+          grams = pathGrams.collect(path, index.lengths);
+          if (!grams) budget = Number.POSITIVE_INFINITY;
+        }
       }
     }
   }
@@ -268,7 +288,7 @@ function indexOf(data: RobotsData, merged: number, split: number, end: number): 
 function buildIndex(data: RobotsData, split: number, end: number): GroupIndex {
   const ranked = data.ints;
   const exact = new Map<string, number>();
-  const buckets = new Map<string, number[]>();
+  const lists = new Map<string, number[]>();
   const gramKeys = new Int32Array((end - split) / OTHER_FIELDS);
   const gramLengths = new Uint8Array(gramKeys.length);
   const lengths = new Set<number>();
@@ -294,10 +314,12 @@ function buildIndex(data: RobotsData, split: number, end: number): GroupIndex {
     while (keyEnd < matchEnd && keyEnd - start < BUCKET_PREFIX && patterns.charCodeAt(keyEnd) !== 42)
       keyEnd++;
     const key = patterns.slice(start, keyEnd);
-    const bucket = buckets.get(key);
-    if (bucket === undefined) buckets.set(key, [k]);
-    else bucket.push(k);
+    const list = lists.get(key);
+    if (list === undefined) lists.set(key, [k]);
+    else list.push(k);
   }
+  const buckets = new Map<string, Bucket>();
+  for (const [key, list] of lists) buckets.set(key, bucketOf(ranked, list));
   return {
     exact,
     buckets,
@@ -307,4 +329,19 @@ function buildIndex(data: RobotsData, split: number, end: number): GroupIndex {
     gramLengths,
     lengths: [...lengths],
   };
+}
+
+/** A bucket of the rules at positions `list` of `ranked`, with the filter bits common to each chunk. */
+function bucketOf(ranked: Int32Array, rules: number[]): Bucket {
+  const common: number[] = [];
+  for (let c = 0; c < rules.length; c += CHUNK) {
+    let low = -1;
+    let high = -1;
+    for (let i = c; i < Math.min(c + CHUNK, rules.length); i++) {
+      low &= ranked[rules[i] + 1];
+      high &= ranked[rules[i] + 2];
+    }
+    common.push(low, high);
+  }
+  return { rules, common };
 }

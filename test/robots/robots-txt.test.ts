@@ -445,6 +445,15 @@ describe('many wildcard rules', () => {
     expect(robots.isAllowed(`/${'q'.repeat(8000)}x299y-zq`, 'a')).toBe(true);
   });
 
+  it('skips the chunks of rules that need a character the path lacks, and only those', () => {
+    const needZ = Array.from({ length: 200 }, (_, i) => `disallow: /*z${i}z`).join('\n');
+    const mixed = RobotsTxt.parse(`user-agent: *\n${needZ}\nallow: /*.h\ndisallow: /*z5z.h$\n`);
+    expect(mixed.explain('/a.html', 'a').rule).toMatchObject({ kind: 'allow', pattern: '/*.h' });
+    expect(mixed.explain('/z7z.html', 'a').rule).toMatchObject({ kind: 'disallow', pattern: '/*z7z' });
+    expect(mixed.explain('/x/z5z.h', 'a').rule).toMatchObject({ kind: 'disallow', pattern: '/*z5z.h$' });
+    expect(mixed.explain('/x/z5z.html', 'a').rule).toMatchObject({ pattern: '/*z5z' });
+  });
+
   it('answers a path of a million characters without the piece filter', () => {
     const path = `/${'ab'.repeat(500_000)}x150yz`;
     expect(robots.explain(path, 'a').rule).toMatchObject({ pattern: '/*x150y*z$' });
