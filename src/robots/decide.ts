@@ -27,7 +27,7 @@ import {
   WILDCARD,
 } from './compile.js';
 import { matchesAt } from './match.js';
-import { gramOf, PathGrams } from './pieces.js';
+import { type Gram, GramIndex, gramOf } from './pieces.js';
 import {
   charMask,
   compareRank,
@@ -66,11 +66,8 @@ export interface GroupIndex {
   bucketLengths: number[];
   /** Position in `ints` of the first wildcard or `$` rule of the ranked table. */
   split: number;
-  /** By rule (in ranked order from `split`): the gram of a piece the path must contain (see pieces.ts), length 0 for none. */
-  gramKeys: Int32Array;
-  gramLengths: Uint8Array;
-  /** The gram lengths in use. */
-  lengths: number[];
+  /** The bucketed rules by the gram of a piece the path must contain (see pieces.ts). */
+  grams: GramIndex;
 }
 
 /** Merged groups with more rules than this are ranked while parsing. */
@@ -93,11 +90,15 @@ export function prepareLargeGroups(data: RobotsData): void {
   }
 }
 
-/** Path characters the full matches of one check may read before the path's grams are collected. */
-const GRAMS_BUDGET = 4096;
+/**
+ * A check whose buckets hold more rules than this marks its candidates through the gram
+ * index instead of reading the buckets rule by rule.
+ */
+const SCAN_LIMIT = 4 * CHUNK;
 
-/** The grams of the path being checked, reused by every check. */
-const pathGrams = new PathGrams();
+/** The buckets of the path being checked, and the candidates marked for it (see GramIndex.mark); reused. */
+const pathBuckets: Bucket[] = [];
+let marks = new Int32Array(1024);
 
 /** Whether rule `id` matches `path`. */
 export function ruleMatches(data: RobotsData, id: number, path: string): boolean {
@@ -237,42 +238,69 @@ function longestPrefixRule(
 }
 
 function decideIndexed(data: RobotsData, index: GroupIndex, path: string, best: number): number {
-  const ranked = data.ints;
   charMask(path, 0, path.length, pathMask, 0);
-  const { gramKeys, gramLengths, split } = index;
-  // The grams of the path cost a pass over it per gram length: collected once the rules
-  // matched in full in this check have read more of the path than that.
-  let budget = GRAMS_BUDGET;
-  let grams = false;
   const exact = index.exact.get(path);
   if (exact !== undefined && outranks(data, exact, best)) best = exact;
+  let count = 0;
+  let rules = 0;
   for (const length of index.bucketLengths) {
     if (length > path.length) break;
     const bucket = index.buckets.get(path.slice(0, length));
     if (bucket === undefined) continue;
-    const { rules, common } = bucket;
-    scan: for (let c = 0; c < rules.length; c += CHUNK) {
-      if (!outranks(data, ranked[rules[c]], best)) break;
-      const j = (c / CHUNK) * 2;
-      if ((common[j] & ~pathMask[0]) !== 0 || (common[j + 1] & ~pathMask[1]) !== 0) continue;
-      for (let i = c; i < Math.min(c + CHUNK, rules.length); i++) {
-        const k = rules[i];
-        const id = ranked[k];
-        if (!outranks(data, id, best)) break scan;
-        if ((ranked[k + 1] & ~pathMask[0]) !== 0 || (ranked[k + 2] & ~pathMask[1]) !== 0) continue;
-        const r = (k - split) / OTHER_FIELDS;
-        if (grams && gramLengths[r] !== 0 && !pathGrams.has(gramKeys[r])) continue;
-        if (ruleMatches(data, id, path)) {
-          best = id;
-          break scan;
-        }
-        budget -= path.length;
-        if (budget <= 0 && !grams && index.lengths.length > 0) {
-          // Past the size limit of the table the rules are matched without the filter.
-          grams = pathGrams.collect(path, index.lengths);
-          if (!grams) budget = Number.POSITIVE_INFINITY;
-        }
-      }
+    pathBuckets[count++] = bucket;
+    rules += candidatesIn(bucket);
+  }
+  if (rules > SCAN_LIMIT) return bestMarked(data, index, path, best);
+  for (let b = 0; b < count; b++) best = bestInBucket(data, pathBuckets[b], path, best);
+  return best;
+}
+
+/** How many rules of `bucket` are in chunks the character filter of the path lets through. */
+function candidatesIn(bucket: Bucket): number {
+  const { rules, common } = bucket;
+  let count = 0;
+  for (let j = 0; j < common.length; j += 2) {
+    if ((common[j] & ~pathMask[0]) === 0 && (common[j + 1] & ~pathMask[1]) === 0) count += CHUNK;
+  }
+  return Math.min(count, rules.length);
+}
+
+/** The best of `best` and the rules of `bucket` that match `path`, read best first. */
+function bestInBucket(data: RobotsData, bucket: Bucket, path: string, best: number): number {
+  const ranked = data.ints;
+  const { rules, common } = bucket;
+  for (let c = 0; c < rules.length; c += CHUNK) {
+    if (!outranks(data, ranked[rules[c]], best)) break;
+    const j = (c / CHUNK) * 2;
+    if ((common[j] & ~pathMask[0]) !== 0 || (common[j + 1] & ~pathMask[1]) !== 0) continue;
+    for (let i = c; i < Math.min(c + CHUNK, rules.length); i++) {
+      const k = rules[i];
+      const id = ranked[k];
+      if (!outranks(data, id, best)) return best;
+      if ((ranked[k + 1] & ~pathMask[0]) !== 0 || (ranked[k + 2] & ~pathMask[1]) !== 0) continue;
+      if (ruleMatches(data, id, path)) return id;
+    }
+  }
+  return best;
+}
+
+/**
+ * The best of `best` and the wildcard rules of the index that match `path`, found among the
+ * rules the gram index marks for it, best first: each rule a path cannot hold the piece of
+ * costs nothing.
+ */
+function bestMarked(data: RobotsData, index: GroupIndex, path: string, best: number): number {
+  const ranked = data.ints;
+  const words = index.grams.words;
+  if (marks.length < words) marks = new Int32Array(Math.max(words, marks.length * 2));
+  index.grams.mark(path, marks);
+  for (let w = 0; w < words; w++) {
+    for (let bits = marks[w]; bits !== 0; bits &= bits - 1) {
+      const k = index.split + (w * 32 + 31 - Math.clz32(bits & -bits)) * OTHER_FIELDS;
+      const id = ranked[k];
+      if (!outranks(data, id, best)) return best;
+      if ((ranked[k + 1] & ~pathMask[0]) !== 0 || (ranked[k + 2] & ~pathMask[1]) !== 0) continue;
+      if (ruleMatches(data, id, path)) return id;
     }
   }
   return best;
@@ -289,9 +317,7 @@ function buildIndex(data: RobotsData, split: number, end: number): GroupIndex {
   const ranked = data.ints;
   const exact = new Map<string, number>();
   const lists = new Map<string, number[]>();
-  const gramKeys = new Int32Array((end - split) / OTHER_FIELDS);
-  const gramLengths = new Uint8Array(gramKeys.length);
-  const lengths = new Set<number>();
+  const grams: (Gram | null)[] = [];
   const patterns = data.patterns;
   for (let k = split; k < end; k += OTHER_FIELDS) {
     const id = ranked[k];
@@ -301,15 +327,10 @@ function buildIndex(data: RobotsData, split: number, end: number): GroupIndex {
     if (ruleFlags(data, id) & EXACT) {
       const text = patterns.slice(start, matchEnd);
       if (!exact.has(text)) exact.set(text, id);
+      grams.push(null);
       continue;
     }
-    if (ruleFlags(data, id) & WILDCARD) {
-      const gram = gramOf(patterns, start, matchEnd);
-      const r = (k - split) / OTHER_FIELDS;
-      gramKeys[r] = gram.key;
-      gramLengths[r] = gram.length;
-      if (gram.length > 0) lengths.add(gram.length);
-    }
+    grams.push(gramOf(patterns, start, matchEnd));
     let keyEnd = start;
     while (keyEnd < matchEnd && keyEnd - start < BUCKET_PREFIX && patterns.charCodeAt(keyEnd) !== 42)
       keyEnd++;
@@ -325,9 +346,7 @@ function buildIndex(data: RobotsData, split: number, end: number): GroupIndex {
     buckets,
     bucketLengths: [...new Set([...buckets.keys()].map((k) => k.length))].sort((a, b) => a - b),
     split,
-    gramKeys,
-    gramLengths,
-    lengths: [...lengths],
+    grams: new GramIndex(grams),
   };
 }
 

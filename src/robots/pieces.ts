@@ -1,9 +1,9 @@
 /**
- * A filter for groups with many wildcard rules: a rule like `/*x123y*z$` can only match a
- * path that contains its piece `x123y`. Each indexed rule keeps a hash of (the start of) its
- * longest inner piece; a check hashes every window of the path once per piece length in
- * use and skips the rules whose piece hash is not among them, without reading the path
- * again for each rule. A hash says "maybe": a rule that passes is still matched in full.
+ * An index for groups with many wildcard rules: a rule like `/*x123y*z$` can only match a
+ * path that contains its piece `x123y`. Each indexed rule is filed under a hash of (the start
+ * of) its longest inner piece, its gram; a check hashes the windows of the path that could
+ * start a gram and marks the rules filed under them, so that a path is read once rather than
+ * once per rule. A hash says "maybe": a marked rule is still matched in full.
  */
 
 /** Pieces are hashed on at most this many leading characters. */
@@ -12,9 +12,6 @@ export const MAX_GRAM = 8;
 const MIN_GRAM = 2;
 
 const BASE = 31;
-
-/** The largest table of path grams (two Int32Arrays of this many slots: 8 MiB). */
-const MAX_SLOTS = 1 << 20;
 
 /** Hash of `text[from, from + length)`. */
 function hashOf(text: string, from: number, length: number): number {
@@ -28,16 +25,23 @@ function keyOf(hash: number, length: number): number {
   return (hash ^ Math.imul(length, 0x9e3779b1)) | 0;
 }
 
+/** A gram: the key it is filed under, its length (0: no gram), its first character. */
+export interface Gram {
+  key: number;
+  length: number;
+  first: number;
+}
+
 /**
- * The gram of the pattern `text[from, to)` (without its final `$` or trailing `*`): the key
- * and length of the first MAX_GRAM characters of its longest piece after the first `*`, or
- * length 0 when no such piece has MIN_GRAM characters.
+ * The gram of the pattern `text[from, to)` (without its final `$` or trailing `*`): the key,
+ * length and first character of the first MAX_GRAM characters of its longest piece after the
+ * first `*`, or length 0 when no such piece has MIN_GRAM characters.
  */
-export function gramOf(text: string, from: number, to: number): { key: number; length: number } {
+export function gramOf(text: string, from: number, to: number): Gram {
   let best = -1;
   let bestLength = 0;
   let i = text.indexOf('*', from);
-  if (i < 0 || i >= to) return { key: 0, length: 0 };
+  if (i < 0 || i >= to) return NO_GRAM;
   while (i < to) {
     while (i < to && text.charCodeAt(i) === 42 /* * */) i++;
     let j = i;
@@ -48,73 +52,104 @@ export function gramOf(text: string, from: number, to: number): { key: number; l
     }
     i = j;
   }
-  if (bestLength < MIN_GRAM) return { key: 0, length: 0 };
+  if (bestLength < MIN_GRAM) return NO_GRAM;
   const length = Math.min(bestLength, MAX_GRAM);
-  return { key: keyOf(hashOf(text, best, length), length), length };
+  return { key: keyOf(hashOf(text, best, length), length), length, first: text.charCodeAt(best) };
 }
 
+const NO_GRAM: Gram = Object.freeze({ key: 0, length: 0, first: 0 });
+
 /**
- * The grams of one path: an open-addressing set of keys, reused from check to check (a
- * stamp marks the slots of the current path, so nothing is cleared).
+ * The wildcard rules of one group by gram. A rule is known by its rank, its place in the
+ * group's ranked table of wildcard rules (best first); a check marks candidates in a bitset by
+ * rank, which is then read best first.
  */
-export class PathGrams {
-  private keys = new Int32Array(1024);
-  private stamps = new Int32Array(1024);
-  private stamp = 0;
-  private mask = 1023;
+export class GramIndex {
+  /** Open addressing by key: the key of each slot, and 1 + the best rank filed under it (0: empty). */
+  private readonly keys: Int32Array;
+  private readonly heads: Int32Array;
+  /** By rank: the next rank filed under the same key, or -1. */
+  private readonly next: Int32Array;
+  /** The rules that need no gram, as a bitset by rank: every check marks them. */
+  private readonly always: Int32Array;
+  /** Characters a gram starts with, the gram lengths in use (by length), and the longest. */
+  private readonly starts = new Uint8Array(128);
+  private readonly inUse = new Uint8Array(MAX_GRAM + 1);
+  private longest = 0;
 
   /**
-   * Collects the grams of `path` for each length in `lengths`. Returns false, collecting
-   * nothing, for a path so long that its table would take more than MAX_SLOTS.
+   * @param grams by rank, the gram of each rule; null for a rank a check never needs (a rule
+   *   found another way).
    */
-  collect(path: string, lengths: readonly number[]): boolean {
-    const needed = path.length * lengths.length * 2;
-    if (needed > MAX_SLOTS) return false;
-    if (needed > this.keys.length) {
-      let size = this.keys.length;
-      while (size < needed) size *= 2;
-      this.keys = new Int32Array(size);
-      this.stamps = new Int32Array(size);
-      this.mask = size - 1;
-      this.stamp = 0;
+  constructor(grams: readonly (Gram | null)[]) {
+    const count = grams.length;
+    let distinct = 0;
+    for (const g of grams) if (g !== null && g.length > 0) distinct++;
+    // At most three quarters full.
+    let size = 16;
+    while (size * 3 < distinct * 4) size *= 2;
+    this.keys = new Int32Array(size);
+    this.heads = new Int32Array(size);
+    this.next = new Int32Array(count).fill(-1);
+    this.always = new Int32Array(bitsetWords(count));
+    // Filed from the worst rank up, each in front: every list runs best first.
+    for (let r = count - 1; r >= 0; r--) {
+      const gram = grams[r];
+      if (gram === null) continue;
+      const { key, length, first } = gram;
+      if (length === 0) {
+        this.always[r >>> 5] |= 1 << (r & 31);
+        continue;
+      }
+      this.starts[first] = 1;
+      this.inUse[length] = 1;
+      this.longest = Math.max(this.longest, length);
+      const slot = this.slotOf(key);
+      this.keys[slot] = key;
+      this.next[r] = this.heads[slot] - 1;
+      this.heads[slot] = r + 1;
     }
-    if (this.stamp === 0x7fffffff) {
-      this.stamps.fill(0);
-      this.stamp = 0;
-    }
-    this.stamp++;
-    for (const length of lengths) {
-      if (length > path.length) continue;
-      // BASE^(length - 1), to take the leaving character out of a rolling hash.
-      let power = 1;
-      for (let i = 1; i < length; i++) power = Math.imul(power, BASE);
-      let h = hashOf(path, 0, length);
-      this.add(keyOf(h, length));
-      for (let i = length; i < path.length; i++) {
-        h = (Math.imul(h - Math.imul(path.charCodeAt(i - length), power), BASE) + path.charCodeAt(i)) | 0;
-        this.add(keyOf(h, length));
+  }
+
+  /** Ints of a bitset for this index's ranks (see mark). */
+  get words(): number {
+    return this.always.length;
+  }
+
+  /**
+   * Sets in `out`, for ranks, the bit of every rule whose gram occurs in `path` and of every
+   * rule that needs none; `out` has at least `words` ints, whose old bits are overwritten.
+   */
+  mark(path: string, out: Int32Array): void {
+    out.set(this.always);
+    const { heads, next, starts, inUse } = this;
+    const n = path.length;
+    for (let i = 0; i < n; i++) {
+      const c = path.charCodeAt(i);
+      if (c >= 128 || starts[c] === 0) continue;
+      let h = 0;
+      const last = Math.min(this.longest, n - i);
+      for (let length = 1; length <= last; length++) {
+        h = (Math.imul(h, BASE) + path.charCodeAt(i + length - 1)) | 0;
+        if (inUse[length] === 0) continue;
+        const first = heads[this.slotOf(keyOf(h, length))] - 1;
+        // A list is marked whole or not at all: a gram the path holds many times is read once.
+        if (first < 0 || (out[first >>> 5] & (1 << (first & 31))) !== 0) continue;
+        for (let r = first; r >= 0; r = next[r]) out[r >>> 5] |= 1 << (r & 31);
       }
     }
-    return true;
   }
 
-  private add(key: number): void {
-    let slot = Math.imul(key, 0x85ebca6b) & this.mask;
-    while (this.stamps[slot] === this.stamp) {
-      if (this.keys[slot] === key) return;
-      slot = (slot + 1) & this.mask;
-    }
-    this.stamps[slot] = this.stamp;
-    this.keys[slot] = key;
+  /** The slot of `key`: where it is, or the empty slot where it would go. */
+  private slotOf(key: number): number {
+    const mask = this.keys.length - 1;
+    let slot = Math.imul(key, 0x85ebca6b) & mask;
+    while (this.heads[slot] !== 0 && this.keys[slot] !== key) slot = (slot + 1) & mask;
+    return slot;
   }
+}
 
-  /** Whether the path collected last may contain a piece with this key. */
-  has(key: number): boolean {
-    let slot = Math.imul(key, 0x85ebca6b) & this.mask;
-    while (this.stamps[slot] === this.stamp) {
-      if (this.keys[slot] === key) return true;
-      slot = (slot + 1) & this.mask;
-    }
-    return false;
-  }
+/** Ints of a bitset of `count` bits. */
+function bitsetWords(count: number): number {
+  return (count + 31) >>> 5;
 }

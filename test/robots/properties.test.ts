@@ -77,6 +77,38 @@ describe('matcher properties', () => {
     );
   });
 
+  it('agrees with it on hundreds of wildcard rules and long paths (the gram index)', () => {
+    // Pieces of two to ten characters from a small alphabet: paths hold many of them, so that
+    // the rules a check must consider are too many to read one by one.
+    const piece = fc
+      .array(fc.constantFrom('a', 'b', 'c', 'x'), { minLength: 1, maxLength: 10 })
+      .map((c) => c.join(''));
+    const wildcard = fc.record({
+      allow: fc.boolean(),
+      pattern: fc
+        .tuple(
+          fc.constantFrom('/', '/*', '/a', '/a*'),
+          fc.array(piece, { minLength: 1, maxLength: 3 }),
+          fc.constantFrom('', '$', '*'),
+        )
+        .map(([head, pieces, tail]) => `${head}${pieces.join('*')}${tail}`),
+    });
+    const longPath = fc
+      .array(fc.constantFrom('/', 'a', 'b', 'c', 'x', 'ab', 'cx', 'abc'), { minLength: 20, maxLength: 200 })
+      .map((c) => `/${c.join('')}`);
+    fc.assert(
+      fc.property(
+        fc.array(wildcard, { minLength: 200, maxLength: 500 }),
+        fc.array(longPath, { minLength: 1, maxLength: 10 }),
+        (rules, paths) => {
+          const robots = RobotsTxt.parse(fileOf(rules));
+          for (const p of paths) expect(robots.isAllowed(p, 'bot')).toBe(referenceAllowed(rules, p));
+        },
+      ),
+      { numRuns: 60, endOnFailure: true },
+    );
+  });
+
   it('agrees with it on groups of hundreds of plain prefix rules (sorted by the engine)', () => {
     const plain = fc.record({
       allow: fc.boolean(),
@@ -112,7 +144,7 @@ describe('matcher properties', () => {
 
   it('agrees with it on hundreds of wildcard rules, where a check filters rules by their pieces', () => {
     // Long paths over few characters: most rules pass the character filter, so checks go on
-    // to hash the path's pieces (decide.ts, pieces.ts).
+    // to the gram index (decide.ts, pieces.ts).
     const wildcard = fc.record({
       allow: fc.boolean(),
       pattern: fc
