@@ -15,7 +15,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RobotsHttpClient } from '../dist/fetch/index.js';
 import { RobotsTxt } from '../dist/robots/index.js';
 import { type OriginPolicy, RedisBackend, RobotsStore } from '../dist/store/index.js';
-import { entrySize } from '../dist/store/memory.js';
+import { policyBytes } from '../dist/store/memory.js';
 import { startHttpServer, type TestHttpServer } from '../test/support/http-server.js';
 import { captureLog } from '../test/support/log.js';
 import { startRedis } from '../test/support/redis.js';
@@ -270,7 +270,7 @@ async function memoryRows(table: Table, text: string, url: string): Promise<void
     await store.close();
   }
   const coreBytes = median(perOrigin);
-  const accounted = entrySize(policy!.bodyBytes, null);
+  const accounted = policyBytes({ ...policy!, goodRobots: null, body: null });
 
   const kept = new Map<string, ReturnType<typeof robotsParser>>();
   collectGarbage();

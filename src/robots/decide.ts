@@ -40,7 +40,7 @@ import {
 } from './rank.js';
 
 /** Groups with more wildcard or `$` rules than this index them. */
-const INDEX_THRESHOLD = 32;
+export const INDEX_THRESHOLD = 32;
 /** Indexed wildcard rules are bucketed by up to this many leading characters of their literal prefix. */
 const BUCKET_PREFIX = 6;
 /**
@@ -247,8 +247,10 @@ function decideIndexed(data: RobotsData, index: GroupIndex, path: string, best: 
     if (length > path.length) break;
     const bucket = index.buckets.get(path.slice(0, length));
     if (bucket === undefined) continue;
+    const candidates = candidatesIn(bucket);
+    if (candidates === 0) continue;
     pathBuckets[count++] = bucket;
-    rules += candidatesIn(bucket);
+    rules += candidates;
   }
   if (rules > SCAN_LIMIT) return bestMarked(data, index, path, best);
   for (let b = 0; b < count; b++) best = bestInBucket(data, pathBuckets[b], path, best);
@@ -274,14 +276,28 @@ function bestInBucket(data: RobotsData, bucket: Bucket, path: string, best: numb
     const j = (c / CHUNK) * 2;
     if ((common[j] & ~pathMask[0]) !== 0 || (common[j + 1] & ~pathMask[1]) !== 0) continue;
     for (let i = c; i < Math.min(c + CHUNK, rules.length); i++) {
-      const k = rules[i];
-      const id = ranked[k];
-      if (!outranks(data, id, best)) return best;
-      if ((ranked[k + 1] & ~pathMask[0]) !== 0 || (ranked[k + 2] & ~pathMask[1]) !== 0) continue;
-      if (ruleMatches(data, id, path)) return id;
+      const found = tryRuleAt(data, rules[i], path, best);
+      if (found !== NO_MATCH) return found === OUTRANKED ? best : found;
     }
   }
   return best;
+}
+
+/** What tryRuleAt says of a rule that does not match, and of one that cannot beat the best so far. */
+const NO_MATCH = -1;
+const OUTRANKED = -2;
+
+/**
+ * The wildcard rule at position `k` of the ranked table, tried for `path` after the best match
+ * so far: its id if it matches, NO_MATCH, or OUTRANKED when it cannot beat `best` (nor can any
+ * rule after it, best first).
+ */
+function tryRuleAt(data: RobotsData, k: number, path: string, best: number): number {
+  const ranked = data.ints;
+  const id = ranked[k];
+  if (!outranks(data, id, best)) return OUTRANKED;
+  if ((ranked[k + 1] & ~pathMask[0]) !== 0 || (ranked[k + 2] & ~pathMask[1]) !== 0) return NO_MATCH;
+  return ruleMatches(data, id, path) ? id : NO_MATCH;
 }
 
 /**
@@ -290,17 +306,14 @@ function bestInBucket(data: RobotsData, bucket: Bucket, path: string, best: numb
  * costs nothing.
  */
 function bestMarked(data: RobotsData, index: GroupIndex, path: string, best: number): number {
-  const ranked = data.ints;
   const words = index.grams.words;
   if (marks.length < words) marks = new Int32Array(Math.max(words, marks.length * 2));
   index.grams.mark(path, marks);
   for (let w = 0; w < words; w++) {
     for (let bits = marks[w]; bits !== 0; bits &= bits - 1) {
       const k = index.split + (w * 32 + 31 - Math.clz32(bits & -bits)) * OTHER_FIELDS;
-      const id = ranked[k];
-      if (!outranks(data, id, best)) return best;
-      if ((ranked[k + 1] & ~pathMask[0]) !== 0 || (ranked[k + 2] & ~pathMask[1]) !== 0) continue;
-      if (ruleMatches(data, id, path)) return id;
+      const found = tryRuleAt(data, k, path, best);
+      if (found !== NO_MATCH) return found === OUTRANKED ? best : found;
     }
   }
   return best;
@@ -348,6 +361,18 @@ function buildIndex(data: RobotsData, split: number, end: number): GroupIndex {
     split,
     grams: new GramIndex(grams),
   };
+}
+
+/** Bytes an index keeps (see size.ts): its maps, its buckets and its gram index. */
+export function indexBytes(index: GroupIndex): number {
+  // A map entry with its key (a short string or a slice of `patterns`) and its share of the table.
+  const entry = 96;
+  let bytes = 256 + index.exact.size * entry + index.grams.bytes;
+  for (const { rules, common } of index.buckets.values()) {
+    // The entry, the bucket and its two arrays of small integers (8 bytes an element).
+    bytes += entry + 3 * 64 + 8 * (rules.length + common.length);
+  }
+  return bytes;
 }
 
 /** A bucket of the rules at positions `list` of `ranked`, with the filter bits common to each chunk. */

@@ -295,6 +295,7 @@ export class RobotsLinter implements RobotsLineHandler {
  */
 export function repeatedRuleLints(data: RobotsData): RobotsLint[] {
   const lints: RobotsLint[] = [];
+  let dropped = 0;
   for (let g = 0; g < count(data, GROUP_COUNT); g++) {
     const seen = new Map<string, number>();
     const first = groupField(data, g, FIRST_RULE);
@@ -305,6 +306,10 @@ export function repeatedRuleLints(data: RobotsData): RobotsLint[] {
       const previous = seen.get(pattern);
       if (previous === undefined) {
         seen.set(pattern, id);
+        continue;
+      }
+      if (lints.length >= MAX_LINTS) {
+        dropped++;
         continue;
       }
       const line = ruleLine(data, id);
@@ -325,6 +330,15 @@ export function repeatedRuleLints(data: RobotsData): RobotsLint[] {
         });
       }
     }
+  }
+  if (dropped > 0) {
+    const last = lints[lints.length - 1].line;
+    lints.push({
+      code: 'too-many-findings',
+      severity: 'info',
+      line: last,
+      message: `${dropped} more repeated or conflicting rules after line ${last} are not listed.`,
+    });
   }
   return lints;
 }

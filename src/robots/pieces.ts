@@ -111,6 +111,12 @@ export class GramIndex {
     }
   }
 
+  /** Bytes the index keeps: its arrays and their objects. */
+  get bytes(): number {
+    const arrays = [this.keys, this.heads, this.next, this.always, this.starts, this.inUse];
+    return arrays.reduce((sum, array) => sum + 200 + array.byteLength, 64);
+  }
+
   /** Ints of a bitset for this index's ranks (see mark). */
   get words(): number {
     return this.always.length;

@@ -31,6 +31,7 @@ import {
   tokenize,
 } from './lines.js';
 import { RobotsLinter, repeatedRuleLints } from './lint.js';
+import { retainedBytes } from './size.js';
 import type { RobotsGroup, RobotsLint, RobotsParseOptions, RobotsRule, Verdict } from './types.js';
 
 /**
@@ -122,6 +123,18 @@ export class RobotsTxt {
     return delay < 0 ? undefined : delay / 1000;
   }
 
+  /**
+   * The memory this parsed file keeps, in bytes, at most: its tables, strings and findings,
+   * and the tables and indexes that checks may still add. Counted from the structures, for
+   * caches bounded by bytes: a file of many user-agent lines or wildcard rules keeps several
+   * times its text.
+   */
+  get retainedBytes(): number {
+    let bytes = retainedBytes(this.#data);
+    for (const lint of this.lints) bytes += LINT_BYTES + 2 * lint.message.length;
+    return bytes;
+  }
+
   /** Absolute sitemap URLs from the whole file, in file order, without repeats. */
   get sitemaps(): readonly string[] {
     return count(this.#data, SITEMAP_COUNT) === 0 ? NO_SITEMAPS : Object.freeze(sitemapsOf(this.#data));
@@ -163,6 +176,8 @@ export class RobotsTxt {
 }
 
 const NO_LINTS: readonly RobotsLint[] = Object.freeze([]);
+/** A finding without its message: the object, its slot in the list. */
+const LINT_BYTES = 128;
 const NO_SITEMAPS: readonly string[] = Object.freeze([]);
 
 /** Feeds one pass to two handlers. */

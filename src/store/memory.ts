@@ -1,24 +1,50 @@
-/*
- * The size of a cached policy, measured rather than guessed. Heap experiment (Node 20.20,
- * `node --expose-gc`, heapUsed + arrayBuffers after full GCs, 2,000 origins each resolved through
- * a RobotsStore with an in-memory HTTP client, one check per origin, no backend), 2026-11-30:
- *
- *   body      34 B (1 rule)          ->   1,004 B per cached origin
- *   body   2,807 B (typical.txt)     ->   4,058 B
- *   body  22,575 B (typical.txt x 8) ->  29,754 B   (500 origins)
- *
- * The parsed file alone (RobotsTxt.parse + one check) took 472 B and 3,671 B for the first two,
- * so the store's own share (the entry, its origin and robots.txt URL, the LRU slot) is about
- * 400-530 B. A line through the points: ~960 B + ~1.28 B per body octet. 1,000 B + 1.3 B per
- * octet is used: no file is under-counted (typical.txt is over-counted by 15%, the others by
- * under 5%). When a backend is configured the raw body is kept too, at its length. The bench
- * prints measured and calculated sizes side by side: re-run it when the core's representation
- * changes.
- */
-const ENTRY_OVERHEAD_BYTES = 1000;
-const PARSED_BYTES_PER_BODY_OCTET = 1.3;
+import type { RobotsTxt } from '../robots/index.js';
+import type { PolicyEntry } from './entry.js';
 
-/** The memory a cached policy takes, from the measured model above. */
-export function entrySize(bodyBytes: number, body: Uint8Array | null): number {
-  return Math.ceil(ENTRY_OVERHEAD_BYTES + bodyBytes * PARSED_BYTES_PER_BODY_OCTET + (body?.byteLength ?? 0));
+/*
+ * The size of a cached policy, counted from what it holds rather than guessed from the size of
+ * the robots.txt: a file of many user-agent lines or wildcard rules keeps several times its
+ * text (up to 3.5 times for 500 KiB of user-agent lines). The parsed file counts its own tables
+ * and strings (RobotsTxt.retainedBytes); the store adds its own share.
+ *
+ * That share, the entry object with its origin and robots.txt URL strings, the LRU's node and
+ * map slot, was measured at about 400-530 B per origin (Node 20.20, `node --expose-gc`,
+ * heapUsed + arrayBuffers after full GCs, 2,000 origins resolved through a RobotsStore with an
+ * in-memory HTTP client); ENTRY_BYTES is rounded up from it. test/store/memory.test.ts checks
+ * in a separate process that no file, small or adversarial, is counted below what it takes.
+ */
+const ENTRY_BYTES = 600;
+/** A redirect hop as the entry keeps it, without its strings. */
+const HOP_BYTES = 96;
+
+/** What an entry holds, as the memory count reads it. */
+export interface HeldPolicy {
+  origin: string;
+  robotsTxtUrl: string;
+  finalUrl: string;
+  why: string;
+  cacheControl?: string;
+  hops: readonly { url: string; location?: string }[];
+  robots: RobotsTxt | null;
+  /** The last good copy while it is not `robots` (during an outage), if parsed. */
+  goodRobots: RobotsTxt | null;
+  /** The raw body, when it is kept. */
+  body: Uint8Array | null;
+}
+
+/** The bytes a cached policy takes at most (two bytes per character of a string). */
+export function policyBytes(held: HeldPolicy): number {
+  let strings = held.origin.length + held.robotsTxtUrl.length + held.why.length;
+  if (held.finalUrl !== held.robotsTxtUrl) strings += held.finalUrl.length;
+  strings += held.cacheControl?.length ?? 0;
+  let bytes = ENTRY_BYTES + 2 * strings + (held.body?.byteLength ?? 0);
+  for (const hop of held.hops) bytes += HOP_BYTES + 2 * (hop.url.length + (hop.location?.length ?? 0));
+  bytes += held.robots?.retainedBytes ?? 0;
+  if (held.goodRobots !== null && held.goodRobots !== held.robots) bytes += held.goodRobots.retainedBytes;
+  return bytes;
+}
+
+/** The memory a cached entry takes, for the store's LRU. */
+export function entrySize(entry: PolicyEntry): number {
+  return policyBytes({ ...entry.policy(), goodRobots: entry.goodRobots, body: entry.body });
 }

@@ -290,7 +290,7 @@ export class RobotsStore {
     this.#cache = new LRUCache<string, PolicyEntry>({
       max: positive('maxEntries', options.maxEntries, STORE_DEFAULTS.maxEntries),
       maxSize: positive('maxBytesInMemory', options.maxBytesInMemory, STORE_DEFAULTS.maxBytesInMemory),
-      sizeCalculation: (entry) => entrySize(entry.bodyBytes, entry.body),
+      sizeCalculation: entrySize,
     });
   }
 

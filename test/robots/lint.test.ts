@@ -69,4 +69,15 @@ describe('a file of garbage', () => {
       message: expect.stringMatching(/^800 more/),
     });
   });
+
+  it('lists at most 200 repeated rules and says how many more there were', () => {
+    const body = `user-agent: *\n${'disallow: /same\n'.repeat(1000)}`;
+    const lints = RobotsTxt.parse(body).lints;
+    expect(lints.filter((l) => l.code === 'duplicate-rule')).toHaveLength(200);
+    expect(lints.at(-1)).toMatchObject({
+      code: 'too-many-findings',
+      line: 202,
+      message: expect.stringMatching(/^799 more repeated or conflicting rules after line 202/),
+    });
+  });
 });

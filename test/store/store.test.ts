@@ -442,7 +442,19 @@ describe('RobotsStore memory bounds', () => {
     expect(robots.peek(sites[4].origin)).toBeDefined();
   });
 
-  it('keeps at most maxBytesInMemory, each entry measured by its body', async () => {
+  it('counts an entry by what its parsed file keeps, not by the size of its text', async () => {
+    // 26,000 user-agent lines take several times their text once parsed (one token each).
+    const agents = Array.from({ length: 26_000 }, (_, index) => `User-agent: ua-${index.toString(36)}`);
+    const body = `${agents.join('\n')}\nDisallow: /x\n`;
+    const site = await server({ '/robots.txt': text(body) });
+    const robots = store();
+    const policy = await robots.resolve(site.origin);
+    const { bytesInMemory } = robots.stats();
+    expect(bytesInMemory).toBeGreaterThanOrEqual(policy.robots!.retainedBytes);
+    expect(bytesInMemory).toBeGreaterThan(2 * body.length);
+  });
+
+  it('keeps at most maxBytesInMemory, each entry measured by what it holds', async () => {
     const big = `User-agent: *\n${Array.from({ length: 2000 }, (_, index) => `Disallow: /private/section-${index}/`).join('\n')}\n`;
     const sites = await Promise.all(Array.from({ length: 4 }, () => server({ '/robots.txt': text(big) })));
     const small = await server({ '/robots.txt': text('User-agent: *\nDisallow: /x\n') });

@@ -1,0 +1,34 @@
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { expect, it } from 'vitest';
+import { RobotsTxt } from '../../src/index.js';
+
+const run = promisify(execFile);
+const CHILD = fileURLToPath(new URL('./support/retained-child.ts', import.meta.url));
+
+it('counts at least the memory a parsed file keeps, and at most three times it', async () => {
+  // Measured in a process of its own, with collections on demand and nothing else on the heap.
+  const { stdout } = await run(process.execPath, ['--expose-gc', '--import', 'tsx', CHILD], {
+    timeout: 60_000,
+    maxBuffer: 1024 * 1024,
+  });
+  const report: Record<string, { measured: number; counted: number }> = JSON.parse(stdout.trim());
+  expect(Object.keys(report)).toHaveLength(7);
+  for (const [file, { measured, counted }] of Object.entries(report)) {
+    expect(measured, file).toBeGreaterThan(0);
+    expect(counted, `${file}: counted ${counted} B, measured ${measured} B`).toBeGreaterThanOrEqual(measured);
+    expect(counted, `${file}: counted ${counted} B, measured ${measured} B`).toBeLessThanOrEqual(
+      3 * measured,
+    );
+  }
+}, 70_000);
+
+it('counts the tables and indexes checks will add before they exist', () => {
+  const rules = Array.from({ length: 100 }, (_, i) => `disallow: /*x${i}y*z$`).join('\n');
+  const before = RobotsTxt.parse(`user-agent: *\n${rules}\n`);
+  const counted = before.retainedBytes;
+  // The first check ranks the group and builds its index (more than 32 wildcard rules).
+  before.isAllowed('/x1y/z', 'a');
+  expect(before.retainedBytes).toBeLessThanOrEqual(counted);
+});

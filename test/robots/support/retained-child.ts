@@ -1,0 +1,93 @@
+/**
+ * Run with `node --expose-gc --import tsx`: parses copies of each generated file, keeps them,
+ * and prints, per file, the heap they took (measured after full collections) and what
+ * `retainedBytes` counts for them, one JSON line.
+ */
+import { RobotsTxt } from '../../../src/index.js';
+
+const KIB = 1024;
+
+/** Lines from `line(i)` until the text reaches `bytes`. */
+function fill(head: string, line: (i: number) => string, bytes: number): string {
+  const parts = [head];
+  let size = head.length;
+  for (let i = 0; size < bytes; i++) {
+    const next = line(i);
+    parts.push(next);
+    size += next.length;
+  }
+  return parts.join('');
+}
+
+/** `n` as lower-case letters (`a`, ..., `z`, `aa`, ...). */
+function letters(n: number): string {
+  let s = '';
+  for (let k = n + 1; k > 0; k = Math.floor((k - 1) / 26)) s = String.fromCharCode(97 + ((k - 1) % 26)) + s;
+  return s;
+}
+
+const typical = [
+  'User-agent: *',
+  ...Array.from({ length: 40 }, (_, i) => `Disallow: /section-${i}/private/`),
+  ...Array.from({ length: 20 }, (_, i) => `Disallow: /*?filter${i}=`),
+  'Allow: /section-1/private/press/',
+  'Crawl-delay: 5',
+  'Sitemap: https://www.example.com/sitemap.xml',
+  '',
+  'User-agent: Googlebot',
+  'Disallow: /cart',
+  'Unknown-directive: here',
+  '',
+].join('\n');
+
+const FILES: Record<string, { text: string; copies: number }> = {
+  typical: { text: typical, copies: 1000 },
+  'wildcard rules': { text: fill('User-agent: *\n', (i) => `Disallow: /*x${i}y*z$\n`, 200 * KIB), copies: 8 },
+  'plain rules': {
+    text: fill('User-agent: *\n', (i) => `Disallow: /p/${i}/é/q?x=${i}\n`, 200 * KIB),
+    copies: 8,
+  },
+  'user-agent lines': {
+    text: `${fill('', (i) => `User-agent: ua-${letters(i)}\n`, 200 * KIB)}Disallow: /x\n`,
+    copies: 8,
+  },
+  'groups of distinct tokens': {
+    text: fill('', (i) => `User-agent: bot-${letters(i)}\nDisallow: /p${i}\n`, 200 * KIB),
+    copies: 8,
+  },
+  'repeated rules': {
+    text: fill('User-agent: *\n', (i) => `${i % 2 ? 'Allow' : 'Disallow'}: /same\n`, 100 * KIB),
+    copies: 20,
+  },
+  'unparsable lines': { text: fill('', (i) => `this is line ${i} — not a rule\n`, 100 * KIB), copies: 20 },
+};
+
+function heap(): number {
+  globalThis.gc!();
+  globalThis.gc!();
+  const m = process.memoryUsage();
+  return m.heapUsed + m.arrayBuffers;
+}
+
+const report: Record<string, { measured: number; counted: number }> = {};
+for (const [name, { text, copies }] of Object.entries(FILES)) {
+  // Flat strings of their own (a concatenation would be flattened while parsing, and counted).
+  const bodies = Array.from({ length: copies }, (_, i) =>
+    new TextDecoder().decode(Buffer.from(`${text}# ${i}\n`)),
+  );
+  // Once first: the parser's own buffers grow to the file's size and stay.
+  RobotsTxt.parse(text).isAllowed('/x', 'a');
+  const before = heap();
+  const kept = bodies.map((body) => {
+    const robots = RobotsTxt.parse(body);
+    // What a crawler's checks and the fetcher add: ranked tables, indexes, the findings.
+    robots.isAllowed('/p/1/x?x=1', 'ExampleBot');
+    robots.isAllowed('/x0y/z', 'Googlebot');
+    void robots.lints;
+    return robots;
+  });
+  const measured = (heap() - before) / copies;
+  const counted = kept.reduce((sum, robots) => sum + robots.retainedBytes, 0) / copies;
+  report[name] = { measured, counted };
+}
+console.log(JSON.stringify(report));
