@@ -89,8 +89,10 @@ export const TABLES_AT = 9;
 export const INTS_USED = 10;
 /** A number for the compiled file, different from the files compiled just before it (see explain.ts). */
 export const FILE_NUMBER = 11;
+/** The length of `ints` once every ranked table is in: it never grows past it. */
+export const INTS_FULL = 12;
 /** Rules start after the header. */
-const RULES_AT = 12;
+const RULES_AT = 13;
 
 /** One count of the header (GROUP_COUNT, ...). */
 export function count(data: RobotsData, slot: number): number {
@@ -665,8 +667,9 @@ function writeTables(
   const tablesAt = rawAt + rawIds.length * 3;
   const base = tablesAt + rankedSize.length;
   const reserve = base > LAZY_TABLES_LIMIT;
-  let total = base;
-  if (reserve) for (const size of rankedSize) total += size;
+  let full = base;
+  for (const size of rankedSize) full += size;
+  const total = reserve ? full : base;
   const ints = new Int32Array(total);
   if (reserve) {
     let at = base;
@@ -687,6 +690,7 @@ function writeTables(
   ints[RAW_AT] = rawAt;
   ints[TABLES_AT] = tablesAt;
   ints[INTS_USED] = total;
+  ints[INTS_FULL] = full;
   ints[FILE_NUMBER] = fileNumber++ | 0;
   for (let id = 0; id < ruleCount; id++) {
     ints[RULES_AT + id * RULE_FIELDS] = ruleStarts[id];

@@ -17,6 +17,7 @@ import {
   EMPTY,
   FIRST_RULE,
   groupField,
+  INTS_FULL,
   INTS_USED,
   MEMBERS_FROM,
   MEMBERS_TO,
@@ -46,9 +47,11 @@ export function rankedRules(data: RobotsData, merged: number): number {
     at = data.ints[INTS_USED];
     const used = at + rankedSize(data, merged);
     if (used > data.ints.length) {
-      // Grown by at least a quarter: asking about every group of a file copies `ints` a
-      // logarithmic number of times, and a file asked about one group gets no slack.
-      const grown = new Int32Array(Math.max(used, Math.ceil(data.ints.length * 1.25)));
+      // Grown by at least a quarter, never past room for every table: asking about every
+      // group of a file copies `ints` a logarithmic number of times, and a file asked about
+      // one group gets no slack.
+      const length = Math.min(data.ints[INTS_FULL], Math.max(used, Math.ceil(data.ints.length * 1.25)));
+      const grown = new Int32Array(length);
       grown.set(data.ints);
       data.ints = grown;
     }

@@ -8,23 +8,20 @@ import {
   EMPTY,
   FIRST_RULE,
   groupField,
-  INTS_USED,
+  INTS_FULL,
   MEMBERS_FROM,
   MEMBERS_TO,
   MERGED_COUNT,
   mergedField,
   PLAIN,
-  RANKED_SIZE,
-  RANKED_TABLE,
   type RobotsData,
   RULE_COUNT,
   ruleFlags,
-  TABLES_AT,
 } from './compile.js';
 import { INDEX_THRESHOLD, indexBytes } from './decide.js';
 
 /** The file's objects whatever it holds: the parsed file, its tables' objects, its lists. */
-const FILE_BYTES = 768;
+const FILE_BYTES = 512;
 /** A JavaScript object with a few fields, or the header of an array or string. */
 const OBJECT_BYTES = 64;
 /**
@@ -48,7 +45,8 @@ export function retainedBytes(data: RobotsData): number {
   let bytes = 0;
   // `patterns` is ASCII (one byte a character); `words` is text as written (maybe two).
   bytes += OBJECT_BYTES + data.patterns.length + OBJECT_BYTES + 2 * data.words.length;
-  bytes += TYPED_ARRAY_BYTES + 4 * fullIntsLength(data);
+  // `ints` grows as checks add ranked tables, up to room for all of them.
+  bytes += TYPED_ARRAY_BYTES + 4 * Math.max(data.ints.length, data.ints[INTS_FULL]);
   if (data.tokenSlots !== null) bytes += TYPED_ARRAY_BYTES + data.tokenSlots.byteLength;
   for (let m = 0; m < data.ints[MERGED_COUNT]; m++) {
     const index = data.indexes?.[m];
@@ -59,24 +57,6 @@ export function retainedBytes(data: RobotsData): number {
     }
   }
   return FILE_BYTES + Math.ceil(bytes * (1 + UNSEEN));
-}
-
-/**
- * The length `ints` may reach: the ranked tables not added yet come on top of what is in
- * use, and the array grows by a quarter at a time (see rankedRules).
- */
-function fullIntsLength(data: RobotsData): number {
-  const ints = data.ints;
-  const directory = ints[TABLES_AT];
-  let missing = 0;
-  const counted = new Set<number>();
-  for (let m = 0; m < ints[MERGED_COUNT]; m++) {
-    const table = mergedField(data, m, RANKED_TABLE);
-    if (ints[directory + table] !== 0 || counted.has(table)) continue;
-    counted.add(table);
-    missing += mergedField(data, m, RANKED_SIZE);
-  }
-  return missing === 0 ? ints.length : Math.max(ints.length, Math.ceil((ints[INTS_USED] + missing) * 1.25));
 }
 
 /** The wildcard and `$` rules of merged group `m` (the rules an index would hold). */
