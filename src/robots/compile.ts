@@ -70,7 +70,7 @@ export interface RobotsData {
    * merged groups (m + 1; 0 for an empty slot) by the hash of their token (see tokenHash).
    */
   readonly tokenSlots: Int32Array | null;
-  /** Indexes of the large merged groups, built on first use (see decide.ts). */
+  /** Indexes of the ranked tables of many wildcard rules, by table, built on first use (see decide.ts). */
   indexes: GroupIndex[] | null;
 }
 

@@ -17,7 +17,9 @@ import {
   flagsIn,
   lengthIn,
   MERGED_COUNT,
+  mergedField,
   OTHER_FIELDS,
+  RANKED_TABLE,
   type RobotsData,
   ruleFlags,
   ruleLength,
@@ -319,11 +321,15 @@ function bestMarked(data: RobotsData, index: GroupIndex, path: string, best: num
   return best;
 }
 
-/** The index of merged group `merged`, whose wildcard and `$` rules are `ints[split, end)`, built on first use. */
+/**
+ * The index of merged group `merged`, whose wildcard and `$` rules are `ints[split, end)`, built
+ * on first use. Kept by ranked table: the tokens of one list of groups share it.
+ */
 function indexOf(data: RobotsData, merged: number, split: number, end: number): GroupIndex {
+  const table = mergedField(data, merged, RANKED_TABLE);
   data.indexes ??= [];
-  data.indexes[merged] ??= buildIndex(data, split, end);
-  return data.indexes[merged];
+  data.indexes[table] ??= buildIndex(data, split, end);
+  return data.indexes[table];
 }
 
 function buildIndex(data: RobotsData, split: number, end: number): GroupIndex {

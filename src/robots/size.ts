@@ -5,8 +5,10 @@
  */
 
 import {
+  count,
   EMPTY,
   FIRST_RULE,
+  GROUP_COUNT,
   groupField,
   INTS_FULL,
   MEMBERS_FROM,
@@ -14,6 +16,7 @@ import {
   MERGED_COUNT,
   mergedField,
   PLAIN,
+  RANKED_TABLE,
   type RobotsData,
   RULE_COUNT,
   ruleFlags,
@@ -48,26 +51,36 @@ export function retainedBytes(data: RobotsData): number {
   // `ints` grows as checks add ranked tables, up to room for all of them.
   bytes += TYPED_ARRAY_BYTES + 4 * Math.max(data.ints.length, data.ints[INTS_FULL]);
   if (data.tokenSlots !== null) bytes += TYPED_ARRAY_BYTES + data.tokenSlots.byteLength;
-  for (let m = 0; m < data.ints[MERGED_COUNT]; m++) {
-    const index = data.indexes?.[m];
-    if (index !== undefined) bytes += indexBytes(index);
-    else {
-      const other = otherRules(data, m);
-      if (other > INDEX_THRESHOLD) bytes += other * INDEX_BYTES_PER_RULE;
-    }
-  }
+  bytes += indexesBytes(data);
   return FILE_BYTES + Math.ceil(bytes * (1 + UNSEEN));
 }
 
-/** The wildcard and `$` rules of merged group `m` (the rules an index would hold). */
-function otherRules(data: RobotsData, m: number): number {
-  let other = 0;
-  for (let k = mergedField(data, m, MEMBERS_FROM); k < mergedField(data, m, MEMBERS_TO); k++) {
-    const g = data.ints[k];
+/** The indexes of the file's ranked tables: built, or to be built for the tables of many wildcard rules. */
+function indexesBytes(data: RobotsData): number {
+  // The wildcard and `$` rules of each group as written (the rules an index holds).
+  const other = new Int32Array(count(data, GROUP_COUNT));
+  for (let g = 0; g < other.length; g++) {
     const first = groupField(data, g, FIRST_RULE);
     for (let id = first; id < first + groupField(data, g, RULE_COUNT); id++) {
-      if ((ruleFlags(data, id) & (PLAIN | EMPTY)) === 0) other++;
+      if ((ruleFlags(data, id) & (PLAIN | EMPTY)) === 0) other[g]++;
     }
   }
-  return other;
+  let bytes = 0;
+  const seen = new Set<number>();
+  for (let m = 0; m < count(data, MERGED_COUNT); m++) {
+    const table = mergedField(data, m, RANKED_TABLE);
+    if (seen.has(table)) continue;
+    seen.add(table);
+    const index = data.indexes?.[table];
+    if (index !== undefined) {
+      bytes += indexBytes(index);
+      continue;
+    }
+    let rules = 0;
+    for (let k = mergedField(data, m, MEMBERS_FROM); k < mergedField(data, m, MEMBERS_TO); k++) {
+      rules += other[data.ints[k]];
+    }
+    if (rules > INDEX_THRESHOLD) bytes += rules * INDEX_BYTES_PER_RULE;
+  }
+  return bytes;
 }

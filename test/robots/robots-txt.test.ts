@@ -454,6 +454,19 @@ describe('many wildcard rules', () => {
     expect(mixed.explain('/x/z5z.html', 'a').rule).toMatchObject({ pattern: '/*z5z' });
   });
 
+  it('indexes a group once however many user-agent lines name it', () => {
+    // 20,000 tokens share one group of 300 wildcard rules: one ranked table, one index.
+    const agents = Array.from(
+      { length: 20_000 },
+      (_, i) => `user-agent: ua-${i.toString(36).replace(/\d/g, (d) => 'abcdefghij'[Number(d)])}`,
+    );
+    const shared = RobotsTxt.parse(`${agents.join('\n')}\n${rules}\n`);
+    expect(shared.retainedBytes).toBeLessThan(4 * (agents.join('\n').length + rules.length));
+    expect(shared.isAllowed(`/${body}z`, 'ua-a')).toBe(false);
+    expect(shared.isAllowed(`/${body}z`, 'ua-baa')).toBe(false);
+    expect(shared.isAllowed(`/${body}q`, 'ua-baa')).toBe(true);
+  });
+
   it('answers a path of a million characters without the piece filter', () => {
     const path = `/${'ab'.repeat(500_000)}x150yz`;
     expect(robots.explain(path, 'a').rule).toMatchObject({ pattern: '/*x150y*z$' });
