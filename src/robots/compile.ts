@@ -94,6 +94,11 @@ export const INTS_FULL = 12;
 /** Rules start after the header. */
 const RULES_AT = 13;
 
+/** How many rules the file has. */
+export function ruleCount(data: RobotsData): number {
+  return (data.ints[GROUPS_AT] - RULES_AT) / RULE_FIELDS - 1;
+}
+
 /** One count of the header (GROUP_COUNT, ...). */
 export function count(data: RobotsData, slot: number): number {
   return data.ints[slot];
@@ -666,9 +671,11 @@ function writeTables(
   const rawAt = sitemapsAt + sitemaps.length * 2;
   const tablesAt = rawAt + rawIds.length * 3;
   const base = tablesAt + rankedSize.length;
-  const reserve = base > LAZY_TABLES_LIMIT;
   let full = base;
   for (const size of rankedSize) full += size;
+  // Room for every table at once when the tables do not outweigh the rest several times over
+  // (tokens naming many combinations of large groups): those wait for the checks that need them.
+  const reserve = base > LAZY_TABLES_LIMIT && full <= RESERVE_LIMIT * base;
   const total = reserve ? full : base;
   const ints = new Int32Array(total);
   if (reserve) {
@@ -762,6 +769,8 @@ let fileNumber = 0;
 
 /** Files whose tables take more ints than this before any ranked table get room for every ranked table at once. */
 const LAZY_TABLES_LIMIT = 16 * 1024;
+/** ...as long as that room is at most this many times what the file takes without it. */
+const RESERVE_LIMIT = 4;
 
 /** Up to this many distinct tokens, a list scan beats a Map and costs less memory. */
 const SMALL_TOKEN_TABLE = 8;

@@ -21,6 +21,7 @@ import {
   OTHER_FIELDS,
   RANKED_TABLE,
   type RobotsData,
+  ruleCount,
   ruleFlags,
   ruleLength,
   ruleMatchLength,
@@ -33,6 +34,7 @@ import { type Gram, GramIndex, gramOf } from './pieces.js';
 import {
   charMask,
   compareRank,
+  isRanked,
   plainBack,
   plainId,
   rankedRules,
@@ -42,7 +44,7 @@ import {
 } from './rank.js';
 
 /** Groups with more wildcard or `$` rules than this index them. */
-export const INDEX_THRESHOLD = 32;
+const INDEX_THRESHOLD = 32;
 /** Indexed wildcard rules are bucketed by up to this many leading characters of their literal prefix. */
 const BUCKET_PREFIX = 6;
 /**
@@ -74,22 +76,35 @@ export interface GroupIndex {
 
 /** Merged groups with more rules than this are ranked while parsing. */
 const EAGER_RANKING = 256;
+/** Ints of ranked tables built while parsing, per rule of the file (a rule in one table takes one to three). */
+const EAGER_BUDGET_PER_RULE = 6;
 
 /**
  * Ranks and indexes the large merged groups while parsing. Ranking is O(n log n) and an
  * index reads every rule: spent lazily, a group of thousands of rules would make one
  * unlucky check take milliseconds, where a parse of such a file takes them anyway. Small
  * groups stay lazy: most of a file's groups are never asked about, and ranking one costs
- * less than a check.
+ * less than a check. The work is bounded by the file's rules: tokens that each name another
+ * combination of large groups would otherwise rank every combination, each a table of its
+ * own; past the budget, a table waits for a check that needs it.
  */
 export function prepareLargeGroups(data: RobotsData): void {
+  let budget = EAGER_BUDGET_PER_RULE * ruleCount(data);
   for (let m = 0; m < count(data, MERGED_COUNT); m++) {
-    if (rankedSize(data, m) <= EAGER_RANKING * 2) continue;
-    const at = rankedRules(data, m);
-    const end = at + rankedSize(data, m);
-    const split = splitOf(data.ints, at);
-    if (end - split > INDEX_THRESHOLD * OTHER_FIELDS) indexOf(data, m, split, end);
+    const size = rankedSize(data, m);
+    if (size <= EAGER_RANKING * 2 || isRanked(data, m)) continue;
+    if (size > budget) continue;
+    budget -= size;
+    prepareGroup(data, m);
   }
+}
+
+/** Ranks merged group `merged`, and indexes it when it has many wildcard rules: what its first check does. */
+export function prepareGroup(data: RobotsData, merged: number): void {
+  const at = rankedRules(data, merged);
+  const end = at + rankedSize(data, merged);
+  const split = splitOf(data.ints, at);
+  if (end - split > INDEX_THRESHOLD * OTHER_FIELDS) indexOf(data, merged, split, end);
 }
 
 /**

@@ -63,6 +63,12 @@ export function rankedRules(data: RobotsData, merged: number): number {
   return at;
 }
 
+/** Whether the ranked table of merged group `merged` is in `ints` already. */
+export function isRanked(data: RobotsData, merged: number): boolean {
+  const at = data.ints[data.ints[TABLES_AT] + mergedField(data, merged, RANKED_TABLE)];
+  return at !== 0 && data.ints[at] !== 0;
+}
+
 /** The size in ints of the ranked table of merged group `merged`. */
 export function rankedSize(data: RobotsData, merged: number): number {
   return mergedField(data, merged, RANKED_SIZE);

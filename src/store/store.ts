@@ -553,6 +553,8 @@ export class RobotsStore {
           ? fetched.robots
           : (carried ?? RobotsTxt.parse(bodyOf(stored), { maxBytes: this.#maxBytes }));
     }
+    // The tables the store's own checks need are built before the entry's size is counted.
+    robots?.prepare(this.#agent);
     // Without a backend the raw body is never needed again: only the parsed file is kept.
     const entry = new PolicyEntry(origin, stored, robots, robots ?? carried, this.#backend !== undefined);
     // Keyed by the entry's own copy of the origin: one string per origin.

@@ -24,11 +24,18 @@ it('counts at least the memory a parsed file keeps, and at most three times it',
   }
 }, 70_000);
 
-it('counts the tables and indexes checks will add before they exist', () => {
+it('counts the table and index a check adds, which prepare builds ahead of it', () => {
   const rules = Array.from({ length: 100 }, (_, i) => `disallow: /*x${i}y*z$`).join('\n');
-  const before = RobotsTxt.parse(`user-agent: *\n${rules}\n`);
-  const counted = before.retainedBytes;
-  // The first check ranks the group and builds its index (more than 32 wildcard rules).
-  before.isAllowed('/x1y/z', 'a');
-  expect(before.retainedBytes).toBeLessThanOrEqual(counted);
+  const checked = RobotsTxt.parse(`user-agent: *\n${rules}\n`);
+  const parsed = checked.retainedBytes;
+  // The first check ranks the group and indexes it (more than 32 wildcard rules).
+  expect(checked.isAllowed('/x1y/z', 'a')).toBe(false);
+  expect(checked.retainedBytes).toBeGreaterThan(parsed + 100 * 12);
+
+  const prepared = RobotsTxt.parse(`user-agent: *\n${rules}\n`);
+  prepared.prepare('ExampleBot/1.0');
+  const before = prepared.retainedBytes;
+  expect(before).toBe(checked.retainedBytes);
+  expect(prepared.isAllowed('/x1y/z', 'a')).toBe(false);
+  expect(prepared.retainedBytes).toBe(before);
 });

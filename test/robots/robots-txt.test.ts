@@ -467,6 +467,24 @@ describe('many wildcard rules', () => {
     expect(shared.isAllowed(`/${body}q`, 'ua-baa')).toBe(true);
   });
 
+  it('ranks a bounded share of the tables while parsing when tokens name many combinations of groups', () => {
+    // Token t names every group but group t: 30 tables of 29 groups x 60 wildcard rules each.
+    const token = (t: number) => `bot-${String.fromCharCode(97 + Math.floor(t / 26), 97 + (t % 26))}`;
+    const lines: string[] = [];
+    for (let g = 0; g < 30; g++) {
+      for (let t = 0; t < 30; t++) if (t !== g) lines.push(`user-agent: ${token(t)}`);
+      for (let r = 0; r < 60; r++) lines.push(`disallow: /*x${g}_${r}y*z$`);
+    }
+    const text = `${lines.join('\n')}\n`;
+    const combos = RobotsTxt.parse(text);
+    // Room for all 30 tables would take 30 x 5,220 ints.
+    expect(combos.retainedBytes).toBeLessThan(6 * text.length);
+    for (const t of [0, 7, 29]) {
+      expect(combos.isAllowed(`/x${(t + 1) % 30}_5y/z`, token(t))).toBe(false);
+      expect(combos.isAllowed(`/x${t}_5y/z`, token(t))).toBe(true);
+    }
+  });
+
   it('answers a path of a million characters without the piece filter', () => {
     const path = `/${'ab'.repeat(500_000)}x150yz`;
     expect(robots.explain(path, 'a').rule).toMatchObject({ pattern: '/*x150y*z$' });
