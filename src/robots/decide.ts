@@ -14,13 +14,19 @@ import {
   ALLOW,
   count,
   EXACT,
+  FIRST_RULE,
   flagsIn,
+  GROUP_COUNT,
+  groupField,
   lengthIn,
+  MEMBERS_FROM,
+  MEMBERS_TO,
   MERGED_COUNT,
   mergedField,
   OTHER_FIELDS,
   RANKED_TABLE,
   type RobotsData,
+  RULE_COUNT,
   ruleCount,
   ruleFlags,
   ruleLength,
@@ -78,6 +84,8 @@ export interface GroupIndex {
 const EAGER_RANKING = 256;
 /** Ints of ranked tables built while parsing, per rule of the file (a rule in one table takes one to three). */
 const EAGER_BUDGET_PER_RULE = 6;
+/** Merged groups whose patterns hold more characters than this are ranked while parsing too. */
+const EAGER_CHARACTERS = 32 * 1024;
 
 /**
  * Ranks and indexes the large merged groups while parsing. Ranking is O(n log n) and an
@@ -90,13 +98,38 @@ const EAGER_BUDGET_PER_RULE = 6;
  */
 export function prepareLargeGroups(data: RobotsData): void {
   let budget = EAGER_BUDGET_PER_RULE * ruleCount(data);
+  // Few rules can be long ones: ranking reads their characters, which the budget counts too.
+  const characters = data.patterns.length > EAGER_CHARACTERS ? patternCharacters(data) : null;
   for (let m = 0; m < count(data, MERGED_COUNT); m++) {
     const size = rankedSize(data, m);
-    if (size <= EAGER_RANKING * 2 || isRanked(data, m)) continue;
-    if (size > budget) continue;
-    budget -= size;
-    prepareGroup(data, m);
+    if (size > budget || isRanked(data, m)) continue;
+    if (
+      size > EAGER_RANKING * 2 ||
+      (characters !== null && memberSum(data, m, characters) > EAGER_CHARACTERS)
+    ) {
+      budget -= size;
+      prepareGroup(data, m);
+    }
   }
+}
+
+/** By group as written, the characters of its patterns. */
+function patternCharacters(data: RobotsData): Int32Array {
+  const characters = new Int32Array(count(data, GROUP_COUNT));
+  for (let g = 0; g < characters.length; g++) {
+    const first = groupField(data, g, FIRST_RULE);
+    for (let id = first; id < first + groupField(data, g, RULE_COUNT); id++)
+      characters[g] += ruleLength(data, id);
+  }
+  return characters;
+}
+
+/** The sum of `byGroup` over the member groups of merged group `m`. */
+function memberSum(data: RobotsData, m: number, byGroup: Int32Array): number {
+  let sum = 0;
+  for (let k = mergedField(data, m, MEMBERS_FROM); k < mergedField(data, m, MEMBERS_TO); k++)
+    sum += byGroup[data.ints[k]];
+  return sum;
 }
 
 /** Ranks merged group `merged`, and indexes it when it has many wildcard rules: what its first check does. */

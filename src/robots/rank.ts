@@ -140,7 +140,7 @@ function sortByPattern(data: RobotsData, plain: number[]): void {
   // Pending ranges (lo, hi, depth), instead of recursion: no input can overflow the stack.
   const stack: number[] = [0, plain.length, 0];
   while (stack.length > 0) {
-    const depth = stack.pop()!;
+    let depth = stack.pop()!;
     const hi = stack.pop()!;
     const lo = stack.pop()!;
     const n = hi - lo;
@@ -148,6 +148,8 @@ function sortByPattern(data: RobotsData, plain: number[]): void {
       insertionSort(data, plain, lo, hi, depth);
       continue;
     }
+    // A run the patterns all share would take a pass per digit: it is read once instead.
+    depth = sharedPrefix(data, plain, lo, hi, depth);
     // A key is digit * span + place: as many characters per digit as keep it below 2^53.
     let span = 1;
     while (span < n) span *= 2;
@@ -182,6 +184,21 @@ function sortByPattern(data: RobotsData, plain: number[]): void {
       if (i < n) plain[lo + i] = before[keys[i] - digit * span];
     }
   }
+}
+
+/** The length of the prefix the patterns of `ids[lo, hi)` share, known to be at least `depth`. */
+function sharedPrefix(data: RobotsData, ids: number[], lo: number, hi: number, depth: number): number {
+  const patterns = data.patterns;
+  const first = ruleStart(data, ids[lo]);
+  let shared = ruleLength(data, ids[lo]);
+  for (let k = lo + 1; k < hi && shared > depth; k++) {
+    const start = ruleStart(data, ids[k]);
+    const n = Math.min(shared, ruleLength(data, ids[k]));
+    let i = depth;
+    while (i < n && patterns.charCodeAt(start + i) === patterns.charCodeAt(first + i)) i++;
+    shared = i;
+  }
+  return shared;
 }
 
 /** Values of a character in a digit: 1 + its code (normalised patterns are ASCII), 0 past the end. */

@@ -431,6 +431,21 @@ describe('groups with many plain rules', () => {
   });
 });
 
+describe('long patterns that share most of their characters', () => {
+  const shared = `/${'b'.repeat(3000)}`;
+  const rules = Array.from({ length: 40 }, (_, i) => `${i % 2 ? 'allow' : 'disallow'}: ${shared}/${i}`);
+  const robots = RobotsTxt.parse(`user-agent: *\ndisallow: ${shared}\n${rules.join('\n')}\n`);
+
+  it('finds the longest match among them', () => {
+    expect(robots.explain(`${shared}/7/x`, 'a').rule).toMatchObject({ kind: 'allow', length: 3003 });
+    expect(robots.explain(`${shared}/38`, 'a').rule).toMatchObject({ kind: 'disallow', length: 3004 });
+    // /3 matches, /39 does not: the parent chain leads back from the nearest pattern.
+    expect(robots.explain(`${shared}/3x`, 'a').rule).toMatchObject({ kind: 'allow', length: 3003 });
+    expect(robots.explain(`${shared}/x`, 'a').rule).toMatchObject({ kind: 'disallow', length: 3001 });
+    expect(robots.isAllowed(`${shared.slice(0, -1)}`, 'a')).toBe(true);
+  });
+});
+
 describe('many wildcard rules', () => {
   const rules = Array.from({ length: 300 }, (_, i) => `disallow: /*x${i}y*z$`).join('\n');
   const robots = RobotsTxt.parse(`user-agent: *\nallow: /*keep*z$\n${rules}\n`);
