@@ -70,9 +70,9 @@ const HEX_CODES = Uint8Array.from(HEX, (ch) => ch.charCodeAt(0));
 const decoder = new TextDecoder();
 
 /**
- * Normalises `text`. In pattern mode `*` and `$` stay raw (the caller decides what a `$`
- * means); in path mode they are encoded. The result is ASCII, written octet by octet into
- * one buffer and turned into a string once.
+ * Normalises `text`. In pattern mode `*` and a final `$` stay raw, and any other `$` is
+ * encoded (it is literal there); in path mode both are encoded. The result is ASCII, written
+ * octet by octet into one buffer and turned into a string once.
  */
 function normalize(text: string, patternMode: boolean): string {
   const n = text.length;
@@ -93,7 +93,8 @@ function normalize(text: string, patternMode: boolean): string {
       else o = escapeAt(out, o, byte);
       i += 2;
     } else if (c === 42 /* * */ || c === 36 /* $ */) {
-      if (patternMode) out[o++] = c;
+      // In a pattern `*` is the wildcard and a final `$` the end; a `$` elsewhere is literal.
+      if (patternMode && (c === 42 || i === n - 1)) out[o++] = c;
       else o = escapeAt(out, o, c);
     } else if (c < 128 && classes[c] & RAW) {
       out[o++] = c;
@@ -180,12 +181,7 @@ export function normalizePath(path: string): string {
  * character (the end anchor), anywhere else it is a literal and becomes `%24`.
  */
 export function normalizePattern(pattern: string): string {
-  if (isPlainPattern(pattern)) return pattern;
-  const normalized = normalize(pattern, true);
-  const last = normalized.length - 1;
-  const dollar = normalized.indexOf('$');
-  if (dollar < 0 || dollar === last) return normalized;
-  return normalized.slice(0, last).replaceAll('$', '%24') + normalized[last];
+  return isPlainPattern(pattern) ? pattern : normalize(pattern, true);
 }
 
 /** Characters that may appear in a path that needs no normalisation (not `%`, `*`, `$`, `#`). */
