@@ -224,6 +224,11 @@ export class RobotsStore {
   readonly #cache: LRUCache<string, PolicyEntry>;
   /** The entry of the last check (see #cachedEntry); forgotten whenever the cache changes. */
   #recent: PolicyEntry | undefined;
+  /**
+   * The last entry larger than `maxBytesInMemory`, which the LRU does not keep: without it,
+   * every check of its origin would fetch the robots.txt again.
+   */
+  #oversized: PolicyEntry | undefined;
   readonly #inflight = new Map<string, Promise<PolicyEntry>>();
   readonly #listeners = new Set<RobotsChangeListener>();
   readonly #stats = { fetches: 0, backendHits: 0, lockWaits: 0, backendErrors: 0 };
@@ -410,14 +415,29 @@ export class RobotsStore {
         if (!(next >= 0) || next === 47 || next === 63 || next === 35) return recent;
       }
     }
-    const entry = this.#cache.get(originOf(url));
+    const entry = this.#entryOf(originOf(url));
     if (entry !== undefined) this.#recent = entry;
     return entry;
   }
 
+  /** The entry in memory for `origin`, fresh or not. */
+  #entryOf(origin: string): PolicyEntry | undefined {
+    return this.#cache.get(origin) ?? (this.#oversized?.origin === origin ? this.#oversized : undefined);
+  }
+
   #freshEntry(origin: string): PolicyEntry | undefined {
-    const entry = this.#cache.get(origin);
+    const entry = this.#entryOf(origin);
     return entry?.isFreshAt(this.#clock()) ? entry : undefined;
+  }
+
+  /** Keeps an entry the LRU refused for its size, in place of the one kept before. */
+  #keepOversized(entry: PolicyEntry): void {
+    if (this.#oversized === undefined) {
+      this.#log.warning(
+        `The robots.txt of ${entry.origin} takes ${entrySize(entry)} bytes in memory, more than maxBytesInMemory (${this.#cache.maxSize}); it is kept outside the cache, one such file at a time. Raise maxBytesInMemory to cache such files.`,
+      );
+    }
+    this.#oversized = entry;
   }
 
   /** One refresh per origin at a time: later callers share the running one. */
@@ -431,7 +451,7 @@ export class RobotsStore {
   }
 
   async #obtain(origin: string): Promise<PolicyEntry> {
-    const local = this.#cache.get(origin);
+    const local = this.#entryOf(origin);
     let previous = local?.stored();
     try {
       const backend = this.#backend;
@@ -560,6 +580,8 @@ export class RobotsStore {
     // Keyed by the entry's own copy of the origin: one string per origin.
     this.#cache.set(entry.origin, entry);
     this.#recent = undefined;
+    if (!this.#cache.has(entry.origin)) this.#keepOversized(entry);
+    else if (this.#oversized?.origin === entry.origin) this.#oversized = undefined;
     if (local !== undefined && this.#listeners.size > 0) {
       const change = diffPolicies(local.policy(), entry.policy());
       if (change !== null) {

@@ -454,6 +454,26 @@ describe('RobotsStore memory bounds', () => {
     expect(bytesInMemory).toBeGreaterThan(2 * body.length);
   });
 
+  it('keeps a file larger than maxBytesInMemory outside the cache, says so, and does not fetch it again', async () => {
+    const agents = Array.from({ length: 26_000 }, (_, index) => `User-agent: ua-${index.toString(36)}`);
+    let fetches = 0;
+    const site = await server({
+      '/robots.txt': (_request, response) => {
+        fetches++;
+        response.writeHead(200).end(`User-agent: *\n${agents.join('\n')}\nDisallow: /x\n`);
+      },
+    });
+    const { log, warnings } = captureLog();
+    const robots = store({ maxBytesInMemory: 200_000, log });
+    expect((await robots.check(`${site.origin}/x`)).allowed).toBe(false);
+    expect((await robots.check(`${site.origin}/y`)).allowed).toBe(true);
+    expect(robots.checkCached(`${site.origin}/x`)?.allowed).toBe(false);
+    expect(fetches).toBe(1);
+    expect(robots.stats().entries).toBe(0);
+    expect(warnings()).toHaveLength(1);
+    expect(warnings()[0]).toContain('more than maxBytesInMemory (200000)');
+  });
+
   it('keeps at most maxBytesInMemory, each entry measured by what it holds', async () => {
     const big = `User-agent: *\n${Array.from({ length: 2000 }, (_, index) => `Disallow: /private/section-${index}/`).join('\n')}\n`;
     const sites = await Promise.all(Array.from({ length: 4 }, () => server({ '/robots.txt': text(big) })));
