@@ -1,5 +1,6 @@
 import type { RobotsFetchHop, RobotsFetchStatus, RobotsPolicyKind } from '../fetch/index.js';
 import type { RobotsTxt } from '../robots/index.js';
+import type { HeldPolicy } from './memory.js';
 import type { GoodCopyRecord, OriginPolicy, PolicyRecord, StoredPolicy } from './policy.js';
 
 /**
@@ -169,6 +170,22 @@ export class PolicyEntry {
   get goodRobots(): RobotsTxt | null {
     const rarely = this.#rarely;
     return rarely?.good !== undefined ? (rarely.goodRobots ?? null) : this.robots;
+  }
+
+  /** What the entry holds, for the memory count (see memory.ts). */
+  held(): HeldPolicy {
+    const rarely = this.#rarely;
+    return {
+      origin: this.origin,
+      robotsTxtUrl: this.robotsTxtUrl,
+      why: this.why,
+      finalUrl: rarely?.finalUrl,
+      cacheControl: rarely?.cacheControl,
+      hops: rarely?.hops ?? [],
+      robots: this.robots,
+      goodRobots: this.goodRobots,
+      body: this.body,
+    };
   }
 
   /** The raw body of the good copy when it is kept (with a backend), else null. */

@@ -23,13 +23,15 @@ const ORDINARY_STRINGS = 150;
 /** A redirect hop as the entry keeps it, without its strings. */
 const HOP_BYTES = 96;
 
-/** What an entry holds, as the memory count reads it. */
+/** What an entry holds, as the memory count reads it (see PolicyEntry.held). */
 export interface HeldPolicy {
   origin: string;
   robotsTxtUrl: string;
-  finalUrl: string;
   why: string;
+  /** Set when the chain ended elsewhere than at robotsTxtUrl. */
+  finalUrl?: string;
   cacheControl?: string;
+  /** The hops kept as objects: none when the fetch was one request to robotsTxtUrl. */
   hops: readonly { url: string; location?: string }[];
   robots: RobotsTxt | null;
   /** The last good copy while it is not `robots` (during an outage), if parsed. */
@@ -38,27 +40,18 @@ export interface HeldPolicy {
   body: Uint8Array | null;
 }
 
-/** The bytes a cached policy takes at most (two bytes per character of a string). */
-export function policyBytes(held: HeldPolicy): number {
+/** The memory a cached entry takes at most, for the store's LRU (two bytes per character of a string). */
+export function entrySize(entry: PolicyEntry): number {
+  const held = entry.held();
   // ENTRY_BYTES holds the origin, the robots.txt URL and the reason of an ordinary entry.
   let strings = Math.max(
     0,
     held.origin.length + held.robotsTxtUrl.length + held.why.length - ORDINARY_STRINGS,
   );
-  if (held.finalUrl !== held.robotsTxtUrl) strings += held.finalUrl.length;
-  strings += held.cacheControl?.length ?? 0;
+  strings += (held.finalUrl?.length ?? 0) + (held.cacheControl?.length ?? 0);
   let bytes = ENTRY_BYTES + 2 * strings + (held.body?.byteLength ?? 0);
-  // One request to the robots.txt URL is kept as a duration only.
-  const plain =
-    held.hops.length === 1 && held.hops[0].url === held.robotsTxtUrl && held.hops[0].location === undefined;
-  if (!plain)
-    for (const hop of held.hops) bytes += HOP_BYTES + 2 * (hop.url.length + (hop.location?.length ?? 0));
+  for (const hop of held.hops) bytes += HOP_BYTES + 2 * (hop.url.length + (hop.location?.length ?? 0));
   bytes += held.robots?.retainedBytes ?? 0;
   if (held.goodRobots !== null && held.goodRobots !== held.robots) bytes += held.goodRobots.retainedBytes;
   return bytes;
-}
-
-/** The memory a cached entry takes, for the store's LRU. */
-export function entrySize(entry: PolicyEntry): number {
-  return policyBytes({ ...entry.policy(), goodRobots: entry.goodRobots, body: entry.body });
 }
