@@ -12,6 +12,8 @@ export const MAX_GRAM = 8;
 const MIN_GRAM = 2;
 
 const BASE = 31;
+/** Spreads a key over the filter's bits (by its high bits), independently of its table slot. */
+const FILTER_FACTOR = 0xcc9e2d51 | 0;
 
 /** Hash of `text[from, from + length)`. */
 function hashOf(text: string, from: number, length: number): number {
@@ -72,6 +74,12 @@ export class GramIndex {
   private readonly next: Int32Array;
   /** The rules that need no gram, as a bitset by rank: every check marks them. */
   private readonly always: Int32Array;
+  /**
+   * One bit per filter slot of a key (see filterBit), set for every key in use: most windows
+   * of a path are no gram, and a clear bit says so without probing the table.
+   */
+  private readonly filter: Int32Array;
+  private readonly filterShift: number;
   /** Characters a gram starts with, the gram lengths in use (by length), and the longest. */
   private readonly starts = new Uint8Array(128);
   private readonly inUse = new Uint8Array(MAX_GRAM + 1);
@@ -92,6 +100,11 @@ export class GramIndex {
     this.heads = new Int32Array(size);
     this.next = new Int32Array(count).fill(-1);
     this.always = new Int32Array(bitsetWords(count));
+    // About 8 bits per key: a window that is no gram finds its bit clear 7 times in 8.
+    let filterBits = 64;
+    while (filterBits < distinct * 8) filterBits *= 2;
+    this.filter = new Int32Array(filterBits >>> 5);
+    this.filterShift = 32 - Math.log2(filterBits);
     // Filed from the worst rank up, each in front: every list runs best first.
     for (let r = count - 1; r >= 0; r--) {
       const gram = grams[r];
@@ -104,6 +117,8 @@ export class GramIndex {
       this.starts[first] = 1;
       this.inUse[length] = 1;
       this.longest = Math.max(this.longest, length);
+      const bit = Math.imul(key, FILTER_FACTOR) >>> this.filterShift;
+      this.filter[bit >>> 5] |= 1 << (bit & 31);
       const slot = this.slotOf(key);
       this.keys[slot] = key;
       this.next[r] = this.heads[slot] - 1;
@@ -113,7 +128,7 @@ export class GramIndex {
 
   /** Bytes the index keeps: its arrays and their objects. */
   get bytes(): number {
-    const arrays = [this.keys, this.heads, this.next, this.always, this.starts, this.inUse];
+    const arrays = [this.keys, this.heads, this.next, this.always, this.filter, this.starts, this.inUse];
     return arrays.reduce((sum, array) => sum + 200 + array.byteLength, 64);
   }
 
@@ -128,7 +143,7 @@ export class GramIndex {
    */
   mark(path: string, out: Int32Array): void {
     out.set(this.always);
-    const { heads, next, starts, inUse } = this;
+    const { heads, next, starts, inUse, filter, filterShift } = this;
     const n = path.length;
     for (let i = 0; i < n; i++) {
       const c = path.charCodeAt(i);
@@ -138,7 +153,10 @@ export class GramIndex {
       for (let length = 1; length <= last; length++) {
         h = (Math.imul(h, BASE) + path.charCodeAt(i + length - 1)) | 0;
         if (inUse[length] === 0) continue;
-        const first = heads[this.slotOf(keyOf(h, length))] - 1;
+        const key = keyOf(h, length);
+        const bit = Math.imul(key, FILTER_FACTOR) >>> filterShift;
+        if ((filter[bit >>> 5] & (1 << (bit & 31))) === 0) continue;
+        const first = heads[this.slotOf(key)] - 1;
         // A list is marked whole or not at all: a gram the path holds many times is read once.
         if (first < 0 || (out[first >>> 5] & (1 << (first & 31))) !== 0) continue;
         for (let r = first; r >= 0; r = next[r]) out[r >>> 5] |= 1 << (r & 31);
