@@ -38,7 +38,6 @@ import {
 import { matchesAt } from './match.js';
 import { type Gram, GramIndex, gramOf } from './pieces.js';
 import {
-  charMask,
   compareRank,
   isRanked,
   plainBack,
@@ -168,11 +167,16 @@ export function ruleMatches(data: RobotsData, id: number, path: string): boolean
   return true;
 }
 
-/** The character filter of the path being checked (see `charMask`); reused by every check. */
+/** The character filter of the path being checked (see chars.ts); reused by every check. */
 const pathMask = new Int32Array(2);
 
-/** The decisive rule of merged group `merged` for `path`, or -1 when none matches. */
-export function decide(data: RobotsData, merged: number, path: string): number {
+/**
+ * The decisive rule of merged group `merged` for `path`, or -1 when none matches. `mask` holds
+ * the path's character filter (see chars.ts), which pathOf reads on its pass over the URL.
+ */
+export function decide(data: RobotsData, merged: number, path: string, mask: Int32Array): number {
+  pathMask[0] = mask[0];
+  pathMask[1] = mask[1];
   const at = rankedRules(data, merged);
   const ints = data.ints;
   const split = splitOf(ints, at);
@@ -184,7 +188,6 @@ export function decide(data: RobotsData, merged: number, path: string): number {
   // Best first: once a rule cannot beat the best match, none after it can (see outranks).
   const bestLength = best < 0 ? -1 : lengthIn(ints, best);
   const bestAllows = best >= 0 && (flagsIn(ints, best) & ALLOW) !== 0;
-  let masked = false;
   for (let k = split; k < end; k += OTHER_FIELDS) {
     const id = ints[k];
     const length = lengthIn(ints, id);
@@ -192,10 +195,6 @@ export function decide(data: RobotsData, merged: number, path: string): number {
     if (length === bestLength) {
       const allows = (flagsIn(ints, id) & ALLOW) !== 0;
       if (allows === bestAllows ? id > best : !allows) break;
-    }
-    if (!masked) {
-      charMask(path, 0, path.length, pathMask, 0);
-      masked = true;
     }
     if ((ints[k + 1] & ~pathMask[0]) !== 0 || (ints[k + 2] & ~pathMask[1]) !== 0) continue;
     if (ruleMatches(data, id, path)) return id;
@@ -288,7 +287,6 @@ function longestPrefixRule(
 }
 
 function decideIndexed(data: RobotsData, index: GroupIndex, path: string, best: number): number {
-  charMask(path, 0, path.length, pathMask, 0);
   const exact = index.exact.get(path);
   if (exact !== undefined && outranks(data, exact, best)) best = exact;
   let count = 0;

@@ -10,6 +10,8 @@
  * through their escapes (RFC 9309 2.2.3) and never through the special characters.
  */
 
+import { charMask, HIGH_BIT, LOW_BIT } from './chars.js';
+
 const HEX = '0123456789ABCDEF';
 
 /** Character classes, indexed by char code < 128. */
@@ -207,9 +209,10 @@ function isPlainPattern(pattern: string): boolean {
 /**
  * The path and query of a plain absolute http(s) URL, already in normal form, or
  * undefined when the URL needs the full parser (credentials, dot segments, escapes,
- * characters to encode, a fragment...).
+ * characters to encode, a fragment...). The character filter of the path goes to `mask`, read
+ * on the same pass.
  */
-function plainPathOf(url: string): string | undefined {
+function plainPathOf(url: string, mask: Int32Array | undefined): string | undefined {
   // `http` or `https`, in any case.
   if (
     (url.charCodeAt(0) | 0x20) !== 104 ||
@@ -231,12 +234,21 @@ function plainPathOf(url: string): string | undefined {
     if (c === 64 || c === 92 || c === 35 || c <= 32 || c >= 127) return undefined;
   }
   const start = i;
+  // The path starts with `/`, added when the URL has none.
+  let low = LOW_BIT[47];
+  let high = HIGH_BIT[47];
   for (let previous = 0; i < n; i++) {
     const c = url.charCodeAt(i);
     if (c >= 128 || plainPath[c] === 0) return undefined;
     // `/.` may start a dot segment, which the parser resolves.
     if (c === 46 && previous === 47) return undefined;
+    low |= LOW_BIT[c];
+    high |= HIGH_BIT[c];
     previous = c;
+  }
+  if (mask !== undefined) {
+    mask[0] = low;
+    mask[1] = high;
   }
   if (start === n) return '/';
   const path = url.slice(start);
@@ -249,6 +261,11 @@ function plainPathOf(url: string): string | undefined {
  * path starting with `/`.
  */
 export function pathOf(url: string | URL): string {
+  return filteredPathOf(url, undefined);
+}
+
+/** {@link pathOf}, writing the path's character filter (see chars.ts) to `mask[0, 2)` when given. */
+export function filteredPathOf(url: string | URL, mask: Int32Array | undefined): string {
   let path: string;
   if (typeof url !== 'string') {
     if (!(url instanceof URL))
@@ -259,7 +276,7 @@ export function pathOf(url: string | URL): string {
     const hash = url.indexOf('#');
     path = hash < 0 ? url : url.slice(0, hash);
   } else {
-    const plain = plainPathOf(url);
+    const plain = plainPathOf(url, mask);
     if (plain !== undefined) return plain;
     let parsed: URL;
     try {
@@ -271,7 +288,9 @@ export function pathOf(url: string | URL): string {
     }
     path = pathAndQuery(parsed);
   }
-  return normalizePath(path);
+  const normal = normalizePath(path);
+  if (mask !== undefined) charMask(normal, 0, normal.length, mask, 0);
+  return normal;
 }
 
 /** WHATWG drops an empty `?` from `search`, but the request still carries it. */

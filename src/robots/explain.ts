@@ -29,7 +29,7 @@ import {
   START_LINE,
 } from './compile.js';
 import { allMatches, decide } from './decide.js';
-import { pathOf } from './encoding.js';
+import { filteredPathOf } from './encoding.js';
 import type { GroupChoice, MatchedRule, Verdict } from './types.js';
 
 /** RFC 9309 2.2.2: the robots.txt URI itself is always allowed. */
@@ -45,12 +45,15 @@ export interface ExplainOptions {
   candidates?: boolean;
 }
 
+/** The character filter of the path being checked (see chars.ts), written by pathOf. */
+const pathMask = new Int32Array(2);
+
 export function isAllowed(data: RobotsData, url: string | URL, userAgent: string): boolean {
-  const path = pathOf(url);
+  const path = filteredPathOf(url, pathMask);
   if (path === ROBOTS_TXT_PATH) return true;
   const merged = groupOf(data, productTokenOf(userAgent));
   if (merged < 0) return true;
-  const id = decide(data, merged, path);
+  const id = decide(data, merged, path, pathMask);
   return id < 0 || (ruleFlags(data, id) & ALLOW) !== 0;
 }
 
@@ -60,7 +63,7 @@ export function explain(
   userAgent: string,
   options: ExplainOptions = {},
 ): Verdict {
-  const path = pathOf(url);
+  const path = filteredPathOf(url, pathMask);
   const productToken = productTokenOf(userAgent);
   const selection = selectGroup(data, productToken);
   const group = choiceOf(data, selection);
@@ -73,7 +76,7 @@ export function explain(
   else if (selection.merged < 0) reason = 'no-group';
   else if (options.candidates === false) {
     // The crawler's hot path: only the decisive rule.
-    const id = decide(data, selection.merged, path);
+    const id = decide(data, selection.merged, path, pathMask);
     if (id < 0) reason = 'no-match';
     else {
       rule = matchedRule(data, id);

@@ -12,6 +12,7 @@
  * plain entry is two ints, `id, back`, and `head` that position negated.
  */
 
+import { charMask } from './chars.js';
 import {
   ALLOW,
   EMPTY,
@@ -92,34 +93,6 @@ function isPrefixOf(data: RobotsData, short: number, long: number): boolean {
   const sl = ruleStart(data, long);
   for (let i = 0; i < n; i++) if (patterns.charCodeAt(sl + i) !== patterns.charCodeAt(ss + i)) return false;
   return true;
-}
-
-/**
- * A 64-bit filter of the characters in `text[start, start + length)` (bit `c & 63`),
- * written as two words at `out[at]`. A rule can only match a path whose filter has every
- * bit of the rule's: one AND rules out most wildcard rules without reading the path
- * again (`/*?sort=` cannot match a path without `?`).
- */
-export function charMask(text: string, start: number, length: number, out: Int32Array, at: number): void {
-  let low = 0;
-  let high = 0;
-  for (let i = start; i < start + length; i++) {
-    const c = text.charCodeAt(i) & 127;
-    low |= LOW_BIT[c];
-    high |= HIGH_BIT[c];
-  }
-  out[at] = low;
-  out[at + 1] = high;
-}
-
-/** The filter bit of each character (`c & 63`), in the low or the high word; none for `*` and `$`. */
-const LOW_BIT = new Int32Array(128);
-const HIGH_BIT = new Int32Array(128);
-for (let c = 0; c < 128; c++) {
-  if (c === 42 /* * */ || c === 36 /* $ */) continue;
-  const bit = c & 63;
-  if (bit < 32) LOW_BIT[c] = 1 << bit;
-  else HIGH_BIT[c] = 1 << (bit - 32);
 }
 
 /** Ranges this short are finished by insertion sort. */

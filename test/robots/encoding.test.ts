@@ -1,5 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { charMask } from '../../src/robots/chars.js';
+import { filteredPathOf } from '../../src/robots/encoding.js';
 import { normalizePath, normalizePattern, pathOf } from '../../src/robots/index.js';
 
 describe('normalizePath', () => {
@@ -128,5 +130,44 @@ describe('pathOf', () => {
 
   it('reads any string starting with / as a path', () => {
     expect(pathOf('//x/y')).toBe('//x/y');
+  });
+});
+
+describe('filteredPathOf', () => {
+  const filterOf = (path: string) => {
+    const mask = new Int32Array(2);
+    charMask(path, 0, path.length, mask, 0);
+    return [...mask];
+  };
+  it.each([
+    'https://example.com',
+    'https://example.com?x=1',
+    'https://example.com/a/b?c=d#frag',
+    'https://example.com/a/../b',
+    'https://example.com/caf%C3%A9/$x*',
+    'https://example.com/é',
+    '/just/a/path#x',
+    '/a%2Fb',
+  ])('writes the filter of the path it returns for %s', (url) => {
+    const mask = new Int32Array([-1, -1]);
+    const path = filteredPathOf(url, mask);
+    expect(path).toBe(pathOf(url));
+    expect([...mask]).toEqual(filterOf(path));
+  });
+
+  it('writes the filter of the path on any URL of a plain origin', () => {
+    const tail = fc.string({
+      unit: fc.constantFrom('a', '/', '?', '.', '%', '2', 'F', '*', '$', '#', 'é', ' '),
+      maxLength: 20,
+    });
+    fc.assert(
+      fc.property(tail, (rest) => {
+        const url = `https://example.com/${rest}`;
+        const mask = new Int32Array([-1, -1]);
+        const path = filteredPathOf(url, mask);
+        expect([...mask]).toEqual(filterOf(path));
+      }),
+      { numRuns: 1000 },
+    );
   });
 });
