@@ -492,7 +492,8 @@ export class RobotsCompiler implements RobotsLineHandler {
       tables,
       tokensAt,
     );
-    const tokenSlots = merged.tokens.length > SMALL_TOKEN_TABLE ? merged.slots : null;
+    const { slots } = merged;
+    const tokenSlots = merged.tokens.length > SMALL_TOKEN_TABLE ? slots : null;
     return { patterns, words, ints, tokenSlots, indexes: null };
   }
 }
@@ -501,7 +502,18 @@ export class RobotsCompiler implements RobotsLineHandler {
  * The steps of `finish()`, each a function of its own: the first large file a process parses
  * runs them before the JIT has optimized them, and one function of two hundred lines took
  * the optimizing compiler 90 ms on a busy 2-core machine, in which time it ran unoptimized.
+ *
+ * The steps run warm from every small file before the first large one, optimized for what
+ * the small files did. An operation that only a large file reaches (the body of a loop that
+ * doubles a size, a test behind `&&`) has no type feedback then, and reaching it sends the
+ * whole step back to the interpreter with thousands of lines to go: such operations are
+ * written so that every file runs them.
  */
+
+/** The smallest power of two at least `n` (n >= 1), computed the same way for any n (see above). */
+function powerOfTwoAtLeast(n: number): number {
+  return 2 ** (32 - Math.clz32(n - 1));
+}
 
 /** What a pass collected, as `finish()` hands it to writeTables. */
 interface CollectedLines {
@@ -520,7 +532,7 @@ interface MergedGroups {
   tokens: string[];
   /** Members of merged group m: memberList[memberStart[m], memberStart[m + 1]). */
   memberStart: number[];
-  memberList: number[];
+  memberList: Int32Array;
   /** By user-agent line, the merged group its token names (-1 for none). */
   agentMerged: number[];
   /** The merged groups by token, as RobotsData.tokenSlots keeps them. */
@@ -543,9 +555,7 @@ function mergeGroups(groups: readonly PendingGroup[], agentValues: readonly stri
   // tokens (a file may name tens of thousands; the Map and the copy of its keys that kept the
   // source free cost a third of such a parse).
   // At most half full with a token per user-agent line, so it never grows while in use.
-  let size = 16;
-  while (size < agentValues.length * 2) size *= 2;
-  const slots = new Int32Array(size);
+  const slots = new Int32Array(powerOfTwoAtLeast(Math.max(16, agentValues.length * 2)));
   const slotOf = (token: string): number => {
     const mask = slots.length - 1;
     let slot = tokenHash(token) & mask;
@@ -586,7 +596,7 @@ function mergeGroups(groups: readonly PendingGroup[], agentValues: readonly stri
   }
   const memberStart: number[] = [0];
   for (let m = 0; m < tokens.length; m++) memberStart.push(memberStart[m] + memberCount[m]);
-  const memberList: number[] = new Array(pairGroup.length);
+  const memberList = new Int32Array(pairGroup.length);
   const cursor = memberStart.slice(0, tokens.length);
   for (let p = 0; p < pairGroup.length; p++) memberList[cursor[pairToken[p]]++] = pairGroup[p];
   return { tokens, memberStart, memberList, agentMerged, slots };
@@ -675,15 +685,14 @@ function writeTables(
   for (const size of rankedSize) full += size;
   // Room for every table at once when the tables do not outweigh the rest several times over
   // (tokens naming many combinations of large groups): those wait for the checks that need them.
-  const reserve = base > LAZY_TABLES_LIMIT && full <= RESERVE_LIMIT * base;
+  const fits = full <= RESERVE_LIMIT * base;
+  const reserve = base > LAZY_TABLES_LIMIT && fits;
   const total = reserve ? full : base;
   const ints = new Int32Array(total);
-  if (reserve) {
-    let at = base;
-    for (let t = 0; t < rankedSize.length; t++) {
-      ints[tablesAt + t] = at;
-      at += rankedSize[t];
-    }
+  // Each table's place when there is room for all, else 0: placed on first use.
+  for (let t = 0, at = base; t < rankedSize.length; t++) {
+    ints[tablesAt + t] = reserve ? at : 0;
+    at += rankedSize[t];
   }
 
   ints[GROUP_COUNT] = groups.length;

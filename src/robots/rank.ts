@@ -67,7 +67,9 @@ export function rankedRules(data: RobotsData, merged: number): number {
 /** Whether the ranked table of merged group `merged` is in `ints` already. */
 export function isRanked(data: RobotsData, merged: number): boolean {
   const at = data.ints[data.ints[TABLES_AT] + mergedField(data, merged, RANKED_TABLE)];
-  return at !== 0 && data.ints[at] !== 0;
+  // Both tests run for every file (see compile.ts on type feedback): with no place yet, `at` is
+  // 0 and ints[0] the group count, at least 1 in a file with a merged group.
+  return data.ints[at] !== 0 && at !== 0;
 }
 
 /** The size in ints of the ranked table of merged group `merged`. */
