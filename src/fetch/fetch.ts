@@ -279,7 +279,7 @@ function interpretFinalAnswer(
     const parseStarted = performance.now();
     const robots = RobotsTxt.parse(body, { maxBytes });
     const parseMs = performance.now() - parseStarted;
-    const html = robots.lints.some((lint) => lint.code === 'looks-like-html');
+    const html = robots.looksLikeHtml;
     const why = shared(
       html
         ? `HTTP ${status}, but the body is an HTML page: no rules apply.`

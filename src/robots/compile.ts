@@ -787,6 +787,11 @@ const SMALL_TOKEN_TABLE = 8;
 /** What an HTML page compiles to: nothing. */
 const EMPTY_DATA: RobotsData = new RobotsCompiler().finish();
 
+/** Whether `data` is what an HTML page compiles to (finish() returns this one object for them only). */
+export function isHtmlPage(data: RobotsData): boolean {
+  return data === EMPTY_DATA;
+}
+
 export function isAbsoluteHttpUrl(value: string): boolean {
   return /^https?:\/\/[^\s/?#]+/i.test(value);
 }

@@ -11,6 +11,7 @@ import {
   FIRST_RULE,
   GROUP_COUNT,
   groupField,
+  isHtmlPage,
   MEMBERS_FROM,
   MEMBERS_TO,
   mergedField,
@@ -141,8 +142,17 @@ export class RobotsTxt {
    */
   get retainedBytes(): number {
     let bytes = retainedBytes(this.#data);
-    for (const lint of this.lints) bytes += LINT_BYTES + 2 * lint.message.length;
+    // The findings held now: reading `lints` would build (and keep) the ones found from the rules.
+    for (const lint of this.#lints ?? this.#lineLints) bytes += LINT_BYTES + 2 * lint.message.length;
     return bytes;
+  }
+
+  /**
+   * Whether the body was an HTML page (a soft 404 served as robots.txt): no rules were read
+   * from it, and `lints` says so. Always false when parsed with `rejectHtml: false`.
+   */
+  get looksLikeHtml(): boolean {
+    return isHtmlPage(this.#data);
   }
 
   /** Absolute sitemap URLs from the whole file, in file order, without repeats. */

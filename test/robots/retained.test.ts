@@ -42,3 +42,12 @@ it('counts the table and index a check adds, which prepare builds ahead of it', 
   expect(prepared.isAllowed('/x1y/z', 'a')).toBe(false);
   expect(prepared.retainedBytes).toBe(before);
 });
+
+it('counts the findings the file holds, without building the ones read from its rules', () => {
+  const robots = RobotsTxt.parse('user-agent: *\ndisallow: /a\ndisallow: /a\n');
+  const before = robots.retainedBytes;
+  expect(robots.retainedBytes).toBe(before);
+  // Reading the findings builds the one about the repeated rule, which the file then keeps.
+  expect(robots.lints.map((lint) => lint.code)).toContain('duplicate-rule');
+  expect(robots.retainedBytes).toBeGreaterThan(before);
+});

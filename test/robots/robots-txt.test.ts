@@ -366,9 +366,12 @@ describe('reading the file', () => {
     );
     expect(robots.isAllowed('/x', 'a')).toBe(true);
     expect(robots.lints.map((l) => l.code)).toEqual(['looks-like-html']);
-    expect(
-      RobotsTxt.parse('<html>\nuser-agent: *\ndisallow: /\n', { rejectHtml: false }).isAllowed('/x', 'a'),
-    ).toBe(false);
+    expect(robots.looksLikeHtml).toBe(true);
+    const read = RobotsTxt.parse('<html>\nuser-agent: *\ndisallow: /\n', { rejectHtml: false });
+    expect(read.isAllowed('/x', 'a')).toBe(false);
+    expect(read.looksLikeHtml).toBe(false);
+    expect(RobotsTxt.parse('').looksLikeHtml).toBe(false);
+    expect(RobotsTxt.parse('user-agent: *\ndisallow: /\n').looksLikeHtml).toBe(false);
   });
   it('rejects what is not a body, saying what it takes', () => {
     expect(() => RobotsTxt.parse(42 as unknown as string)).toThrow(/string or a Uint8Array/);
