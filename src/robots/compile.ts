@@ -6,7 +6,7 @@
 
 import { tokenOfUserAgentLine } from './agent.js';
 import type { GroupIndex } from './decide.js';
-import { COPIED_STAR, copyPlainPattern, normalizePattern } from './encoding.js';
+import { COPIED_STAR, copyPlainPattern, MAX_EXPANSION, normalizePatternInto } from './encoding.js';
 import { type Directive, type FileSummary, type RobotsLineHandler, valueTextOf } from './lines.js';
 
 /** Rule flags, stored in the low bits of a rule's second field. */
@@ -396,13 +396,14 @@ export class RobotsCompiler implements RobotsLineHandler {
       this.used = copied & ~COPIED_STAR;
       star = (copied & COPIED_STAR) !== 0;
     } else {
-      const raw = valueTextOf(d);
-      const normalized = normalizePattern(raw);
-      if (normalized !== raw) {
+      // Normalised into `scratch` as well; the pattern as written is kept when it differs.
+      this.reserve((d.valueEnd - d.valueStart) * MAX_EXPANSION);
+      const end = normalizePatternInto(d.source, d.valueStart, d.valueEnd, scratch, start);
+      if (!sameOctets(d.source, d.valueStart, d.valueEnd, scratch, start, end)) {
         this.rawIds.push(this.ruleBits.length);
-        this.rawValues.push(raw);
+        this.rawValues.push(valueTextOf(d));
       }
-      this.append(normalized, 0, normalized.length);
+      this.used = end;
     }
     this.pushRule(group, allow, start, d.line, 0, star);
     // Google treats an allowed `index.html` as allowing its directory too: `/dir/index.html`
@@ -513,6 +514,20 @@ export class RobotsCompiler implements RobotsLineHandler {
 /** The smallest power of two at least `n` (n >= 1), computed the same way for any n (see above). */
 function powerOfTwoAtLeast(n: number): number {
   return 2 ** (32 - Math.clz32(n - 1));
+}
+
+/** Whether `text[from, to)` is the octets `out[at, end)`. */
+function sameOctets(
+  text: string,
+  from: number,
+  to: number,
+  out: Uint8Array,
+  at: number,
+  end: number,
+): boolean {
+  if (to - from !== end - at) return false;
+  for (let i = 0; i < to - from; i++) if (text.charCodeAt(from + i) !== out[at + i]) return false;
+  return true;
 }
 
 /** What a pass collected, as `finish()` hands it to writeTables. */

@@ -65,7 +65,7 @@ function hexValue(code: number): number {
   return -1;
 }
 
-/** Output buffer of `normalize`, grown as needed and reused: an output is at most 12 units per input unit. */
+/** Output buffer of `normalize`, grown as needed and reused (see MAX_EXPANSION). */
 let buffer = new Uint8Array(1024);
 const HEX_CODES = Uint8Array.from(HEX, (ch) => ch.charCodeAt(0));
 /** The output is ASCII, which UTF-8 decodes fastest (and as a one-byte string). */
@@ -78,13 +78,45 @@ const decoder = new TextDecoder();
  */
 function normalize(text: string, patternMode: boolean): string {
   const n = text.length;
-  if (buffer.length < n * 12) buffer = new Uint8Array(Math.max(n * 12, buffer.length * 2));
-  const out = buffer;
-  let o = 0;
-  for (let i = 0; i < n; i++) {
+  if (buffer.length < n * MAX_EXPANSION)
+    buffer = new Uint8Array(Math.max(n * MAX_EXPANSION, buffer.length * 2));
+  const o = normalizeInto(text, 0, n, patternMode, buffer, 0);
+  const octets = buffer.subarray(0, o);
+  // Short results are cheaper without the decoder's native call (about 25 characters).
+  return o <= 24 ? String.fromCharCode.apply(null, octets as unknown as number[]) : decoder.decode(octets);
+}
+
+/** Room for the normal form per unit of text: a unit becomes at most nine octets (`é` is `%C3%A9`, `€` `%E2%82%AC`). */
+export const MAX_EXPANSION = 12;
+
+/**
+ * Writes the normal form of the pattern `text[from, to)` as octets into `out` at `at`, which
+ * has room for MAX_EXPANSION octets per unit, and returns the position after it: what
+ * normalizePattern returns, without a string.
+ */
+export function normalizePatternInto(
+  text: string,
+  from: number,
+  to: number,
+  out: Uint8Array,
+  at: number,
+): number {
+  return normalizeInto(text, from, to, true, out, at);
+}
+
+function normalizeInto(
+  text: string,
+  from: number,
+  to: number,
+  patternMode: boolean,
+  out: Uint8Array,
+  at: number,
+): number {
+  let o = at;
+  for (let i = from; i < to; i++) {
     const c = text.charCodeAt(i);
     if (c === 37 /* % */) {
-      const hi = i + 2 < n ? hexValue(text.charCodeAt(i + 1)) : -1;
+      const hi = i + 2 < to ? hexValue(text.charCodeAt(i + 1)) : -1;
       const lo = hi >= 0 ? hexValue(text.charCodeAt(i + 2)) : -1;
       if (lo < 0) {
         o = escapeAt(out, o, 37); // a `%` that starts no escape
@@ -96,13 +128,13 @@ function normalize(text: string, patternMode: boolean): string {
       i += 2;
     } else if (c === 42 /* * */ || c === 36 /* $ */) {
       // In a pattern `*` is the wildcard and a final `$` the end; a `$` elsewhere is literal.
-      if (patternMode && (c === 42 || i === n - 1)) out[o++] = c;
+      if (patternMode && (c === 42 || i === to - 1)) out[o++] = c;
       else o = escapeAt(out, o, c);
     } else if (c < 128 && classes[c] & RAW) {
       out[o++] = c;
     } else {
       let cp = c;
-      if (c >= 0xd800 && c <= 0xdbff && i + 1 < n) {
+      if (c >= 0xd800 && c <= 0xdbff && i + 1 < to) {
         const low = text.charCodeAt(i + 1);
         if (low >= 0xdc00 && low <= 0xdfff) {
           cp = 0x10000 + ((c - 0xd800) << 10) + (low - 0xdc00);
@@ -127,9 +159,7 @@ function normalize(text: string, patternMode: boolean): string {
       }
     }
   }
-  const octets = out.subarray(0, o);
-  // Short results are cheaper without the decoder's native call (about 25 characters).
-  return o <= 24 ? String.fromCharCode.apply(null, octets as unknown as number[]) : decoder.decode(octets);
+  return o;
 }
 
 /** Writes `%XX` for `byte` at `at`; returns the position after it. */

@@ -296,6 +296,20 @@ describe('percent-encoding on both sides (RFC 9309 2.2.2)', () => {
     expect(allowed('user-agent: *\ndisallow: /foo-%24\n', 'https://a.example/foo-$')).toBe(false);
     expect(allowed('user-agent: *\ndisallow: /foo-%24\n', 'https://a.example/foo-')).toBe(true);
   });
+  it('quotes each rule as written next to its normal form', () => {
+    const robots = RobotsTxt.parse(
+      'user-agent: *\ndisallow: /caf%c3%a9/é\ndisallow: /a%2Fb\ndisallow: /a$b/x$\ndisallow: /plain*\n',
+    );
+    const rules = robots.groups[0].rules.map(({ pattern, normalizedPattern }) => [pattern, normalizedPattern]);
+    expect(rules).toEqual([
+      ['/caf%c3%a9/é', '/caf%C3%A9/%C3%A9'],
+      ['/a%2Fb', '/a%2Fb'],
+      ['/a$b/x$', '/a%24b/x$'],
+      ['/plain*', '/plain*'],
+    ]);
+    expect(robots.explain('/a%2Fb/c', 'a').rule?.pattern).toBe('/a%2Fb');
+    expect(robots.explain('/caf%C3%A9/%C3%A9', 'a').rule?.pattern).toBe('/caf%c3%a9/é');
+  });
 });
 
 describe('reading the file', () => {
