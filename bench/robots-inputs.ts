@@ -279,4 +279,24 @@ export const ADVERSARIAL_CASES: AdversarialCase[] = [
       );
     },
   },
+  {
+    id: 'h',
+    title: "rules that all need normalising: 'Disallow: /категория/товар-N/' in the * group",
+    build() {
+      const { text, count } = fill('User-agent: *\n', (i) => `Disallow: /категория/товар-${i}/\n`);
+      const segment = encodeURIComponent('категория');
+      return asText(
+        text,
+        [
+          {
+            label: 'a ruled path',
+            url: url(`/${segment}/${encodeURIComponent(`товар-${count - 1}`)}/x`),
+            userAgent: PRODUCT_TOKEN,
+          },
+          { label: '8 KB path', url: url(`/${segment}/${'%D1%85'.repeat(1350)}`), userAgent: PRODUCT_TOKEN },
+        ],
+        `${count} rules`,
+      );
+    },
+  },
 ];
