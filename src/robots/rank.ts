@@ -86,14 +86,19 @@ export function compareRank(data: RobotsData, a: number, b: number): number {
   );
 }
 
-/** Whether the pattern of rule `short` is a prefix of the pattern of rule `long`. */
+/**
+ * Whether the pattern of rule `short` is a prefix of the pattern of rule `long`. Read from the
+ * end: the two are close in sorted order, where patterns share their first characters and differ,
+ * when they do, near the end of the shorter (`/shop/item-17/` and `/shop/item-170/`).
+ */
 function isPrefixOf(data: RobotsData, short: number, long: number): boolean {
   const n = ruleLength(data, short);
   if (n > ruleLength(data, long)) return false;
   const patterns = data.patterns;
   const ss = ruleStart(data, short);
   const sl = ruleStart(data, long);
-  for (let i = 0; i < n; i++) if (patterns.charCodeAt(sl + i) !== patterns.charCodeAt(ss + i)) return false;
+  for (let i = n - 1; i >= 0; i--)
+    if (patterns.charCodeAt(sl + i) !== patterns.charCodeAt(ss + i)) return false;
   return true;
 }
 
