@@ -6,7 +6,7 @@
 
 import { tokenOfUserAgentLine } from './agent.js';
 import type { GroupIndex } from './decide.js';
-import { COPIED_STAR, copyPlainPattern, MAX_EXPANSION, normalizePatternInto } from './encoding.js';
+import { MAX_EXPANSION, WROTE_END, WROTE_NORMALISED, WROTE_STAR, writePattern } from './encoding.js';
 import { type Directive, type FileSummary, type RobotsLineHandler, valueTextOf } from './lines.js';
 
 /** Rule flags, stored in the low bits of a rule's second field. */
@@ -388,22 +388,17 @@ export class RobotsCompiler implements RobotsLineHandler {
 
   private addRule(group: PendingGroup, allow: boolean, d: Directive): void {
     const start = this.used;
-    // Most patterns are already in normal form: copied as they are, without a string.
-    this.reserve(d.valueEnd - d.valueStart);
-    const copied = copyPlainPattern(d.source, d.valueStart, d.valueEnd, scratch, start);
-    let star = true;
-    if (copied >= 0) {
-      this.used = copied & ~COPIED_STAR;
-      star = (copied & COPIED_STAR) !== 0;
-    } else {
-      // Normalised into `scratch` as well; the pattern as written is kept when it differs.
-      this.reserve((d.valueEnd - d.valueStart) * MAX_EXPANSION);
-      const end = normalizePatternInto(d.source, d.valueStart, d.valueEnd, scratch, start);
-      if (!sameOctets(d.source, d.valueStart, d.valueEnd, scratch, start, end)) {
-        this.rawIds.push(this.ruleBits.length);
-        this.rawValues.push(valueTextOf(d));
-      }
-      this.used = end;
+    this.reserve((d.valueEnd - d.valueStart) * MAX_EXPANSION);
+    const written = writePattern(d.source, d.valueStart, d.valueEnd, scratch, start);
+    this.used = written & WROTE_END;
+    const star = (written & WROTE_STAR) !== 0;
+    // The pattern as written is kept where a verdict quotes it, when it differs.
+    if (
+      written & WROTE_NORMALISED &&
+      !sameOctets(d.source, d.valueStart, d.valueEnd, scratch, start, this.used)
+    ) {
+      this.rawIds.push(this.ruleBits.length);
+      this.rawValues.push(valueTextOf(d));
     }
     this.pushRule(group, allow, start, d.line, 0, star);
     // Google treats an allowed `index.html` as allowing its directory too: `/dir/index.html`

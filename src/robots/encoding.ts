@@ -28,30 +28,30 @@ for (let c = 0; c < 128; c++) {
 /** Path characters that need no work at all. `%`, `*` and `$` are not among them. */
 const PLAIN_PATH = /^[A-Za-z0-9\-._~!&'()+,/:;=?@[\]]*$/;
 
-/** Set in the result of `copyPlainPattern` when the pattern has a `*`. */
-export const COPIED_STAR = 1 << 30;
+/** Set in the result of `writePattern` when the pattern may have a `*`. */
+export const WROTE_STAR = 1 << 30;
+/** Set in the result of `writePattern` when the pattern was not in normal form as written. */
+export const WROTE_NORMALISED = 1 << 29;
+/** The position part of the result of `writePattern`. */
+export const WROTE_END = WROTE_NORMALISED - 1;
 
 /**
- * Copies the pattern `text[from, to)` as octets into `out` at `at` if it is already in
- * normal form (plain characters and `*`, then maybe a final `$`), and returns the position
- * after it, with COPIED_STAR set if it has a `*`; returns -1, with `out` partly written, if
- * it needs `normalizePattern`. `out` must have room for `to - from` octets.
+ * Writes the normal form of the pattern `text[from, to)` (what normalizePattern returns) as
+ * octets into `out` at `at`, which has room for MAX_EXPANSION octets per unit. Returns the
+ * position after it (WROTE_END), with WROTE_STAR and WROTE_NORMALISED set as they apply. Most
+ * patterns are in normal form already and are copied as they are; none makes a string.
  */
-export function copyPlainPattern(
-  text: string,
-  from: number,
-  to: number,
-  out: Uint8Array,
-  at: number,
-): number {
+export function writePattern(text: string, from: number, to: number, out: Uint8Array, at: number): number {
   const anchored = to > from && text.charCodeAt(to - 1) === 36; /* $ */
   const end = anchored ? to - 1 : to;
   let o = at;
   let star = 0;
   for (let i = from; i < end; i++) {
     const c = text.charCodeAt(i);
-    if (c >= 128 || plainPattern[c] === 0) return -1;
-    if (c === 42) star = COPIED_STAR;
+    if (c >= 128 || plainPattern[c] === 0) {
+      return normalizeInto(text, from, to, true, out, at) | WROTE_NORMALISED | WROTE_STAR;
+    }
+    if (c === 42) star = WROTE_STAR;
     out[o++] = c;
   }
   if (anchored) out[o++] = 36;
@@ -88,21 +88,6 @@ function normalize(text: string, patternMode: boolean): string {
 
 /** Room for the normal form per unit of text: a unit becomes at most nine octets (`é` is `%C3%A9`, `€` `%E2%82%AC`). */
 export const MAX_EXPANSION = 12;
-
-/**
- * Writes the normal form of the pattern `text[from, to)` as octets into `out` at `at`, which
- * has room for MAX_EXPANSION octets per unit, and returns the position after it: what
- * normalizePattern returns, without a string.
- */
-export function normalizePatternInto(
-  text: string,
-  from: number,
-  to: number,
-  out: Uint8Array,
-  at: number,
-): number {
-  return normalizeInto(text, from, to, true, out, at);
-}
 
 function normalizeInto(
   text: string,
