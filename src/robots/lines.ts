@@ -148,11 +148,13 @@ export function tokenize(
     typo: false,
     missingColon: false,
   };
-  const scan: LineScan = { hash: new NextOf(text, '#'), colon: new NextOf(text, ':'), firstInvalid: 0 };
-  const line = readLines(text, invalidUtf8, truncated, directive, handler, scan);
+  const scan: LineScan = { hash: new NextOf(text, '#'), colon: new NextOf(text, ':') };
+  const line = readLines(text, truncated, directive, handler, scan);
   summary.lines = line;
   if (truncated) summary.truncatedAtLine = line + 1;
-  if (invalidUtf8) summary.invalidUtf8Line = scan.firstInvalid || 1;
+  // Found after the pass, not in its loop: code only a few files reach would leave the
+  // optimized loop on the first of them.
+  if (invalidUtf8) summary.invalidUtf8Line = lineAt(text, Math.max(0, text.indexOf('\uFFFD')));
   handler.end(summary);
 }
 
@@ -163,7 +165,6 @@ export function tokenize(
  */
 function readLines(
   text: string,
-  invalidUtf8: boolean,
   truncated: boolean,
   directive: Directive,
   handler: RobotsLineHandler,
@@ -172,14 +173,12 @@ function readLines(
   const n = text.length;
   const lf = new NextOf(text, '\n');
   const cr = new NextOf(text, '\r');
-  const bad = new NextOf(text, '\uFFFD');
   let line = 0;
   let start = 0;
   for (;;) {
     // CR, LF and CRLF each end a line (RFC 9309 2.2; Google counts CRLF once).
     const end = Math.min(lf.from(start), cr.from(start), n);
     line++;
-    if (invalidUtf8 && scan.firstInvalid === 0 && bad.from(start) < end) scan.firstInvalid = line;
     if (end > start) {
       let stop = end;
       // Only a line with more units than the cap / 3 can exceed the cap in octets.
@@ -194,11 +193,25 @@ function readLines(
       parseLine(text, start, stop, line, directive, handler, scan);
     }
     if (end >= n) return line;
-    start = end + (text.charCodeAt(end) === 13 && text.charCodeAt(end + 1) === 10 ? 2 : 1);
+    // Both characters are read on every line (see isBlankAt): a file of CRLF line ends after
+    // files of LF alone would otherwise meet a test without feedback.
+    const carriageReturn = text.charCodeAt(end) === 13 ? 1 : 0;
+    const lineFeed = text.charCodeAt(end + 1) === 10 ? 1 : 0;
+    start = end + 1 + (carriageReturn & lineFeed);
     // A file that ends with a line end has no line after it, except Google's empty last
     // line, which matters to nobody; a cut file must not count one either.
     if (start >= n && truncated) return line;
   }
+}
+
+/** The line (from 1) that position `at` of `text` is on: CR, LF and CRLF each end a line. */
+function lineAt(text: string, at: number): number {
+  let line = 1;
+  for (let i = 0; i < at; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 10 || (c === 13 && text.charCodeAt(i + 1) !== 10)) line++;
+  }
+  return line;
 }
 
 function countLines(text: string): number {
@@ -239,17 +252,19 @@ class NextOf {
   }
 }
 
+/** Space, tab, vertical tab or form feed. */
 function isBlankAt(text: string, i: number): boolean {
   const c = text.charCodeAt(i);
-  return c === 32 || (c >= 9 && c <= 12 && c !== 10);
+  // Every test runs for any character but a space, so that the optimized code of a pass has
+  // feedback for all of them before the first tab: code that no file has run yet sends
+  // the whole pass back to the interpreter when a file first reaches it.
+  return c === 32 || c === 9 || c === 11 || c === 12;
 }
 
 /** Where the next `#` and `:` are, shared by the lines of one pass. */
 interface LineScan {
   hash: NextOf;
   colon: NextOf;
-  /** The first line with U+FFFD when the bytes were not valid UTF-8, else 0. */
-  firstInvalid: number;
 }
 
 /** Reads `text[from, to)`, one line, into `d` and hands it on. */
