@@ -11,20 +11,27 @@ export const MAX_GRAM = 8;
 /** Shorter pieces are left to the character filter. */
 const MIN_GRAM = 2;
 
+/*
+ * The arithmetic of a check is plain multiplication by small factors, exact in a double and
+ * wrapped by `| 0`: a check of a long path runs before the optimizing compiler has `mark`,
+ * and there a `Math.imul` is a call per window.
+ */
 const BASE = 31;
-/** Spreads a key over the filter's bits (by its high bits), independently of its table slot. */
-const FILTER_FACTOR = 0xcc9e2d51 | 0;
+/** Spreads a key over the filter's bits (by the high bits of the product), independently of its table slot. */
+const FILTER_FACTOR = 40503;
+/** By gram length, what keyOf mixes in. */
+const LENGTH_SALT = Int32Array.from({ length: MAX_GRAM + 1 }, (_, length) => Math.imul(length, 0x9e3779b1));
 
 /** Hash of `text[from, from + length)`. */
 function hashOf(text: string, from: number, length: number): number {
   let h = 0;
-  for (let i = from; i < from + length; i++) h = (Math.imul(h, BASE) + text.charCodeAt(i)) | 0;
+  for (let i = from; i < from + length; i++) h = (h * BASE + text.charCodeAt(i)) | 0;
   return h;
 }
 
 /** The key a (hash, length) pair is stored under. */
 function keyOf(hash: number, length: number): number {
-  return (hash ^ Math.imul(length, 0x9e3779b1)) | 0;
+  return (hash ^ LENGTH_SALT[length]) | 0;
 }
 
 /** A gram: the key it is filed under, its length (0: no gram), its first character. */
@@ -117,7 +124,7 @@ export class GramIndex {
       this.starts[first] = 1;
       this.inUse[length] = 1;
       this.longest = Math.max(this.longest, length);
-      const bit = Math.imul(key, FILTER_FACTOR) >>> this.filterShift;
+      const bit = ((key * FILTER_FACTOR) | 0) >>> this.filterShift;
       this.filter[bit >>> 5] |= 1 << (bit & 31);
       const slot = this.slotOf(key);
       this.keys[slot] = key;
@@ -151,10 +158,11 @@ export class GramIndex {
       let h = 0;
       const last = Math.min(this.longest, n - i);
       for (let length = 1; length <= last; length++) {
-        h = (Math.imul(h, BASE) + path.charCodeAt(i + length - 1)) | 0;
+        h = (h * BASE + path.charCodeAt(i + length - 1)) | 0;
         if (inUse[length] === 0) continue;
-        const key = keyOf(h, length);
-        const bit = Math.imul(key, FILTER_FACTOR) >>> filterShift;
+        // keyOf and the filter bit, written out.
+        const key = (h ^ LENGTH_SALT[length]) | 0;
+        const bit = ((key * FILTER_FACTOR) | 0) >>> filterShift;
         if ((filter[bit >>> 5] & (1 << (bit & 31))) === 0) continue;
         const first = heads[this.slotOf(key)] - 1;
         // A list is marked whole or not at all: a gram the path holds many times is read once.
