@@ -626,7 +626,8 @@ async function adversarialRows(table: Table): Promise<void> {
       '',
       'Each case runs in its own worker thread; before the parses and again before the checks, garbage',
       'is collected and the library warmed up on typical.txt (the first check still pays for any lazy',
-      'work on the file). Targets apply to the worst run; ratios compare medians. A run slower than',
+      'work on the file), then the young generation is emptied: the runs collect their own garbage, not',
+      "the warm-up's. Targets apply to the worst run; ratios compare medians. A run slower than",
       '250 ms is not repeated; an operation is stopped after 10 s (crawlee-robots) or 30 s (robots-parser).',
     ].join('\n'),
   );
