@@ -488,6 +488,7 @@ export class RobotsCompiler implements RobotsLineHandler {
       tables,
       tokensAt,
     );
+    // Read for every file, used for some (see the steps of finish() below).
     const { slots } = merged;
     const tokenSlots = merged.tokens.length > SMALL_TOKEN_TABLE ? slots : null;
     return { patterns, words, ints, tokenSlots, indexes: null };
@@ -695,6 +696,7 @@ function writeTables(
   for (const size of rankedSize) full += size;
   // Room for every table at once when the tables do not outweigh the rest several times over
   // (tokens naming many combinations of large groups): those wait for the checks that need them.
+  // Both tests run for every file (see the steps of finish()).
   const fits = full <= RESERVE_LIMIT * base;
   const reserve = base > LAZY_TABLES_LIMIT && fits;
   const total = reserve ? full : base;

@@ -89,6 +89,7 @@ function normalize(text: string, patternMode: boolean): string {
 /** Room for the normal form per unit of text: a unit becomes at most nine octets (`é` is `%C3%A9`, `€` `%E2%82%AC`). */
 export const MAX_EXPANSION = 12;
 
+/** Writes the normal form of `text[from, to)` as octets into `out` at `at`; returns the position after it. */
 function normalizeInto(
   text: string,
   from: number,
