@@ -300,7 +300,10 @@ describe('percent-encoding on both sides (RFC 9309 2.2.2)', () => {
     const robots = RobotsTxt.parse(
       'user-agent: *\ndisallow: /caf%c3%a9/é\ndisallow: /a%2Fb\ndisallow: /a$b/x$\ndisallow: /plain*\n',
     );
-    const rules = robots.groups[0].rules.map(({ pattern, normalizedPattern }) => [pattern, normalizedPattern]);
+    const rules = robots.groups[0].rules.map(({ pattern, normalizedPattern }) => [
+      pattern,
+      normalizedPattern,
+    ]);
     expect(rules).toEqual([
       ['/caf%c3%a9/é', '/caf%C3%A9/%C3%A9'],
       ['/a%2Fb', '/a%2Fb'],
