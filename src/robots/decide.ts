@@ -170,6 +170,11 @@ export function ruleMatches(data: RobotsData, id: number, path: string): boolean
 /** The character filter of the path being checked (see chars.ts); reused by every check. */
 const pathMask = new Int32Array(2);
 
+/** Whether the path being checked has every character of the filter (low, high) of a rule or chunk. */
+function pathHas(low: number, high: number): boolean {
+  return (low & ~pathMask[0]) === 0 && (high & ~pathMask[1]) === 0;
+}
+
 /**
  * The decisive rule of merged group `merged` for `path`, or -1 when none matches. `mask` holds
  * the path's character filter (see chars.ts), which pathOf reads on its pass over the URL.
@@ -196,8 +201,7 @@ export function decide(data: RobotsData, merged: number, path: string, mask: Int
       const allows = (flagsIn(ints, id) & ALLOW) !== 0;
       if (allows === bestAllows ? id > best : !allows) break;
     }
-    if ((ints[k + 1] & ~pathMask[0]) !== 0 || (ints[k + 2] & ~pathMask[1]) !== 0) continue;
-    if (ruleMatches(data, id, path)) return id;
+    if (pathHas(ints[k + 1], ints[k + 2]) && ruleMatches(data, id, path)) return id;
   }
   return best;
 }
@@ -310,7 +314,7 @@ function candidatesIn(bucket: Bucket): number {
   const { rules, common } = bucket;
   let count = 0;
   for (let j = 0; j < common.length; j += 2) {
-    if ((common[j] & ~pathMask[0]) === 0 && (common[j + 1] & ~pathMask[1]) === 0) count += CHUNK;
+    if (pathHas(common[j], common[j + 1])) count += CHUNK;
   }
   return Math.min(count, rules.length);
 }
@@ -322,7 +326,7 @@ function bestInBucket(data: RobotsData, bucket: Bucket, path: string, best: numb
   for (let c = 0; c < rules.length; c += CHUNK) {
     if (!outranks(data, ranked[rules[c]], best)) break;
     const j = (c / CHUNK) * 2;
-    if ((common[j] & ~pathMask[0]) !== 0 || (common[j + 1] & ~pathMask[1]) !== 0) continue;
+    if (!pathHas(common[j], common[j + 1])) continue;
     for (let i = c; i < Math.min(c + CHUNK, rules.length); i++) {
       const found = tryRuleAt(data, rules[i], path, best);
       if (found !== NO_MATCH) return found === OUTRANKED ? best : found;
@@ -344,8 +348,7 @@ function tryRuleAt(data: RobotsData, k: number, path: string, best: number): num
   const ranked = data.ints;
   const id = ranked[k];
   if (!outranks(data, id, best)) return OUTRANKED;
-  if ((ranked[k + 1] & ~pathMask[0]) !== 0 || (ranked[k + 2] & ~pathMask[1]) !== 0) return NO_MATCH;
-  return ruleMatches(data, id, path) ? id : NO_MATCH;
+  return pathHas(ranked[k + 1], ranked[k + 2]) && ruleMatches(data, id, path) ? id : NO_MATCH;
 }
 
 /**

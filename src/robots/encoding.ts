@@ -65,22 +65,21 @@ function hexValue(code: number): number {
   return -1;
 }
 
-/** Output buffer of `normalize`, grown as needed and reused (see MAX_EXPANSION). */
+/** Output buffer of normalizePath and normalizePattern, grown as needed and reused (see MAX_EXPANSION). */
 let buffer = new Uint8Array(1024);
 const HEX_CODES = Uint8Array.from(HEX, (ch) => ch.charCodeAt(0));
 /** The output is ASCII, which UTF-8 decodes fastest (and as a one-byte string). */
 const decoder = new TextDecoder();
 
-/**
- * Normalises `text`. In pattern mode `*` and a final `$` stay raw, and any other `$` is
- * encoded (it is literal there); in path mode both are encoded. The result is ASCII, written
- * octet by octet into one buffer and turned into a string once.
- */
-function normalize(text: string, patternMode: boolean): string {
-  const n = text.length;
-  if (buffer.length < n * MAX_EXPANSION)
-    buffer = new Uint8Array(Math.max(n * MAX_EXPANSION, buffer.length * 2));
-  const o = normalizeInto(text, 0, n, patternMode, buffer, 0);
+/** The output buffer, with room for the normal form of `units` units of text. */
+function bufferFor(units: number): Uint8Array {
+  if (buffer.length < units * MAX_EXPANSION)
+    buffer = new Uint8Array(Math.max(units * MAX_EXPANSION, buffer.length * 2));
+  return buffer;
+}
+
+/** The string of the first `o` octets (ASCII) of the output buffer. */
+function bufferText(o: number): string {
   const octets = buffer.subarray(0, o);
   // Short results are cheaper without the decoder's native call (about 25 characters).
   return o <= 24 ? String.fromCharCode.apply(null, octets as unknown as number[]) : decoder.decode(octets);
@@ -188,7 +187,7 @@ export function normalizePath(path: string): string {
     if (c === 37 /* % */ && hexValue(path.charCodeAt(at + 1)) >= 0 && hexValue(path.charCodeAt(at + 2)) >= 0)
       end = at + 3;
     else if (c >= 0xd800 && c <= 0xdbff && (path.charCodeAt(at + 1) & 0xfc00) === 0xdc00) end = at + 2;
-    parts.push(normalize(path.slice(at, end), false));
+    parts.push(bufferText(normalizeInto(path, at, end, false, bufferFor(end - at), 0)));
     at = end;
   }
   return parts.join('');
@@ -199,7 +198,8 @@ export function normalizePath(path: string): string {
  * character (the end anchor), anywhere else it is a literal and becomes `%24`.
  */
 export function normalizePattern(pattern: string): string {
-  return isPlainPattern(pattern) ? pattern : normalize(pattern, true);
+  const written = writePattern(pattern, 0, pattern.length, bufferFor(pattern.length), 0);
+  return written & WROTE_NORMALISED ? bufferText(written & WROTE_END) : pattern;
 }
 
 /** Characters that may appear in a path that needs no normalisation (not `%`, `*`, `$`, `#`). */
@@ -210,17 +210,6 @@ for (const ch of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789
 /** The same for patterns, where `*` is the wildcard. */
 const plainPattern = Uint8Array.from(plainPath);
 plainPattern[42] = 1;
-
-/** Whether a pattern is already in normal form: plain characters and `*`, then maybe a final `$`. */
-function isPlainPattern(pattern: string): boolean {
-  let n = pattern.length;
-  if (n > 0 && pattern.charCodeAt(n - 1) === 36 /* $ */) n--;
-  for (let i = 0; i < n; i++) {
-    const c = pattern.charCodeAt(i);
-    if (c >= 128 || plainPattern[c] === 0) return false;
-  }
-  return true;
-}
 
 /**
  * The path and query of a plain absolute http(s) URL, already in normal form, or

@@ -268,15 +268,7 @@ export class RobotsLinter implements RobotsLineHandler {
         message: FIXED.invalidUtf8,
       });
     }
-    if (this.dropped > 0) {
-      const last = this.lints[this.lints.length - 1].line;
-      file.push({
-        code: 'too-many-findings',
-        severity: 'info',
-        line: last,
-        message: `${this.dropped} more findings after line ${last} are not listed.`,
-      });
-    }
+    if (this.dropped > 0) file.push(notListed(this.lints, this.dropped, 'findings'));
     this.lints.push(...file);
     this.lints.sort((a, b) => a.line - b.line);
     // A built message may hold pieces of the source (V8 keeps the whole text alive for a
@@ -331,14 +323,17 @@ export function repeatedRuleLints(data: RobotsData): RobotsLint[] {
       }
     }
   }
-  if (dropped > 0) {
-    const last = lints[lints.length - 1].line;
-    lints.push({
-      code: 'too-many-findings',
-      severity: 'info',
-      line: last,
-      message: `${dropped} more repeated or conflicting rules after line ${last} are not listed.`,
-    });
-  }
+  if (dropped > 0) lints.push(notListed(lints, dropped, 'repeated or conflicting rules'));
   return lints;
+}
+
+/** The finding that says how many `what` past MAX_LINTS, after the last of `listed`, are not listed. */
+function notListed(listed: readonly RobotsLint[], dropped: number, what: string): RobotsLint {
+  const last = listed[listed.length - 1].line;
+  return {
+    code: 'too-many-findings',
+    severity: 'info',
+    line: last,
+    message: `${dropped} more ${what} after line ${last} are not listed.`,
+  };
 }

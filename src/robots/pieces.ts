@@ -34,6 +34,11 @@ function keyOf(hash: number, length: number): number {
   return (hash ^ LENGTH_SALT[length]) | 0;
 }
 
+/** The bit of `key` in a filter of 2^(32 - shift) bits. */
+function filterBit(key: number, shift: number): number {
+  return ((key * FILTER_FACTOR) | 0) >>> shift;
+}
+
 /** A gram: the key it is filed under, its length (0: no gram), its first character. */
 export interface Gram {
   key: number;
@@ -124,7 +129,7 @@ export class GramIndex {
       this.starts[first] = 1;
       this.inUse[length] = 1;
       this.longest = Math.max(this.longest, length);
-      const bit = ((key * FILTER_FACTOR) | 0) >>> this.filterShift;
+      const bit = filterBit(key, this.filterShift);
       this.filter[bit >>> 5] |= 1 << (bit & 31);
       const slot = this.slotOf(key);
       this.keys[slot] = key;
@@ -160,7 +165,7 @@ export class GramIndex {
       for (let length = 1; length <= last; length++) {
         h = (h * BASE + path.charCodeAt(i + length - 1)) | 0;
         if (inUse[length] === 0) continue;
-        // keyOf and the filter bit, written out.
+        // keyOf and filterBit written out: no call per window before `mark` is optimized.
         const key = (h ^ LENGTH_SALT[length]) | 0;
         const bit = ((key * FILTER_FACTOR) | 0) >>> filterShift;
         if ((filter[bit >>> 5] & (1 << (bit & 31))) === 0) continue;
