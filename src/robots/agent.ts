@@ -35,7 +35,7 @@ export function tokenOfUserAgentLine(value: string): string {
 }
 
 /** `A-Z a-z _ -`. */
-function isTokenChar(c: number): boolean {
+export function isTokenChar(c: number): boolean {
   const lower = c | 0x20;
   return (lower >= 97 && lower <= 122) || c === 95 || c === 45;
 }

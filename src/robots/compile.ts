@@ -468,9 +468,10 @@ export class RobotsCompiler implements RobotsLineHandler {
     // `scratch` (a new string), the rest joined (a trailing blank makes `join` build a new
     // string even from one part).
     const tokensAt = this.used;
-    for (const token of merged.tokens) this.append(token, 0, token.length);
+    const { tokens } = merged;
+    for (let m = 0; m < tokens.length; m++) this.append(tokens[m], 0, tokens[m].length);
     const patterns = this.used === 0 ? '' : ascii.decode(scratch.subarray(0, this.used));
-    const words = [...this.rawValues, ...agentValues, ...sitemaps, ' '].join('');
+    const words = this.rawValues.concat(agentValues, sitemaps, ' ').join('');
 
     const tables = sizeRankedTables(groups, ruleBits, merged);
     const ints = writeTables(
@@ -542,10 +543,10 @@ interface CollectedLines {
 interface MergedGroups {
   tokens: string[];
   /** Members of merged group m: memberList[memberStart[m], memberStart[m + 1]). */
-  memberStart: number[];
+  memberStart: Int32Array;
   memberList: Int32Array;
   /** By user-agent line, the merged group its token names (-1 for none). */
-  agentMerged: number[];
+  agentMerged: Int32Array;
   /** The merged groups by token, as RobotsData.tokenSlots keeps them. */
   slots: Int32Array;
 }
@@ -573,52 +574,52 @@ function mergeGroups(groups: readonly PendingGroup[], agentValues: readonly stri
     while (slots[slot] !== 0 && tokens[slots[slot] - 1] !== token) slot = (slot + 1) & mask;
     return slot;
   };
+  // Sized by the user-agent lines, each naming at most one token and one (token, group) pair:
+  // no array grows while a file of tens of thousands of them is read.
+  const agents = agentValues.length;
   const tokens: string[] = [];
-  const memberCount: number[] = [];
-  const lastMember: number[] = [];
-  const pairToken: number[] = [];
-  const pairGroup: number[] = [];
-  const agentMerged: number[] = [];
+  const memberCount = new Int32Array(agents);
+  const lastMember = new Int32Array(agents).fill(-1);
+  const pairToken = new Int32Array(agents);
+  const pairGroup = new Int32Array(agents);
+  let pairs = 0;
+  const agentMerged = new Int32Array(agents).fill(-1);
   for (let g = 0; g < groups.length; g++) {
     const group = groups[g];
     for (let a = group.firstAgent; a < group.firstAgent + group.agentCount; a++) {
       const token = tokenOfUserAgentLine(agentValues[a]);
-      if (token === '') {
-        agentMerged.push(-1);
-        continue;
-      }
+      if (token === '') continue;
       const slot = slotOf(token);
       let m = slots[slot] - 1;
       if (m < 0) {
         m = tokens.length;
         slots[slot] = m + 1;
         tokens.push(token);
-        memberCount.push(0);
-        lastMember.push(-1);
       }
       if (lastMember[m] !== g) {
         lastMember[m] = g;
         memberCount[m]++;
-        pairToken.push(m);
-        pairGroup.push(g);
+        pairToken[pairs] = m;
+        pairGroup[pairs] = g;
+        pairs++;
       }
-      agentMerged.push(m);
+      agentMerged[a] = m;
     }
   }
-  const memberStart: number[] = [0];
-  for (let m = 0; m < tokens.length; m++) memberStart.push(memberStart[m] + memberCount[m]);
-  const memberList = new Int32Array(pairGroup.length);
+  const memberStart = new Int32Array(tokens.length + 1);
+  for (let m = 0; m < tokens.length; m++) memberStart[m + 1] = memberStart[m] + memberCount[m];
+  const memberList = new Int32Array(pairs);
   const cursor = memberStart.slice(0, tokens.length);
-  for (let p = 0; p < pairGroup.length; p++) memberList[cursor[pairToken[p]]++] = pairGroup[p];
+  for (let p = 0; p < pairs; p++) memberList[cursor[pairToken[p]]++] = pairGroup[p];
   return { tokens, memberStart, memberList, agentMerged, slots };
 }
 
 /** The ranked tables: one per distinct list of member groups, sized now, added on first use. */
 interface RankedTables {
   /** Size in ints of each table. */
-  rankedSize: number[];
+  rankedSize: Int32Array;
   /** By merged group, its table. */
-  tableOf: number[];
+  tableOf: Int32Array;
 }
 
 function sizeRankedTables(
@@ -627,9 +628,11 @@ function sizeRankedTables(
   merged: MergedGroups,
 ): RankedTables {
   const { memberStart, memberList } = merged;
-  const groupPlain: number[] = [];
-  const groupOther: number[] = [];
-  for (const group of groups) {
+  // Typed arrays of known length: a file of tens of thousands of groups grows no array.
+  const groupPlain = new Int32Array(groups.length);
+  const groupOther = new Int32Array(groups.length);
+  for (let g = 0; g < groups.length; g++) {
+    const group = groups[g];
     let plain = 0;
     let other = 0;
     for (let id = group.firstRule; id < group.firstRule + group.ruleCount; id++) {
@@ -638,21 +641,23 @@ function sizeRankedTables(
       if (flags & PLAIN) plain++;
       else other++;
     }
-    groupPlain.push(plain);
-    groupOther.push(other);
+    groupPlain[g] = plain;
+    groupOther[g] = other;
   }
-  const rankedSize: number[] = [];
+  const tokenCount = merged.tokens.length;
+  const sizes = new Int32Array(tokenCount);
+  let tables = 0;
   // The table of a token whose rules all come from one group, by that group (-1: none yet).
-  const tableOfGroup: number[] = new Array(groups.length).fill(-1);
+  const tableOfGroup = new Int32Array(groups.length).fill(-1);
   let tableOfList: Map<string, number> | undefined;
-  const tableOf: number[] = [];
-  for (let m = 0; m < merged.tokens.length; m++) {
+  const tableOf = new Int32Array(tokenCount);
+  for (let m = 0; m < tokenCount; m++) {
     const from = memberStart[m];
     const to = memberStart[m + 1];
     const key = to - from === 1 ? '' : memberList.slice(from, to).join(',');
     const shared = key === '' ? tableOfGroup[memberList[from]] : (tableOfList?.get(key) ?? -1);
     if (shared >= 0) {
-      tableOf.push(shared);
+      tableOf[m] = shared;
       continue;
     }
     let plain = 0;
@@ -663,15 +668,15 @@ function sizeRankedTables(
     }
     const packed = ruleBits.length < PACKED_ID_LIMIT && plain < PACKED_BACK_LIMIT;
     const size = 1 + plain * (packed ? 1 : 2) + other * OTHER_FIELDS;
-    if (key === '') tableOfGroup[memberList[from]] = rankedSize.length;
+    if (key === '') tableOfGroup[memberList[from]] = tables;
     else {
       tableOfList ??= new Map();
-      tableOfList.set(key, rankedSize.length);
+      tableOfList.set(key, tables);
     }
-    tableOf.push(rankedSize.length);
-    rankedSize.push(size);
+    tableOf[m] = tables;
+    sizes[tables++] = size;
   }
-  return { rankedSize, tableOf };
+  return { rankedSize: sizes.subarray(0, tables), tableOf };
 }
 
 /** Lays out `ints` (see RobotsData) and fills it. */
@@ -693,7 +698,7 @@ function writeTables(
   const tablesAt = rawAt + rawIds.length * 3;
   const base = tablesAt + rankedSize.length;
   let full = base;
-  for (const size of rankedSize) full += size;
+  for (let t = 0; t < rankedSize.length; t++) full += rankedSize[t];
   // Room for every table at once when the tables do not outweigh the rest several times over
   // (tokens naming many combinations of large groups): those wait for the checks that need them.
   // Both tests run for every file (see the steps of finish()).

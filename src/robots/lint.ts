@@ -3,6 +3,7 @@
  * owner should fix. Nothing it finds changes how the file is matched.
  */
 
+import { isTokenChar } from './agent.js';
 import {
   ALLOW,
   count,
@@ -156,13 +157,14 @@ export class RobotsLinter implements RobotsLineHandler {
   }
 
   private userAgent(d: Directive): void {
-    const value = valueTextOf(d);
-    if (value.length === 0 || !/^(?:\*|[A-Za-z_-])/.test(value)) {
+    // Read in place: a file may have tens of thousands of user-agent lines.
+    const first = d.valueEnd > d.valueStart ? d.source.charCodeAt(d.valueStart) : -1;
+    if (first !== 42 /* * */ && !isTokenChar(first)) {
       this.add(
         'empty-user-agent',
         'warning',
         d.line,
-        `User-agent ${quote(value)} names no crawler: a name is made of letters, "-" and "_".`,
+        `User-agent ${quote(valueTextOf(d))} names no crawler: a name is made of letters, "-" and "_".`,
       );
     }
     if (this.sawRule) {
