@@ -41,7 +41,7 @@ export const MERGED_FIELDS = 6;
  *
  * `ints` holds, one table after the other:
  * - a header: how many groups, merged groups, sitemaps and raw patterns there are (see
- *   `count`), where each table starts, how much of `ints` is in use, and the file's number;
+ *   `count`), where each table starts, and how much of `ints` is in use;
  * - rules at RULES_AT, RULE_FIELDS each: the start of the pattern in `patterns` (its length is
  *   the distance to the next start; one more start closes the table), `line << 6 | flags`;
  * - groups as written at `groupsAt`, GROUP_FIELDS each: startLine, endLine, firstAgent,
@@ -72,6 +72,8 @@ export interface RobotsData {
   readonly tokenSlots: Int32Array | null;
   /** Indexes of the ranked tables of many wildcard rules, by table, built on first use (see decide.ts). */
   indexes: GroupIndex[] | null;
+  /** A number of its own among the files compiled by this process (see explain.ts). */
+  readonly serial: number;
 }
 
 /** The header of `ints`: how many of each thing the file has, and where their tables start. */
@@ -87,12 +89,10 @@ const RAW_AT = 8;
 export const TABLES_AT = 9;
 /** How much of `ints` is in use: past it, room left for more ranked tables. */
 export const INTS_USED = 10;
-/** A number for the compiled file, different from the files compiled just before it (see explain.ts). */
-export const FILE_NUMBER = 11;
 /** The length of `ints` once every ranked table is in: it never grows past it. */
-export const INTS_FULL = 12;
+export const INTS_FULL = 11;
 /** Rules start after the header. */
-const RULES_AT = 13;
+const RULES_AT = 12;
 
 /** How many rules the file has. */
 export function ruleCount(data: RobotsData): number {
@@ -492,7 +492,7 @@ export class RobotsCompiler implements RobotsLineHandler {
     // Read for every file, used for some (see the steps of finish() below).
     const { slots } = merged;
     const tokenSlots = merged.tokens.length > SMALL_TOKEN_TABLE ? slots : null;
-    return { patterns, words, ints, tokenSlots, indexes: null };
+    return { patterns, words, ints, tokenSlots, indexes: null, serial: serial++ };
   }
 }
 
@@ -724,7 +724,6 @@ function writeTables(
   ints[TABLES_AT] = tablesAt;
   ints[INTS_USED] = total;
   ints[INTS_FULL] = full;
-  ints[FILE_NUMBER] = fileNumber++ | 0;
   for (let id = 0; id < ruleCount; id++) {
     ints[RULES_AT + id * RULE_FIELDS] = ruleStarts[id];
     ints[RULES_AT + id * RULE_FIELDS + 1] = ruleBits[id];
@@ -790,8 +789,8 @@ export const OTHER_FIELDS = 3;
 export const PACKED_ID_LIMIT = 2 ** 17;
 export const PACKED_BACK_LIMIT = 2 ** 14;
 
-/** The number of the next compiled file. */
-let fileNumber = 0;
+/** The serial number of the next compiled file: exact up to 2^53 files. */
+let serial = 0;
 
 /** Files whose tables take more ints than this before any ranked table get room for every ranked table at once. */
 const LAZY_TABLES_LIMIT = 16 * 1024;

@@ -38,12 +38,12 @@ import {
 import { matchesAt } from './match.js';
 import { type Gram, GramIndex, gramOf } from './pieces.js';
 import {
-  compareRank,
   isRanked,
   plainBack,
   plainId,
   rankedRules,
   rankedSize,
+  sortByRank,
   splitOf,
   strideOf,
 } from './rank.js';
@@ -219,7 +219,8 @@ export function allMatches(data: RobotsData, merged: number, path: string): numb
     if (ruleMatches(data, id, path)) found.push(id);
   }
   for (let k = split; k < end; k += OTHER_FIELDS) if (ruleMatches(data, ints[k], path)) found.push(ints[k]);
-  return found.sort((a, b) => compareRank(data, a, b));
+  sortByRank(data, found);
+  return found;
 }
 
 /** True when rule `a` outranks rule `b` (b may be -1). */

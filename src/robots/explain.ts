@@ -12,7 +12,6 @@ import {
   count,
   DERIVED,
   END_LINE,
-  FILE_NUMBER,
   FIRST_AGENT,
   groupField,
   lookupToken,
@@ -139,15 +138,15 @@ interface GroupSelection {
   choice: GroupChoice | undefined;
 }
 
-/** A group selection kept for a file, which it does not keep alive. */
+/** A group selection kept for a file, known by its serial number: the file is not kept alive. */
 interface KeptSelection {
-  file: WeakRef<RobotsData>;
+  serial: number;
   token: string;
   selection: GroupSelection;
 }
 
 /**
- * The last selections, one slot per file number modulo their count. A crawler asks about the
+ * The last selections, one slot per serial number modulo their count. A crawler asks about the
  * same files many times, and a crawl interleaves the URLs of many origins: a selection is
  * found again without building its description anew, and no file is kept alive for it.
  */
@@ -160,9 +159,9 @@ const kept: (KeptSelection | undefined)[] = new Array(64);
 function selectGroup(data: RobotsData, productToken: string): GroupSelection {
   // The file asked about last, at the cost of one comparison; then the kept selections.
   if (data === lastData && productToken === lastToken) return lastSelection;
-  const slot = data.ints[FILE_NUMBER] & (kept.length - 1);
+  const slot = data.serial % kept.length;
   const found = kept[slot];
-  if (found !== undefined && found.token === productToken && found.file.deref() === data) {
+  if (found !== undefined && found.serial === data.serial && found.token === productToken) {
     remember(data, productToken, found.selection);
     return found.selection;
   }
@@ -175,7 +174,7 @@ function selectGroup(data: RobotsData, productToken: string): GroupSelection {
   else if (followed >= 0) selection = selected(followed, 'fallback', fallback!, productToken);
   else if (star >= 0) selection = selected(star, 'star', '*');
   else selection = NO_SELECTION;
-  kept[slot] = { file: new WeakRef(data), token: productToken, selection };
+  kept[slot] = { serial: data.serial, token: productToken, selection };
   remember(data, productToken, selection);
   return selection;
 }
