@@ -65,6 +65,21 @@ describe('matcher properties', () => {
     });
   });
 
+  it('lists every matching rule as a candidate, best first', () => {
+    fc.assert(
+      fc.property(fc.array(rule, { maxLength: 40 }), path, (rules, p) => {
+        const expected = rules
+          .map((r, i) => ({ kind: r.allow ? 'allow' : 'disallow', line: i + 2, length: r.pattern.length, r }))
+          .filter(({ r }) => r.pattern !== '' && referenceMatches(r.pattern, p))
+          .sort((a, b) => b.length - a.length || Number(b.r.allow) - Number(a.r.allow) || a.line - b.line)
+          .map(({ kind, line, length }) => ({ kind, line, length }));
+        const { candidates } = RobotsTxt.parse(fileOf(rules)).explain(p, 'bot');
+        expect(candidates.map(({ kind, line, length }) => ({ kind, line, length }))).toEqual(expected);
+      }),
+      { numRuns: 1_000 },
+    );
+  });
+
   it('agrees with it on large, indexed groups too', () => {
     fc.assert(
       fc.property(
