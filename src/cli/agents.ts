@@ -1,4 +1,5 @@
 import { productTokenOf } from '../robots/index.js';
+import { headerProblem } from './args.js';
 import { CliInputError } from './io.js';
 
 /**
@@ -55,6 +56,13 @@ export function parseAgentList(value: string): string[] {
 /** Checks that a crawler name yields a product token; a header such as `Mozilla/5.0 (compatible; ExampleBot/1.0)` is fine too. */
 export function checkAgent(agent: string, option: string, allowStar = false): void {
   if (allowStar && agent === '*') return;
+  // The name may be sent as the User-Agent header (a whole header, or the token in the default one).
+  const problem = headerProblem(agent);
+  if (problem !== undefined) {
+    throw new CliInputError(
+      `${option}: ${JSON.stringify(agent)} holds ${problem}, which no User-Agent header can carry`,
+    );
+  }
   // RFC 9309 2.2.1: a product token is made of `A-Z a-z _ -`; `Foo Bar` is neither a token nor a header.
   if (!/^[a-z_-]+$/.test(productTokenOf(agent))) {
     throw new CliInputError(

@@ -6,15 +6,31 @@ import { parseHttpUrl } from '../fetch/index.js';
 import { CliInputError } from './io.js';
 
 /**
- * An absolute http(s) URL. With a local file (`--file`) a bare path such as `/search?q=1` is
- * accepted too: no origin needs to be fetched.
+ * What a bare path (`/search?q=1`) may stand for: a URL to check against a local file
+ * (`accepted`), the same when `--file` is missing (`needs-file`), or nothing (`refused`: a
+ * site names an origin).
  */
-export function readUrl(value: string, what: string, allowPath: boolean): string {
-  if (allowPath && value.startsWith('/')) return value;
+export type PathUse = 'accepted' | 'needs-file' | 'refused';
+
+/**
+ * An absolute http(s) URL. With a local file (`--file`) a bare path such as `/search?q=1` is
+ * accepted too (`paths: 'accepted'`): no origin needs to be fetched.
+ */
+export function readUrl(value: string, what: string, paths: PathUse): string {
+  const isPath = value.startsWith('/') && !value.startsWith('//');
+  if (isPath && paths === 'accepted') return value;
+  // A path has no host to suggest: say what would make it work.
+  if (isPath) {
+    throw new CliInputError(
+      paths === 'needs-file'
+        ? `${what} ${JSON.stringify(value)} is a path: give --file with a local robots.txt to check a path, or write the full URL, e.g. https://example.com${value}`
+        : `${what} ${JSON.stringify(value)} is a path: write it as a full URL, e.g. https://example.com`,
+    );
+  }
   if (!/^[A-Za-z][A-Za-z0-9+.-]*:/.test(value)) {
     const example = `https://${value.replace(/^\/+/, '')}`;
     throw new CliInputError(
-      `${what} ${JSON.stringify(value)} has no scheme; write it as an absolute URL, e.g. ${example}${allowPath ? ' (or a path starting with / together with --file)' : ''}`,
+      `${what} ${JSON.stringify(value)} has no scheme; write it as an absolute URL, e.g. ${example}${paths === 'accepted' ? ' (or a path starting with / together with --file)' : ''}`,
     );
   }
   try {
@@ -44,6 +60,42 @@ export function readTimeout(value: string): number {
     );
   }
   return ms;
+}
+
+/**
+ * RFC 9110 5.5: a field value is visible ASCII, blanks and tabs, and obs-text (0x80-0xFF);
+ * node:http refuses anything else (`validateHeaderValue`), a line break above all.
+ */
+const NOT_IN_A_HEADER = /[^\t\x20-\x7e\x80-\xff]/;
+
+/**
+ * What in `value` no User-Agent header can carry (`a line feed (U+000A) at position 4`), or
+ * undefined. Checked before any request: the HTTP client would refuse the header, and the
+ * fetch would read as "robots.txt unreachable".
+ */
+export function headerProblem(value: string): string | undefined {
+  const bad = NOT_IN_A_HEADER.exec(value);
+  if (bad === null) return undefined;
+  const code = bad[0].codePointAt(0)!;
+  const name = code === 0x0a ? 'a line feed' : code === 0x0d ? 'a carriage return' : 'a character';
+  return `${name} (U+${code.toString(16).toUpperCase().padStart(4, '0')}) at position ${bad.index + 1}`;
+}
+
+/** `--user-agent`: one header value, not blank. */
+export function readUserAgent(value: string): string {
+  const problem = headerProblem(value);
+  const why =
+    problem !== undefined
+      ? `holds ${problem}, which no User-Agent header can carry`
+      : value.trim() === ''
+        ? 'is blank'
+        : undefined;
+  if (why !== undefined) {
+    throw new CliInputError(
+      `--user-agent: ${JSON.stringify(value)} ${why}; give one line such as "ExampleBot/1.0 (+https://example.com/bot)"`,
+    );
+  }
+  return value;
 }
 
 /** The User-Agent header sent for robots.txt: the crawler's own token in it (RFC 9309 2.2.1). */

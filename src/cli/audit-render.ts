@@ -1,5 +1,6 @@
 /** The text output of `audit`. */
 import type { AuditReport } from './audit.js';
+import { EXIT } from './io.js';
 import { closingNote, lintBlock, statusBlock } from './render.js';
 import type { Style } from './style.js';
 import { type Cell, renderTable } from './table.js';
@@ -58,8 +59,15 @@ function verdictCell(verdict: CliVerdict, style: Style): Cell {
 function failOnBlock(report: AuditReport, style: Style): string[] {
   const { rules, tripped } = report.failOn;
   if (rules.length === 0) return [];
-  if (tripped.length === 0) return [style.bold('Fail-on'), `  ${style.green('passed')}: ${rules.join(', ')}`];
-  const lines = [style.bold(`Fail-on: ${tripped.length} of ${rules.length} rules tripped (exit 1)`)];
+  // No HTTP answer outranks the rules: the exit code is 2 whatever they say.
+  const noAnswer = report.exitCode === EXIT.error ? ' (exit 2: robots.txt got no HTTP answer)' : '';
+  if (tripped.length === 0)
+    return [style.bold(`Fail-on${noAnswer}`), `  ${style.green('passed')}: ${rules.join(', ')}`];
+  const lines = [
+    style.bold(
+      `Fail-on: ${tripped.length} of ${rules.length} rules tripped${noAnswer || ` (exit ${report.exitCode})`}`,
+    ),
+  ];
   for (const trip of tripped) {
     lines.push(`  ${style.red('tripped')} ${trip.rule}`);
     for (const detail of trip.details) lines.push(`    ${detail}`);

@@ -14,7 +14,7 @@ import { CliInputError, EXIT } from './io.js';
 import { sourceJson } from './json.js';
 import { gotNoAnswer, loadRobots, type RobotsSource, readLocal, type SourceOptions } from './source.js';
 import type { Style } from './style.js';
-import { listedUrls, type UrlSource, urlsFromRules, urlsFromSitemaps } from './urls.js';
+import { decodeUrlList, listedUrls, type UrlSource, urlsFromRules, urlsFromSitemaps } from './urls.js';
 import { type CliVerdict, judge } from './verdicts.js';
 
 export interface AuditOptions extends SourceOptions {
@@ -83,12 +83,14 @@ export async function runAudit(
 async function chooseUrlSource(options: AuditOptions): Promise<UrlSource> {
   if (options.urlsFile !== undefined) {
     const bytes = await readLocal(options.urlsFile, options.cwd, options.stdin, 4 * 1024 * 1024);
-    return listedUrls(new TextDecoder().decode(bytes), options.urlsFile === '-' ? 'stdin' : options.urlsFile);
+    const name = options.urlsFile === '-' ? 'stdin' : options.urlsFile;
+    return listedUrls(decodeUrlList(bytes, name), name);
   }
   if (options.fromSitemaps !== undefined) {
     return urlsFromSitemaps({
       ...options.fromSitemaps,
       agent: options.agents?.[0] ?? '*',
+      userAgent: options.userAgent,
       timeoutMs: options.timeoutMs,
     });
   }

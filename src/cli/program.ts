@@ -4,7 +4,7 @@
  */
 import { Command, Option } from 'commander';
 import { checkAgent, parseAgentList } from './agents.js';
-import { readCount, readStatus, readTimeout, readUrl, userAgentHeader } from './args.js';
+import { readCount, readStatus, readTimeout, readUrl, readUserAgent, userAgentHeader } from './args.js';
 import { MAX_AUDIT_URLS, runAudit } from './audit.js';
 import { runExplain } from './explain.js';
 import { parseFailOn } from './fail-on.js';
@@ -64,6 +64,7 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
       .option(
         '--user-agent <header>',
         'User-Agent header sent for robots.txt (default: the crawler token and this tool)',
+        readUserAgent,
       )
       .option(
         '--timeout <ms>',
@@ -104,7 +105,7 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
     const { output, exitCode } = await runExplain(
       {
         ...sourceOptions(flags, flags.agent),
-        url: readUrl(url, 'URL', flags.file !== undefined),
+        url: readUrl(url, 'URL', flags.file === undefined ? 'needs-file' : 'accepted'),
         agent: flags.agent,
         ...(flags.agents === undefined ? {} : { agents: flags.agents }),
         json: flags.json === true,
@@ -164,7 +165,7 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
       const { output, exitCode } = await runAudit(
         {
           ...sourceOptions(flags, flags.agents?.[0] ?? '*'),
-          site: readUrl(site, 'site', false),
+          site: readUrl(site, 'site', 'refused'),
           ...(flags.agents === undefined ? {} : { agents: flags.agents }),
           ...(flags.urls === undefined ? {} : { urlsFile: flags.urls }),
           ...(flags.fromSitemaps === true
@@ -198,7 +199,7 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
     )
     .addOption(new Option('--color', 'colour the output even when it is not a terminal'))
     .addOption(new Option('--no-color', 'never colour the output (NO_COLOR is honoured too)'))
-    .option('--user-agent <header>', 'User-Agent header sent for robots.txt and the sitemaps')
+    .option('--user-agent <header>', 'User-Agent header sent for robots.txt and the sitemaps', readUserAgent)
     .option(
       '--timeout <ms>',
       'time allowed for robots.txt and for each sitemap file, redirects included',
@@ -224,7 +225,7 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
         }
         const exitCode = await runSitemaps(
           {
-            site: readUrl(site, 'site', false),
+            site: readUrl(site, 'site', 'refused'),
             agent: flags.agent ?? '*',
             ...(flags.userAgent === undefined ? {} : { userAgent: flags.userAgent }),
             timeoutMs: flags.timeout,

@@ -1,4 +1,5 @@
 /** The text output of `sitemaps`. */
+import { productTokenOf } from '../robots/index.js';
 import { sameOriginPath } from './audit-render.js';
 import { closingNote } from './render.js';
 import type { SitemapsReport } from './sitemaps.js';
@@ -20,8 +21,11 @@ export function renderSitemaps(report: SitemapsReport, style: Style): string {
     .join('\n\n')}\n`;
 }
 
+/** The crawler, with the product token matched when the name is not that token (a whole header, `Bot2`). */
 function agentName(agent: string): string {
-  return agent === '*' ? 'any crawler (*)' : agent;
+  if (agent === '*') return 'any crawler (*)';
+  const token = productTokenOf(agent);
+  return agent.toLowerCase() === token ? agent : `${agent} (product token "${token}")`;
 }
 
 function headBlock(report: SitemapsReport, style: Style): string[] {

@@ -3,10 +3,10 @@
  * audit takes the first source that applies: `--urls` (a list), `--from-sitemaps` (the URLs
  * that robots.txt's `Sitemap:` lines lead to), or paths made up from the rules.
  */
+import { isUtf8 } from 'node:buffer';
 import type { RobotsFetchResult, RobotsHttpClient, RobotsHttpResult } from '../fetch/index.js';
 import type { RobotsTxt } from '../robots/index.js';
 import { RobotsStore } from '../store/index.js';
-import { userAgentHeader } from './args.js';
 import { CliInputError } from './io.js';
 import { QUIET_LOG, readSitemaps } from './sitemap-tally.js';
 
@@ -87,6 +87,36 @@ export function listedUrls(text: string, name: string): UrlSource {
   };
 }
 
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * The text of a URL list. It must be UTF-8: a replacement character would turn `/caf\xE9` into
+ * another URL (`/caf%EF%BF%BD`) and the audit would check a page nobody listed. A leading byte
+ * order mark is dropped.
+ */
+export function decodeUrlList(bytes: Uint8Array, name: string): string {
+  try {
+    return strictUtf8.decode(bytes);
+  } catch {
+    // Find the line, numbered as `listedUrls` numbers them: CR, LF and CRLF end a line. No
+    // octet of a UTF-8 multi-byte sequence is a CR or LF, so lines can be cut on octets.
+    let line = 1;
+    let start = 0;
+    for (let i = 0; i <= bytes.length; i++) {
+      if (i < bytes.length && bytes[i] !== 0x0a && bytes[i] !== 0x0d) continue;
+      if (!isUtf8(bytes.subarray(start, i))) {
+        throw new CliInputError(
+          `${name} line ${line}: not UTF-8 text; save the list as UTF-8 or percent-encode its URLs`,
+        );
+      }
+      if (bytes[i] === 0x0d && bytes[i + 1] === 0x0a) i++;
+      line++;
+      start = i + 1;
+    }
+    throw new CliInputError(`${name} is not UTF-8 text; save the list as UTF-8`);
+  }
+}
+
 /** How many sitemap URLs `audit --from-sitemaps` checks unless `--max-urls` says otherwise: a readable matrix. */
 export const DEFAULT_SITEMAP_URLS = 50;
 
@@ -96,7 +126,13 @@ export const DEFAULT_SITEMAP_URLS = 50;
  * The seeder's store is answered with the robots.txt the audit already read (fetched or
  * local), so the file is not fetched twice and `--file` applies to the sitemaps as well.
  */
-export function urlsFromSitemaps(options: { maxUrls: number; agent: string; timeoutMs: number }): UrlSource {
+export function urlsFromSitemaps(options: {
+  maxUrls: number;
+  agent: string;
+  /** The User-Agent header the sitemaps are fetched with, as robots.txt was. */
+  userAgent: string;
+  timeoutMs: number;
+}): UrlSource {
   return async ({ origin, robots, fetch }) => {
     const sitemaps = robots?.sitemaps.length ?? 0;
     if (robots === null || sitemaps === 0) {
@@ -107,7 +143,7 @@ export function urlsFromSitemaps(options: { maxUrls: number; agent: string; time
       );
     }
     const store = new RobotsStore({
-      userAgent: userAgentHeader(options.agent, undefined),
+      userAgent: options.userAgent,
       productToken: options.agent,
       httpClient: answeredWith(fetch),
       log: QUIET_LOG,

@@ -196,6 +196,7 @@ describe('audit: --fail-on', () => {
       const run = await runInProcess(['audit', server.origin, '--fail-on', 'unreachable']);
       expect(run.code).toBe(1);
       expect(run.stdout).toContain('HTTP 502: robots.txt is unreachable, everything is disallowed');
+      expect(lineStarting(run.lines, 'Fail-on')).toBe('Fail-on: 1 of 1 rules tripped (exit 1)');
     } finally {
       await server.close();
     }
@@ -225,6 +226,24 @@ describe('audit: --fail-on', () => {
     const run = await runInProcess(['audit', origin, '--timeout', '3000']);
     expect(run.code).toBe(2);
     expect(lineStarting(run.lines, 'status')).toBe('  status   no usable answer (connection-refused)');
+  });
+
+  it('no answer at all: the fail-on heading says exit 2, as the process exits', async () => {
+    const server = await startHttpServer();
+    const origin = server.origin;
+    await server.close();
+    const args = ['audit', origin, '--agents', 'Bingbot', '--timeout', '3000'];
+    const tripped = await runInProcess([...args, '--fail-on', 'unreachable']);
+    expect(tripped.code).toBe(2);
+    expect(lineStarting(tripped.lines, 'Fail-on')).toBe(
+      'Fail-on: 1 of 1 rules tripped (exit 2: robots.txt got no HTTP answer)',
+    );
+    const passed = await runInProcess([...args, '--fail-on', 'lint:error']);
+    expect(passed.code).toBe(2);
+    expect(lineStarting(passed.lines, 'Fail-on')).toBe('Fail-on (exit 2: robots.txt got no HTTP answer)');
+    expect(lineStarting(passed.lines, 'passed')).toBe('  passed: lint:error');
+    const json = await runInProcess([...args, '--fail-on', 'unreachable', '--json']);
+    expect(JSON.parse(json.stdout).exitCode).toBe(2);
   });
 });
 

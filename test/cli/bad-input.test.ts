@@ -1,7 +1,8 @@
 import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHttpServer, type TestHttpServer, text } from '../support/http-server.js';
 import { runInProcess, SHOP_ROBOTS_PATH } from './run-cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'crawlee-robots-bad-'));
@@ -63,8 +64,19 @@ describe('bad input: one clear line, exit 2', () => {
     );
   });
 
-  it('a bare path without --file', async () => {
-    expectUsageError(await runInProcess(['explain', '/private', '--agent', 'A']), 'has no scheme');
+  it('a bare path without --file: a path needs --file or a full URL', async () => {
+    expectUsageError(
+      await runInProcess(['explain', '/private', '--agent', 'A']),
+      'URL "/private" is a path: give --file with a local robots.txt to check a path, or write the full URL, e.g. https://example.com/private',
+    );
+    expectUsageError(
+      await runInProcess(['audit', '/private']),
+      'site "/private" is a path: write it as a full URL, e.g. https://example.com',
+    );
+    expectUsageError(
+      await runInProcess(['sitemaps', '/']),
+      'site "/" is a path: write it as a full URL, e.g. https://example.com',
+    );
   });
 
   it('a crawler name that is no product token', async () => {
@@ -76,6 +88,93 @@ describe('bad input: one clear line, exit 2', () => {
       await runInProcess(['audit', 'https://a.example/', '--agents', 'Googlebot,1234']),
       '--agents: "1234" names no crawler',
     );
+  });
+
+  describe('a --user-agent or crawler name that no HTTP header can carry: refused before any request', () => {
+    let server: TestHttpServer;
+    beforeAll(async () => {
+      server = await startHttpServer({ '/robots.txt': text('User-agent: *\nDisallow: /private\n') });
+    });
+    afterAll(async () => {
+      await server.close();
+    });
+
+    it('--user-agent with a line break, a control or a non-Latin-1 character, or blank, in every command', async () => {
+      const page = `${server.origin}/x`;
+      expectUsageError(
+        await runInProcess(['explain', page, '--agent', 'ExampleBot', '--user-agent', 'Bot\nX-Injected: 1']),
+        '--user-agent: "Bot\\nX-Injected: 1" holds a line feed (U+000A) at position 4, which no User-Agent header can carry',
+      );
+      expectUsageError(
+        await runInProcess(['sitemaps', server.origin, '--user-agent', 'Bot\r\nX: y']),
+        '--user-agent: "Bot\\r\\nX: y" holds a carriage return (U+000D) at position 4',
+      );
+      expectUsageError(
+        await runInProcess(['audit', server.origin, '--user-agent', 'Bot\u0000']),
+        'holds a character (U+0000) at position 4',
+      );
+      expectUsageError(
+        await runInProcess(['audit', server.origin, '--user-agent', 'Bot\u2192/1.0']),
+        'holds a character (U+2192) at position 4',
+      );
+      expectUsageError(
+        await runInProcess(['explain', page, '--agent', 'ExampleBot', '--user-agent', ' ']),
+        '--user-agent: " " is blank',
+      );
+      expect(server.requests).toEqual([]);
+    });
+
+    it('--agent and --agents, which may be sent as the header', async () => {
+      const page = `${server.origin}/x`;
+      expectUsageError(
+        await runInProcess(['explain', page, '--agent', 'Mozilla/5.0 (compatible; Bot/1.0)\r\nX: y']),
+        'holds a carriage return (U+000D) at position 34, which no User-Agent header can carry',
+      );
+      expectUsageError(
+        await runInProcess(['sitemaps', server.origin, '--agent', 'Mozilla/5.0 (compatible; Bot/1.0)\nX: y']),
+        '--agent: "Mozilla/5.0 (compatible; Bot/1.0)\\nX: y" holds a line feed (U+000A)',
+      );
+      expectUsageError(
+        await runInProcess(['audit', server.origin, '--agents', 'Bot\u2192,Googlebot']),
+        '--agents: "Bot\u2192" holds a character (U+2192) at position 4',
+      );
+      expect(server.requests).toEqual([]);
+    });
+
+    it('a header with Latin-1 letters is sent as given', async () => {
+      const agent = 'Mozilla/5.0 (compatible; ExampleBot/1.0; caf\u00e9)';
+      const run = await runInProcess(['explain', `${server.origin}/private`, '--agent', agent]);
+      expect(run.code).toBe(1);
+      expect(server.requests.at(-1)?.headers['user-agent']).toBe(agent);
+    });
+  });
+
+  it('a URL list that is not UTF-8: the file and the first bad line, nothing audited', async () => {
+    const latin1 = join(dir, 'urls-latin1.txt');
+    // Line 3 holds "/café" in Latin-1 (0xE9): decoded loosely it would become /caf%EF%BF%BD.
+    writeFileSync(
+      latin1,
+      Buffer.concat([Buffer.from('# URLs\r\n/ok\r\n/caf'), Buffer.from([0xe9]), Buffer.from('\r\n/x\n')]),
+    );
+    const args = ['audit', 'https://shop.example', '--file', SHOP_ROBOTS_PATH, '--agents', 'ExampleBot'];
+    expectUsageError(
+      await runInProcess([...args, '--urls', latin1, '--json']),
+      `${latin1} line 3: not UTF-8 text; save the list as UTF-8 or percent-encode its URLs`,
+    );
+    // A sequence cut short at the end of the input, on standard input.
+    expectUsageError(
+      await runInProcess([...args, '--urls', '-'], { stdin: Buffer.from([0x2f, 0x61, 0x0a, 0x2f, 0xc3]) }),
+      'stdin line 2: not UTF-8 text',
+    );
+    // UTF-8 with a byte order mark and a non-ASCII path is fine.
+    const bom = join(dir, 'urls-bom.txt');
+    writeFileSync(bom, '\uFEFF/caf\u00e9\r\n/ok\r\n');
+    const run = await runInProcess([...args, '--urls', bom, '--json']);
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout).urls.map((row: { url: string }) => row.url)).toEqual([
+      'https://shop.example/caf%C3%A9',
+      'https://shop.example/ok',
+    ]);
   });
 
   it('a missing, unreadable or directory file', async () => {

@@ -248,7 +248,44 @@ describe('sitemaps: exit codes', () => {
   });
 });
 
+describe('sitemaps: the crawler named', () => {
+  it('a whole User-Agent header is shown with the product token it yields', async () => {
+    // The core reads a token as [A-Za-z_-]: "ÉxampleBot" yields "xamplebot", which the head line shows.
+    const run = await runInProcess([
+      'sitemaps',
+      site.origin,
+      '--agent',
+      'Mozilla/5.0 (compatible; \u00c9xampleBot/1.0)',
+    ]);
+    expect(run.code).toBe(0);
+    expect(run.lines[0]).toBe(
+      `Sitemaps of ${site.origin} for Mozilla/5.0 (compatible; \u00c9xampleBot/1.0) (product token "xamplebot")`,
+    );
+    // ExampleBot's own group does not apply: only /private/ (line 2) blocks.
+    expect(run.stdout).not.toContain('/drafts/');
+  });
+});
+
 describe('audit --from-sitemaps', () => {
+  it('fetches the sitemaps with the --user-agent given, as robots.txt', async () => {
+    const before = site.requests.length;
+    const run = await runInProcess([
+      'audit',
+      site.origin,
+      '--from-sitemaps',
+      '--agents',
+      'ExampleBot',
+      '--user-agent',
+      'AuditBot/2.0 (+https://example.com/bot)',
+    ]);
+    expect(run.code).toBe(0);
+    const sent = site.requests.slice(before);
+    expect(sent.map((request) => request.path)).toContain('/pages.xml');
+    expect(new Set(sent.map((request) => request.headers['user-agent']))).toEqual(
+      new Set(['AuditBot/2.0 (+https://example.com/bot)']),
+    );
+  });
+
   /** The matrix rows by crawler: the cells after the crawler's name. */
   function matrix(lines: readonly string[]): Map<string, string[]> {
     const title = lines.findIndex((line) => line.startsWith('Verdicts ('));
