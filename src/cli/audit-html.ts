@@ -4,6 +4,7 @@
  */
 import type { AuditReport } from './audit.js';
 import { sameOriginPath } from './audit-render.js';
+import { EXIT } from './io.js';
 import { displayToken } from './verdicts.js';
 
 /** Lines of the file shown in the report. */
@@ -82,6 +83,10 @@ ${listing(report)}
 function failOnBanner(report: AuditReport): string {
   const { rules, tripped } = report.failOn;
   if (rules.length === 0) return '';
+  // No HTTP answer outranks the rules: the exit code is 2 whatever they say.
+  if (report.exitCode === EXIT.error) {
+    return `<div class="banner fail"><strong>Fail-on: robots.txt got no HTTP answer (exit 2)</strong>, so no rule passed: ${rules.map((rule) => `<code>${esc(rule)}</code>`).join(', ')}</div>`;
+  }
   if (tripped.length === 0) {
     return `<div class="banner pass"><strong>Fail-on passed:</strong> ${rules.map((rule) => `<code>${esc(rule)}</code>`).join(', ')}</div>`;
   }

@@ -110,6 +110,31 @@ describe('audit --html', () => {
     }
   });
 
+  it('no HTTP answer at all: the banner says exit 2, not passed', async () => {
+    const server = await startHttpServer();
+    const origin = server.origin;
+    await server.close();
+    const file = join(dir, 'refused.html');
+    const run = await runInProcess([
+      'audit',
+      origin,
+      '--html',
+      file,
+      '--fail-on',
+      'lint:error',
+      '--timeout',
+      '3000',
+    ]);
+    expect(run.code).toBe(2);
+    const page = await browser.newPage();
+    await page.goto(`file://${file}`);
+    expect(await page.locator('.banner.pass').count()).toBe(0);
+    expect(await page.locator('.banner.fail').textContent()).toContain(
+      'robots.txt got no HTTP answer (exit 2)',
+    );
+    await page.close();
+  });
+
   it('a report that cannot be written: one line, exit 2', async () => {
     const run = await runInProcess([
       'audit',
