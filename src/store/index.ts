@@ -11,7 +11,12 @@ export {
   type RobotsPolicyKind,
 } from '../fetch/index.js';
 export type { RobotsFetchLock, RobotsStoreBackend } from './backend.js';
-export type { RobotsChange, RobotsChangeListener, RobotsRuleChange } from './changes.js';
+export type {
+  RobotsChange,
+  RobotsChangeListener,
+  RobotsCrawlDelayChange,
+  RobotsRuleChange,
+} from './changes.js';
 export type { RobotsCheck, RobotsCheckOptions, RobotsCheckReason } from './check.js';
 export { KeyValueStoreBackend, type KeyValueStoreBackendOptions } from './key-value-store-backend.js';
 export { MemoryBackend, type MemoryBackendOptions } from './memory-backend.js';

@@ -130,3 +130,32 @@ export function retentionMs(
   }
   return Math.max(1, until + keepExpiredMs - now);
 }
+
+/**
+ * How far ahead of this process's clock another writer's clock may be before the times of its
+ * records are not believed: the drift of machines kept in time by NTP, with room to spare.
+ */
+export const CLOCK_SKEW_TOLERANCE_MS = 60_000;
+
+/**
+ * A record another process wrote, read on this process's clock. A writer whose clock is ahead
+ * writes times in our future: negative ages, and a copy used past `maxAgeMs` (RFC 9309 2.4). So
+ * no time is taken later than `now`, and no policy holds longer after its fetch than this
+ * store's settings allow. A record fetched more than CLOCK_SKEW_TOLERANCE_MS ahead has an age
+ * nobody can tell (anchored to `now` on every load, it would never expire): it is expired at
+ * once, and serves only as the previous state (the good copy, the outage clock).
+ */
+export function onClock(stored: StoredPolicy, now: number, settings: LifetimeSettings): StoredPolicy {
+  const { record } = stored;
+  const fetchedAt = Math.min(record.fetchedAt, now);
+  const longest = record.failures > 0 ? settings.retryMaxDelayMs : settings.maxAgeMs;
+  const expiresAt =
+    record.fetchedAt - now > CLOCK_SKEW_TOLERANCE_MS ? now : Math.min(record.expiresAt, fetchedAt + longest);
+  const clamped: PolicyRecord = { ...record, fetchedAt, expiresAt };
+  if (record.unreachableSince !== undefined)
+    clamped.unreachableSince = Math.min(record.unreachableSince, now);
+  if (record.retryAt !== undefined) clamped.retryAt = Math.min(record.retryAt, expiresAt);
+  if (record.good !== undefined)
+    clamped.good = { ...record.good, fetchedAt: Math.min(record.good.fetchedAt, now) };
+  return { record: clamped, body: stored.body };
+}

@@ -97,19 +97,85 @@ export interface StoredPolicy {
   body: Uint8Array | null;
 }
 
-/** Checks the shape of a record read back from a backend; anything else is ignored, never trusted. */
+/**
+ * Checks a record read back from a backend, field by field: everything the store reads of it
+ * (see PolicyEntry and entrySize) must be there with the right type, and every number finite.
+ * A record written by another version, or corrupted, is ignored and the file fetched again,
+ * never trusted.
+ */
 export function isPolicyRecord(value: unknown): value is PolicyRecord {
-  if (typeof value !== 'object' || value === null) return false;
-  const record = value as Partial<PolicyRecord>;
+  if (!isObject(value)) return false;
+  const record = value as Partial<Record<keyof PolicyRecord, unknown>>;
   return (
     record.version === 1 &&
     typeof record.origin === 'string' &&
     typeof record.robotsTxtUrl === 'string' &&
+    typeof record.finalUrl === 'string' &&
     (record.kind === 'rules' || record.kind === 'allow-all' || record.kind === 'disallow-all') &&
-    (typeof record.status === 'number' || typeof record.status === 'string') &&
-    typeof record.fetchedAt === 'number' &&
-    typeof record.expiresAt === 'number' &&
-    typeof record.failures === 'number' &&
-    Array.isArray(record.hops)
+    isStatus(record.status) &&
+    typeof record.why === 'string' &&
+    isTime(record.fetchedAt) &&
+    isTime(record.expiresAt) &&
+    Array.isArray(record.hops) &&
+    record.hops.every(isHop) &&
+    // The count shares a number with flags in PolicyEntry: a whole number well inside 2^53.
+    Number.isSafeInteger(record.failures) &&
+    (record.failures as number) >= 0 &&
+    (record.failures as number) < 2 ** 32 &&
+    optional(record.unreachableSince, isTime) &&
+    optional(record.retryAt, isTime) &&
+    typeof record.servedFromStaleCopy === 'boolean' &&
+    optional(record.good, isGoodCopy) &&
+    typeof record.truncated === 'boolean' &&
+    optional(record.cacheControl, (text) => typeof text === 'string') &&
+    isObject(record.timings) &&
+    isTime(record.timings['totalMs']) &&
+    isTime(record.timings['parseMs'])
+  );
+}
+
+/**
+ * True when the record cannot be used without the robots.txt body: its rules, or the rules of
+ * the good copy an outage falls back to, are parsed from it.
+ */
+export function needsBody(record: PolicyRecord): boolean {
+  return record.kind === 'rules' || record.good?.kind === 'rules';
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A time or a duration in milliseconds. */
+function isTime(value: unknown): value is number {
+  return typeof value === 'number' && Number.isFinite(value);
+}
+
+function isStatus(value: unknown): boolean {
+  return isTime(value) || typeof value === 'string';
+}
+
+function optional(value: unknown, check: (value: unknown) => boolean): boolean {
+  return value === undefined || check(value);
+}
+
+function isHop(value: unknown): boolean {
+  return (
+    isObject(value) &&
+    typeof value['url'] === 'string' &&
+    isStatus(value['status']) &&
+    optional(value['location'], (location) => typeof location === 'string') &&
+    isTime(value['durationMs'])
+  );
+}
+
+function isGoodCopy(value: unknown): boolean {
+  return (
+    isObject(value) &&
+    (value['kind'] === 'rules' || value['kind'] === 'allow-all') &&
+    isStatus(value['status']) &&
+    isTime(value['fetchedAt']) &&
+    typeof value['why'] === 'string' &&
+    typeof value['truncated'] === 'boolean'
   );
 }

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { Redis, type RedisOptions } from 'ioredis';
 import type { RobotsFetchLock, RobotsStoreBackend } from './backend.js';
-import { isPolicyRecord, type StoredPolicy } from './policy.js';
+import { CLOCK_SKEW_TOLERANCE_MS } from './lifetime.js';
+import { isPolicyRecord, needsBody, type StoredPolicy } from './policy.js';
 
 /** The client with the backend's scripts, as `defineCommand` adds them. */
 type ScriptedRedis = Redis & {
@@ -46,12 +47,19 @@ export interface RedisBackendOptions {
 
 /**
  * Saves a record unless a newer one (by fetch time) is there already: a writer whose lock
- * expired while it fetched cannot overwrite the answer of the fetcher that came after it.
- * KEYS[1] policy key; ARGV: fetchedAt, meta JSON, body, TTL in ms, has-body flag.
+ * expired while it fetched cannot overwrite the answer of the fetcher that came after it. A
+ * fetch time further ahead of Redis's own clock than the tolerance comes from a writer whose
+ * clock is ahead: it fences nobody, or that writer's copy would stay until the others' clocks
+ * caught up with it.
+ * KEYS[1] policy key; ARGV: fetchedAt, meta JSON, body, TTL in ms, has-body flag, tolerance in ms.
  */
 const SAVE_IF_NEWER = `
 local at = redis.call('HGET', KEYS[1], 'at')
-if at and tonumber(at) > tonumber(ARGV[1]) then return 0 end
+if at and tonumber(at) > tonumber(ARGV[1]) then
+  local time = redis.call('TIME')
+  local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+  if tonumber(at) <= now + tonumber(ARGV[6]) then return 0 end
+end
 redis.call('DEL', KEYS[1])
 redis.call('HSET', KEYS[1], 'at', ARGV[1], 'meta', ARGV[2], 'body', ARGV[3], 'hasBody', ARGV[5])
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
@@ -140,7 +148,7 @@ export class RedisBackend implements RobotsStoreBackend {
     if (!isPolicyRecord(record) || record.origin !== origin) return undefined;
     const hasBody = fields['hasBody']?.toString() === '1';
     const body = hasBody && fields['body'] ? new Uint8Array(fields['body']) : null;
-    if (record.kind === 'rules' && body === null) return undefined;
+    if (needsBody(record) && body === null) return undefined;
     return { record, body };
   }
 
@@ -154,6 +162,7 @@ export class RedisBackend implements RobotsStoreBackend {
         policy.body === null ? Buffer.alloc(0) : Buffer.from(policy.body),
         String(Math.max(1, Math.ceil(retainMs))),
         policy.body === null ? '0' : '1',
+        String(CLOCK_SKEW_TOLERANCE_MS),
       ),
     );
   }

@@ -9,10 +9,21 @@ import {
 } from '../fetch/index.js';
 import { productTokenOf, RobotsTxt } from '../robots/index.js';
 import type { RobotsFetchLock, RobotsStoreBackend } from './backend.js';
-import { diffPolicies, type RobotsChangeListener } from './changes.js';
+import {
+  type ComparedPolicy,
+  diffPolicies,
+  type RobotsChange,
+  type RobotsChangeListener,
+} from './changes.js';
 import { checkPolicy, type RobotsCheck, type RobotsCheckOptions } from './check.js';
 import { PolicyEntry } from './entry.js';
-import { type LifetimeSettings, nextState, retentionMs } from './lifetime.js';
+import {
+  CLOCK_SKEW_TOLERANCE_MS,
+  type LifetimeSettings,
+  nextState,
+  onClock,
+  retentionMs,
+} from './lifetime.js';
 import { entrySize } from './memory.js';
 import type { OriginPolicy, StoredPolicy } from './policy.js';
 
@@ -43,7 +54,10 @@ export interface RobotsStoreOptions {
    * @default the product token read from `userAgent`
    */
   productToken?: string;
-  /** Fetch robots.txt through this proxy (the crawler's proxy, so the site sees the same client). */
+  /**
+   * Fetch robots.txt through this proxy (the crawler's proxy, so the site sees the same client):
+   * an `http:`, `https:`, `socks4:` or `socks5:` URL.
+   */
   proxyUrl?: string;
   /**
    * Where policies are shared or persisted beyond the in-memory LRU: a {@link RedisBackend}
@@ -183,6 +197,8 @@ type BackendResult<T> = { ok: true; value: T } | { ok: false };
 
 const DAY_MS = 86_400_000;
 const RFC_MAX_AGE_MS = 86_400_000;
+/** The proxy schemes a crawler's proxy URL may have (Crawlee's proxies and browsers use them). */
+const PROXY_PROTOCOLS = new Set(['http:', 'https:', 'socks4:', 'socks5:']);
 
 /**
  * The shared per-origin robots.txt policy store. It fetches each origin's robots.txt once (one
@@ -233,6 +249,7 @@ export class RobotsStore {
   readonly #listeners = new Set<RobotsChangeListener>();
   readonly #stats = { fetches: 0, backendHits: 0, lockWaits: 0, backendErrors: 0 };
   #backendDown = false;
+  #skewWarned = false;
   #closed = false;
 
   constructor(options: RobotsStoreOptions) {
@@ -251,7 +268,7 @@ export class RobotsStore {
         `The User-Agent "${options.userAgent}" does not contain the product token "${this.productToken}": site owners cannot address this crawler in robots.txt.`,
       );
     }
-    this.#proxyUrl = options.proxyUrl;
+    this.#proxyUrl = proxyUrlOf(options.proxyUrl);
     this.#backend = options.backend;
     this.#httpClient = options.httpClient;
     this.#fetchTimeoutMs = positive('fetchTimeoutMs', options.fetchTimeoutMs, STORE_DEFAULTS.fetchTimeoutMs);
@@ -350,8 +367,10 @@ export class RobotsStore {
    * For synchronous callers such as Crawlee's `transformRequestFunction`.
    *
    * @throws TypeError when `url` is not an absolute http(s) URL.
+   * @throws Error when the store is closed, as {@link RobotsStore.check} rejects then.
    */
   peek(url: string | URL): OriginPolicy | undefined {
+    this.#assertOpen();
     return this.#freshEntry(originOf(url))?.policy();
   }
 
@@ -359,12 +378,14 @@ export class RobotsStore {
    * {@link RobotsStore.check} from memory only: undefined when no fresh policy is in memory.
    *
    * @throws TypeError when `url` is not an absolute http(s) URL.
+   * @throws Error when the store is closed.
    */
   checkCached(
     url: string | URL,
     productTokenOrUserAgent?: string,
     options?: RobotsCheckOptions,
   ): RobotsCheck | undefined {
+    this.#assertOpen();
     const now = this.#clock();
     const entry = this.#cachedEntry(url);
     if (entry === undefined || !entry.isFreshAt(now)) return undefined;
@@ -373,7 +394,8 @@ export class RobotsStore {
 
   /**
    * Calls `listener` whenever a refreshed policy differs from the one it replaces (kind, status,
-   * rules or sitemaps). Returns a function that removes the listener.
+   * rules, crawl-delays or sitemaps). A listener that throws or rejects is logged; the store
+   * goes on. Returns a function that removes the listener.
    */
   onChange(listener: RobotsChangeListener): () => void {
     this.#listeners.add(listener);
@@ -453,18 +475,19 @@ export class RobotsStore {
   async #obtain(origin: string): Promise<PolicyEntry> {
     const local = this.#entryOf(origin);
     let previous = local?.stored();
+    // Fresh records of the backend that could not be installed, by fetch time: tried once.
+    const unusable = new Set<number>();
     try {
       const backend = this.#backend;
       if (backend === undefined) return await this.#fetch(origin, previous, local);
 
       const loaded = await this.#call('load', () => backend.load(origin));
-      const shared = loaded.ok ? loaded.value : undefined;
-      if (shared !== undefined) {
+      const shared = loaded.ok ? this.#onOurClock(loaded.value) : undefined;
+      if (shared !== undefined && this.#isFresh(shared)) {
+        const adopted = this.#adopt(origin, shared, local, unusable);
+        if (adopted !== undefined) return adopted;
+      } else if (shared !== undefined) {
         if (previous === undefined || shared.record.fetchedAt > previous.record.fetchedAt) previous = shared;
-        if (shared.record.expiresAt > this.#clock()) {
-          this.#stats.backendHits++;
-          return this.#install(origin, shared, local);
-        }
       }
       if (!loaded.ok || backend.lock === undefined) return await this.#fetch(origin, previous, local);
 
@@ -475,10 +498,11 @@ export class RobotsStore {
         this.#stats.lockWaits++;
         const waited = await this.#waitForPeer(origin, backend);
         if ('stored' in waited) {
-          this.#stats.backendHits++;
-          return this.#install(origin, waited.stored, local);
+          const adopted = this.#adopt(origin, waited.stored, local, unusable);
+          if (adopted !== undefined) return adopted;
+        } else {
+          lock = waited.lock;
         }
-        lock = waited.lock;
       } else if (locked.ok) {
         lock = locked.value;
       }
@@ -487,10 +511,10 @@ export class RobotsStore {
           // Double-checked: the previous holder may have saved its result and released the lock
           // between our load and our lock.
           const again = await this.#call('load', () => backend.load(origin));
-          if (again.ok && again.value !== undefined && again.value.record.expiresAt > this.#clock()) {
-            this.#stats.backendHits++;
-            return this.#install(origin, again.value, local);
-          }
+          const stored = again.ok ? this.#onOurClock(again.value) : undefined;
+          const adopted =
+            stored !== undefined && this.#isFresh(stored) && this.#adopt(origin, stored, local, unusable);
+          if (adopted) return adopted;
         }
         return await this.#fetch(origin, previous, local);
       } finally {
@@ -504,6 +528,49 @@ export class RobotsStore {
       this.#log.exception(error as Error, `Resolving the robots.txt policy of ${origin} failed`);
       return this.#install(origin, this.#internalFailure(origin, error), local);
     }
+  }
+
+  /**
+   * Installs a fresh policy another process (or an earlier run) stored. A record that cannot be
+   * installed is dropped with a warning, and the caller fetches the file instead: a bad record
+   * must not keep an origin closed for as long as it claims to hold.
+   */
+  #adopt(
+    origin: string,
+    stored: StoredPolicy,
+    local: PolicyEntry | undefined,
+    unusable: Set<number>,
+  ): PolicyEntry | undefined {
+    if (unusable.has(stored.record.fetchedAt)) return undefined;
+    try {
+      const entry = this.#install(origin, stored, local);
+      this.#stats.backendHits++;
+      return entry;
+    } catch (error) {
+      unusable.add(stored.record.fetchedAt);
+      this.#log.warning(
+        `The ${this.#backend?.name} backend's record of ${origin} cannot be used (${(error as Error)?.message ?? error}); it is ignored and robots.txt is fetched.`,
+      );
+      return undefined;
+    }
+  }
+
+  #isFresh(stored: StoredPolicy): boolean {
+    return stored.record.expiresAt > this.#clock();
+  }
+
+  /** A loaded record with its times on this store's clock (see onClock); warns once about a clock ahead. */
+  #onOurClock(stored: StoredPolicy | undefined): StoredPolicy | undefined {
+    if (stored === undefined) return undefined;
+    const now = this.#clock();
+    const ahead = stored.record.fetchedAt - now;
+    if (ahead > CLOCK_SKEW_TOLERANCE_MS && !this.#skewWarned) {
+      this.#skewWarned = true;
+      this.#log.warning(
+        `The ${this.#backend?.name} backend holds a robots.txt of ${stored.record.origin} fetched ${Math.round(ahead / 1000)} s ahead of this process's clock: the clocks of the processes sharing it differ. Such records are not used as fresh (robots.txt is fetched again here); keep the clocks in sync (NTP).`,
+      );
+    }
+    return onClock(stored, now, this.#lifetime);
   }
 
   async #fetch(origin: string, previous: StoredPolicy | undefined, local: PolicyEntry | undefined) {
@@ -542,8 +609,8 @@ export class RobotsStore {
       await new Promise((resolve) => setTimeout(resolve, this.#lockPollMs));
       const loaded = await this.#call('load', () => backend.load(origin));
       if (!loaded.ok) return { lock: undefined };
-      if (loaded.value !== undefined && loaded.value.record.expiresAt > this.#clock())
-        return { stored: loaded.value };
+      const stored = this.#onOurClock(loaded.value);
+      if (stored !== undefined && this.#isFresh(stored)) return { stored };
       const locked = await this.#call('lock', () => backend.lock!(origin, this.#lockTtlMs));
       if (!locked.ok || locked.value !== undefined) return { lock: locked.ok ? locked.value : undefined };
     }
@@ -583,18 +650,39 @@ export class RobotsStore {
     if (!this.#cache.has(entry.origin)) this.#keepOversized(entry);
     else if (this.#oversized?.origin === entry.origin) this.#oversized = undefined;
     if (local !== undefined && this.#listeners.size > 0) {
-      const change = diffPolicies(local.policy(), entry.policy());
-      if (change !== null) {
-        for (const listener of this.#listeners) {
-          try {
-            listener(change);
-          } catch (error) {
-            this.#log.exception(error as Error, 'A robots.txt change listener threw');
-          }
-        }
-      }
+      const change = diffPolicies(this.#compared(local), this.#compared(entry));
+      if (change !== null) this.#tell(change);
     }
     return entry;
+  }
+
+  /** What change detection compares of an entry: during an outage, its last good file. */
+  #compared(entry: PolicyEntry): ComparedPolicy {
+    // A good copy loaded from a backend during an outage is kept as its raw body, unparsed.
+    const unparsed = entry.goodRobots === null && entry.good?.kind === 'rules' ? entry.body : null;
+    return {
+      origin: entry.origin,
+      robotsTxtUrl: entry.robotsTxtUrl,
+      kind: entry.kind,
+      status: entry.status,
+      fetchedAt: entry.fetchedAt,
+      file: unparsed === null ? entry.goodRobots : RobotsTxt.parse(unparsed, { maxBytes: this.#maxBytes }),
+    };
+  }
+
+  /** Calls every listener; one that throws or rejects is logged and the others still hear of it. */
+  #tell(change: RobotsChange): void {
+    const failed = (error: unknown) =>
+      this.#log.exception(error as Error, `A robots.txt change listener failed (${change.origin})`);
+    for (const listener of this.#listeners) {
+      try {
+        const result = listener(change);
+        // An async listener's rejection would otherwise be unhandled, and end the process.
+        if (isThenable(result)) Promise.resolve(result).catch(failed);
+      } catch (error) {
+        failed(error);
+      }
+    }
   }
 
   /** Runs a backend call; a failure is logged once per outage and returned as a value. */
@@ -644,9 +732,36 @@ export class RobotsStore {
 }
 
 function bodyOf({ record, body }: StoredPolicy): Uint8Array {
-  // Backends reject such records on load; reaching this is a bug, and #obtain turns it into disallow-all.
+  // Backends reject such records on load (see needsBody). One that gets here anyway is dropped by
+  // #adopt; from anywhere else it is a bug, which #obtain turns into disallow-all.
   if (body === null) throw new Error(`The policy of ${record.origin} has rules but no robots.txt body.`);
   return body;
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as PromiseLike<unknown> | undefined)?.then === 'function';
+}
+
+/** The proxy URL option, checked here: a malformed one would only fail later, in every fetch. */
+function proxyUrlOf(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  let protocol: string | undefined;
+  try {
+    protocol = new URL(value).protocol;
+  } catch {
+    // reported below
+  }
+  if (typeof value !== 'string' || protocol === undefined || !PROXY_PROTOCOLS.has(protocol)) {
+    throw new TypeError(
+      `RobotsStore option proxyUrl must be an http, https, socks4 or socks5 URL such as "http://proxy.example:8000", got ${JSON.stringify(withoutPassword(value))}.`,
+    );
+  }
+  return value;
+}
+
+/** `value` with the password of a `user:password@` part hidden, for error messages. */
+function withoutPassword(value: unknown): unknown {
+  return typeof value === 'string' ? value.replace(/:[^:/@]*@/, ':***@') : value;
 }
 
 function positive(name: string, value: number | undefined, fallback: number): number {

@@ -1,12 +1,15 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Configuration, MemoryStorage } from 'crawlee';
+import { Configuration, KeyValueStore, MemoryStorage } from 'crawlee';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { KeyValueStoreBackend, RobotsStore } from '../../src/store/index.js';
 import { keyOf } from '../../src/store/key-value-store-backend.js';
 import { startHttpServer, type TestHttpServer, text } from '../support/http-server.js';
 import { captureLog } from '../support/log.js';
+import { policyRecord } from './records.js';
+
+const DAY = 86_400_000;
 
 let dir: string;
 let site: TestHttpServer;
@@ -21,20 +24,28 @@ afterEach(async () => {
 });
 
 /** A crawler "process": its own Crawlee storage client on the same directory, as after a restart. */
-function crawlerStore(clock: () => number) {
+function crawlerStore(clock: () => number, keepExpiredMs?: number) {
   const storageClient = new MemoryStorage({
     localDataDirectory: dir,
     persistStorage: true,
     writeMetadata: true,
   });
   const config = new Configuration({ storageClient, persistStorage: true });
+  const backend = new KeyValueStoreBackend({ config, clock });
   const store = new RobotsStore({
     userAgent: 'ExampleBot/1.0',
-    backend: new KeyValueStoreBackend({ config }),
+    backend,
     clock,
     log: captureLog().log,
+    ...(keepExpiredMs === undefined ? {} : { keepExpiredMs }),
   });
-  return { store, storageClient };
+  return { store, storageClient, config, backend };
+}
+
+/** The raw value the backend keeps for `origin`, or undefined. */
+async function rawValue(config: Configuration, origin: string): Promise<unknown> {
+  const kvs = await KeyValueStore.open('robots-policies', { config });
+  return (await kvs.getValue(keyOf(origin))) ?? undefined;
 }
 
 describe('KeyValueStoreBackend', () => {
@@ -73,6 +84,54 @@ describe('KeyValueStoreBackend', () => {
     expect(value.record).toMatchObject({ origin: site.origin, status: 200 });
     expect(Buffer.from(value.body, 'base64').toString()).toBe('User-agent: *\nDisallow: /private\n');
     expect(keyOf(site.origin)).toMatch(/^origin-[0-9a-f]{64}$/);
+    await store.close();
+  });
+
+  it('keeps an expired record keepExpiredMs, then deletes it', async () => {
+    let now = Date.UTC(2026, 0, 1);
+    const { store, config, backend } = crawlerStore(() => now, 2 * DAY);
+    await store.resolve(site.origin);
+    await store.close();
+
+    // Fresh for a day, then kept two more days as the previous state.
+    now += 3 * DAY - 1;
+    expect((await backend.load(site.origin))?.record.origin).toBe(site.origin);
+    now += 1;
+    expect(await backend.load(site.origin)).toBeUndefined();
+    expect(await rawValue(config, site.origin)).toBeUndefined();
+  });
+
+  it('ignores a stored record that lacks fields, and fetches', async () => {
+    const now = Date.UTC(2026, 0, 1);
+    const { store, config } = crawlerStore(() => now);
+    const kvs = await KeyValueStore.open('robots-policies', { config });
+    // No `why`, fresh for ten years: it must neither block the origin nor be kept.
+    const record: Record<string, unknown> = {
+      ...policyRecord(site.origin, now, { expiresAt: now + 3650 * DAY }),
+    };
+    delete record['why'];
+    await kvs.setValue(keyOf(site.origin), { record, body: null, retainUntil: now + 3650 * DAY });
+
+    expect(await store.check(`${site.origin}/private/a`)).toMatchObject({
+      allowed: false,
+      policyKind: 'rules',
+      status: 200,
+    });
+    expect(site.hits('/robots.txt')).toBe(1);
+    expect(store.stats()).toMatchObject({ fetches: 1, backendHits: 0 });
+    expect(await rawValue(config, site.origin)).toMatchObject({
+      record: { why: expect.any(String), status: 200 },
+    });
+    await store.close();
+  });
+
+  it('does not use a value without a retention time, as earlier versions wrote them', async () => {
+    const now = Date.UTC(2026, 0, 1);
+    const { store, config, backend } = crawlerStore(() => now);
+    const kvs = await KeyValueStore.open('robots-policies', { config });
+    await kvs.setValue(keyOf(site.origin), { record: policyRecord(site.origin, now), body: null });
+    expect(await backend.load(site.origin)).toBeUndefined();
+    expect(await rawValue(config, site.origin)).toBeUndefined();
     await store.close();
   });
 });

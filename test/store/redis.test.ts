@@ -1,13 +1,16 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { LogLevel } from 'crawlee';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisBackend, RobotsStore, type RobotsStoreOptions } from '../../src/store/index.js';
 import { startHttpServer, type TestHttpServer } from '../support/http-server.js';
 import { captureLog } from '../support/log.js';
 import { startRedis, type TestRedis } from '../support/redis.js';
+import { policyRecord } from './records.js';
 
 const USER_AGENT = 'ExampleBot/1.0';
+const DAY = 86_400_000;
 const WORKER = fileURLToPath(new URL('../support/fleet-worker.ts', import.meta.url));
 
 let redis: TestRedis;
@@ -272,6 +275,118 @@ describe('RedisBackend', () => {
       await robots.close();
       await own.stop();
       await site.close();
+    }
+  });
+
+  it('ignores a stored record that lacks fields or has the wrong types, and fetches', async () => {
+    const keyPrefix = prefix();
+    const broken: Record<string, (record: Record<string, unknown>) => void> = {
+      'no timings, no why': (record) => {
+        delete record['timings'];
+        delete record['why'];
+      },
+      'a hop without its URL': (record) => {
+        record['hops'] = [{ status: 404, durationMs: 1 }];
+      },
+      'a fetch time as a string': (record) => {
+        record['fetchedAt'] = String(record['fetchedAt']);
+      },
+      'a good copy with rules and no body': (record) => {
+        record['good'] = {
+          kind: 'rules',
+          status: 200,
+          fetchedAt: record['fetchedAt'],
+          why: 'HTTP 200',
+          truncated: false,
+        };
+      },
+    };
+    const servers = await sites(Object.keys(broken).length);
+    const { log, lines } = captureLog();
+    const robots = store(keyPrefix, { log });
+    try {
+      for (const [index, damage] of Object.values(broken).entries()) {
+        const origin = servers[index].origin;
+        const record = policyRecord(origin, Date.now(), {
+          expiresAt: Date.now() + 365 * DAY,
+        }) as unknown as Record<string, unknown>;
+        damage(record);
+        await client.hset(
+          `${keyPrefix}policy:${origin}`,
+          'at',
+          String(Date.now()),
+          'meta',
+          JSON.stringify(record),
+          'body',
+          '',
+          'hasBody',
+          '0',
+        );
+      }
+      const checks = await Promise.all(
+        servers.map((site, index) => robots.check(`${site.origin}/private-${index}/x`)),
+      );
+      expect(checks.map((check) => [check.policyKind, check.status, check.allowed])).toEqual(
+        servers.map(() => ['rules', 200, false]),
+      );
+      expect(servers.map((site) => site.hits('/robots.txt'))).toEqual(servers.map(() => 1));
+      expect(robots.stats()).toMatchObject({ fetches: servers.length, backendHits: 0 });
+      expect(lines.filter((line) => line.level === LogLevel.ERROR)).toEqual([]);
+      // The answers fetched replaced the broken records.
+      const second = store(keyPrefix);
+      await Promise.all(servers.map((site) => second.resolve(site.origin)));
+      expect(second.stats()).toMatchObject({ fetches: 0, backendHits: servers.length });
+      await second.close();
+    } finally {
+      await robots.close();
+      await Promise.all(servers.map((site) => site.close()));
+    }
+  });
+
+  it('does not trust the times of a writer whose clock is days ahead', async () => {
+    const keyPrefix = prefix();
+    let body = 'User-agent: *\nDisallow: /old\n';
+    const site = await startHttpServer({
+      '/robots.txt': (_request, response) => {
+        response.writeHead(200).end(body);
+      },
+    });
+    const now = Date.now();
+    const ahead = store(keyPrefix, { clock: () => now + 3 * DAY });
+    const { log, warnings } = captureLog();
+    const reader = store(keyPrefix, { clock: () => now, log });
+    const third = store(keyPrefix, { clock: () => now });
+    try {
+      await ahead.resolve(site.origin);
+      body = 'User-agent: *\nDisallow: /new\n';
+
+      // The record's age cannot be known: fetched again, never a negative age.
+      const check = await reader.check(`${site.origin}/old`);
+      expect(check).toMatchObject({ allowed: true, ageMs: 0, status: 200 });
+      expect(site.hits('/robots.txt')).toBe(2);
+      expect(warnings()).toEqual([expect.stringContaining('fetched 259200 s ahead of this process')]);
+      // Its answer replaced the one from the future: the fleet shares it again.
+      expect(await third.check(`${site.origin}/new`)).toMatchObject({ allowed: false, ageMs: 0 });
+      expect(third.stats()).toMatchObject({ fetches: 0, backendHits: 1 });
+    } finally {
+      await Promise.all([ahead.close(), reader.close(), third.close(), site.close()]);
+    }
+  });
+
+  it('takes a record from a clock slightly ahead as fetched now, held no longer than maxAgeMs', async () => {
+    const keyPrefix = prefix();
+    const [site] = await sites(1);
+    const now = Date.now();
+    const ahead = store(keyPrefix, { clock: () => now + 30_000 });
+    const reader = store(keyPrefix, { clock: () => now });
+    try {
+      await ahead.resolve(site.origin);
+      const check = await reader.check(`${site.origin}/private-0`);
+      expect(check).toMatchObject({ allowed: false, ageMs: 0 });
+      expect((await reader.resolve(site.origin)).expiresAt).toBe(now + DAY);
+      expect(reader.stats()).toMatchObject({ fetches: 0, backendHits: 1 });
+    } finally {
+      await Promise.all([ahead.close(), reader.close(), site.close()]);
     }
   });
 });

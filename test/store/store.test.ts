@@ -1,3 +1,4 @@
+import { LogLevel } from 'crawlee';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RobotsHttpClient, RobotsHttpRequest } from '../../src/fetch/index.js';
 import { MAX_LINE_OCTETS } from '../../src/robots/index.js';
@@ -10,6 +11,7 @@ import {
 import { startHttpServer, type TestHttpServer, text } from '../support/http-server.js';
 import { captureLog } from '../support/log.js';
 import { freePort } from '../support/redis.js';
+import { policyRecord } from './records.js';
 
 const USER_AGENT = 'Mozilla/5.0 (compatible; ExampleBot/1.0; +https://example.com/bot)';
 const HOUR = 3_600_000;
@@ -232,10 +234,45 @@ describe('RobotsStore.resolve and check', () => {
     expect(policy).toMatchObject({ kind: 'disallow-all', status: 'network-error' });
   });
 
-  it('rejects a closed store', async () => {
+  it('rejects a closed store, in memory-only calls too', async () => {
+    const site = await server({ '/robots.txt': text('User-agent: *\nDisallow: /no\n') });
     const robots = new RobotsStore({ userAgent: USER_AGENT, log: captureLog().log });
+    await robots.resolve(site.origin);
     await robots.close();
-    await expect(robots.resolve('https://example.com/')).rejects.toThrow(/closed/);
+    await expect(robots.resolve(site.origin)).rejects.toThrow(/closed/);
+    await expect(robots.check(`${site.origin}/no`)).rejects.toThrow(/closed/);
+    expect(() => robots.peek(site.origin)).toThrow(/closed/);
+    expect(() => robots.checkCached(`${site.origin}/no`)).toThrow(/closed/);
+  });
+
+  it('rejects a malformed proxyUrl when it is made, naming the option and the value', () => {
+    const log = captureLog().log;
+    for (const proxyUrl of [
+      'not a url',
+      '',
+      'proxy.example:8000',
+      'ftp://proxy.example:21',
+      'file:///proxy',
+    ]) {
+      expect(() => new RobotsStore({ userAgent: USER_AGENT, proxyUrl, log })).toThrow(TypeError);
+      expect(() => new RobotsStore({ userAgent: USER_AGENT, proxyUrl, log })).toThrow(
+        `proxyUrl must be an http, https, socks4 or socks5 URL such as "http://proxy.example:8000", got ${JSON.stringify(proxyUrl)}`,
+      );
+    }
+    const notAString = 8000 as unknown as string;
+    expect(() => new RobotsStore({ userAgent: USER_AGENT, proxyUrl: notAString, log })).toThrow(/proxyUrl/);
+    // The message shows the value without its password.
+    expect(
+      () => new RobotsStore({ userAgent: USER_AGENT, proxyUrl: 'ftp://crawler:s3cret@proxy.example', log }),
+    ).toThrow('got "ftp://crawler:***@proxy.example"');
+    for (const proxyUrl of [
+      'http://proxy.example:8000',
+      'https://crawler:pa%20ss@proxy.example',
+      'socks4://127.0.0.1:1080',
+      'socks5://crawler:secret@127.0.0.1:1080',
+    ]) {
+      expect(() => new RobotsStore({ userAgent: USER_AGENT, proxyUrl, log })).not.toThrow();
+    }
   });
 });
 
@@ -430,6 +467,149 @@ describe('RobotsStore change detection', () => {
   });
 });
 
+describe('RobotsStore change detection across outages and crawl-delays', () => {
+  const A = 'User-agent: *\nDisallow: /old-secret\nSitemap: https://a.example/s.xml\n';
+  const B = 'User-agent: *\nDisallow: /new-secret\nSitemap: https://a.example/s.xml\n';
+
+  it('compares a file that changed during an outage with the last good copy', async () => {
+    const site = await server({ '/robots.txt': text(A) });
+    const clock = manualClock();
+    const robots = store({ clock: clock.now });
+    const changes: RobotsChange[] = [];
+    robots.onChange((change) => changes.push(change));
+    await robots.resolve(site.origin);
+
+    site.route('/robots.txt', text('down', 503));
+    clock.advance(DAY);
+    await robots.resolve(site.origin);
+    site.route('/robots.txt', text(B));
+    clock.advance(60_000);
+    await robots.resolve(site.origin);
+
+    expect(changes).toHaveLength(2);
+    // The outage itself: the file did not change, the site went down.
+    expect(changes[0]).toMatchObject({
+      previous: { kind: 'rules', status: 200 },
+      current: { kind: 'disallow-all', status: 503 },
+      addedRules: [],
+      removedRules: [],
+      addedSitemaps: [],
+      removedSitemaps: [],
+    });
+    expect(changes[1]).toMatchObject({
+      previous: { kind: 'disallow-all', status: 503 },
+      current: { kind: 'rules', status: 200 },
+      addedRules: [{ userAgents: ['*'], kind: 'disallow', pattern: '/new-secret', line: 2 }],
+      removedRules: [{ userAgents: ['*'], kind: 'disallow', pattern: '/old-secret', line: 2 }],
+      addedSitemaps: [],
+      removedSitemaps: [],
+    });
+  });
+
+  it('compares with the good copy of an outage another store saved in the backend', async () => {
+    const site = await server({ '/robots.txt': text(A) });
+    const clock = manualClock();
+    const shared = new MemoryBackend({ clock: clock.now });
+    const first = store({ clock: clock.now, backend: shared });
+    await first.resolve(site.origin);
+    site.route('/robots.txt', text('down', 503));
+    clock.advance(DAY);
+    await first.resolve(site.origin);
+
+    // The second store learns of the outage from the backend: its good copy is a body, not parsed.
+    const second = store({ clock: clock.now, backend: shared });
+    const changes: RobotsChange[] = [];
+    second.onChange((change) => changes.push(change));
+    expect((await second.resolve(site.origin)).kind).toBe('disallow-all');
+    site.route('/robots.txt', text(B));
+    clock.advance(60_000);
+    await second.resolve(site.origin);
+
+    expect(site.hits('/robots.txt')).toBe(3);
+    expect(changes).toMatchObject([
+      {
+        previous: { kind: 'disallow-all', status: 503 },
+        current: { kind: 'rules', status: 200 },
+        addedRules: [{ pattern: '/new-secret' }],
+        removedRules: [{ pattern: '/old-secret' }],
+      },
+    ]);
+  });
+
+  it('reports a crawl-delay that changed, appeared or went, per group', async () => {
+    const site = await server({
+      '/robots.txt': text(
+        'User-agent: *\nCrawl-delay: 1\nDisallow: /private\n\nUser-agent: SlowBot\nCrawl-delay: 5\n',
+      ),
+    });
+    const clock = manualClock();
+    const robots = store({ clock: clock.now });
+    const changes: RobotsChange[] = [];
+    robots.onChange((change) => changes.push(change));
+    await robots.resolve(site.origin);
+
+    site.route(
+      '/robots.txt',
+      text('User-agent: *\nCrawl-delay: 60\nDisallow: /private\n\nUser-agent: FastBot\nCrawl-delay: 0.5\n'),
+    );
+    clock.advance(DAY);
+    await robots.resolve(site.origin);
+    expect(changes).toHaveLength(1);
+    expect(changes[0]).toMatchObject({
+      previous: { kind: 'rules', status: 200 },
+      current: { kind: 'rules', status: 200 },
+      addedRules: [],
+      removedRules: [],
+      addedSitemaps: [],
+      removedSitemaps: [],
+    });
+    expect(changes[0].changedCrawlDelays).toEqual([
+      { userAgents: ['*'], previous: 1, current: 60 },
+      { userAgents: ['slowbot'], previous: 5, current: null },
+      { userAgents: ['fastbot'], previous: null, current: 0.5 },
+    ]);
+
+    // The same delays on other lines: not a change.
+    site.route(
+      '/robots.txt',
+      text(
+        '# reordered\nUser-agent: *\nDisallow: /private\nCrawl-delay: 60\n\nUser-agent: FastBot\nCrawl-delay: 0.5\n',
+      ),
+    );
+    clock.advance(DAY);
+    await robots.resolve(site.origin);
+    expect(changes).toHaveLength(1);
+  });
+
+  it('logs a listener that throws or rejects, and still tells the others', async () => {
+    const site = await server({ '/robots.txt': text(A) });
+    const clock = manualClock();
+    const { log, lines } = captureLog();
+    const robots = store({ clock: clock.now, log });
+    const changes: RobotsChange[] = [];
+    robots.onChange(async () => {
+      throw new Error('async listener bug');
+    });
+    robots.onChange(() => {
+      throw new Error('listener bug');
+    });
+    robots.onChange((change) => changes.push(change));
+    await robots.resolve(site.origin);
+    site.route('/robots.txt', text(B));
+    clock.advance(DAY);
+    await robots.resolve(site.origin);
+    // Let the rejection be handled (it is settled already; only its handler is queued).
+    await new Promise((resolve) => setImmediate(resolve));
+
+    expect(changes).toHaveLength(1);
+    const failures = lines.filter((line) => line.level === LogLevel.ERROR).map((line) => line.message);
+    expect(failures).toEqual([
+      expect.stringContaining('listener failed'),
+      expect.stringContaining('listener failed'),
+    ]);
+  });
+});
+
 describe('RobotsStore memory bounds', () => {
   it('keeps at most maxEntries origins', async () => {
     const sites = await Promise.all(
@@ -491,6 +671,33 @@ describe('RobotsStore memory bounds', () => {
 });
 
 describe('MemoryBackend', () => {
+  it('drops a shared record it cannot install, with a warning, and fetches instead', async () => {
+    const site = await server({ '/robots.txt': text('User-agent: *\nDisallow: /private\n') });
+    const clock = manualClock();
+    const shared = new MemoryBackend({ clock: clock.now });
+    // A rules record without the body its rules are parsed from, fresh for a year.
+    const broken = policyRecord(site.origin, clock.now(), {
+      kind: 'rules',
+      status: 200,
+      expiresAt: clock.now() + 365 * DAY,
+    });
+    await shared.save(site.origin, { record: broken, body: null }, 365 * DAY);
+    const { log, warnings } = captureLog();
+    const robots = store({ clock: clock.now, backend: shared, log });
+
+    expect(await robots.check(`${site.origin}/private/x`)).toMatchObject({
+      allowed: false,
+      reason: 'matched',
+      policyKind: 'rules',
+      status: 200,
+    });
+    expect(site.hits('/robots.txt')).toBe(1);
+    expect(robots.stats()).toMatchObject({ fetches: 1, backendHits: 0 });
+    expect(warnings()).toEqual([expect.stringContaining(`record of ${site.origin} cannot be used`)]);
+    // The answer fetched replaced it.
+    expect((await shared.load(site.origin))?.body).not.toBeNull();
+  });
+
   it('shares policies and the fetch lock between stores of one process', async () => {
     const site = await server({
       '/robots.txt': (_request, response) => {
