@@ -51,9 +51,9 @@ type UrlVerdict =
  * again when they are taken out), checks every redirect hop (HTTP crawlers: got's `beforeRedirect`;
  * PlaywrightCrawler with Chromium: a CDP `Fetch` interception before the first `goto`, and popups
  * stopped in the browser, their URLs enqueued instead), defers the URLs of origins whose robots.txt
- * is unreachable, paces origins that ask for a `Crawl-delay`, and logs a summary at the end of
- * `crawler.run()`. Skipped requests are marked handled: never failed, never retried. The user's
- * `onSkippedRequest`, hooks and router keep working.
+ * is unreachable, paces origins that ask for a `Crawl-delay` (redirect hops into them included),
+ * and logs a summary at the end of `crawler.run()`. Skipped requests are marked handled: never
+ * failed, never retried. The user's `onSkippedRequest`, hooks and router keep working.
  *
  * @example
  * import { CheerioCrawler } from 'crawlee';
@@ -93,8 +93,13 @@ export class RobotsGuard implements HopChecker {
   readonly #blocked = new WeakMap<Request, NavigationBlock>();
   /** The Crawl-delay of each origin, and until when its policy holds. */
   readonly #crawlDelays = new Map<string, { seconds: number | undefined; until: number }>();
-  /** URLs already recorded at enqueue. */
-  readonly #droppedOnEnqueue = new Set<string>();
+  /** URLs already recorded before they reached the queue (stages `enqueue` and `sitemap`). */
+  readonly #droppedBeforeQueue = new Set<string>();
+  /**
+   * Origins whose Crawl-delay slot a request's redirect hop has taken while the request waited
+   * for it, per request: the hop uses that slot when the request is fetched again.
+   */
+  readonly #hopSlots = new Map<string, Set<string>>();
   readonly #interceptors = new Map<CrawlerInternals, RequestManagerInterceptor>();
   /** @internal {@link HopChecker}: the crawler's User-Agent was seen (and warned about if needed). */
   userAgentObserved = false;
@@ -209,10 +214,10 @@ export class RobotsGuard implements HopChecker {
    * deferred and given up, and the rules that dropped the most.
    */
   summary(): RobotsRunSummary {
-    const store = this.#givenStore ?? this.#settledStore;
+    // A store the user closed has no policies to show: the counts stand without them.
     return this.#tally.summary(
       this.productToken,
-      (origin) => store?.peek(`${origin}/`),
+      (origin) => this.#policyOf(`${origin}/`),
       this.#options.clock(),
     );
   }
@@ -258,7 +263,16 @@ export class RobotsGuard implements HopChecker {
       enqueue: async (batch) => {
         await crawler.addRequests(batch);
       },
-      onDropped: ({ url, check }) => this.#drop(internals, check, undefined, url, 'sitemap', 'disallowed'),
+      onDropped: ({ url, check }) =>
+        this.#drop(
+          internals,
+          check,
+          undefined,
+          url,
+          'sitemap',
+          // As at the other stages: a complete disallow for want of robots.txt is no rule of the site.
+          check.policyKind === 'disallow-all' ? 'robots-unreachable' : 'disallowed',
+        ),
     });
   }
 
@@ -274,6 +288,7 @@ export class RobotsGuard implements HopChecker {
     url: string,
     stage: RobotsDropStage,
     deferrable: boolean,
+    from?: string,
   ): Promise<HopVerdict> {
     const store = await this.#storeFor(crawler);
     let check: RobotsCheck;
@@ -282,8 +297,15 @@ export class RobotsGuard implements HopChecker {
     } catch {
       return 'allow'; // not http(s) (data:, about:blank): robots.txt does not apply
     }
-    const verdict = this.#verdictOf(check, request, false);
-    if (verdict.kind === 'allow') return 'allow';
+    // A redirect of the request into another origin is a request to that origin: it is paced
+    // by that origin's Crawl-delay. Hops within one origin belong to the request's own slot.
+    const paced = stage === 'redirect' && deferrable && from !== undefined && !isOn(from, check.origin);
+    const verdict = this.#verdictOf(check, request, paced);
+    if (verdict.kind === 'allow') {
+      return paced && verdict.crawlDelayMs > 0
+        ? this.#paceHop(request, check.origin, verdict.crawlDelayMs)
+        : 'allow';
+    }
     if (verdict.kind === 'defer') {
       if (deferrable) return { action: 'defer', until: verdict.until };
       this.#drop(crawler, check, request, url, stage, 'robots-unreachable');
@@ -291,6 +313,28 @@ export class RobotsGuard implements HopChecker {
     }
     this.#drop(crawler, check, request, url, stage, verdict.reason, verdict.crawlDelaySeconds);
     return { action: 'skip' };
+  }
+
+  /**
+   * A redirect hop into an origin with a Crawl-delay takes that origin's next slot, as a request
+   * taken out of the queue does. Waiting for it in the redirect hook would hold one of the
+   * crawler's slots, slowing other origins, and count against its navigation timeout; so a hop
+   * whose slot is later defers its request until then (it is fetched again, the redirect asked
+   * again) and, when the request comes back to this origin, the hop uses the slot kept for it.
+   */
+  #paceHop(request: Request, origin: string, delayMs: number): HopVerdict {
+    const key = request.id ?? request.uniqueKey;
+    const kept = this.#hopSlots.get(key);
+    if (kept?.delete(origin)) {
+      if (kept.size === 0) this.#hopSlots.delete(key);
+      return 'allow';
+    }
+    const now = this.#options.clock();
+    const slot = this.#pacer.reserve(origin, delayMs, now);
+    if (slot <= now) return 'allow';
+    if (kept === undefined) this.#hopSlots.set(key, new Set([origin]));
+    else kept.add(origin);
+    return { action: 'defer', until: slot };
   }
 
   /** @internal {@link HopChecker} */
@@ -503,10 +547,11 @@ export class RobotsGuard implements HopChecker {
     reason: RobotsDropReason,
     crawlDelaySeconds?: number,
   ): void {
-    // Links to one disallowed URL from many pages: one record, as the queue keeps one request.
-    if (stage === 'enqueue') {
-      if (this.#droppedOnEnqueue.has(url)) return;
-      this.#droppedOnEnqueue.add(url);
+    // Links to one disallowed URL from many pages, or listings in many sitemaps: one record, as
+    // the queue would keep one request.
+    if (stage === 'enqueue' || stage === 'sitemap') {
+      if (this.#droppedBeforeQueue.has(url)) return;
+      this.#droppedBeforeQueue.add(url);
     }
     const record = droppedRecord(check, {
       url,
@@ -524,6 +569,15 @@ export class RobotsGuard implements HopChecker {
         .then(() => callback({ url: request?.url ?? url, reason: 'robotsTxt' }))
         .catch((error: unknown) => this.#log.exception(error as Error, 'onSkippedRequest threw'));
     }
+  }
+}
+
+/** True when `url` is on `origin` (`scheme://host[:port]`, as the store spells it). */
+function isOn(url: string, origin: string): boolean {
+  try {
+    return originOf(url) === origin;
+  } catch {
+    return false;
   }
 }
 

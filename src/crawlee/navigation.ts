@@ -10,7 +10,9 @@ export type HopVerdict = 'allow' | NavigationBlock;
 export interface HopChecker {
   /**
    * Checks a URL a request is about to reach (a redirect hop, a navigation). A stopped URL is
-   * recorded; `deferrable` says whether the request itself can wait for an unreachable robots.txt.
+   * recorded; `deferrable` says whether the request itself can wait (for an unreachable
+   * robots.txt, or for the Crawl-delay slot of the origin a redirect enters); `from` is the URL
+   * that redirected to it.
    */
   checkHop(
     crawler: CrawlerInternals,
@@ -18,6 +20,7 @@ export interface HopChecker {
     url: string,
     stage: RobotsDropStage,
     deferrable: boolean,
+    from?: string,
   ): Promise<HopVerdict>;
   /** Remembers what to do with a request whose navigation was stopped (read in the error path). */
   block(request: Request, block: NavigationBlock): void;
@@ -63,9 +66,10 @@ export function httpNavigationHook(
     }
     hooks.beforeRedirect = [
       ...(hooks.beforeRedirect ?? []),
-      async (options: { url: URL | string }) => {
+      async (options: { url: URL | string }, response?: { url?: string }) => {
         const hop = String(options.url);
-        const verdict = await guard.checkHop(crawler, context.request, hop, 'redirect', true);
+        const from = typeof response?.url === 'string' ? response.url : context.request.url;
+        const verdict = await guard.checkHop(crawler, context.request, hop, 'redirect', true, from);
         if (verdict === 'allow') return;
         guard.block(context.request, verdict);
         throw new RobotsSkipError(withoutCredentials(hop), 'redirect');
@@ -100,6 +104,8 @@ interface NavigationState {
   inGoto: boolean;
   /** True until the goto's own first request was seen. */
   first: boolean;
+  /** The last URL of the goto's own chain (its first request, then each redirect hop). */
+  lastUrl: string | undefined;
 }
 
 /**
@@ -181,7 +187,7 @@ export function browserNavigationHooks(
       }
       return;
     }
-    const state: NavigationState = { inGoto: true, first: true };
+    const state: NavigationState = { inGoto: true, first: true, lastUrl: undefined };
     states.set(page as object, state);
     if (userAgent !== undefined) await session.send('Emulation.setUserAgentOverride', { userAgent });
     const { frameTree } = (await session.send('Page.getFrameTree')) as {
@@ -201,6 +207,8 @@ export function browserNavigationHooks(
       // script navigation, an iframe, a navigation after load) is stopped on its own.
       const ownsRequest = state.inGoto && mainFrame && (state.first || redirect);
       if (state.inGoto && mainFrame && !redirect) state.first = false;
+      const from = ownsRequest && redirect ? state.lastUrl : undefined;
+      if (ownsRequest) state.lastUrl = hop.url;
       let verdict: HopVerdict = 'allow';
       try {
         verdict = await guard.checkHop(
@@ -209,6 +217,7 @@ export function browserNavigationHooks(
           hop.url,
           redirect ? 'redirect' : 'navigation',
           ownsRequest,
+          from,
         );
       } catch (error) {
         crawler.log.exception(error as Error, `RobotsGuard: checking ${withoutCredentials(hop.url)} failed`);

@@ -1,5 +1,5 @@
 import { originOf, parseHttpUrl } from '../fetch/index.js';
-import type { RobotsStore } from '../store/index.js';
+import type { OriginPolicy, RobotsStore } from '../store/index.js';
 import type { SitemapSeedInput } from './options.js';
 
 /** The usual places of a sitemap, tried when a site's robots.txt lists none (and the option asks for it). */
@@ -19,6 +19,16 @@ export interface SitemapSource {
   guessed: boolean;
 }
 
+/** What discovery found: the sitemaps to read, and the sites whose robots.txt could not be read. */
+export interface SitemapDiscovery {
+  sources: SitemapSource[];
+  /**
+   * Policies of sites whose robots.txt is unreachable (5xx, 429, network failure): their
+   * `Sitemap:` lines are unknown, and RFC 9309 2.3.1.4 disallows everything on them.
+   */
+  unreachable: OriginPolicy[];
+}
+
 /**
  * Reads the inputs of a run: sitemap URLs as given, and for each site root the `Sitemap:` lines
  * of its robots.txt (from the store, which fetches each robots.txt once and shares it with the
@@ -30,7 +40,7 @@ export async function discoverSitemaps(
   inputs: readonly SitemapSeedInput[],
   store: RobotsStore,
   tryCommonPaths: boolean,
-): Promise<SitemapSource[]> {
+): Promise<SitemapDiscovery> {
   const sources = new Map<string, SitemapSource>();
   const add = (url: string, changes: Partial<SitemapSource>, listedBy?: string): void => {
     let source = sources.get(url);
@@ -51,27 +61,35 @@ export async function discoverSitemaps(
     else add(withoutHash(url), { given: true });
   }
   const policies = await Promise.all(sites.map((site) => store.resolve(site)));
+  const unreachable: OriginPolicy[] = [];
   sites.forEach((site, index) => {
     const policy = policies[index];
     const origin = originOf(site);
-    const listed = policy.robots?.sitemaps ?? [];
-    let found = 0;
-    for (const line of listed) {
-      // RFC 9309 2.2.4 leaves `sitemap` to sitemaps.org, which asks for a full URL; a relative
-      // one is read against robots.txt, as crawlers commonly do.
-      const url = URL.canParse(line, policy.robotsTxtUrl) ? new URL(line, policy.robotsTxtUrl) : undefined;
-      if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) continue;
-      add(withoutHash(url), {}, origin);
-      found++;
-    }
-    if (found === 0 && tryCommonPaths) {
+    // An unreachable robots.txt lists nothing we can read: the site is reported, not silently empty.
+    if (policy.kind === 'disallow-all' && !unreachable.includes(policy)) unreachable.push(policy);
+    const listed = listedSitemaps(policy);
+    for (const url of listed) add(url, {}, origin);
+    if (listed.length === 0 && tryCommonPaths) {
       for (const path of COMMON_SITEMAP_PATHS) {
         const url = `${origin}${path}`;
         if (!sources.has(url)) add(url, { guessed: true });
       }
     }
   });
-  return [...sources.values()];
+  return { sources: [...sources.values()], unreachable };
+}
+
+/** The sitemap URLs the `Sitemap:` lines of an origin's robots.txt list, absolute, without a fragment. */
+export function listedSitemaps(policy: OriginPolicy): string[] {
+  const urls: string[] = [];
+  for (const line of policy.robots?.sitemaps ?? []) {
+    // RFC 9309 2.2.4 leaves `sitemap` to sitemaps.org, which asks for a full URL; a relative
+    // one is read against robots.txt, as crawlers commonly do.
+    const url = URL.canParse(line, policy.robotsTxtUrl) ? new URL(line, policy.robotsTxtUrl) : undefined;
+    if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) continue;
+    urls.push(withoutHash(url));
+  }
+  return urls;
 }
 
 function readInput(input: SitemapSeedInput): { url: URL; kind: 'site' | 'sitemap' } {

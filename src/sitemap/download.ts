@@ -16,10 +16,10 @@ export interface SitemapDownloadSettings {
   maxBytes: number;
   signal: AbortSignal | undefined;
   /**
-   * Called with each redirect target before it is requested; a returned sentence stops the
-   * download (a loop, a sitemap already read).
+   * Called with each redirect target before it is requested, and awaited; a returned sentence
+   * stops the download (a loop, a sitemap already read, a target robots.txt does not allow).
    */
-  beforeRedirect: (url: string) => string | undefined;
+  beforeRedirect: (url: string) => string | undefined | Promise<string | undefined>;
 }
 
 /** Why a download failed. */
@@ -189,7 +189,7 @@ export async function downloadSitemap(
         return { ok: false, kind: 'redirects', why: `Redirect to a non-http(s) URL ${target.href}.`, hops };
       }
       hops.push(target.href);
-      const stop = settings.beforeRedirect(target.href);
+      const stop = await settings.beforeRedirect(target.href);
       if (stop !== undefined) return { ok: false, kind: 'redirect-stopped', why: stop, hops };
       current = target.href;
       continue;

@@ -147,14 +147,17 @@ export interface SitemapSeedOptions {
   sameHostOnly?: boolean;
   /**
    * When a site's robots.txt lists no sitemap, try `/sitemap.xml`, `/sitemap_index.xml` and
-   * `/sitemap.txt`. A missing one is not a failure.
+   * `/sitemap.txt`. A missing one is not a failure. None is tried while the site's robots.txt is
+   * unreachable (a complete disallow, RFC 9309 2.3.1.4): they are counted as skipped.
    * @default false
    */
   tryCommonPaths?: boolean;
   /**
-   * Check sitemap files themselves against robots.txt before requesting them. Sitemaps listed in
-   * their own origin's robots.txt, and their children on that origin, are always read: the site
-   * invited the crawler to them.
+   * Check sitemap files themselves, and each redirect target before it is requested, against
+   * the robots.txt of their origin. Sitemaps listed in their own origin's robots.txt, their
+   * children and redirect targets on that origin, and redirect targets listed in their own
+   * origin's robots.txt are always read: the site invited the crawler to them. A refused one is
+   * a failure.
    * @default true
    */
   checkSitemapUrls?: boolean;

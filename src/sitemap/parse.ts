@@ -1,7 +1,10 @@
 import { SaxesParser, type SaxesTagPlain } from 'saxes';
 import type { SitemapEntry, SitemapFormat } from './types.js';
 
-/** The longest `loc` kept; sitemaps.org asks for URLs under 2,048 characters. Longer ones are dropped. */
+/**
+ * The longest `loc` read; sitemaps.org asks for URLs under 2,048 characters. A longer one is
+ * handed on cut to this length and marked `tooLong`, so the seeder counts it as invalid.
+ */
 export const MAX_LOC_LENGTH = 8192;
 
 /**
@@ -142,8 +145,9 @@ export class SitemapParser {
   /** Ends the input: the last line of a text file, the end-of-document checks of XML. */
   end(): void {
     if (this.#mode === 'text') {
-      this.#textLine(this.#line);
+      this.#textLine(this.#line, this.#lineTooLong);
       this.#line = '';
+      this.#lineTooLong = false;
     } else if (this.#mode === 'xml' && this.#sax !== undefined) {
       this.#feedXml(this.#ampersands.flush());
       if (this.#mode === 'xml') this.#sax.close();
@@ -174,7 +178,7 @@ export class SitemapParser {
       const cr = text.indexOf('\r', start);
       const end = lf === -1 ? cr : cr === -1 ? lf : Math.min(lf, cr);
       if (end === -1) break;
-      this.#textLine(this.#line + text.slice(start, end));
+      this.#textLine(this.#lineTooLong ? this.#line : this.#line + text.slice(start, end), this.#lineTooLong);
       this.#line = '';
       this.#lineTooLong = false;
       start = end + 1;
@@ -183,16 +187,20 @@ export class SitemapParser {
     if (this.#lineTooLong) return;
     this.#line += text.slice(start);
     if (this.#line.length > MAX_LOC_LENGTH) {
-      // A line longer than any URL: skipped up to its end, never buffered whole.
-      this.#line = '';
+      // A line longer than any URL: its start is kept to report it, the rest skipped up to its
+      // end, never buffered whole.
+      this.#line = this.#line.slice(0, MAX_LOC_LENGTH);
       this.#lineTooLong = true;
     }
   }
 
-  #textLine(raw: string): void {
-    if (this.#lineTooLong) return;
-    const line = raw.trim();
+  #textLine(raw: string, tooLong: boolean): void {
+    let line = raw.trim();
     if (line === '') return;
+    if (line.length > MAX_LOC_LENGTH) {
+      line = line.slice(0, MAX_LOC_LENGTH);
+      tooLong = true;
+    }
     if (this.#firstLine) {
       this.#firstLine = false;
       // sitemaps.org: a text sitemap holds one URL a line and nothing else. A first line that is
@@ -205,7 +213,7 @@ export class SitemapParser {
       }
       this.format = 'text';
     }
-    this.#entries.push({ kind: 'url', loc: line });
+    this.#entries.push(tooLong ? { kind: 'url', loc: line, tooLong } : { kind: 'url', loc: line });
   }
 
   // ------------------------------------------------------------------ XML sitemaps
@@ -361,11 +369,15 @@ export class SitemapParser {
     }
     if (depth === this.#entryDepth) {
       this.#entryDepth = 0;
-      if (this.#loc === '' || this.#loc.length > MAX_LOC_LENGTH) return;
+      if (this.#loc === '') return;
       const entry: SitemapEntry = {
         kind: this.format === 'sitemapindex' ? 'sitemap' : 'url',
         loc: this.#loc,
       };
+      if (this.#loc.length > MAX_LOC_LENGTH) {
+        entry.loc = this.#loc.slice(0, MAX_LOC_LENGTH);
+        entry.tooLong = true;
+      }
       if (this.#lastmod !== '') entry.lastmod = this.#lastmod;
       this.#entries.push(entry);
     }

@@ -1,7 +1,7 @@
 import { log as crawleeLog, type Log } from 'crawlee';
 import { originOf } from '../fetch/index.js';
-import type { RobotsCheck, RobotsStore } from '../store/index.js';
-import { discoverSitemaps, type SitemapSource } from './discover.js';
+import type { OriginPolicy, RobotsCheck, RobotsStore } from '../store/index.js';
+import { discoverSitemaps, listedSitemaps, type SitemapSource } from './discover.js';
 import { downloadSitemap, type SitemapDownloadSettings, SitemapReadError } from './download.js';
 import { compilePatterns, parseLastmod, parseSince } from './filter.js';
 import {
@@ -10,7 +10,7 @@ import {
   type SitemapSeedInput,
   type SitemapSeedOptions,
 } from './options.js';
-import { SitemapParser } from './parse.js';
+import { MAX_LOC_LENGTH, SitemapParser } from './parse.js';
 import { formatProgress, formatSummary } from './progress.js';
 import type {
   SitemapDroppedUrl,
@@ -82,8 +82,9 @@ export class SitemapSeeder {
    * and hands every URL that passes the filters and robots.txt to `options.enqueue`, in batches.
    * Logs a progress line every `progressIntervalMs` and a summary at the end.
    *
-   * Resolves with the counts and every sitemap that failed, with why. A failing sitemap never
-   * stops the others. Rejects only when `enqueue` or `onDropped` throws, or on misuse (an input
+   * Resolves with the counts and every sitemap that failed, with why (and every site whose
+   * robots.txt is unreachable, so its sitemaps are unknown). A failing sitemap never stops the
+   * others. Rejects only when `enqueue` or `onDropped` throws, or on misuse (an input
    * that is not an http(s) URL, an invalid option).
    */
   async seed(inputs: readonly SitemapSeedInput[], options: SitemapSeedOptions): Promise<SitemapSeedResult> {
@@ -135,6 +136,7 @@ class SeedRun {
   readonly #since: number | undefined;
   readonly #keepUndated: boolean;
   readonly #sameHostOnly: boolean;
+  readonly #checksSitemaps: boolean;
   readonly #batchSize: number;
   readonly #concurrency: number;
   readonly #maxUrlsPerFile: number;
@@ -176,6 +178,7 @@ class SeedRun {
     this.#since = parseSince(options.modifiedSince);
     this.#keepUndated = options.keepUndated ?? true;
     this.#sameHostOnly = options.sameHostOnly ?? true;
+    this.#checksSitemaps = options.checkSitemapUrls ?? true;
     this.#batchSize = positive('batchSize', options.batchSize, SITEMAP_DEFAULTS.batchSize);
     this.#concurrency = positive('concurrency', options.concurrency, SITEMAP_DEFAULTS.concurrency);
     this.#maxUrlsPerFile = positive(
@@ -207,7 +210,12 @@ class SeedRun {
   }
 
   async run(inputs: readonly SitemapSeedInput[]): Promise<SitemapSeedResult> {
-    const sources = await discoverSitemaps(inputs, this.store, this.#options.tryCommonPaths ?? false);
+    const { sources, unreachable } = await discoverSitemaps(
+      inputs,
+      this.store,
+      this.#options.tryCommonPaths ?? false,
+    );
+    for (const policy of unreachable) this.#unreachableSite(policy);
     for (const source of sources) this.#pushSource(source);
     const timer =
       this.#progressMs > 0
@@ -294,6 +302,17 @@ class SeedRun {
     }
   }
 
+  /**
+   * A site whose robots.txt is unreachable: its `Sitemap:` lines are unknown and RFC 9309 2.3.1.4
+   * disallows everything on it. A failure, so a seed that found nothing says why.
+   */
+  #unreachableSite(policy: OriginPolicy): void {
+    const why = `The sitemaps it lists are unknown (robots.txt ${policy.status}): ${policy.why}`;
+    this.#result.sitemapsFailed++;
+    this.log.warning(`Site ${policy.origin} not read: robots.txt is unreachable (${policy.status}).`);
+    this.#report(this.#result.failures, { url: policy.robotsTxtUrl }, why);
+  }
+
   #failure(task: SitemapTask, why: string): void {
     this.#result.sitemapsFailed++;
     this.log.warning(`Sitemap ${task.url} failed: ${why}`);
@@ -333,31 +352,51 @@ class SeedRun {
       this.#stop();
       return;
     }
-    if ((this.#options.checkSitemapUrls ?? true) && !task.invited) {
+    if (this.#checksSitemaps && !task.invited) {
       const check = await this.store.check(task.url, this.productToken);
-      if (!check.allowed && !(task.guessed && check.reason === 'disallow-all')) {
-        this.#failure(task, `robots.txt does not allow it (${describeCheck(check)}).`);
+      if (!check.allowed) {
+        this.#refused(task, check, `robots.txt does not allow it (${describeCheck(check)}).`);
         return;
       }
     }
     this.#sitemapsRequested++;
     const redirectChain: string[] = [];
+    /** Redirect targets read because their own robots.txt lists them (they may list children unchecked). */
+    const invitedHops = new Set<string>();
+    let refusedHop: RobotsCheck | undefined;
     const body = await downloadSitemap(task.url, {
       ...this.download,
       maxBytes: Math.min(this.#maxBytesPerFile, bytesLeft),
       signal: this.#options.signal,
-      beforeRedirect: (target) => {
+      beforeRedirect: async (target) => {
         if (target === task.url || task.chain.includes(target) || redirectChain.includes(target)) {
           return `Loop: ${[...task.chain, task.url, ...redirectChain, target].join(' -> ')}.`;
         }
         redirectChain.push(target);
         if (this.#visited.has(target)) return `Redirects to ${target}, which is read already.`;
+        // robots.txt first, for every hop: a redirect is a request of its own, judged by the
+        // robots.txt of its target's origin (DESIGN.md: the rules of one host never serve another).
+        if (this.#checksSitemaps) {
+          if (await this.#invitedHop(task, target)) {
+            invitedHops.add(target);
+          } else {
+            const check = await this.store.check(target, this.productToken);
+            if (!check.allowed) {
+              refusedHop = check;
+              return `Redirects to ${target}, which robots.txt does not allow (${describeCheck(check)}).`;
+            }
+          }
+        }
         this.#visited.add(target);
         return undefined;
       },
     });
     if (!body.ok) {
       if (body.kind === 'aborted') return;
+      if (refusedHop !== undefined) {
+        this.#refused(task, refusedHop, body.why);
+        return;
+      }
       if (body.kind === 'redirect-stopped') {
         this.#result.sitemapsSkipped++;
         this.#warning(task, body.why);
@@ -373,7 +412,12 @@ class SeedRun {
       return;
     }
 
-    const file = new FileState(task, body.finalUrl, [...task.chain, task.url, ...body.hops]);
+    const file = new FileState(
+      task,
+      body.finalUrl,
+      [...task.chain, task.url, ...body.hops],
+      invitedHops.has(body.finalUrl),
+    );
     const parser = new SitemapParser();
     let readError: SitemapReadError | undefined;
     try {
@@ -421,6 +465,33 @@ class SeedRun {
     }
   }
 
+  /**
+   * A sitemap robots.txt keeps the seeder from (the file itself or a redirect target): a failure,
+   * with why. A guessed path on its site whose robots.txt is unreachable is only counted as
+   * skipped: discovery reports the site once, not each path it did not try.
+   */
+  #refused(task: SitemapTask, check: RobotsCheck, why: string): void {
+    if (task.guessed && check.reason === 'disallow-all' && check.origin === originOf(task.url)) {
+      this.#result.sitemapsSkipped++;
+      this.log.debug(`Not trying ${task.url}: ${why}`);
+      return;
+    }
+    this.#failure(task, why);
+  }
+
+  /**
+   * True when a redirect target of `task` is read without a robots.txt check, by the rule its
+   * first URL follows (see `checkSitemapUrls`): a target on the origin of a sitemap its own
+   * robots.txt listed, or a target that the robots.txt of its own origin lists.
+   */
+  async #invitedHop(task: SitemapTask, target: string): Promise<boolean> {
+    const origin = originOf(target);
+    if (task.invited && origin === originOf(task.url)) return true;
+    // The store fetches the target origin's robots.txt here, before the target is requested.
+    const policy = await this.store.resolve(target);
+    return listedSitemaps(policy).includes(target);
+  }
+
   /** Filters, checks and batches the entries of one chunk. */
   async #handle(entries: SitemapEntry[], file: FileState): Promise<void> {
     for (const entry of entries) {
@@ -441,11 +512,14 @@ class SeedRun {
 
   #child(entry: SitemapEntry, file: FileState): void {
     const task = file.task;
-    const url = absoluteUrl(entry.loc, file.baseUrl);
+    const url = entry.tooLong ? undefined : absoluteUrl(entry.loc, file.baseUrl);
     const child = { url: url ?? entry.loc, parent: task.url };
     if (url === undefined) {
       this.#result.sitemapsSkipped++;
-      this.#warning(child, 'Not an absolute http(s) URL.');
+      this.#warning(
+        child,
+        entry.tooLong ? `Longer than ${MAX_LOC_LENGTH} characters.` : 'Not an absolute http(s) URL.',
+      );
       return;
     }
     if (file.chain.includes(url)) {
@@ -475,7 +549,7 @@ class SeedRun {
     }
     const origin = originOf(url);
     const host = hostOf(origin);
-    if (this.#sameHostOnly && !task.trusted.has(host)) {
+    if (this.#sameHostOnly && !file.trusted.has(host)) {
       // sitemaps.org: an index may only list sitemaps of its own site.
       this.#result.sitemapsSkipped++;
       this.#warning(
@@ -489,8 +563,8 @@ class SeedRun {
       url,
       depth: task.depth + 1,
       chain: file.chain,
-      trusted: task.trusted.has(host) ? task.trusted : new Set([...task.trusted, host]),
-      invited: task.invited && origin === file.origin,
+      trusted: file.trusted.has(host) ? file.trusted : new Set([...file.trusted, host]),
+      invited: file.invitedOrigins.has(origin),
       guessed: false,
       parent: task.url,
     });
@@ -513,6 +587,8 @@ class SeedRun {
       return undefined;
     }
     result.urlsFound++;
+    // A location longer than any URL arrives cut: counted as invalid, never requested.
+    if (entry.tooLong) return this.#filtered(entry.loc, file, 'invalid');
     const url = absoluteUrl(entry.loc, file.baseUrl);
     if (url === undefined) return this.#filtered(entry.loc, file, 'invalid');
     // Most URLs share their sitemap's origin: a prefix test then spares parsing the URL.
@@ -526,7 +602,7 @@ class SeedRun {
       }
       // sitemaps.org "Sitemap file location": URLs must be on the sitemap's host, unless that
       // host's robots.txt listed the sitemap (cross-submission).
-      if (this.#sameHostOnly && !file.task.trusted.has(hostOf(origin))) {
+      if (this.#sameHostOnly && !file.trusted.has(hostOf(origin))) {
         return this.#filtered(url, file, 'cross-host');
       }
     }
@@ -635,6 +711,14 @@ class FileState {
    * reads a URL string with the full URL parser (twice), so the seeder hands it a parsed URL.
    */
   readonly parseForStore: boolean;
+  /**
+   * Hosts whose URLs the file may list: those of its sitemap, and the host that answered when it
+   * was redirected. sitemaps.org: a sitemap's location decides what it may list; the file is
+   * where it was asked for (that host redirected to it) and where it was found.
+   */
+  readonly trusted: ReadonlySet<string>;
+  /** Origins whose robots.txt listed this file: its children there are read without a check. */
+  readonly invitedOrigins: ReadonlySet<string>;
 
   constructor(
     readonly task: SitemapTask,
@@ -642,9 +726,18 @@ class FileState {
     readonly baseUrl: string,
     /** Ancestors, this file and its redirect targets. */
     readonly chain: readonly string[],
+    /** True when the URL that answered is a redirect target its own robots.txt lists. */
+    finalInvited: boolean,
   ) {
     this.origin = originOf(task.url);
     this.originPrefix = `${this.origin}/`;
+    const finalOrigin = baseUrl === task.url ? this.origin : originOf(baseUrl);
+    const finalHost = hostOf(finalOrigin);
+    this.trusted = task.trusted.has(finalHost) ? task.trusted : new Set([...task.trusted, finalHost]);
+    const invited = new Set<string>();
+    if (task.invited) invited.add(this.origin);
+    if (finalInvited) invited.add(finalOrigin);
+    this.invitedOrigins = invited;
     this.parseForStore = !/^https?:\/\/([a-z0-9-]+\.)*[a-z][a-z0-9-]*(:[1-9][0-9]*)?$/.test(this.origin);
   }
 }

@@ -10,6 +10,11 @@ export interface SitemapEntry {
   loc: string;
   /** `lastmod` (RSS: `pubDate`, Atom: `updated`) as written, if there was one. */
   lastmod?: string;
+  /**
+   * Set when the location is longer than `MAX_LOC_LENGTH` characters (no URL is): `loc` then
+   * holds only its first `MAX_LOC_LENGTH` characters. The seeder counts such a URL as `invalid`.
+   */
+  tooLong?: true;
 }
 
 /** The format a sitemap file was recognised as, from its content (never from its name). */
@@ -49,7 +54,7 @@ export interface SitemapDroppedUrl {
 
 /** Why a URL found in a sitemap was not enqueued, robots.txt aside. */
 export type SitemapFilterReason =
-  /** Not an absolute http(s) URL. */
+  /** Not an absolute http(s) URL, or longer than `MAX_LOC_LENGTH` (reported cut to that length). */
   | 'invalid'
   /** On another host than its sitemap, and not vouched for by that host's robots.txt (sitemaps.org). */
   | 'cross-host'
@@ -77,24 +82,37 @@ export interface SitemapProblem {
   parent?: string;
 }
 
-/** Counters of a seeding run: the result of {@link SitemapSeeder.seed}. */
+/**
+ * Counters of a seeding run: the result of {@link SitemapSeeder.seed}. URLs are counted per
+ * entry: a URL listed twice, in one sitemap or in two, counts twice (keeping every URL seen to
+ * count it once would cost memory in proportion to the sitemaps).
+ */
 export interface SitemapSeedResult {
   /** Sitemap files read to the end or up to a limit (failed ones not included). */
   sitemapsRead: number;
-  /** Sitemap files that could not be read (HTTP error, timeout, not a sitemap, ...). */
+  /**
+   * Sitemap files that could not be read (HTTP error, timeout, not a sitemap, robots.txt does
+   * not allow it or a redirect target of it, ...), and sites whose robots.txt is unreachable.
+   */
   sitemapsFailed: number;
-  /** Sitemaps not requested: loops, duplicates, past the depth or count limit, older than `modifiedSince`, cross-host. */
+  /**
+   * Sitemaps not requested: loops, duplicates, past the depth or count limit, older than
+   * `modifiedSince`, cross-host, common paths not tried because robots.txt is unreachable.
+   */
   sitemapsSkipped: number;
-  /** Page URLs found in the sitemaps (before any filter). */
+  /** Page URL entries found in the sitemaps (before any filter). */
   urlsFound: number;
-  /** URLs handed to `enqueue`. */
+  /** URL entries handed to `enqueue` (Crawlee's queue keeps one request per URL). */
   kept: number;
-  /** URLs robots.txt does not allow, handed to `onDropped`. */
+  /** URL entries robots.txt does not allow, each handed to `onDropped` (the guard records a URL once). */
   droppedByRobots: number;
   /** URLs a filter dropped (sum of `filteredBy`). */
   filtered: number;
   filteredBy: Record<SitemapFilterReason, number>;
-  /** Sitemaps that failed, with why (the first `maxReportedProblems`). */
+  /**
+   * Sitemaps that failed, with why (the first `maxReportedProblems`). A site whose robots.txt is
+   * unreachable is one too, under its robots.txt URL.
+   */
   failures: SitemapProblem[];
   /** Sitemaps read only in part, loops and skipped children, with why (the first `maxReportedProblems`). */
   warnings: SitemapProblem[];

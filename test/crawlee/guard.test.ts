@@ -1,7 +1,15 @@
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setFlagsFromString } from 'node:v8';
-import { CheerioCrawler, createCheerioRouter, type Log, LogLevel, log, RequestQueue } from 'crawlee';
+import {
+  CheerioCrawler,
+  createCheerioRouter,
+  HttpCrawler,
+  type Log,
+  LogLevel,
+  log,
+  RequestQueue,
+} from 'crawlee';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type RobotsDroppedRecord, RobotsGuard } from '../../src/crawlee/index.js';
 import { RobotsStore } from '../../src/store/index.js';
@@ -14,7 +22,7 @@ import {
   USER_AGENT,
   useTemporaryStorageDir,
 } from '../support/crawlee-site.js';
-import { startHttpServer, type TestHttpServer, text } from '../support/http-server.js';
+import { redirect, startHttpServer, type TestHttpServer, text } from '../support/http-server.js';
 
 log.setLevel(LogLevel.OFF);
 
@@ -190,6 +198,10 @@ describe('RobotsGuard request interceptor', () => {
       [`${site.origin}/late/2`, 'dequeue', 'disallowed'],
     ]);
     expect(guard.summary().origins[0]).toMatchObject({ allowed: 1, dropped: 2 });
+    // The user's store, closed: the summary keeps its counts, without the policies.
+    const store = stores[stores.length - 1];
+    await store.close();
+    expect(guard.summary().origins[0]).toMatchObject({ allowed: 1, dropped: 2 });
   });
 
   it('keeps the crawler an object of fast properties, which Crawlee reads dozens of times per request', () => {
@@ -277,6 +289,59 @@ describe('RobotsGuard Crawl-delay', () => {
     expect(Math.max(...times.fast) - started).toBeLessThan(1000);
     expect(guard.summary().origins.find((o) => o.origin === slow.origin)?.crawlDelaySeconds).toBe(0.5);
   });
+
+  for (const Kind of [CheerioCrawler, HttpCrawler] as const) {
+    it(`paces redirect hops into an origin by its Crawl-delay, clamped to maxSeconds, as direct requests (${Kind.name})`, async () => {
+      const from = await server('User-agent: *\nDisallow:\n');
+      const paced = await server('User-agent: ExampleBot\nCrawl-delay: 60\n');
+      const times: number[] = [];
+      const reached = (path: string) => (request: IncomingMessage, response: ServerResponse) => {
+        times.push(Date.now());
+        page(path)(request, response);
+      };
+      for (let i = 0; i < 3; i++) {
+        from.route(`/r${i}`, redirect(`${paced.origin}/p${i}`, 302));
+        paced.route(`/p${i}`, reached(`/p${i}`));
+      }
+      paced.route('/direct', reached('/direct'));
+      const config = freshConfiguration();
+      const handled: string[] = [];
+      const crawler = new Kind(
+        {
+          maxConcurrency: 10,
+          requestHandler({ request }) {
+            handled.push(request.loadedUrl!);
+          },
+        },
+        config,
+      );
+      const guard = new RobotsGuard({
+        productToken: TOKEN,
+        userAgent: USER_AGENT,
+        store: newStore(),
+        crawlDelay: { maxSeconds: 0.5 },
+      }).attach(crawler);
+      const stats = await crawler.run([
+        ...Array.from({ length: 3 }, (_, i) => `${from.origin}/r${i}`),
+        `${paced.origin}/direct`,
+      ]);
+
+      expect(pagesHit(paced)).toEqual(['/direct', '/p0', '/p1', '/p2']);
+      const gaps = times
+        .sort((a, b) => a - b)
+        .slice(1)
+        .map((t, i) => t - times[i]);
+      for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(480);
+      // Clamped: 60 s asked, 0.5 s applied.
+      expect(Math.max(...gaps)).toBeLessThan(5000);
+      expect(handled.sort()).toEqual(
+        ['/direct', '/p0', '/p1', '/p2'].map((path) => `${paced.origin}${path}`),
+      );
+      expect(stats.requestsFailed).toBe(0);
+      expect(await datasetItems<RobotsDroppedRecord>(config)).toEqual([]);
+      expect(guard.summary().origins.find((o) => o.origin === paced.origin)?.crawlDelaySeconds).toBe(0.5);
+    });
+  }
 
   it("skips an origin whose Crawl-delay is over the maximum when overMax is 'skip'", async () => {
     const site = await server('User-agent: *\nCrawl-delay: 120\n', ['/a']);

@@ -146,6 +146,46 @@ describe('PlaywrightCrawler with RobotsGuard (Debian Chromium)', () => {
   });
 });
 
+describe('PlaywrightCrawler with RobotsGuard: Crawl-delay (Debian Chromium)', () => {
+  it("paces redirect hops into another origin by that origin's Crawl-delay", async () => {
+    const { main, paced } = env.site;
+    // paced asks for Crawl-delay: 1; main's pages redirect into it.
+    const times: number[] = [];
+    for (const path of ['/g1', '/g2', '/g3']) {
+      main.route(`/to${path}`, redirect(`${paced.origin}${path}`, 302));
+      paced.route(path, (request, response) => {
+        times.push(Date.now());
+        page(path)(request, response);
+      });
+    }
+    const config = freshConfiguration();
+    const handled: string[] = [];
+    const crawler = new PlaywrightCrawler(
+      {
+        launchContext: CHROMIUM,
+        maxConcurrency: 3,
+        navigationTimeoutSecs: 15,
+        requestHandler({ request }) {
+          handled.push(request.loadedUrl ?? request.url);
+        },
+      },
+      config,
+    );
+    new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store: env.store }).attach(crawler);
+    const stats = await crawler.run(['/to/g1', '/to/g2', '/to/g3'].map((path) => `${main.origin}${path}`));
+
+    expect(pagesHit(paced)).toEqual(['/g1', '/g2', '/g3']);
+    const gaps = times
+      .sort((a, b) => a - b)
+      .slice(1)
+      .map((t, i) => t - times[i]);
+    for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(950);
+    expect(handled.sort()).toEqual(['/g1', '/g2', '/g3'].map((path) => `${paced.origin}${path}`));
+    expect(stats.requestsFailed).toBe(0);
+    expect(await datasetItems<RobotsDroppedRecord>(config)).toEqual([]);
+  });
+});
+
 describe('PlaywrightCrawler with RobotsGuard: popups (Debian Chromium)', () => {
   it('stops popup navigations in the browser and enqueues their URLs as requests of their own', async () => {
     const { main } = env.site;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { globToRegExp, type SitemapEntry, SitemapParser } from '../../src/sitemap/index.js';
+import { globToRegExp, MAX_LOC_LENGTH, type SitemapEntry, SitemapParser } from '../../src/sitemap/index.js';
 import { fixture } from './support/sitemap-server.js';
 
 const O = 'https://example.com';
@@ -104,15 +104,22 @@ describe('SitemapParser', () => {
     expect(parse('   ').error).toBe('The file is empty.');
   });
 
-  it('drops a loc longer than any URL without buffering a whole line', () => {
+  it('hands on a loc longer than any URL cut and marked tooLong, without buffering a whole line', () => {
     const long = `${O}/${'a'.repeat(10_000)}`;
+    const cut = long.slice(0, MAX_LOC_LENGTH);
     expect(
       parse(`<urlset><url><loc>${long}</loc></url><url><loc>${O}/ok</loc></url></urlset>`).entries,
-    ).toEqual([{ kind: 'url', loc: `${O}/ok` }]);
-    expect(parse(`${O}/first\n${long}\n${O}/ok\n`, 100).entries.map((entry) => entry.loc)).toEqual([
-      `${O}/first`,
-      `${O}/ok`,
+    ).toEqual([
+      { kind: 'url', loc: cut, tooLong: true },
+      { kind: 'url', loc: `${O}/ok` },
     ]);
+    for (const size of [100, 20_000]) {
+      expect(parse(`${O}/first\n${long}\n${O}/ok\n`, size).entries).toEqual([
+        { kind: 'url', loc: `${O}/first` },
+        { kind: 'url', loc: cut, tooLong: true },
+        { kind: 'url', loc: `${O}/ok` },
+      ]);
+    }
   });
 });
 

@@ -1,0 +1,124 @@
+import { CheerioCrawler, LogLevel, log } from 'crawlee';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type RobotsDroppedRecord, RobotsGuard } from '../../src/crawlee/index.js';
+import { RobotsStore } from '../../src/store/index.js';
+import {
+  datasetItems,
+  freshConfiguration,
+  page,
+  pagesHit,
+  TOKEN,
+  USER_AGENT,
+  useTemporaryStorageDir,
+} from '../support/crawlee-site.js';
+import { startHttpServer, type TestHttpServer, text } from '../support/http-server.js';
+import { captureLog } from '../support/log.js';
+
+log.setLevel(LogLevel.OFF);
+
+useTemporaryStorageDir();
+
+const urlset = (locs: string[]) =>
+  `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${locs
+    .map((loc) => `<url><loc>${loc}</loc></url>`)
+    .join('')}</urlset>`;
+
+const servers: TestHttpServer[] = [];
+const stores: RobotsStore[] = [];
+afterEach(async () => {
+  await Promise.all(stores.splice(0).map((store) => store.close()));
+  await Promise.all(servers.splice(0).map((server) => server.close()));
+});
+
+async function server(): Promise<TestHttpServer> {
+  const started = await startHttpServer();
+  servers.push(started);
+  return started;
+}
+
+function newStore(): RobotsStore {
+  const store = new RobotsStore({ userAgent: USER_AGENT, fetchTimeoutMs: 1000, log: captureLog().log });
+  stores.push(store);
+  return store;
+}
+
+describe('guard.seedFromSitemaps records', () => {
+  it('one record for a disallowed URL however often the sitemaps list it', async () => {
+    const site = await server();
+    const o = site.origin;
+    site.route(
+      '/robots.txt',
+      text(`User-agent: *\nDisallow: /private\nSitemap: ${o}/a.xml\nSitemap: ${o}/b.xml\n`),
+    );
+    site.route('/a.xml', text(urlset([`${o}/private/x`, `${o}/private/x`, `${o}/ok`])));
+    site.route('/b.xml', text(urlset([`${o}/private/x`])));
+    site.route('/ok', page('ok'));
+    const config = freshConfiguration();
+    const crawler = new CheerioCrawler({ requestHandler() {} }, config);
+    const guard = new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store: newStore() }).attach(
+      crawler,
+    );
+    const result = await guard.seedFromSitemaps(crawler, [`${o}/`], { progressIntervalMs: 0 });
+    // The seeder counts entries; the dataset holds one record per URL.
+    expect(result.droppedByRobots).toBe(3);
+    // Added again later, by a link: still the one record.
+    await crawler.addRequests([`${o}/private/x`]);
+    await crawler.run();
+
+    expect(pagesHit(site)).toEqual(['/a.xml', '/b.xml', '/ok']);
+    const records = await datasetItems<RobotsDroppedRecord>(config);
+    expect(records.map((r) => [r.url, r.stage, r.reason])).toEqual([
+      [`${o}/private/x`, 'sitemap', 'disallowed'],
+    ]);
+    expect(guard.summary().origins[0]).toMatchObject({
+      dropped: 1,
+      topRules: [{ pattern: '/private', drops: 1 }],
+    });
+  });
+
+  it('reason robots-unreachable for URLs dropped because their robots.txt is unreachable', async () => {
+    const down = await server();
+    down.route('/robots.txt', text('down', 503));
+    const site = await server();
+    site.route('/robots.txt', text('User-agent: *\nDisallow: /private\n'));
+    site.route('/sm.xml', text(urlset([`${down.origin}/page`, `${site.origin}/private/p`])));
+    const config = freshConfiguration();
+    const crawler = new CheerioCrawler({ requestHandler() {} }, config);
+    const guard = new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store: newStore() }).attach(
+      crawler,
+    );
+    await guard.seedFromSitemaps(crawler, [`${site.origin}/sm.xml`], {
+      enqueueWhenRobotsUnreachable: false,
+      sameHostOnly: false,
+      progressIntervalMs: 0,
+    });
+    await guard.flush();
+    const records = await datasetItems<RobotsDroppedRecord>(config);
+    expect(Object.fromEntries(records.map((r) => [r.url, [r.stage, r.reason, r.robotsStatus]]))).toEqual({
+      [`${down.origin}/page`]: ['sitemap', 'robots-unreachable', 503],
+      [`${site.origin}/private/p`]: ['sitemap', 'disallowed', 200],
+    });
+  });
+
+  it('returns a site whose robots.txt is unreachable as a failure, and logs it', async () => {
+    const site = await server();
+    site.route('/robots.txt', text('down', 503));
+    const { log: guardLog, warnings } = captureLog();
+    const crawler = new CheerioCrawler({ requestHandler() {} }, freshConfiguration());
+    const guard = new RobotsGuard({
+      productToken: TOKEN,
+      userAgent: USER_AGENT,
+      store: newStore(),
+      log: guardLog,
+    }).attach(crawler);
+    const result = await guard.seedFromSitemaps(crawler, [`${site.origin}/`], { progressIntervalMs: 0 });
+    expect(result).toMatchObject({ sitemapsRead: 0, sitemapsFailed: 1, urlsFound: 0 });
+    expect(result.failures).toEqual([
+      {
+        url: `${site.origin}/robots.txt`,
+        why: expect.stringMatching(/^The sitemaps it lists are unknown \(robots\.txt 503\)/),
+      },
+    ]);
+    expect(warnings()).toContainEqual(expect.stringContaining(`Site ${site.origin} not read`));
+  });
+});
