@@ -1,9 +1,15 @@
 import { MAX_LINE_OCTETS, RobotsTxt } from '../robots/index.js';
-import { type CacheDirectives, parseCacheControl, parseRetryAfter } from './cache-control.js';
+import { type CacheDirectives, freshnessOf, parseRetryAfter } from './cache-control.js';
 import {
+  answerWithin,
+  DEADLINE_SLACK_MS,
   GotScrapingRobotsClient,
+  parseProxyUrl,
   type RobotsHttpAnswer,
   type RobotsHttpClient,
+  type RobotsHttpFailure,
+  type RobotsHttpRequest,
+  type RobotsHttpResult,
   type RobotsNetworkFailure,
 } from './http-client.js';
 import { originOf, robotsTxtUrlOf } from './origin.js';
@@ -70,7 +76,10 @@ export interface RobotsFetchResult {
   truncated: boolean;
   /** The final answer's `Cache-Control` header. */
   cacheControl?: string;
-  /** `Cache-Control` read: `max-age`, `no-store`/`no-cache`. */
+  /**
+   * How long the answer may be reused by HTTP caching (RFC 9111): `max-age`, else `Expires`,
+   * less its `Age`; `no-store`/`no-cache`.
+   */
   cacheDirectives: CacheDirectives;
   /** `Retry-After` of a 429 or 5xx answer, in milliseconds. */
   retryAfterMs?: number;
@@ -85,7 +94,7 @@ export interface RobotsFetchResult {
 export interface RobotsFetchOptions {
   /** The crawler's User-Agent header; it should contain its product token (RFC 9309 2.2.1). */
   userAgent: string;
-  /** Send the requests through this proxy. */
+  /** Send the requests through this proxy: an `http://` or `https://` URL. */
   proxyUrl?: string;
   /**
    * The HTTP client.
@@ -139,7 +148,7 @@ const defaultClient: RobotsHttpClient = new GotScrapingRobotsClient();
  * status rules of RFC 9309 2.3.1. Never rejects for a network or server problem: every outcome
  * is a {@link RobotsFetchResult}.
  *
- * @throws TypeError when `url` is not an absolute http(s) URL.
+ * @throws TypeError when `url` is not an absolute http(s) URL, or `proxyUrl` not an http(s) URL.
  * @example
  * const result = await fetchRobotsTxt('https://example.com/some/page', { userAgent: 'ExampleBot/1.0' });
  * if (result.kind === 'rules') console.log(result.robots!.isAllowed('https://example.com/x', 'ExampleBot'));
@@ -152,6 +161,7 @@ export async function fetchRobotsTxt(
   // Reuse the caller's string when it is the origin already: one string less per cached policy.
   const origin = computed === url ? url : computed;
   const robotsTxtUrl = robotsTxtUrlOf(origin);
+  if (options.proxyUrl !== undefined) parseProxyUrl(options.proxyUrl);
   const clock = options.clock ?? Date.now;
   const client = options.client ?? defaultClient;
   const timeoutMs = options.timeoutMs ?? FETCH_DEFAULTS.timeoutMs;
@@ -195,28 +205,26 @@ export async function fetchRobotsTxt(
       return result({ status: 'timeout', kind: 'disallow-all', why: unreachableWhy('timeout') });
     }
     const hopStarted = performance.now();
-    const answer = await client
-      .request({
-        url: current,
-        headers,
-        // The parser reads `maxBytes` and then the line in progress to its end, of which it keeps
-        // MAX_LINE_OCTETS at most: reading that much more gives the same rules as the whole file.
-        maxBytes: maxBytes + MAX_LINE_OCTETS + 1,
-        connectTimeoutMs: Math.min(connectTimeoutMs, remainingMs),
-        timeoutMs: remainingMs,
-        proxyUrl: options.proxyUrl,
-      })
-      .catch((error: unknown) => ({
-        ok: false as const,
-        failure: 'network-error' as const,
-        message: error instanceof Error ? error.message : String(error),
-      }));
+    const request: RobotsHttpRequest = {
+      url: current,
+      headers,
+      // The parser reads `maxBytes` and then the line in progress to its end, of which it keeps
+      // MAX_LINE_OCTETS at most: reading that much more gives the same rules as the whole file.
+      maxBytes: maxBytes + MAX_LINE_OCTETS + 1,
+      connectTimeoutMs: Math.min(connectTimeoutMs, remainingMs),
+      timeoutMs: remainingMs,
+      proxyUrl: options.proxyUrl,
+    };
+    // The deadline is kept here too: a custom client that never answers cannot hold the fetch.
+    const answer = siteAnswerOf(
+      await answerWithin(requestSafely(client, request), remainingMs + 2 * DEADLINE_SLACK_MS),
+    );
     const durationMs = performance.now() - hopStarted;
 
     if (!answer.ok) {
       hops.push({ url: currentHref, status: answer.failure, durationMs });
       // RFC 9309 2.3.1.4: a network error or timeout makes the file unreachable.
-      return result({ status: answer.failure, kind: 'disallow-all', why: unreachableWhy(answer.failure) });
+      return result({ status: answer.failure, kind: 'disallow-all', why: failureWhy(answer) });
     }
 
     const { status } = answer;
@@ -267,7 +275,7 @@ function interpretFinalAnswer(
   const cacheControl = answer.headers['cache-control'];
   const contentType = answer.headers['content-type'];
   const common = {
-    cacheDirectives: parseCacheControl(cacheControl),
+    cacheDirectives: freshnessOf(answer.headers, now),
     ...(cacheControl === undefined ? {} : { cacheControl }),
     ...(contentType === undefined ? {} : { contentType }),
   };
@@ -324,6 +332,61 @@ function interpretFinalAnswer(
     why: `HTTP ${status} is not a status robots.txt rules know: treated as unreachable, everything is disallowed.`,
     ...common,
   });
+}
+
+/**
+ * The client's answer, or its failure: a request that throws, rejects or returns something else
+ * than a {@link RobotsHttpResult} is a `network-error`, never an exception of the fetch.
+ */
+async function requestSafely(
+  client: RobotsHttpClient,
+  request: RobotsHttpRequest,
+): Promise<RobotsHttpResult> {
+  try {
+    const answer: unknown = await client.request(request);
+    if (isHttpResult(answer)) return answer;
+    return { ok: false, failure: 'network-error', message: 'The HTTP client returned a malformed answer.' };
+  } catch (error) {
+    return {
+      ok: false,
+      failure: 'network-error',
+      message: error instanceof Error ? error.message : String(error),
+    };
+  }
+}
+
+function isHttpResult(value: unknown): value is RobotsHttpResult {
+  const answer = value as Record<string, unknown> | null | undefined;
+  if (answer?.ok === false) return typeof answer.failure === 'string' && typeof answer.message === 'string';
+  return (
+    answer?.ok === true &&
+    Number.isInteger(answer.status) &&
+    typeof answer.headers === 'object' &&
+    answer.headers !== null &&
+    answer.body instanceof Uint8Array
+  );
+}
+
+/**
+ * A 407 comes from a proxy by definition (RFC 9110 15.5.8): the site was never asked, so it is
+ * no robots.txt status of the site.
+ */
+function siteAnswerOf(answer: RobotsHttpResult): RobotsHttpResult {
+  if (!answer.ok || answer.status !== 407) return answer;
+  return { ok: false, failure: 'proxy-error', message: 'HTTP 407 Proxy Authentication Required' };
+}
+
+/** Why a request without a usable answer makes robots.txt unreachable. */
+function failureWhy({ failure, message }: RobotsHttpFailure): string {
+  // The first line of the message says what failed; the rest is got-scraping's dump of the body.
+  const detail = message.split('\n', 1)[0].trim().slice(0, 200);
+  if (failure === 'proxy-error') {
+    return `proxy-error (${detail}): the proxy refused the request or could not pass it on, so no answer came from the site; robots.txt is unreachable, everything is disallowed (RFC 9309 2.3.1.4).`;
+  }
+  if (failure === 'decoding-error') {
+    return `decoding-error (${detail}): the body cannot be read; robots.txt is unreachable, everything is disallowed (RFC 9309 2.3.1.4).`;
+  }
+  return unreachableWhy(failure);
 }
 
 function unreachableWhy(cause: string): string {

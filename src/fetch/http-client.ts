@@ -1,9 +1,15 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import type { Readable } from 'node:stream';
 import { gotScraping } from 'got-scraping';
+import { type ContentDecoder, contentDecoding } from './content-encoding.js';
 
 /**
- * Why a request got no HTTP answer. RFC 9309 2.3.1.4 counts all of these as "unreachable":
- * the crawler must then assume a complete disallow.
+ * Why a request got no usable answer from the site. RFC 9309 2.3.1.4 counts all of these as
+ * "unreachable": the crawler must then assume a complete disallow.
+ * - `proxy-error`: the proxy refused or failed the request (a 407, a refused `CONNECT`): the site
+ *   was never asked;
+ * - `decoding-error`: the body is in a content coding that cannot be decoded, or its compressed
+ *   data is corrupt or cut short: what the site sent cannot be read.
  */
 export type RobotsNetworkFailure =
   | 'timeout'
@@ -11,6 +17,8 @@ export type RobotsNetworkFailure =
   | 'connection-refused'
   | 'connection-reset'
   | 'tls-error'
+  | 'proxy-error'
+  | 'decoding-error'
   | 'network-error';
 
 /** One HTTP GET, as {@link RobotsHttpClient.request} receives it. */
@@ -55,7 +63,9 @@ export type RobotsHttpResult = RobotsHttpAnswer | RobotsHttpFailure;
 /**
  * The one thing the robots.txt fetcher needs from an HTTP library: a single GET that does not
  * follow redirects (the fetcher follows them itself, to record and bound every hop), decodes
- * gzip/deflate/br, stops reading at `maxBytes` and reports failures as values.
+ * every content coding of the body (or fails with `decoding-error`), stops reading at `maxBytes`
+ * and reports failures as values. The fetcher still bounds each request by its deadline, and
+ * takes a rejection or a malformed result for a `network-error`.
  *
  * Implement it to route robots.txt requests through another client (for instance Crawlee's
  * `BaseHttpClient`); {@link GotScrapingRobotsClient} is the default.
@@ -69,8 +79,9 @@ export interface RobotsHttpClient {
 export interface GotScrapingRobotsClientOptions {
   /**
    * Accept invalid TLS certificates, like Crawlee's HTTP crawlers do by default
-   * (`ignoreSslErrors`), so robots.txt is read wherever pages are. A failed TLS handshake is
-   * still a `tls-error`.
+   * (`ignoreSslErrors`), so robots.txt is read wherever pages are; that includes a certificate
+   * for another host, read over HTTP/1.1 when HTTP/2 refuses it. A failed TLS handshake is still
+   * a `tls-error`.
    * @default true
    */
   ignoreTlsErrors?: boolean;
@@ -105,87 +116,238 @@ export class GotScrapingRobotsClient implements RobotsHttpClient {
     this.#http2 = options.http2 ?? true;
   }
 
-  request(request: RobotsHttpRequest): Promise<RobotsHttpResult> {
-    return new Promise<RobotsHttpResult>((resolve) => {
-      let settled = false;
-      const chunks: Buffer[] = [];
-      let received = 0;
-      let truncated = false;
-      let status = 0;
-      let headers: Record<string, string> = {};
+  async request(request: RobotsHttpRequest): Promise<RobotsHttpResult> {
+    const started = performance.now();
+    const result = await this.#send(request, this.#http2);
+    if (result.ok || !this.#http2 || !this.#ignoreTlsErrors || !isHttp2OriginMismatch(result.message)) {
+      return result;
+    }
+    // http2-wrapper drops a session whose certificate does not name the host, even when invalid
+    // certificates are accepted; HTTP/1.1 keeps the promise of `ignoreTlsErrors`.
+    const remainingMs = request.timeoutMs - (performance.now() - started);
+    if (remainingMs <= 0) return { ok: false, failure: 'timeout', message: result.message };
+    return this.#send(
+      {
+        ...request,
+        timeoutMs: remainingMs,
+        connectTimeoutMs: Math.min(request.connectTimeoutMs, remainingMs),
+      },
+      false,
+    );
+  }
 
-      let stream: ReturnType<typeof openStream>;
-      try {
-        stream = openStream(request, this.#ignoreTlsErrors, this.#http2);
-      } catch (error) {
-        resolve({ ok: false, failure: 'network-error', message: messageOf(error) });
-        return;
-      }
-
-      // Our own deadline on top of got's timeouts: a stalled decoder or proxy cannot hold the
-      // fetch past `timeoutMs` (plus a little slack so got's more precise error wins).
-      const deadline = setTimeout(() => {
-        finish({
-          ok: false,
-          failure: 'timeout',
-          message: `No complete answer within ${request.timeoutMs} ms.`,
-        });
-      }, request.timeoutMs + 250);
-
-      function finish(result: RobotsHttpResult): void {
-        if (settled) return;
-        settled = true;
-        clearTimeout(deadline);
-        stream.destroy();
-        resolve(result);
-      }
-
-      function answer(): RobotsHttpAnswer {
-        // A body of its own (not a slice of Node's shared 8 KiB pool): it may be cached for hours.
-        const body = new Uint8Array(received);
-        let offset = 0;
-        for (const chunk of chunks) {
-          body.set(chunk, offset);
-          offset += chunk.length;
-        }
-        return { ok: true, status, headers, body, truncated };
-      }
-
-      stream.on('response', (response: { statusCode: number; headers: IncomingHttpHeaders }) => {
-        status = response.statusCode;
-        headers = flattenHeaders(response.headers);
-        // Only a 2xx body is ever used (RFC 9309 2.3.1.1); anything else ends the request here.
-        if (status < 200 || status > 299) finish(answer());
-      });
-      stream.on('data', (chunk: Buffer) => {
-        if (settled) return;
-        const room = request.maxBytes - received;
-        if (chunk.length >= room) {
-          // The cap applies to decoded octets: a gzip bomb stops here, the rest is never read.
-          chunks.push(chunk.subarray(0, room));
-          received += room;
-          truncated = chunk.length > room;
-          if (truncated) finish(answer());
-          return;
-        }
-        chunks.push(chunk);
-        received += chunk.length;
-      });
-      stream.on('end', () => finish(answer()));
-      stream.on('error', (error: unknown) => {
-        finish({ ok: false, failure: classifyFailure(error), message: messageOf(error) });
-      });
-    });
+  #send(request: RobotsHttpRequest, http2: boolean): Promise<RobotsHttpResult> {
+    let opened: unknown;
+    try {
+      opened = openStream(request, this.#ignoreTlsErrors, http2);
+    } catch (error) {
+      return Promise.resolve(failureOf(error));
+    }
+    if (isStream(opened)) return readAnswer(opened, request);
+    // got returns a promise-like instead of a stream when it rejects the options (a proxy URL it
+    // cannot parse); it rejects later, and unobserved that rejection would end the process.
+    const rejected = Promise.resolve(opened).then(
+      (): RobotsHttpFailure => ({
+        ok: false,
+        failure: 'network-error',
+        message: 'got-scraping returned no stream.',
+      }),
+      failureOf,
+    );
+    return answerWithin(rejected, request.timeoutMs + DEADLINE_SLACK_MS);
   }
 }
 
-function openStream(request: RobotsHttpRequest, ignoreTlsErrors: boolean, http2: boolean) {
+/** The proxy protocols got-scraping supports (it refuses socks and the rest). */
+const PROXY_PROTOCOLS: ReadonlySet<string> = new Set(['http:', 'https:']);
+
+/**
+ * Parses a proxy URL. A malformed one is a mistake in the crawler's configuration, not a
+ * failure of the site: it is reported at once rather than as an unreachable robots.txt.
+ *
+ * @throws TypeError naming the option and the value (its password hidden).
+ * @example
+ * parseProxyUrl('http://user:pass@proxy.example:8000'); // URL
+ */
+export function parseProxyUrl(proxyUrl: string): URL {
+  const parsed = typeof proxyUrl === 'string' && URL.canParse(proxyUrl) ? new URL(proxyUrl) : undefined;
+  if (
+    parsed === undefined ||
+    !PROXY_PROTOCOLS.has(parsed.protocol) ||
+    parsed.hostname === '' ||
+    !isPercentEncoded(parsed.username) ||
+    !isPercentEncoded(parsed.password)
+  ) {
+    throw new TypeError(
+      `proxyUrl must be an http:// or https:// URL such as "http://user:pass@proxy.example:8000" (user name and password percent-encoded), got ${JSON.stringify(withoutPassword(proxyUrl))}.`,
+    );
+  }
+  return parsed;
+}
+
+/** got-scraping decodes the credentials of a proxy URL, and fails on a stray `%`. */
+function isPercentEncoded(text: string): boolean {
+  try {
+    decodeURIComponent(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** `value` with the password of a `user:password@` part hidden, for error messages. */
+function withoutPassword(value: unknown): unknown {
+  return typeof value === 'string' ? value.replace(/:[^:/@]*@/, ':***@') : value;
+}
+
+/** Slack on top of `timeoutMs` for our own deadlines, so the client's more precise error wins. */
+export const DEADLINE_SLACK_MS = 250;
+
+/**
+ * The result of `pending`, or a `timeout` failure once `ms` have passed. A request that loses
+ * the race is still observed: its late rejection cannot surface as an unhandled one.
+ */
+export function answerWithin(pending: PromiseLike<RobotsHttpResult>, ms: number): Promise<RobotsHttpResult> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      resolve({ ok: false, failure: 'timeout', message: `No answer within ${Math.round(ms)} ms.` });
+    }, ms);
+    pending.then(
+      (result) => {
+        clearTimeout(timer);
+        resolve(result);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        resolve(failureOf(error));
+      },
+    );
+  });
+}
+
+/** Reads one answer from a got stream: the status, the headers and, for a 2xx, the decoded body. */
+function readAnswer(stream: Readable, request: RobotsHttpRequest): Promise<RobotsHttpResult> {
+  return new Promise<RobotsHttpResult>((resolve) => {
+    let settled = false;
+    let decoders: ContentDecoder[] = [];
+    const body = new CappedBody(request.maxBytes);
+    let status = 0;
+    let headers: Record<string, string> = {};
+
+    // Our own deadline on top of got's timeouts: a stalled decoder or proxy cannot hold the
+    // fetch past `timeoutMs`.
+    const deadline = setTimeout(() => {
+      finish({
+        ok: false,
+        failure: 'timeout',
+        message: `No complete answer within ${request.timeoutMs} ms.`,
+      });
+    }, request.timeoutMs + DEADLINE_SLACK_MS);
+
+    function finish(result: RobotsHttpResult): void {
+      if (settled) return;
+      settled = true;
+      clearTimeout(deadline);
+      // The answer first: closing the streams can fail, and must not keep the fetch waiting.
+      resolve(result);
+      destroyQuietly(stream);
+      for (const decoder of decoders) destroyQuietly(decoder.stream);
+    }
+
+    const answer = (): RobotsHttpAnswer => ({
+      ok: true,
+      status,
+      headers,
+      body: body.bytes(),
+      truncated: body.truncated,
+    });
+
+    function readBody(): void {
+      const decoding = contentDecoding(headers['content-encoding']);
+      if (!decoding.ok) {
+        finish({ ok: false, failure: 'decoding-error', message: decoding.message });
+        return;
+      }
+      decoders = decoding.decoders;
+      let encodedOctets = 0;
+      stream.on('data', (chunk: Buffer) => {
+        encodedOctets += chunk.length;
+      });
+      // An empty body is empty in every coding; decoders would call it a truncated stream.
+      stream.on('end', () => {
+        if (encodedOctets === 0) finish(answer());
+      });
+      let decoded: Readable = stream;
+      for (const { coding, stream: decoder } of decoders) {
+        decoder.on('error', (error: unknown) => {
+          finish({ ok: false, failure: 'decoding-error', message: `${coding}: ${messageOf(error)}` });
+        });
+        decoded = decoded.pipe(decoder);
+      }
+      decoded.on('data', (chunk: Buffer) => {
+        // The cap applies to decoded octets: a gzip bomb stops here, the rest is never read.
+        if (!settled && body.add(chunk)) finish(answer());
+      });
+      decoded.on('end', () => finish(answer()));
+    }
+
+    stream.on('response', (response: { statusCode: number; headers: IncomingHttpHeaders }) => {
+      status = response.statusCode;
+      headers = flattenHeaders(response.headers);
+      // Only a 2xx body is ever used (RFC 9309 2.3.1.1); anything else ends the request here.
+      if (status < 200 || status > 299) finish(answer());
+      else readBody();
+    });
+    stream.on('error', (error: unknown) => finish(failureOf(error)));
+  });
+}
+
+/** The decoded body, cut at `maxBytes`. */
+class CappedBody {
+  readonly #maxBytes: number;
+  readonly #chunks: Buffer[] = [];
+  #received = 0;
+  /** True when more than `maxBytes` octets came. */
+  truncated = false;
+
+  constructor(maxBytes: number) {
+    this.#maxBytes = maxBytes;
+  }
+
+  /** Keeps what fits under the cap; true once the cap is passed and nothing more is needed. */
+  add(chunk: Buffer): boolean {
+    const room = this.#maxBytes - this.#received;
+    if (chunk.length > room) {
+      this.#chunks.push(chunk.subarray(0, room));
+      this.#received += room;
+      this.truncated = true;
+      return true;
+    }
+    this.#chunks.push(chunk);
+    this.#received += chunk.length;
+    return false;
+  }
+
+  /** A copy of its own (not a slice of Node's shared 8 KiB pool): it may be cached for hours. */
+  bytes(): Uint8Array {
+    const bytes = new Uint8Array(this.#received);
+    let offset = 0;
+    for (const chunk of this.#chunks) {
+      bytes.set(chunk, offset);
+      offset += chunk.length;
+    }
+    return bytes;
+  }
+}
+
+function openStream(request: RobotsHttpRequest, ignoreTlsErrors: boolean, http2: boolean): unknown {
   return gotScraping.stream(request.url, {
     method: 'GET',
     headers: { ...request.headers },
     useHeaderGenerator: false,
     followRedirect: false,
-    decompress: true,
+    // Decoded by contentDecoding: got decodes one coding only and reads a cut gzip stream as a file.
+    decompress: false,
     throwHttpErrors: false,
     retry: { limit: 0 },
     http2,
@@ -193,6 +355,19 @@ function openStream(request: RobotsHttpRequest, ignoreTlsErrors: boolean, http2:
     proxyUrl: request.proxyUrl,
     timeout: { connect: request.connectTimeoutMs, request: request.timeoutMs },
   });
+}
+
+function isStream(value: unknown): value is Readable {
+  const candidate = value as Partial<Readable> | null;
+  return typeof candidate?.pipe === 'function' && typeof candidate.destroy === 'function';
+}
+
+function destroyQuietly(stream: Readable): void {
+  try {
+    stream.destroy();
+  } catch {
+    // The answer is settled; a stream that cannot be closed changes nothing about it.
+  }
 }
 
 function flattenHeaders(headers: IncomingHttpHeaders): Record<string, string> {
@@ -211,7 +386,10 @@ const TIMEOUT_CODES = new Set(['ETIMEDOUT', 'ESOCKETTIMEDOUT', 'ERR_HTTP2_STREAM
 /** Maps a got/Node error to the failure kinds of {@link RobotsNetworkFailure}. */
 export function classifyFailure(error: unknown): RobotsNetworkFailure {
   const code = codeOf(error);
-  if (code === undefined) return 'network-error';
+  return (code === undefined ? undefined : failureOfCode(code)) ?? failureOfMessage(messageOf(error));
+}
+
+function failureOfCode(code: string): RobotsNetworkFailure | undefined {
   if (TIMEOUT_CODES.has(code)) return 'timeout';
   if (DNS_CODES.has(code)) return 'dns-error';
   if (code === 'ECONNREFUSED') return 'connection-refused';
@@ -226,7 +404,27 @@ export function classifyFailure(error: unknown): RobotsNetworkFailure {
   ) {
     return 'tls-error';
   }
+  // zlib: Z_DATA_ERROR (corrupt data), Z_BUF_ERROR (a stream cut short).
+  if (code.startsWith('Z_')) return 'decoding-error';
+  return undefined;
+}
+
+/** The proxy agents of got-scraping refuse a CONNECT answer other than 200 with this message. */
+const PROXY_REFUSAL = /^(?:the )?proxy responded with \d{3}/i;
+
+/** Errors without a code: a proxy's refusal, and http2-wrapper's check of the certificate's names. */
+function failureOfMessage(message: string): RobotsNetworkFailure {
+  if (PROXY_REFUSAL.test(message)) return 'proxy-error';
+  if (isHttp2OriginMismatch(message)) return 'tls-error';
   return 'network-error';
+}
+
+/**
+ * http2-wrapper's error for a TLS session whose certificate does not name the requested host
+ * ("Requested origin https://a.example does not match server https://b.example").
+ */
+function isHttp2OriginMismatch(message: string): boolean {
+  return /^Requested origin \S+ does not match server/.test(message);
 }
 
 function codeOf(error: unknown): string | undefined {
@@ -238,4 +436,8 @@ function codeOf(error: unknown): string | undefined {
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+function failureOf(error: unknown): RobotsHttpFailure {
+  return { ok: false, failure: classifyFailure(error), message: messageOf(error) };
 }

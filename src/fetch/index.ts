@@ -18,6 +18,7 @@ export {
   classifyFailure,
   GotScrapingRobotsClient,
   type GotScrapingRobotsClientOptions,
+  parseProxyUrl,
   type RobotsHttpAnswer,
   type RobotsHttpClient,
   type RobotsHttpFailure,

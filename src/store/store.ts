@@ -4,6 +4,7 @@ import {
   FETCH_DEFAULTS,
   fetchRobotsTxt,
   originOf,
+  parseProxyUrl,
   type RobotsFetchResult,
   type RobotsHttpClient,
 } from '../fetch/index.js';
@@ -56,7 +57,7 @@ export interface RobotsStoreOptions {
   productToken?: string;
   /**
    * Fetch robots.txt through this proxy (the crawler's proxy, so the site sees the same client):
-   * an `http:`, `https:`, `socks4:` or `socks5:` URL.
+   * an `http://` or `https://` URL.
    */
   proxyUrl?: string;
   /**
@@ -197,8 +198,6 @@ type BackendResult<T> = { ok: true; value: T } | { ok: false };
 
 const DAY_MS = 86_400_000;
 const RFC_MAX_AGE_MS = 86_400_000;
-/** The proxy schemes a crawler's proxy URL may have (Crawlee's proxies and browsers use them). */
-const PROXY_PROTOCOLS = new Set(['http:', 'https:', 'socks4:', 'socks5:']);
 
 /**
  * The shared per-origin robots.txt policy store. It fetches each origin's robots.txt once (one
@@ -742,26 +741,18 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
   return typeof (value as PromiseLike<unknown> | undefined)?.then === 'function';
 }
 
-/** The proxy URL option, checked here: a malformed one would only fail later, in every fetch. */
+/**
+ * The proxy URL option, checked here with the fetcher's rule: a malformed one would only fail
+ * later, in every fetch.
+ */
 function proxyUrlOf(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
-  let protocol: string | undefined;
   try {
-    protocol = new URL(value).protocol;
-  } catch {
-    // reported below
-  }
-  if (typeof value !== 'string' || protocol === undefined || !PROXY_PROTOCOLS.has(protocol)) {
-    throw new TypeError(
-      `RobotsStore option proxyUrl must be an http, https, socks4 or socks5 URL such as "http://proxy.example:8000", got ${JSON.stringify(withoutPassword(value))}.`,
-    );
+    parseProxyUrl(value);
+  } catch (error) {
+    throw new TypeError(`RobotsStore option ${(error as Error).message}`);
   }
   return value;
-}
-
-/** `value` with the password of a `user:password@` part hidden, for error messages. */
-function withoutPassword(value: unknown): unknown {
-  return typeof value === 'string' ? value.replace(/:[^:/@]*@/, ':***@') : value;
 }
 
 function positive(name: string, value: number | undefined, fallback: number): number {

@@ -1,7 +1,12 @@
 import { createServer as createNetServer, connect as netConnect } from 'node:net';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fetchRobotsTxt, type RobotsFetchOptions } from '../../src/fetch/index.js';
+import {
+  fetchRobotsTxt,
+  GotScrapingRobotsClient,
+  type RobotsFetchOptions,
+  type RobotsHttpClient,
+} from '../../src/fetch/index.js';
 import { MAX_LINE_OCTETS } from '../../src/robots/index.js';
 import { never, redirect, startHttpServer, type TestHttpServer, text } from '../support/http-server.js';
 import { freePort } from '../support/redis.js';
@@ -335,5 +340,149 @@ describe('fetchRobotsTxt: proxy', () => {
       proxyServer.close();
       await target.close();
     }
+  });
+});
+
+/** A forward proxy that answers every request itself with `statusLine`: the site is never contacted. */
+async function startRefusingProxy(statusLine: string) {
+  const seen: string[] = [];
+  const server = createNetServer((client) => {
+    client.on('error', () => {});
+    client.once('data', (head) => {
+      seen.push(head.toString().split('\r\n')[0]);
+      client.end(`HTTP/1.1 ${statusLine}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    seen,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+describe('fetchRobotsTxt: a proxy that refuses', () => {
+  let target: TestHttpServer;
+  beforeAll(async () => {
+    target = await startHttpServer({ '/robots.txt': text('User-agent: *\nDisallow: /\n') });
+  });
+  afterAll(async () => {
+    await target.close();
+  });
+
+  it('takes a 407 for the proxy refusing, never for the site: unreachable, disallow all', async () => {
+    const proxy = await startRefusingProxy(
+      '407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm="proxy"',
+    );
+    try {
+      const result = await fetchRobotsTxt(target.origin, { ...options, proxyUrl: proxy.url });
+      expect(result).toMatchObject({ status: 'proxy-error', kind: 'disallow-all', robots: null });
+      expect(result.hops).toEqual([expect.objectContaining({ status: 'proxy-error' })]);
+      expect(result.why).toContain('407');
+      expect(result.why).toContain('the proxy refused the request');
+      expect(result.why).toContain('2.3.1.4');
+      expect(proxy.seen[0]).toContain(`http://127.0.0.1:${target.port}/robots.txt`);
+      expect(target.hits('/robots.txt')).toBe(0);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it.each([
+    ['407 Proxy Authentication Required', true],
+    ['403 Forbidden', true],
+    ['502 Bad Gateway', false],
+  ])('reports a CONNECT refused with %s as a proxy failure (http2: %s)', async (statusLine, http2) => {
+    const proxy = await startRefusingProxy(statusLine);
+    try {
+      const result = await fetchRobotsTxt(`https://127.0.0.1:${target.port}/`, {
+        ...options,
+        proxyUrl: proxy.url,
+        client: new GotScrapingRobotsClient({ http2 }),
+      });
+      expect(result).toMatchObject({ status: 'proxy-error', kind: 'disallow-all' });
+      expect(result.why).toContain(statusLine.slice(0, 3));
+      expect(proxy.seen[0]).toBe(`CONNECT 127.0.0.1:${target.port} HTTP/1.1`);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it.each([
+    ['not-a-url', '"not-a-url"'],
+    ['', '""'],
+    ['socks5://127.0.0.1:1080', '"socks5://127.0.0.1:1080"'],
+    ['http://user:pa%ss@127.0.0.1:8000', '"http://user:***@127.0.0.1:8000"'],
+  ])('rejects the malformed proxyUrl %j with a TypeError naming it', async (proxyUrl, shown) => {
+    const attempt = fetchRobotsTxt(target.origin, { ...options, proxyUrl });
+    await expect(attempt).rejects.toThrow(TypeError);
+    await expect(attempt).rejects.toThrow(`proxyUrl must be an http:// or https:// URL`);
+    await expect(attempt).rejects.toThrow(`got ${shown}.`);
+    expect(target.hits('/robots.txt')).toBe(0);
+  });
+});
+
+describe('fetchRobotsTxt: custom HTTP clients', () => {
+  /** The rejections no handler took while `run` ran and `settleMs` after it. */
+  async function unhandledRejectionsOf(run: () => Promise<void>, settleMs: number): Promise<unknown[]> {
+    const unhandled: unknown[] = [];
+    const record = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', record);
+    try {
+      await run();
+      await new Promise((resolve) => setTimeout(resolve, settleMs));
+    } finally {
+      process.off('unhandledRejection', record);
+    }
+    return unhandled;
+  }
+
+  it('gives up on a client that never answers at the deadline', { timeout: 5000 }, async () => {
+    const silent: RobotsHttpClient = { request: () => new Promise(() => {}) };
+    const started = performance.now();
+    const result = await fetchRobotsTxt('http://silent.example/', {
+      ...options,
+      client: silent,
+      timeoutMs: 300,
+    });
+    const elapsed = performance.now() - started;
+    expect(result).toMatchObject({ status: 'timeout', kind: 'disallow-all' });
+    expect(result.hops).toEqual([expect.objectContaining({ status: 'timeout' })]);
+    expect(elapsed).toBeGreaterThanOrEqual(290);
+    expect(elapsed).toBeLessThan(1500);
+  });
+
+  it('observes the late rejection of a client that lost the race', { timeout: 5000 }, async () => {
+    const late: RobotsHttpClient = {
+      request: () => new Promise((_resolve, reject) => setTimeout(() => reject(new Error('too late')), 1000)),
+    };
+    let status: unknown;
+    const unhandled = await unhandledRejectionsOf(async () => {
+      ({ status } = await fetchRobotsTxt('http://late.example/', {
+        ...options,
+        client: late,
+        timeoutMs: 200,
+      }));
+    }, 1000);
+    expect(status).toBe('timeout');
+    expect(unhandled).toEqual([]);
+  });
+
+  it.each([
+    [
+      'throws',
+      () => {
+        throw new Error('boom');
+      },
+    ],
+    ['rejects', () => Promise.reject(new Error('boom'))],
+    ['returns an answer without headers', () => Promise.resolve({ ok: true, status: 200 })],
+    ['returns nothing', () => Promise.resolve(undefined)],
+  ])('turns a client that %s into a network-error', async (_how, request) => {
+    const client = { request } as unknown as RobotsHttpClient;
+    const result = await fetchRobotsTxt('http://broken-client.example/', { ...options, client });
+    expect(result).toMatchObject({ status: 'network-error', kind: 'disallow-all' });
   });
 });

@@ -1,0 +1,136 @@
+import { createServer as createNetServer, type Socket } from 'node:net';
+import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { fetchRobotsTxt, type RobotsFetchOptions } from '../../src/fetch/index.js';
+import { MAX_LINE_OCTETS } from '../../src/robots/index.js';
+import { startHttpServer, type TestRouteHandler } from '../support/http-server.js';
+
+const USER_AGENT = 'ExampleBot/1.0';
+const RULES = 'User-agent: *\nAllow: /public\nDisallow: /\n';
+const options: RobotsFetchOptions = { userAgent: USER_AGENT, timeoutMs: 2000, connectTimeoutMs: 1000 };
+
+/** Serves `body` as robots.txt with the given Content-Encoding, fetches it, closes the server. */
+async function fetchEncoded(contentEncoding: string | undefined, body: Uint8Array) {
+  return fetchFrom((_request, response) => {
+    response.writeHead(200, {
+      'content-type': 'text/plain',
+      'content-length': String(body.length),
+      ...(contentEncoding === undefined ? {} : { 'content-encoding': contentEncoding }),
+    });
+    response.end(body);
+  });
+}
+
+async function fetchFrom(handler: TestRouteHandler) {
+  const server = await startHttpServer({ '/robots.txt': handler });
+  try {
+    return await fetchRobotsTxt(`${server.origin}/page`, options);
+  } finally {
+    await server.close();
+  }
+}
+
+/** A server that writes `answer` as the whole HTTP response, then closes the connection. */
+async function fetchRawAnswer(answer: Buffer) {
+  const server = createNetServer((socket: Socket) => {
+    socket.on('error', () => {});
+    socket.once('data', () => socket.end(answer));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  try {
+    return await fetchRobotsTxt(`http://127.0.0.1:${port}/`, options);
+  } finally {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+}
+
+const rules = Buffer.from(RULES);
+
+describe('fetchRobotsTxt: content codings (RFC 9110 8.4)', () => {
+  it.each([
+    ['identity', 'identity', rules],
+    ['GZIP (names are case-insensitive)', 'GZIP', gzipSync(rules)],
+    ['x-gzip', 'x-gzip', gzipSync(rules)],
+    ['deflate (zlib format)', 'deflate', deflateSync(rules)],
+    ['deflate sent as a raw stream', 'deflate', deflateRawSync(rules)],
+    ['br', 'br', brotliCompressSync(rules)],
+    ['gzip, gzip (stacked)', 'gzip, gzip', gzipSync(gzipSync(rules))],
+    ['deflate, gzip (undone in reverse order)', 'deflate, gzip', gzipSync(deflateSync(rules))],
+    ['br, identity, gzip', 'br, identity, gzip', gzipSync(brotliCompressSync(rules))],
+  ])('decodes %s', async (_name, contentEncoding, body) => {
+    const result = await fetchEncoded(contentEncoding, body);
+    expect(result).toMatchObject({ status: 200, kind: 'rules' });
+    expect(Buffer.from(result.body!).toString()).toBe(RULES);
+    expect(result.robots?.isAllowed('/secret', USER_AGENT)).toBe(false);
+  });
+
+  it.each([
+    ['zstd', gzipSync(rules)],
+    ['x-foo', gzipSync(rules)],
+    ['gzip, compress', gzipSync(rules)],
+  ])(
+    'refuses the coding %s, which it cannot decode: unreachable, disallow all',
+    async (contentEncoding, body) => {
+      const result = await fetchEncoded(contentEncoding, body);
+      expect(result).toMatchObject({
+        status: 'decoding-error',
+        kind: 'disallow-all',
+        robots: null,
+        body: null,
+      });
+      const unknown = contentEncoding.split(', ').at(-1)!;
+      expect(result.why).toContain(`Content-Encoding "${unknown}" cannot be decoded`);
+      expect(result.why).toContain('2.3.1.4');
+    },
+  );
+
+  it('refuses more stacked codings than any server uses', async () => {
+    const body = [1, 2, 3, 4, 5].reduce<Buffer>((data) => gzipSync(data), rules);
+    const result = await fetchEncoded('gzip, gzip, gzip, gzip, gzip', body);
+    expect(result).toMatchObject({ status: 'decoding-error', kind: 'disallow-all' });
+    expect(result.why).toContain('stacks 5 codings');
+  });
+
+  it('refuses corrupt gzip data', async () => {
+    const corrupt = Buffer.concat([gzipSync(rules).subarray(0, 10), Buffer.from('not deflate data at all')]);
+    const result = await fetchEncoded('gzip', corrupt);
+    expect(result).toMatchObject({ status: 'decoding-error', kind: 'disallow-all' });
+    expect(result.why).toContain('gzip:');
+  });
+
+  it.each([
+    ['gzip', gzipSync(rules)],
+    ['deflate', deflateSync(rules)],
+    ['br', brotliCompressSync(rules)],
+  ])(
+    'refuses a %s stream that ends early inside a complete HTTP answer, never parsing half a file',
+    async (contentEncoding, compressed) => {
+      // Up to "Allow: /public": parsed, the cut file would allow everything.
+      const part = compressed.subarray(0, compressed.length - 12);
+      const head = `HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Encoding: ${contentEncoding}\r\nContent-Length: ${part.length}\r\nConnection: close\r\n\r\n`;
+      const result = await fetchRawAnswer(Buffer.concat([Buffer.from(head), part]));
+      expect(result).toMatchObject({ status: 'decoding-error', kind: 'disallow-all', robots: null });
+      expect(result.why).toContain(`${contentEncoding}: unexpected end of file`);
+    },
+  );
+
+  it('reads an empty body as an empty file whatever its coding', async () => {
+    const result = await fetchEncoded('gzip', Buffer.alloc(0));
+    expect(result).toMatchObject({ status: 200, kind: 'rules' });
+    expect(result.body?.byteLength).toBe(0);
+  });
+
+  it('stops a stacked bomb (gzip, gzip) at the cap of the decoded size', async () => {
+    // 1 GiB of zeros in 100 gzip members of 10 MiB, gzipped once more: a few KiB on the wire.
+    const member = gzipSync(Buffer.alloc(10 * 1024 * 1024), { level: 9 });
+    const body = gzipSync(Buffer.concat(Array.from({ length: 100 }, () => member)), { level: 9 });
+    const started = performance.now();
+    const result = await fetchEncoded('gzip, gzip', body);
+    const elapsed = performance.now() - started;
+    expect(result).toMatchObject({ status: 200, kind: 'rules', truncated: true });
+    expect(result.body?.byteLength).toBeLessThanOrEqual(512_000 + MAX_LINE_OCTETS + 1);
+    expect(elapsed).toBeLessThan(3000);
+  });
+});
