@@ -11,8 +11,8 @@ export interface RobotsFetchLock {
  * other stores, processes or machines, or to keep them across restarts.
  *
  * A backend may throw or reject: the store then carries on with its local cache, logs one
- * warning per outage and tries the backend again on the next origin. Every call should be
- * bounded in time.
+ * warning per outage and leaves the backend alone for a cool-down (its `backendRetry` option),
+ * after which one call tries it again. Every call should be bounded in time.
  */
 export interface RobotsStoreBackend {
   /** A short name for logs, e.g. `redis`. */

@@ -23,6 +23,7 @@ export { MemoryBackend, type MemoryBackendOptions } from './memory-backend.js';
 export type { GoodCopyRecord, OriginPolicy, PolicyRecord, StoredPolicy } from './policy.js';
 export { RedisBackend, type RedisBackendOptions } from './redis-backend.js';
 export {
+  type RobotsBackendRetryOptions,
   type RobotsRetryOptions,
   RobotsStore,
   type RobotsStoreOptions,

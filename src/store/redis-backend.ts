@@ -92,7 +92,7 @@ export class RedisBackend implements RobotsStoreBackend {
   readonly #prefix: string;
   readonly #connectTimeoutMs: number;
   readonly #maxInFlight: number;
-  readonly #waiting: (() => void)[] = [];
+  readonly #waiting: { go: () => void; fail: (error: unknown) => void }[] = [];
   #inFlight = 0;
   #connecting: Promise<void> | undefined;
   #lastError: Error | undefined;
@@ -212,19 +212,26 @@ export class RedisBackend implements RobotsStoreBackend {
    * Runs a command when fewer than `maxInFlight` are out. A burst of thousands of new origins
    * would otherwise send every command at once, and replies that wait behind the parsing of
    * earlier ones would hit `commandTimeout` although Redis answered in time.
+   *
+   * A command that fails fails the ones waiting behind it: with Redis down or frozen they would
+   * each wait their turn only to time out too (a store stops waiting for them anyway, and its
+   * next try of Redis would be queued behind them).
    */
   async #limited<T>(command: () => Promise<T>): Promise<T> {
     if (this.#inFlight >= this.#maxInFlight) {
-      await new Promise<void>((resolve) => this.#waiting.push(resolve));
+      await new Promise<void>((go, fail) => this.#waiting.push({ go, fail }));
     } else {
       this.#inFlight++;
     }
     try {
       return await command();
+    } catch (error) {
+      for (const waiter of this.#waiting.splice(0)) waiter.fail(error);
+      throw error;
     } finally {
       // Hand the slot to the next waiter, or give it back.
       const next = this.#waiting.shift();
-      if (next) next();
+      if (next) next.go();
       else this.#inFlight--;
     }
   }

@@ -10,6 +10,7 @@ import {
 } from '../fetch/index.js';
 import { productTokenOf, RobotsTxt } from '../robots/index.js';
 import type { RobotsFetchLock, RobotsStoreBackend } from './backend.js';
+import { type BackendAdmission, BackendBreaker } from './breaker.js';
 import {
   type ComparedPolicy,
   diffPolicies,
@@ -38,6 +39,27 @@ export interface RobotsRetryOptions {
   /**
    * Longest delay between two attempts.
    * @default 3600000 (1 hour)
+   */
+  maxDelayMs?: number;
+}
+
+/**
+ * The circuit breaker of a failing backend. After a backend call fails or times out, the store
+ * does not call the backend at all for a cool-down: new origins are fetched directly, their
+ * policies are not saved (nor shared) and no fetch lock is taken. A lock this store held before
+ * is still released (without waiting for the answer) or expires after `lockTtlMs`. After the
+ * cool-down, one call tries the backend again: if it answers, the backend is used again;
+ * if not, the cool-down doubles.
+ */
+export interface RobotsBackendRetryOptions {
+  /**
+   * Cool-down after the backend first fails.
+   * @default 5000 (5 seconds)
+   */
+  initialDelayMs?: number;
+  /**
+   * Longest cool-down between two tries of a backend that keeps failing.
+   * @default 60000 (1 minute)
    */
   maxDelayMs?: number;
 }
@@ -134,6 +156,11 @@ export interface RobotsStoreOptions {
    */
   keepExpiredMs?: number;
   /**
+   * How long the store leaves a backend alone after a call failed or timed out (during which
+   * policies are neither read from it nor saved to it), and how often it tries it again.
+   */
+  backendRetry?: RobotsBackendRetryOptions;
+  /**
    * How long the fleet-wide fetch lock of a backend is held at most; a crashed holder blocks
    * nobody for longer.
    * @default fetchTimeoutMs + 5000
@@ -176,6 +203,8 @@ export const STORE_DEFAULTS = {
   maxEntries: 50_000,
   maxBytesInMemory: 64 * 1024 * 1024,
   keepExpiredMs: 7 * 86_400_000,
+  backendRetryInitialDelayMs: 5000,
+  backendRetryMaxDelayMs: 60_000,
   lockPollMs: 50,
 } as const;
 
@@ -189,12 +218,25 @@ export interface RobotsStoreStats {
   lockWaits: number;
   /** Backend calls that failed or timed out. */
   backendErrors: number;
+  /**
+   * Backend calls not made, or not waited for, because the backend had failed (its circuit
+   * breaker was open; see {@link RobotsStoreOptions.backendRetry}).
+   */
+  backendSkipped: number;
   /** Origins in memory and their measured size. */
   entries: number;
   bytesInMemory: number;
 }
 
 type BackendResult<T> = { ok: true; value: T } | { ok: false };
+
+/** What a backend call raced with the breaker's opening resolves to when the breaker won. */
+const ABANDONED: unique symbol = Symbol('abandoned');
+
+/** Releases a fetch lock that came too late to be used. */
+function giveBack(lock: RobotsFetchLock | undefined): Promise<void> | undefined {
+  return lock?.release();
+}
 
 const DAY_MS = 86_400_000;
 const RFC_MAX_AGE_MS = 86_400_000;
@@ -246,8 +288,8 @@ export class RobotsStore {
   #oversized: PolicyEntry | undefined;
   readonly #inflight = new Map<string, Promise<PolicyEntry>>();
   readonly #listeners = new Set<RobotsChangeListener>();
-  readonly #stats = { fetches: 0, backendHits: 0, lockWaits: 0, backendErrors: 0 };
-  #backendDown = false;
+  readonly #stats = { fetches: 0, backendHits: 0, lockWaits: 0, backendErrors: 0, backendSkipped: 0 };
+  readonly #breaker: BackendBreaker;
   #skewWarned = false;
   #closed = false;
 
@@ -308,6 +350,21 @@ export class RobotsStore {
     this.#lockWaitMs = nonNegative('lockWaitMs', options.lockWaitMs, this.#fetchTimeoutMs + 2000);
     this.#lockPollMs = positive('lockPollMs', options.lockPollMs, STORE_DEFAULTS.lockPollMs);
     this.#clock = options.clock ?? Date.now;
+    this.#breaker = new BackendBreaker(
+      {
+        initialDelayMs: positive(
+          'backendRetry.initialDelayMs',
+          options.backendRetry?.initialDelayMs,
+          STORE_DEFAULTS.backendRetryInitialDelayMs,
+        ),
+        maxDelayMs: positive(
+          'backendRetry.maxDelayMs',
+          options.backendRetry?.maxDelayMs,
+          STORE_DEFAULTS.backendRetryMaxDelayMs,
+        ),
+      },
+      this.#clock,
+    );
     this.#cache = new LRUCache<string, PolicyEntry>({
       max: positive('maxEntries', options.maxEntries, STORE_DEFAULTS.maxEntries),
       maxSize: positive('maxBytesInMemory', options.maxBytesInMemory, STORE_DEFAULTS.maxBytesInMemory),
@@ -491,7 +548,9 @@ export class RobotsStore {
       if (!loaded.ok || backend.lock === undefined) return await this.#fetch(origin, previous, local);
 
       let lock: RobotsFetchLock | undefined;
-      const locked = await this.#call('lock', () => backend.lock!(origin, this.#lockTtlMs));
+      const locked = await this.#call('lock', () => backend.lock!(origin, this.#lockTtlMs), {
+        late: giveBack,
+      });
       if (locked.ok && locked.value === undefined) {
         // Another process is fetching this origin: wait for its result, within bounds.
         this.#stats.lockWaits++;
@@ -519,7 +578,9 @@ export class RobotsStore {
       } finally {
         if (lock !== undefined) {
           const held = lock;
-          await this.#call('unlock', () => held.release());
+          // Sent even while the breaker is open (not waited for then): the fleet gets the origin
+          // back at once if the backend answers; otherwise the lock expires after lockTtlMs.
+          await this.#call('unlock', () => held.release(), { always: true });
         }
       }
     } catch (error) {
@@ -610,7 +671,9 @@ export class RobotsStore {
       if (!loaded.ok) return { lock: undefined };
       const stored = this.#onOurClock(loaded.value);
       if (stored !== undefined && this.#isFresh(stored)) return { stored };
-      const locked = await this.#call('lock', () => backend.lock!(origin, this.#lockTtlMs));
+      const locked = await this.#call('lock', () => backend.lock!(origin, this.#lockTtlMs), {
+        late: giveBack,
+      });
       if (!locked.ok || locked.value !== undefined) return { lock: locked.ok ? locked.value : undefined };
     }
     this.#log.warning(
@@ -684,24 +747,70 @@ export class RobotsStore {
     }
   }
 
-  /** Runs a backend call; a failure is logged once per outage and returned as a value. */
-  async #call<T>(what: string, call: () => Promise<T>): Promise<BackendResult<T>> {
+  /**
+   * Runs a backend call through the circuit breaker (see {@link BackendBreaker}); a failure is
+   * returned as a value. The first failure opens the breaker, with one warning: calls are then
+   * skipped (`{ ok: false }` at once) until the cool-down is over, and calls still waiting for
+   * the backend stop waiting. After the cool-down one call probes the backend; its success closes
+   * the breaker, with one info line.
+   *
+   * @param options.always make the call even while the breaker is open, without waiting for it
+   *   (releasing a lock: nobody waits for a down backend, but the fleet should get it back).
+   * @param options.late given the value of a call that answered after it was given up on.
+   */
+  async #call<T>(
+    what: string,
+    call: () => Promise<T>,
+    options: { always?: boolean; late?: (value: T) => unknown } = {},
+  ): Promise<BackendResult<T>> {
+    const breaker = this.#breaker;
+    let admission: BackendAdmission = breaker.admit();
+    const skipped = admission === 'skip';
+    if (skipped) {
+      this.#stats.backendSkipped++;
+      if (!options.always) return { ok: false };
+      // Sent, and not waited for: the breaker is open, so the race below ends at once.
+      admission = 'call';
+    }
+    let forget: (() => void) | undefined;
     try {
-      const value = await call();
-      if (this.#backendDown) {
-        this.#backendDown = false;
+      const pending = call();
+      let value: T | typeof ABANDONED;
+      if (admission === 'probe') {
+        value = await pending;
+      } else {
+        // Any other call stops waiting when the breaker opens (at once if it is open).
+        const opened = new Promise<typeof ABANDONED>((resolve) => {
+          forget = breaker.whenOpen(() => resolve(ABANDONED));
+        });
+        value = await Promise.race([pending, opened]);
+      }
+      if (value === ABANDONED) {
+        // What still comes is handed over: a lock taken after we gave up on it is given back.
+        if (options.late) pending.then(options.late).catch(() => undefined);
+        if (!skipped) this.#stats.backendSkipped++;
+        return { ok: false };
+      }
+      if (breaker.succeeded(admission)) {
         this.#log.info(`The ${this.#backend?.name} backend answers again; policies are shared again.`);
       }
       return { ok: true, value };
     } catch (error) {
       this.#stats.backendErrors++;
-      if (!this.#backendDown) {
-        this.#backendDown = true;
+      const message = (error as Error)?.message ?? error;
+      const outcome = breaker.failed(admission);
+      if (outcome === 'opened') {
         this.#log.warning(
-          `The ${this.#backend?.name} backend failed (${what}: ${(error as Error)?.message ?? error}); crawling goes on with the local cache.`,
+          `The ${this.#backend?.name} backend failed (${what}: ${message}); crawling goes on with the local cache, without the backend, which is tried again in ${breaker.coolDownMs / 1000} s.`,
+        );
+      } else if (outcome === 'reopened') {
+        this.#log.debug(
+          `The ${this.#backend?.name} backend still fails (${what}: ${message}); tried again in ${breaker.coolDownMs / 1000} s.`,
         );
       }
       return { ok: false };
+    } finally {
+      forget?.();
     }
   }
 

@@ -56,6 +56,99 @@ async function sites(count: number, delayMs = 0): Promise<TestHttpServer[]> {
   );
 }
 
+/** A manual clock: the backend's cool-down is tested by moving it, never by sleeping. */
+function manualClock(start = Date.now()) {
+  let now = start;
+  return {
+    now: () => now,
+    advance: (ms: number) => {
+      now += ms;
+    },
+  };
+}
+
+/**
+ * A redis-server of the test's own that it can freeze (SIGSTOP: connections stay open, nothing
+ * answers, as with a stalled or overloaded Redis) and resume; `stop()` resumes it first.
+ */
+async function freezableRedis() {
+  const own = await startRedis();
+  const admin = new Redis(own.url);
+  const pid = Number(/process_id:(\d+)/.exec(await admin.info('server'))?.[1]);
+  admin.disconnect();
+  expect(pid).toBeGreaterThan(0);
+  let frozen = false;
+  const resume = () => {
+    if (frozen) process.kill(pid, 'SIGCONT');
+    frozen = false;
+  };
+  return {
+    url: own.url,
+    freeze: () => {
+      process.kill(pid, 'SIGSTOP');
+      frozen = true;
+    },
+    resume,
+    stop: async () => {
+      resume();
+      await own.stop();
+    },
+  };
+}
+
+/** Counts the calls a store makes to its backend, by wrapping the backend instance's methods. */
+function countCalls(backend: RedisBackend) {
+  const calls = { load: 0, lock: 0, save: 0, release: 0 };
+  /** The releases sent, with whether each has settled. */
+  const releases: { settled: boolean }[] = [];
+  const load = backend.load.bind(backend);
+  const save = backend.save.bind(backend);
+  const lock = backend.lock.bind(backend);
+  backend.load = (origin) => {
+    calls.load++;
+    return load(origin);
+  };
+  backend.save = (origin, policy, retainMs) => {
+    calls.save++;
+    return save(origin, policy, retainMs);
+  };
+  backend.lock = async (origin, ttlMs) => {
+    calls.lock++;
+    const held = await lock(origin, ttlMs);
+    if (held === undefined) return undefined;
+    return {
+      release: () => {
+        calls.release++;
+        const release = { settled: false };
+        releases.push(release);
+        const done = () => {
+          release.settled = true;
+        };
+        const pending = held.release();
+        pending.then(done, done);
+        return pending;
+      },
+    };
+  };
+  return {
+    releases,
+    /** The counts since the last call, then zeroed. */
+    taken() {
+      const counted = { ...calls };
+      calls.load = calls.lock = calls.save = calls.release = 0;
+      return counted;
+    },
+  };
+}
+
+async function eventually(condition: () => Promise<boolean>, withinMs = 3000): Promise<void> {
+  const deadline = performance.now() + withinMs;
+  while (!(await condition())) {
+    if (performance.now() > deadline) throw new Error(`not true within ${withinMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 function runWorker(
   env: Record<string, string>,
 ): Promise<{ stats: { fetches: number; backendHits: number }; kinds: string[] }> {
@@ -389,4 +482,182 @@ describe('RedisBackend', () => {
       await Promise.all([ahead.close(), reader.close(), site.close()]);
     }
   });
+});
+
+describe('RobotsStore with a frozen Redis (circuit breaker)', () => {
+  const NONE = { load: 0, lock: 0, save: 0, release: 0 };
+
+  it('stops calling Redis after a failure, probes once after the cool-down, and shares again once it answers', async () => {
+    const own = await freezableRedis();
+    const servers = await sites(9);
+    const keyPrefix = prefix();
+    const clock = manualClock();
+    const { log, lines, warnings } = captureLog();
+    const backend = new RedisBackend({
+      url: own.url,
+      keyPrefix,
+      commandTimeoutMs: 200,
+      connectTimeoutMs: 500,
+    });
+    const calls = countCalls(backend);
+    const robots = store(keyPrefix, { backend, clock: clock.now, log });
+    const reader = store(keyPrefix, { clock: clock.now }, own.url);
+    const fetched = (index: number) => servers[index].hits('/robots.txt');
+    try {
+      await robots.resolve(servers[0].origin);
+      expect(calls.taken()).toEqual({ load: 2, lock: 1, save: 1, release: 1 });
+
+      own.freeze();
+      // The first new origin waits for one timeout (the load), then is fetched without Redis.
+      expect((await robots.resolve(servers[1].origin)).kind).toBe('rules');
+      expect(calls.taken()).toEqual({ ...NONE, load: 1 });
+      expect(warnings()).toEqual([expect.stringContaining('redis backend failed (load: Command timed out)')]);
+      expect(warnings()[0]).toContain('tried again in 5 s');
+
+      // Within the cool-down (5 s on the store's clock), new origins do not call Redis at all.
+      clock.advance(4999);
+      for (const index of [2, 3]) expect((await robots.resolve(servers[index].origin)).kind).toBe('rules');
+      expect(calls.taken()).toEqual(NONE);
+      expect([1, 2, 3].map(fetched)).toEqual([1, 1, 1]);
+      // 1 save + 2 x (load, save) skipped; the one timeout is the only error.
+      expect(robots.stats()).toMatchObject({ fetches: 4, backendErrors: 1, backendSkipped: 5 });
+
+      // After it, one call probes Redis; it fails, and the cool-down doubles to 10 s.
+      clock.advance(1);
+      await robots.resolve(servers[4].origin);
+      expect(calls.taken()).toEqual({ ...NONE, load: 1 });
+      clock.advance(9999);
+      await robots.resolve(servers[5].origin);
+      expect(calls.taken()).toEqual(NONE);
+      expect(warnings()).toHaveLength(1);
+
+      // Redis answers again: the next probe succeeds, and the store uses Redis again.
+      own.resume();
+      clock.advance(1);
+      await robots.resolve(servers[6].origin);
+      expect(calls.taken()).toEqual({ load: 2, lock: 1, save: 1, release: 1 });
+      expect(lines.map((line) => line.message)).toContain(
+        'The redis backend answers again; policies are shared again.',
+      );
+      await robots.resolve(servers[7].origin);
+      expect(calls.taken()).toEqual({ load: 2, lock: 1, save: 1, release: 1 });
+
+      // Sharing resumed: another store reads the policies saved after the outage, not the others.
+      for (const index of [6, 7, 3]) await reader.resolve(servers[index].origin);
+      expect(reader.stats()).toMatchObject({ fetches: 1, backendHits: 2 });
+      expect([6, 7, 3].map(fetched)).toEqual([1, 1, 2]);
+      expect(robots.stats()).toMatchObject({ fetches: 8, backendErrors: 2 });
+    } finally {
+      own.resume();
+      await Promise.all([robots.close(), reader.close()]);
+      await own.stop();
+      await Promise.all(servers.map((site) => site.close()));
+    }
+  }, 15_000);
+
+  it('a burst of new origins stops waiting for a frozen Redis after the first timeout', async () => {
+    const own = await freezableRedis();
+    const servers = await sites(12);
+    const keyPrefix = prefix();
+    const { log, warnings } = captureLog();
+    // Two commands at a time: without the breaker, 12 loads take 6 timeouts in turn, then 12 locks 6 more.
+    const backend = new RedisBackend({
+      url: own.url,
+      keyPrefix,
+      commandTimeoutMs: 300,
+      connectTimeoutMs: 500,
+      maxInFlight: 2,
+    });
+    const calls = countCalls(backend);
+    const robots = store(keyPrefix, { backend, log });
+    try {
+      await robots.resolve(servers[0].origin);
+      calls.taken();
+      own.freeze();
+      const started = performance.now();
+      const policies = await Promise.all(servers.slice(1).map((site) => robots.resolve(site.origin)));
+      const elapsed = performance.now() - started;
+      expect(policies.every((policy) => policy.kind === 'rules')).toBe(true);
+      // Every load was asked before the first one timed out; nothing after it.
+      expect(calls.taken()).toEqual({ load: 11, lock: 0, save: 0, release: 0 });
+      expect(elapsed).toBeLessThan(1200);
+      expect(warnings()).toHaveLength(1);
+      const { backendErrors, backendSkipped } = robots.stats();
+      // Each load failed or was given up on, each save skipped.
+      expect(backendErrors + backendSkipped).toBe(22);
+    } finally {
+      own.resume();
+      await robots.close();
+      await own.stop();
+      await Promise.all(servers.map((site) => site.close()));
+    }
+  }, 15_000);
+
+  it('RedisBackend fails the commands queued behind one that timed out, instead of sending them in turn', async () => {
+    const own = await freezableRedis();
+    const backend = new RedisBackend({
+      url: own.url,
+      keyPrefix: prefix(),
+      commandTimeoutMs: 200,
+      connectTimeoutMs: 500,
+      maxInFlight: 1,
+    });
+    try {
+      expect(await backend.load('https://a.example')).toBeUndefined();
+      own.freeze();
+      const outcomes: string[] = [];
+      const loads = ['a', 'b', 'c', 'd'].map((name) =>
+        backend.load(`https://${name}.example`).then(
+          () => outcomes.push(`${name} answered`),
+          (error: Error) => outcomes.push(`${name} ${error.message}`),
+        ),
+      );
+      await loads[0];
+      // Settled with the first: a store's next try of Redis is not queued behind them.
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(outcomes).toEqual(['a', 'b', 'c', 'd'].map((name) => `${name} Command timed out`));
+    } finally {
+      own.resume();
+      await backend.close();
+      await own.stop();
+    }
+  }, 15_000);
+
+  it('still releases a lock it held when Redis froze, without making the crawl wait for it', async () => {
+    const own = await freezableRedis();
+    const [slow] = await sites(1, 600);
+    const [other] = await sites(1);
+    const keyPrefix = prefix();
+    const backend = new RedisBackend({
+      url: own.url,
+      keyPrefix,
+      commandTimeoutMs: 200,
+      connectTimeoutMs: 500,
+    });
+    const calls = countCalls(backend);
+    // The lock outlives the test: only a release can remove it.
+    const robots = store(keyPrefix, { backend, lockTtlMs: 60_000 });
+    const admin = new Redis(own.url);
+    const lockKey = `${keyPrefix}lock:${slow.origin}`;
+    try {
+      const holding = robots.resolve(slow.origin);
+      await eventually(async () => (await admin.exists(lockKey)) === 1);
+      own.freeze();
+      // Another origin's load times out: the breaker opens while the lock is held.
+      await robots.resolve(other.origin);
+      expect((await holding).kind).toBe('rules');
+      // The release was sent, and nobody waited for the frozen Redis to answer it.
+      expect(calls.releases).toEqual([{ settled: false }]);
+      expect(calls.taken()).toEqual({ load: 3, lock: 1, save: 0, release: 1 });
+
+      own.resume();
+      await eventually(async () => (await admin.exists(lockKey)) === 0);
+    } finally {
+      own.resume();
+      admin.disconnect();
+      await robots.close();
+      await own.stop();
+      await Promise.all([slow.close(), other.close()]);
+    }
+  }, 15_000);
 });

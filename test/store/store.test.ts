@@ -6,6 +6,7 @@ import {
   MemoryBackend,
   type RobotsChange,
   RobotsStore,
+  type RobotsStoreBackend,
   type RobotsStoreOptions,
 } from '../../src/store/index.js';
 import { startHttpServer, type TestHttpServer, text } from '../support/http-server.js';
@@ -712,4 +713,72 @@ describe('MemoryBackend', () => {
     expect(site.hits('/robots.txt')).toBe(1);
     expect(first.stats().fetches + second.stats().fetches).toBe(1);
   });
+});
+
+describe('backend circuit breaker', () => {
+  /** A promise settled by the test. */
+  function deferred<T>() {
+    let resolve!: (value: T) => void;
+    let reject!: (error: Error) => void;
+    const promise = new Promise<T>((ok, fail) => {
+      resolve = ok;
+      reject = fail;
+    });
+    return { promise, resolve, reject };
+  }
+
+  it('gives back a fetch lock that was granted after the store stopped waiting for it', async () => {
+    const locked = await server({ '/robots.txt': text('User-agent: *\nDisallow: /private\n') });
+    const failing = await server({ '/robots.txt': text('User-agent: *\nDisallow: /\n') });
+    const shared = new MemoryBackend();
+    const lockAnswer = deferred<void>();
+    const loadAnswer = deferred<void>();
+    const asked = { lock: deferred<void>(), load: deferred<void>() };
+    // The backend grants the first origin's lock late, and fails the second origin's load.
+    const backend: RobotsStoreBackend = {
+      name: 'scripted',
+      load: async (origin) => {
+        if (origin === failing.origin) {
+          asked.load.resolve();
+          await loadAnswer.promise;
+        }
+        return shared.load(origin);
+      },
+      save: (origin, policy, retainMs) => shared.save(origin, policy, retainMs),
+      lock: async (origin, ttlMs) => {
+        asked.lock.resolve();
+        await lockAnswer.promise;
+        return shared.lock(origin, ttlMs);
+      },
+      close: async () => {},
+    };
+    const robots = store({ backend });
+
+    try {
+      const holding = robots.resolve(locked.origin);
+      await asked.lock.promise;
+      const failed = robots.resolve(failing.origin);
+      await asked.load.promise;
+      loadAnswer.reject(new Error('backend down'));
+      // The breaker opens: the store stops waiting for the lock and fetches the file itself.
+      const inTime = <T>(promise: Promise<T>) =>
+        Promise.race([
+          promise,
+          new Promise<never>((_resolve, reject) => {
+            setTimeout(() => reject(new Error('the store is still waiting for the lock')), 1000).unref();
+          }),
+        ]);
+      expect((await inTime(holding)).kind).toBe('rules');
+      expect((await failed).kind).toBe('rules');
+      expect(robots.stats()).toMatchObject({ fetches: 2, backendErrors: 1 });
+
+      // The lock arrives late: nobody holds it for long, it is released at once.
+      lockAnswer.resolve();
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(await shared.lock(locked.origin, 60_000)).toBeDefined();
+    } finally {
+      // Never leaves the store waiting (close() waits for running resolves).
+      lockAnswer.resolve();
+    }
+  }, 5000);
 });
