@@ -1,4 +1,11 @@
-import type { Configuration, Log, ProxyConfiguration, Request, SkippedRequestCallback } from 'crawlee';
+import {
+  type Configuration,
+  GotScrapingHttpClient,
+  type Log,
+  type ProxyConfiguration,
+  type Request,
+  type SkippedRequestCallback,
+} from 'crawlee';
 
 /**
  * The members of a Crawlee 3.18 crawler the guard reads or wraps (verified in
@@ -22,6 +29,8 @@ export interface CrawlerInternals {
   /** BrowserCrawler only. */
   browserPool?: unknown;
   proxyConfiguration?: ProxyConfiguration;
+  /** The `httpClient` option (a BaseHttpClient): HTTP crawlers send their page requests through it. */
+  httpClient?: unknown;
   /** Where Crawlee decides between retry and failure: the guard turns its own errors into skips here. */
   _requestFunctionErrorHandler(error: Error, context: { request: Request }, source: object): Promise<void>;
   run(...args: unknown[]): Promise<unknown>;
@@ -110,4 +119,26 @@ export function crawlerKindOf(crawler: CrawlerInternals): 'browser' | 'http' | '
   if (crawler.browserPool !== undefined && Array.isArray(crawler.preNavigationHooks)) return 'browser';
   if (Array.isArray(crawler.preNavigationHooks)) return 'http';
   return 'basic';
+}
+
+/**
+ * True when the crawler sends its requests through Crawlee's own `GotScrapingHttpClient` (the
+ * default), which hands the `hooks` of `gotOptions` to got, so a `beforeRedirect` hook sees every
+ * hop. A custom `httpClient` (any BaseHttpClient) gets them as an option it does not know, and
+ * may well ignore them (DESIGN.md: "Integration points").
+ */
+export function sendsThroughGotScraping(crawler: CrawlerInternals): boolean {
+  const client = crawler.httpClient;
+  if (client === undefined || client === null) return true; // a crawler without the option: got-scraping
+  return (
+    client instanceof GotScrapingHttpClient &&
+    (client as GotScrapingHttpClient).stream === GotScrapingHttpClient.prototype.stream
+  );
+}
+
+/** The name of the crawler's HTTP client, for messages. */
+export function httpClientNameOf(crawler: CrawlerInternals): string {
+  const client = crawler.httpClient as { constructor?: { name?: unknown } } | undefined;
+  const name = client?.constructor?.name;
+  return typeof name === 'string' && name !== '' && name !== 'Object' ? name : 'a custom httpClient';
 }

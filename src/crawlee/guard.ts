@@ -13,13 +13,16 @@ import {
   type CrawlerInternals,
   crawlerKindOf,
   forgetStatisticsJob,
+  httpClientNameOf,
   interceptRequestManager,
+  sendsThroughGotScraping,
 } from './crawler-internals.js';
 import { DroppedDataset } from './dropped-dataset.js';
 import {
   browserNavigationHooks,
   type HopChecker,
   type HopVerdict,
+  httpClientNavigationHooks,
   httpNavigationHook,
 } from './navigation.js';
 import { type ResolvedGuardOptions, type RobotsGuardOptions, resolveGuardOptions } from './options.js';
@@ -48,7 +51,8 @@ type UrlVerdict =
  * of every URL it did not fetch in a Dataset (`robots-dropped` by default).
  *
  * `attach(crawler)` wraps the crawler's request manager (URLs are checked when they are added and
- * again when they are taken out), checks every redirect hop (HTTP crawlers: got's `beforeRedirect`;
+ * again when they are taken out), checks every redirect hop (HTTP crawlers: got's `beforeRedirect`,
+ * or, with a custom `httpClient`, its `followRedirect` option and the URLs it reached;
  * PlaywrightCrawler with Chromium: a CDP `Fetch` interception before the first `goto`, and popups
  * stopped in the browser, their URLs enqueued instead), defers the URLs of origins whose robots.txt
  * is unreachable, paces origins that ask for a `Crawl-delay` (redirect hops into them included),
@@ -147,8 +151,14 @@ export class RobotsGuard implements HopChecker {
 
     // Navigation checks: appended, so the user's hooks (which may replace gotOptions.hooks) run first.
     const kind = crawlerKindOf(internals);
-    if (kind === 'http') {
+    if (kind === 'http' && sendsThroughGotScraping(internals)) {
       internals.preNavigationHooks!.push(httpNavigationHook(this, internals, this.userAgent));
+    } else if (kind === 'http') {
+      // A custom httpClient may ignore got's hooks: its hops go through followRedirect, and what
+      // it followed unasked is checked before any other postNavigationHook or handler runs.
+      const hooks = httpClientNavigationHooks(this, internals, this.userAgent, httpClientNameOf(internals));
+      internals.preNavigationHooks!.push(hooks.pre);
+      internals.postNavigationHooks?.unshift(hooks.post);
     } else if (kind === 'browser') {
       // Popups are stopped in the browser and their URLs added as requests, checked like any other.
       const hooks = browserNavigationHooks(this, internals, this.userAgent, (url) =>
@@ -297,6 +307,42 @@ export class RobotsGuard implements HopChecker {
     } catch {
       return 'allow'; // not http(s) (data:, about:blank): robots.txt does not apply
     }
+    return this.#hopVerdict(crawler, check, request, url, stage, deferrable, from);
+  }
+
+  /**
+   * @internal {@link HopChecker}: {@link checkHop} from memory, for callers that cannot wait;
+   * undefined when the policy of the URL's origin is not in memory.
+   */
+  checkHopCached(
+    crawler: CrawlerInternals,
+    request: Request,
+    url: string,
+    stage: RobotsDropStage,
+    deferrable: boolean,
+    from?: string,
+  ): HopVerdict | undefined {
+    const store = this.#givenStore ?? this.#settledStore;
+    if (store === undefined) return undefined;
+    let check: RobotsCheck | undefined;
+    try {
+      check = store.checkCached(url, this.productToken);
+    } catch {
+      return 'allow'; // not http(s): robots.txt does not apply
+    }
+    if (check === undefined) return undefined;
+    return this.#hopVerdict(crawler, check, request, url, stage, deferrable, from);
+  }
+
+  #hopVerdict(
+    crawler: CrawlerInternals,
+    check: RobotsCheck,
+    request: Request,
+    url: string,
+    stage: RobotsDropStage,
+    deferrable: boolean,
+    from: string | undefined,
+  ): HopVerdict {
     // A redirect of the request into another origin is a request to that origin: it is paced
     // by that origin's Crawl-delay. Hops within one origin belong to the request's own slot.
     const paced = stage === 'redirect' && deferrable && from !== undefined && !isOn(from, check.origin);

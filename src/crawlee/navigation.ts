@@ -22,6 +22,18 @@ export interface HopChecker {
     deferrable: boolean,
     from?: string,
   ): Promise<HopVerdict>;
+  /**
+   * {@link checkHop} from memory, for callers that must answer at once (a `followRedirect`
+   * callback); undefined when the policy of the URL's origin is not in memory.
+   */
+  checkHopCached(
+    crawler: CrawlerInternals,
+    request: Request,
+    url: string,
+    stage: RobotsDropStage,
+    deferrable: boolean,
+    from?: string,
+  ): HopVerdict | undefined;
   /** Remembers what to do with a request whose navigation was stopped (read in the error path). */
   block(request: Request, block: NavigationBlock): void;
   /** Warns once when the User-Agent the crawler really sends lacks the product token. */
@@ -38,10 +50,13 @@ interface GotHooksLike {
 interface GotOptionsLike {
   headers?: Record<string, unknown>;
   hooks?: GotHooksLike;
+  /** Part of Crawlee's BaseHttpClient interface: every client is asked to honour it. */
+  followRedirect?: unknown;
 }
 
 /**
- * The preNavigationHook of HTTP crawlers (HttpCrawler, CheerioCrawler, JSDOMCrawler, ...). got's
+ * The preNavigationHook of HTTP crawlers (HttpCrawler, CheerioCrawler, JSDOMCrawler, ...) on
+ * Crawlee's own got-scraping client (any other `httpClient`: {@link httpClientNavigationHooks}). got's
  * `beforeRedirect` hooks run for every hop before it is requested (DESIGN.md): a hop into a
  * disallowed path, on the same origin or another, is stopped there and never sent. The thrown
  * {@link RobotsSkipError} reaches Crawlee wrapped in got's RequestError; the guard's error path
@@ -76,6 +91,181 @@ export function httpNavigationHook(
       },
     ];
   };
+}
+
+/** What a client hands a `followRedirect` function: got's response, or a fetch-like one. */
+interface RedirectResponseLike {
+  url?: unknown;
+  headers?: unknown;
+}
+
+/** The response an HTTP crawler got from its client (a stream with the client's fields). */
+interface ClientResponseLike {
+  url?: unknown;
+  redirectUrls?: unknown;
+  destroy?: () => void;
+}
+
+/** What the hooks learnt of one navigation's redirects through a custom client. */
+interface ClientRedirects {
+  /** The hops `followRedirect` let the client follow (absolute URLs, without fragment). */
+  readonly followed: Set<string>;
+  /** The URL the next hop redirects from. */
+  from: string;
+  /**
+   * The hop `followRedirect` stopped. `decided`: the guard recorded or deferred it; otherwise its
+   * origin's robots.txt was not in memory, and it is decided after the response.
+   */
+  stopped?: { url: string; from: string; decided: boolean };
+}
+
+/**
+ * The hooks of HTTP crawlers whose `httpClient` is not Crawlee's own got-scraping client. Such a
+ * client gets got's `hooks` as an option it does not know; what Crawlee's BaseHttpClient interface
+ * does define is `followRedirect`, which may be a function asked before each hop is followed. So:
+ *
+ * - the preNavigationHook sets `followRedirect`: a hop whose origin's robots.txt is in memory is
+ *   decided there, before it is requested; a hop into a disallowed path (or waiting for a
+ *   Crawl-delay slot) is not followed; a hop into an origin not in memory is not followed either,
+ *   and once that robots.txt is read the request is fetched again, the hop decided then;
+ * - the postNavigationHook, first of all, turns a stopped hop into a skip (or a deferral) before
+ *   any other hook or handler sees the response; and when the client followed redirects without
+ *   asking `followRedirect` (node's fetch, for one, cannot ask), it warns once and checks the URLs
+ *   the response was reached through (the client's `redirectUrls`, or the final URL): a response
+ *   reached through a disallowed URL is dropped and recorded with stage `navigation`, as the
+ *   router middleware does, since those hops were requested before anyone could check them.
+ */
+export function httpClientNavigationHooks(
+  guard: HopChecker,
+  crawler: CrawlerInternals,
+  userAgent: string | undefined,
+  clientName: string,
+) {
+  const redirects = new WeakMap<Request, ClientRedirects>();
+  /**
+   * Per request, a hop found allowed after the response that stopped at it: the request is fetched
+   * again and the hop followed at once (it already took its origin's Crawl-delay slot).
+   */
+  const allowedHops = new Map<string, string>();
+  let warned = false;
+
+  const follow = (request: Request, state: ClientRedirects, response: RedirectResponseLike): boolean => {
+    // got asks again for the response it stopped at (isResponseOk): one answer, one record.
+    if (state.stopped !== undefined) return false;
+    const from = typeof response?.url === 'string' ? response.url : state.from;
+    const hop = redirectTarget(response, from);
+    // Unknown target: the client finds it on its own; the URLs it reached are checked after.
+    if (hop === undefined) return true;
+    if (state.from === hop && state.followed.has(hop)) return true; // asked again for the same hop
+    const key = request.id ?? request.uniqueKey;
+    let verdict: HopVerdict | undefined;
+    if (allowedHops.get(key) === hop) {
+      allowedHops.delete(key);
+      verdict = 'allow';
+    } else {
+      try {
+        verdict = guard.checkHopCached(crawler, request, hop, 'redirect', true, from);
+      } catch {
+        verdict = undefined; // decided after the response, where errors can surface
+      }
+    }
+    if (verdict === 'allow') {
+      state.followed.add(hop);
+      state.from = hop;
+      return true;
+    }
+    state.stopped = { url: hop, from, decided: verdict !== undefined };
+    if (verdict !== undefined) guard.block(request, verdict);
+    return false;
+  };
+
+  const pre = (context: { request: Request }, gotOptions: GotOptionsLike): void => {
+    const { request } = context;
+    if (userAgent !== undefined) gotOptions.headers = { ...gotOptions.headers, 'user-agent': userAgent };
+    const state: ClientRedirects = { followed: new Set(), from: withoutFragment(request.url) };
+    redirects.set(request, state);
+    const own = gotOptions.followRedirect;
+    if (own === false) return;
+    // The user's own followRedirect (a hook before this one may have set it) is asked first.
+    gotOptions.followRedirect = (response: RedirectResponseLike): boolean =>
+      (typeof own !== 'function' || Boolean(own(response))) && follow(request, state, response);
+  };
+
+  const post = async (context: { request: Request; response?: unknown }): Promise<void> => {
+    const { request } = context;
+    const response = context.response as ClientResponseLike | undefined;
+    const state = redirects.get(request);
+    redirects.delete(request);
+    const stopped = state?.stopped;
+    if (stopped !== undefined) {
+      if (!stopped.decided) {
+        const verdict = await guard.checkHop(crawler, request, stopped.url, 'redirect', true, stopped.from);
+        if (verdict === 'allow') allowedHops.set(request.id ?? request.uniqueKey, stopped.url);
+        // Allowed: the client did not follow it, so the request is fetched again at once.
+        guard.block(request, verdict === 'allow' ? { action: 'defer', until: 0 } : verdict);
+      }
+      response?.destroy?.();
+      throw new RobotsSkipError(withoutCredentials(stopped.url), 'redirect');
+    }
+    const unasked = reachedUrls(request, response).filter((url) => !state?.followed.has(url));
+    if (unasked.length === 0) return;
+    if (!warned) {
+      warned = true;
+      crawler.log.warning(
+        `RobotsGuard: the crawler's httpClient (${clientName}) followed a redirect to ${withoutCredentials(unasked[unasked.length - 1])} without asking its followRedirect option, so its redirect hops cannot be checked against robots.txt before they are requested. A response reached through a disallowed URL is dropped before your handlers see it, and recorded with stage 'navigation'. Use a client that calls followRedirect, or Crawlee's default one.`,
+      );
+    }
+    for (const url of unasked) {
+      const verdict = await guard.checkHop(crawler, request, url, 'navigation', true);
+      if (verdict === 'allow') continue;
+      guard.block(request, verdict);
+      response?.destroy?.();
+      throw new RobotsSkipError(withoutCredentials(url), 'navigation');
+    }
+  };
+
+  return { pre, post };
+}
+
+/** The absolute URL a redirect response points to (its `Location`), without fragment. */
+function redirectTarget(response: RedirectResponseLike | undefined, from: string): string | undefined {
+  const headers = response?.headers as
+    | { get?: (name: string) => string | null; location?: unknown }
+    | undefined;
+  const location = typeof headers?.get === 'function' ? headers.get('location') : headers?.location;
+  if (typeof location !== 'string') return undefined;
+  try {
+    return withoutFragment(new URL(location, from).href);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The URLs other than the request's own that a response was reached through: the client's
+ * `redirectUrls` when it tells them (got does), else the final URL.
+ */
+function reachedUrls(request: Request, response: ClientResponseLike | undefined): string[] {
+  const own = withoutFragment(request.url);
+  const hops = Array.isArray(response?.redirectUrls) ? response.redirectUrls.map(String) : [];
+  if (typeof response?.url === 'string') hops.push(response.url);
+  const urls = new Set<string>();
+  for (const hop of hops) {
+    const url = withoutFragment(hop);
+    if (url !== own) urls.add(url);
+  }
+  return [...urls];
+}
+
+/** The URL as `new URL()` writes it, without its fragment (never sent, so never a hop of its own). */
+function withoutFragment(url: string): string {
+  try {
+    const parsed = new URL(url);
+    parsed.hash = '';
+    return parsed.href;
+  } catch {
+    return url;
+  }
 }
 
 interface CdpSessionLike {

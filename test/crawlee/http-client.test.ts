@@ -1,0 +1,367 @@
+import { Readable } from 'node:stream';
+import {
+  type BaseHttpClient,
+  CheerioCrawler,
+  GotScrapingHttpClient,
+  gotScraping,
+  HttpCrawler,
+  type HttpRequest,
+  type HttpResponse,
+  LogLevel,
+  log,
+  type RedirectHandler,
+  type ResponseTypes,
+  type StreamingHttpResponse,
+} from 'crawlee';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type RobotsDroppedRecord, RobotsGuard } from '../../src/crawlee/index.js';
+import { RobotsStore } from '../../src/store/index.js';
+import {
+  datasetItems,
+  freshConfiguration,
+  page,
+  pagesHit,
+  quickStore,
+  recoveringRobots,
+  TOKEN,
+  USER_AGENT,
+  useTemporaryStorageDir,
+} from '../support/crawlee-site.js';
+import { redirect, startHttpServer, type TestHttpServer, text } from '../support/http-server.js';
+import { captureLog } from '../support/log.js';
+
+log.setLevel(LogLevel.OFF);
+
+useTemporaryStorageDir();
+
+type Headers = Record<string, string>;
+
+function plainHeaders(headers: HttpRequest['headers']): Headers {
+  const plain: Headers = {};
+  for (const [name, value] of Object.entries(headers ?? {})) {
+    if (value !== undefined) plain[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return plain;
+}
+
+/**
+ * A BaseHttpClient on node's fetch, which follows redirects itself: no hop is seen by anyone
+ * before it is requested (fetch has no callback per hop, and tells only the final URL).
+ */
+class FetchHttpClient implements BaseHttpClient {
+  async sendRequest<T extends keyof ResponseTypes = 'text'>(
+    request: HttpRequest<T>,
+  ): Promise<HttpResponse<T>> {
+    const response = await this.#fetch(request);
+    const body = Buffer.from(await response.arrayBuffer());
+    return {
+      ...this.#data(response),
+      request,
+      body: (request.responseType === 'buffer' ? body : body.toString()) as ResponseTypes[T],
+    } as HttpResponse<T>;
+  }
+
+  async stream(request: HttpRequest, _onRedirect?: RedirectHandler): Promise<StreamingHttpResponse> {
+    const response = await this.#fetch(request);
+    const stream = response.body === null ? Readable.from([]) : Readable.fromWeb(response.body as never);
+    return {
+      ...this.#data(response),
+      request,
+      stream,
+      downloadProgress: { percent: 0, transferred: 0 },
+      uploadProgress: { percent: 100, transferred: 0 },
+    };
+  }
+
+  #fetch(request: HttpRequest<keyof ResponseTypes>): Promise<Response> {
+    return fetch(request.url, {
+      method: request.method ?? 'GET',
+      headers: plainHeaders(request.headers),
+      redirect: request.followRedirect === false ? 'manual' : 'follow',
+      signal: request.signal,
+    });
+  }
+
+  #data(response: Response) {
+    return {
+      url: response.url,
+      redirectUrls: [],
+      statusCode: response.status,
+      statusMessage: response.statusText,
+      headers: Object.fromEntries(response.headers),
+      trailers: {},
+      complete: true,
+    };
+  }
+}
+
+/**
+ * A BaseHttpClient on got-scraping that passes on the options of Crawlee's HttpRequest interface
+ * (not got's own `hooks`, which are no part of it) and calls `onRedirect` for every hop, as
+ * Crawlee's own client does.
+ */
+class GotInterfaceHttpClient implements BaseHttpClient {
+  #options(request: HttpRequest<keyof ResponseTypes>): Record<string, unknown> {
+    return {
+      url: request.url,
+      method: request.method,
+      headers: request.headers,
+      body: request.body,
+      followRedirect: request.followRedirect,
+      maxRedirects: request.maxRedirects,
+      proxyUrl: request.proxyUrl,
+      throwHttpErrors: request.throwHttpErrors ?? false,
+      retry: { limit: 0 },
+    };
+  }
+
+  async sendRequest<T extends keyof ResponseTypes = 'text'>(
+    request: HttpRequest<T>,
+  ): Promise<HttpResponse<T>> {
+    const response = await gotScraping({
+      ...this.#options(request),
+      responseType: request.responseType,
+    } as never);
+    return response as unknown as HttpResponse<T>;
+  }
+
+  async stream(request: HttpRequest, onRedirect?: RedirectHandler): Promise<StreamingHttpResponse> {
+    // Crawlee's gotScraping loads got-scraping lazily: the stream comes in a promise.
+    const stream = (await gotScraping({
+      ...this.#options(request),
+      isStream: true,
+    } as never)) as unknown as Readable & {
+      on(event: 'redirect', listener: (options: never, response: never) => void): unknown;
+      on(event: 'response', listener: (response: StreamingHttpResponse) => void): unknown;
+      downloadProgress: StreamingHttpResponse['downloadProgress'];
+      uploadProgress: StreamingHttpResponse['uploadProgress'];
+    };
+    return new Promise((resolve, reject) => {
+      stream.on('redirect', (options: never, response: never) => onRedirect?.(response, options));
+      stream.on('error', reject);
+      stream.on('response', (response: StreamingHttpResponse) => {
+        resolve({
+          stream,
+          request,
+          url: response.url,
+          redirectUrls: response.redirectUrls,
+          statusCode: response.statusCode,
+          headers: response.headers,
+          trailers: response.trailers,
+          complete: response.complete,
+          downloadProgress: stream.downloadProgress,
+          uploadProgress: stream.uploadProgress,
+        });
+      });
+    });
+  }
+}
+
+const servers: TestHttpServer[] = [];
+const stores: RobotsStore[] = [];
+afterEach(async () => {
+  await Promise.all(stores.splice(0).map((store) => store.close()));
+  await Promise.all(servers.splice(0).map((server) => server.close()));
+});
+
+/**
+ * `main` disallows /private/ and redirects into it (/a), into a disallowed path of `other` (/b),
+ * to an allowed page of its own (/c) and of `third` (/d). `other` and `third` disallow /secret;
+ * each is reached by one redirect only, so its robots.txt is never known before that redirect.
+ */
+async function site() {
+  const [main, other, third] = await Promise.all([startHttpServer(), startHttpServer(), startHttpServer()]);
+  servers.push(main, other, third);
+  main.route('/robots.txt', text('User-agent: *\nDisallow: /private/\n'));
+  main.route('/a', redirect('/private/x', 301));
+  main.route('/b', redirect(`${other.origin}/secret`, 302));
+  main.route('/c', redirect('/ok', 301));
+  main.route('/d', redirect(`${third.origin}/public`, 307));
+  for (const path of ['/private/x', '/ok']) main.route(path, page(path));
+  for (const server of [other, third]) {
+    server.route('/robots.txt', text('User-agent: *\nDisallow: /secret\n'));
+    for (const path of ['/secret', '/public']) server.route(path, page(path));
+  }
+  const start = ['/a', '/b', '/c', '/d'].map((path) => `${main.origin}${path}`);
+  return { main, other, third, start };
+}
+
+function guard(): RobotsGuard {
+  const store = new RobotsStore({ userAgent: USER_AGENT, fetchTimeoutMs: 1000 });
+  stores.push(store);
+  return new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store, logSummary: false });
+}
+
+const byRequestUrl = (a: { requestUrl: string }, b: { requestUrl: string }) =>
+  a.requestUrl.localeCompare(b.requestUrl);
+
+for (const Kind of [HttpCrawler, CheerioCrawler] as const) {
+  describe(`${Kind.name} with a custom httpClient`, () => {
+    it('stops a redirect hop into a disallowed path before it is requested when the client asks followRedirect', async () => {
+      const { main, other, third, start } = await site();
+      const config = freshConfiguration();
+      const crawlerLog = captureLog();
+      const handled: string[] = [];
+      const askedByUser: string[] = [];
+      const crawler = new Kind(
+        {
+          httpClient: new GotInterfaceHttpClient(),
+          log: crawlerLog.log,
+          maxRequestRetries: 0,
+          // The user's own followRedirect keeps being asked.
+          preNavigationHooks: [
+            (_context, gotOptions) => {
+              gotOptions.followRedirect = (response: { url: string }) => {
+                askedByUser.push(response.url);
+                return true;
+              };
+            },
+          ],
+          requestHandler({ request }) {
+            handled.push(request.loadedUrl ?? request.url);
+          },
+        },
+        config,
+      );
+      guard().attach(crawler);
+      const stats = await crawler.run(start);
+
+      // The disallowed hops never reached their servers. /d went to an origin whose robots.txt
+      // was not known yet: it was fetched again once it was, and its hop followed then.
+      expect(pagesHit(main)).toEqual(['/a', '/b', '/c', '/d', '/d', '/ok']);
+      expect(pagesHit(other)).toEqual([]);
+      expect(pagesHit(third)).toEqual(['/public']);
+      for (const server of [main, other, third]) expect(server.hits('/robots.txt')).toBe(1);
+      expect(handled.sort()).toEqual([`${main.origin}/ok`, `${third.origin}/public`].sort());
+      const records = (await datasetItems<RobotsDroppedRecord>(config)).sort(byRequestUrl);
+      expect(records).toHaveLength(2);
+      expect(records[0]).toMatchObject({
+        url: `${main.origin}/private/x`,
+        requestUrl: `${main.origin}/a`,
+        stage: 'redirect',
+        reason: 'disallowed',
+        rule: { kind: 'disallow', pattern: '/private/', line: 2 },
+      });
+      expect(records[1]).toMatchObject({
+        url: `${other.origin}/secret`,
+        requestUrl: `${main.origin}/b`,
+        origin: other.origin,
+        stage: 'redirect',
+        reason: 'disallowed',
+        rule: { kind: 'disallow', pattern: '/secret', line: 2 },
+      });
+      expect(stats.requestsFailed).toBe(0);
+      expect(stats.requestsFinished).toBe(2);
+      expect(askedByUser).toContain(`${main.origin}/c`);
+      expect(crawlerLog.warnings().filter((line) => line.includes('RobotsGuard'))).toEqual([]);
+    });
+
+    it('drops a page its client reached through a disallowed redirect, unasked, before any hook or handler sees it, and warns once', async () => {
+      const { main, other, third, start } = await site();
+      const config = freshConfiguration();
+      const crawlerLog = captureLog();
+      const handled: string[] = [];
+      const postHooked: string[] = [];
+      const crawler = new Kind(
+        {
+          httpClient: new FetchHttpClient(),
+          log: crawlerLog.log,
+          maxRequestRetries: 0,
+          postNavigationHooks: [
+            ({ request }) => {
+              postHooked.push(request.url);
+            },
+          ],
+          requestHandler({ request }) {
+            handled.push(request.loadedUrl ?? request.url);
+          },
+        },
+        config,
+      );
+      guard().attach(crawler);
+      const stats = await crawler.run(start);
+
+      // fetch follows redirects inside itself: the hops were requested before anyone could check
+      // them. What the guard can still do: keep their pages from the crawl, and say so.
+      expect(pagesHit(main)).toEqual(['/a', '/b', '/c', '/d', '/ok', '/private/x']);
+      expect(pagesHit(other)).toEqual(['/secret']);
+      expect(pagesHit(third)).toEqual(['/public']);
+      expect(handled.sort()).toEqual([`${main.origin}/ok`, `${third.origin}/public`].sort());
+      expect(postHooked.sort()).toEqual([`${main.origin}/c`, `${main.origin}/d`]);
+      const records = (await datasetItems<RobotsDroppedRecord>(config)).sort(byRequestUrl);
+      expect(records.map((r) => [r.url, r.requestUrl, r.stage, r.reason])).toEqual([
+        [`${main.origin}/private/x`, `${main.origin}/a`, 'navigation', 'disallowed'],
+        [`${other.origin}/secret`, `${main.origin}/b`, 'navigation', 'disallowed'],
+      ]);
+      expect(records[0]).toMatchObject({ rule: { kind: 'disallow', pattern: '/private/', line: 2 } });
+      expect(stats.requestsFailed).toBe(0);
+      expect(stats.requestsFinished).toBe(2);
+      const warnings = crawlerLog.warnings().filter((line) => line.includes('RobotsGuard'));
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toContain('FetchHttpClient');
+      expect(warnings[0]).toContain('followRedirect');
+    });
+  });
+}
+
+describe('RobotsGuard and the httpClient of HTTP crawlers', () => {
+  it('defers a request whose hop enters an origin with an unreachable robots.txt, and follows the hop once it answers', async () => {
+    const [main, flaky] = await Promise.all([startHttpServer(), startHttpServer()]);
+    servers.push(main, flaky);
+    main.route('/robots.txt', text('User-agent: *\nDisallow: /private/\n'));
+    main.route('/e', redirect(`${flaky.origin}/page`, 302));
+    flaky.route('/robots.txt', recoveringRobots(2, 'User-agent: *\nDisallow: /never\n'));
+    flaky.route('/page', page('/page'));
+    const store = quickStore();
+    stores.push(store);
+    const config = freshConfiguration();
+    const handled: string[] = [];
+    const crawler = new HttpCrawler(
+      {
+        httpClient: new GotInterfaceHttpClient(),
+        maxRequestRetries: 0,
+        requestHandler({ request }) {
+          handled.push(request.loadedUrl ?? request.url);
+        },
+      },
+      config,
+    );
+    new RobotsGuard({
+      productToken: TOKEN,
+      userAgent: USER_AGENT,
+      store,
+      logSummary: false,
+      unreachable: { giveUpAfterMs: 5000, minRecheckDelayMs: 50, maxRecheckDelayMs: 500 },
+    }).attach(crawler);
+    const stats = await crawler.run([`${main.origin}/e`]);
+
+    // RFC 9309 2.3.1.4: while robots.txt answers 500 the hop is not requested. followRedirect
+    // cannot wait for robots.txt, so each attempt at it (2 x 500, then 200) comes after /e was
+    // fetched and stopped at the hop; /e is fetched once more to follow the allowed hop.
+    expect(flaky.hits('/robots.txt')).toBe(3);
+    expect(pagesHit(flaky)).toEqual(['/page']);
+    expect(main.hits('/e')).toBe(4);
+    expect(handled).toEqual([`${flaky.origin}/page`]);
+    expect(await datasetItems<RobotsDroppedRecord>(config)).toEqual([]);
+    expect(stats.requestsFailed).toBe(0);
+  });
+
+  it("keeps Crawlee's own got-scraping client on got's beforeRedirect hook, and treats any other client as custom", () => {
+    class OwnStream extends GotScrapingHttpClient {
+      override stream(...args: Parameters<GotScrapingHttpClient['stream']>) {
+        return super.stream(...args);
+      }
+    }
+    const postHooks = (httpClient?: BaseHttpClient) => {
+      const crawler = new HttpCrawler({ httpClient, requestHandler() {} }, freshConfiguration());
+      const hooks = (crawler as unknown as { postNavigationHooks: unknown[] }).postNavigationHooks;
+      const before = hooks.length;
+      guard().attach(crawler);
+      return hooks.length - before;
+    };
+    expect(postHooks()).toBe(0);
+    expect(postHooks(new GotScrapingHttpClient())).toBe(0);
+    expect(postHooks(new OwnStream())).toBe(1);
+    expect(postHooks(new FetchHttpClient())).toBe(1);
+  });
+});
