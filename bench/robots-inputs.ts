@@ -299,4 +299,21 @@ export const ADVERSARIAL_CASES: AdversarialCase[] = [
       );
     },
   },
+  {
+    id: 'i',
+    title: "wildcard rules 'Disallow: /b<a x m>*<a x k>b', alike, vs 8 KB path '/baaa...a'",
+    build() {
+      // Every rule passes the character filter and is marked by the gram index (`aaaaaaaa`); none
+      // matches, and each would read the whole path for its last piece.
+      const { text, count } = fill(
+        'User-agent: *\n',
+        (i) => `Disallow: /b${'a'.repeat(i % 50)}*${'a'.repeat(8 + (Math.floor(i / 50) % 8))}b\n`,
+      );
+      return asText(
+        text,
+        [{ label: "8 KB '/baaa...a'", url: url(`/b${'a'.repeat(8189)}`), userAgent: PRODUCT_TOKEN }],
+        `${count} rules`,
+      );
+    },
+  },
 ];

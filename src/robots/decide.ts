@@ -35,7 +35,7 @@ import {
   startIn,
   WILDCARD,
 } from './compile.js';
-import { matchesAt } from './match.js';
+import { matchesAt, type PieceSearches } from './match.js';
 import { type Gram, GramIndex, gramOf } from './pieces.js';
 import {
   isRanked,
@@ -77,6 +77,8 @@ export interface GroupIndex {
   split: number;
   /** The bucketed rules by the gram of a piece the path must contain (see pieces.ts). */
   grams: GramIndex;
+  /** By rank, the filter of the character pairs of each rule's pieces (low, high; see pairMask). */
+  pairs: Int32Array;
 }
 
 /** Merged groups with more rules than this are ranked while parsing. */
@@ -145,19 +147,24 @@ export function prepareGroup(data: RobotsData, merged: number): void {
  */
 const SCAN_LIMIT = 4 * CHUNK;
 
+/** The pair filter of the path being checked (see pairMask); reused. */
+const pathPairs = new Int32Array(2);
+/** The pieces searched for the rules tried on the path being checked (see bestMarked); reused. */
+const searches: PieceSearches = new Map();
+
 /** The buckets of the path being checked, and the candidates marked for it (see GramIndex.mark); reused. */
 const pathBuckets: Bucket[] = [];
 let marks = new Int32Array(1024);
 
-/** Whether rule `id` matches `path`. */
-export function ruleMatches(data: RobotsData, id: number, path: string): boolean {
+/** Whether rule `id` matches `path`; `searches` remembers the pieces searched in this path (see matchesAt). */
+export function ruleMatches(data: RobotsData, id: number, path: string, searches?: PieceSearches): boolean {
   const flags = ruleFlags(data, id);
   const length = ruleMatchLength(data, id);
   const start = ruleStart(data, id);
   if (flags & WILDCARD) {
     // Anchored when the pattern is its match part plus a final `$`.
     const anchored = ruleLength(data, id) === length + 1 && data.patterns.charCodeAt(start + length) === 36;
-    return matchesAt(data.patterns, start, length, anchored, path);
+    return matchesAt(data.patterns, start, length, anchored, path, searches);
   }
   if (flags & EXACT ? path.length !== length : path.length < length) return false;
   const patterns = data.patterns;
@@ -206,8 +213,10 @@ export function decide(data: RobotsData, merged: number, path: string, mask: Int
   return best;
 }
 
-/** Every rule of the group that matches, best first. */
-export function allMatches(data: RobotsData, merged: number, path: string): number[] {
+/** Every rule of the group that matches, best first; `mask` as for decide. */
+export function allMatches(data: RobotsData, merged: number, path: string, mask: Int32Array): number[] {
+  pathMask[0] = mask[0];
+  pathMask[1] = mask[1];
   const at = rankedRules(data, merged);
   const ints = data.ints;
   const split = splitOf(ints, at);
@@ -218,7 +227,11 @@ export function allMatches(data: RobotsData, merged: number, path: string): numb
     const id = plainId(ints, k, stride);
     if (ruleMatches(data, id, path)) found.push(id);
   }
-  for (let k = split; k < end; k += OTHER_FIELDS) if (ruleMatches(data, ints[k], path)) found.push(ints[k]);
+  // Every wildcard rule is read: the pieces they share are searched once.
+  searches.clear();
+  for (let k = split; k < end; k += OTHER_FIELDS) {
+    if (pathHas(ints[k + 1], ints[k + 2]) && ruleMatches(data, ints[k], path, searches)) found.push(ints[k]);
+  }
   sortByRank(data, found);
   return found;
 }
@@ -329,7 +342,7 @@ function bestInBucket(data: RobotsData, bucket: Bucket, path: string, best: numb
     const j = (c / CHUNK) * 2;
     if (!pathHas(common[j], common[j + 1])) continue;
     for (let i = c; i < Math.min(c + CHUNK, rules.length); i++) {
-      const found = tryRuleAt(data, rules[i], path, best);
+      const found = tryRuleAt(data, rules[i], path, best, undefined);
       if (found !== NO_MATCH) return found === OUTRANKED ? best : found;
     }
   }
@@ -345,11 +358,17 @@ const OUTRANKED = -2;
  * so far: its id if it matches, NO_MATCH, or OUTRANKED when it cannot beat `best` (nor can any
  * rule after it, best first).
  */
-function tryRuleAt(data: RobotsData, k: number, path: string, best: number): number {
+function tryRuleAt(
+  data: RobotsData,
+  k: number,
+  path: string,
+  best: number,
+  searches: PieceSearches | undefined,
+): number {
   const ranked = data.ints;
   const id = ranked[k];
   if (!outranks(data, id, best)) return OUTRANKED;
-  return pathHas(ranked[k + 1], ranked[k + 2]) && ruleMatches(data, id, path) ? id : NO_MATCH;
+  return pathHas(ranked[k + 1], ranked[k + 2]) && ruleMatches(data, id, path, searches) ? id : NO_MATCH;
 }
 
 /**
@@ -361,10 +380,17 @@ function bestMarked(data: RobotsData, index: GroupIndex, path: string, best: num
   const words = index.grams.words;
   if (marks.length < words) marks = new Int32Array(Math.max(words, marks.length * 2));
   index.grams.mark(path, marks);
+  // Marked rules may be thousands, their pieces alike: each distinct piece is searched once,
+  // and a rule whose pieces pair characters the path never pairs is not read at all.
+  searches.clear();
+  pairMask(path, 0, path.length, pathPairs, 0);
+  const { pairs } = index;
   for (let w = 0; w < words; w++) {
     for (let bits = marks[w]; bits !== 0; bits &= bits - 1) {
-      const k = index.split + (w * 32 + 31 - Math.clz32(bits & -bits)) * OTHER_FIELDS;
-      const found = tryRuleAt(data, k, path, best);
+      const rank = w * 32 + 31 - Math.clz32(bits & -bits);
+      if ((pairs[rank * 2] & ~pathPairs[0]) !== 0 || (pairs[rank * 2 + 1] & ~pathPairs[1]) !== 0) continue;
+      const k = index.split + rank * OTHER_FIELDS;
+      const found = tryRuleAt(data, k, path, best, searches);
       if (found !== NO_MATCH) return found === OUTRANKED ? best : found;
     }
   }
@@ -388,10 +414,12 @@ function buildIndex(data: RobotsData, split: number, end: number): GroupIndex {
   const lists = new Map<string, number[]>();
   const grams: (Gram | null)[] = [];
   const patterns = data.patterns;
+  const pairs = new Int32Array(((end - split) / OTHER_FIELDS) * 2);
   for (let k = split; k < end; k += OTHER_FIELDS) {
     const id = ranked[k];
     const start = ruleStart(data, id);
     const matchEnd = start + ruleMatchLength(data, id);
+    pairMask(patterns, start, matchEnd, pairs, ((k - split) / OTHER_FIELDS) * 2);
     // Rules come best first: the first rule seen for a key is its best.
     if (ruleFlags(data, id) & EXACT) {
       const text = patterns.slice(start, matchEnd);
@@ -416,17 +444,42 @@ function buildIndex(data: RobotsData, split: number, end: number): GroupIndex {
     bucketLengths: [...new Set([...buckets.keys()].map((k) => k.length))].sort((a, b) => a - b),
     split,
     grams: new GramIndex(grams),
+    pairs,
   };
+}
+
+/**
+ * Writes the filter of the pairs of adjacent characters in `text[from, to)` to `out[at, at + 2)`:
+ * 64 bits, a bit per pair (by a hash). No pair spans a `*`: a rule can only match a path that
+ * holds every pair of its pieces, so a rule whose pieces pair characters the path never pairs
+ * (`ab` in a path of `a`s after one `b`) is ruled out without reading the path again.
+ */
+export function pairMask(text: string, from: number, to: number, out: Int32Array, at: number): void {
+  let low = 0;
+  let high = 0;
+  let previous = 42; /* * */
+  for (let i = from; i < to; i++) {
+    const c = text.charCodeAt(i);
+    if (previous !== 42 && c !== 42) {
+      const bit = (previous * 31 + c) & 63;
+      if (bit < 32) low |= 1 << bit;
+      else high |= 1 << (bit - 32);
+    }
+    previous = c;
+  }
+  out[at] = low;
+  out[at + 1] = high;
 }
 
 /** Bytes an index keeps (see size.ts): its maps, its buckets and its gram index. */
 export function indexBytes(index: GroupIndex): number {
   // A map entry with its key (a short string or a slice of `patterns`) and its share of the table.
   const entry = 96;
-  let bytes = 256 + index.exact.size * entry + index.grams.bytes;
+  let bytes = 256 + index.exact.size * entry + index.grams.bytes + 200 + index.pairs.byteLength;
   for (const { rules, common } of index.buckets.values()) {
-    // The entry, the bucket and its two arrays of small integers (8 bytes an element).
-    bytes += entry + 3 * 64 + 8 * (rules.length + common.length);
+    // The entry, the bucket and its two arrays of small integers (8 bytes an element), with
+    // the spare room an array grown by push keeps (measured: up to 17 elements).
+    bytes += entry + 3 * 64 + 8 * (rules.length + common.length + 20);
   }
   return bytes;
 }

@@ -82,7 +82,7 @@ export function explain(
       candidates = [rule];
     }
   } else {
-    const ids = allMatches(data, selection.merged, path);
+    const ids = allMatches(data, selection.merged, path, pathMask);
     if (ids.length === 0) reason = 'no-match';
     else {
       candidates = ids.map((id) => matchedRule(data, id));

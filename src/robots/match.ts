@@ -9,6 +9,23 @@
 
 /** Pieces up to this length are searched in place; longer ones through `indexOf`. */
 const SHORT_PIECE = 16;
+/**
+ * Past this many characters of path the engine's `indexOf` searches every piece: the search in
+ * place tries the piece at each of its first character's occurrences, which a path of one
+ * repeated character makes path length times piece length.
+ */
+const LONG_TEXT = 256;
+
+/**
+ * The searches for pieces already made for one path, by piece: its first occurrence, its last
+ * once a search has found nothing past some point (UNKNOWN until then), and the last search
+ * made (where it started, where it found the piece; -1: nowhere after that start). A check
+ * that tries many rules whose pieces repeat (`/*aaaaaaab`, ...) reads the path a few times
+ * per distinct piece, not once per rule. Only valid for one path: the caller clears it when
+ * the path changes.
+ */
+export type PieceSearches = Map<string, { first: number; last: number; from: number; at: number }>;
+const UNKNOWN = -2;
 
 /**
  * Whether the pattern in `patterns[start, start + length)` matches `path` from its first
@@ -21,6 +38,7 @@ export function matchesAt(
   length: number,
   anchored: boolean,
   path: string,
+  searches?: PieceSearches,
 ): boolean {
   const end = start + length;
   let p = start;
@@ -55,7 +73,11 @@ export function matchesAt(
     }
     // The leftmost occurrence of each piece leaves the most room for the pieces after it.
     const found =
-      piece <= SHORT_PIECE ? findShort(path, s, patterns, p, piece) : path.indexOf(patterns.slice(p, q), s);
+      searches !== undefined
+        ? findRemembered(path, s, patterns.slice(p, q), searches)
+        : piece <= SHORT_PIECE && path.length - s <= LONG_TEXT
+          ? findShort(path, s, patterns, p, piece)
+          : path.indexOf(patterns.slice(p, q), s);
     if (found < 0) return false;
     s = found + piece;
     p = q;
@@ -66,6 +88,25 @@ export function matchesAt(
 function regionMatches(path: string, at: number, patterns: string, p: number, length: number): boolean {
   for (let i = 0; i < length; i++) if (path.charCodeAt(at + i) !== patterns.charCodeAt(p + i)) return false;
   return true;
+}
+
+/** The first index >= `from` where `piece` occurs in `path`, or -1, settled by earlier searches when they can. */
+function findRemembered(path: string, from: number, piece: string, searches: PieceSearches): number {
+  let known = searches.get(piece);
+  if (known === undefined) {
+    const first = path.indexOf(piece);
+    known = { first, last: first < 0 ? -1 : UNKNOWN, from: 0, at: first };
+    searches.set(piece, known);
+  }
+  if (known.first >= from || known.first < 0) return known.first;
+  if (known.last !== UNKNOWN && known.last < from) return -1;
+  if (known.from <= from && (known.at < 0 || known.at >= from)) return known.at;
+  const at = path.indexOf(piece, from);
+  known.from = from;
+  known.at = at;
+  // Nothing from here on: the last occurrence is before it, and settles every later start.
+  if (at < 0 && known.last === UNKNOWN) known.last = path.lastIndexOf(piece, from);
+  return at;
 }
 
 /** The first index >= `from` where the short piece occurs in `path`, or -1. */
