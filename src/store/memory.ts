@@ -4,7 +4,7 @@ import type { PolicyEntry } from './entry.js';
 /*
  * The size of a cached policy, counted from what it holds rather than guessed from the size of
  * the robots.txt: a file of many user-agent lines or wildcard rules keeps several times its
- * text (up to 3.5 times for 500 KiB of user-agent lines). The parsed file counts its own tables
+ * text (about 20 times for thousands of indexed wildcard rules). The parsed file counts its own tables
  * and strings (RobotsTxt.retainedBytes), once prepared for the store's User-Agent so that its
  * checks add nothing; the store adds its own share. Checks for other crawlers (the optional
  * argument of check()) may add their groups' tables uncounted.
