@@ -3,7 +3,8 @@
  * patterns so that both sides of a match speak one form (RFC 9309 2.2.2):
  * - octets outside the URI grammar (non-ASCII, controls, space, `"<>\^`{|}`) are encoded;
  * - `%xx` escapes are upper-cased;
- * - escapes of unreserved characters (`A-Z a-z 0-9 - . _ ~`) are decoded (`%62%61%7A` = `baz`);
+ * - escapes of unreserved characters (`A-Z a-z 0-9 - . _ ~`) are decoded (`%62%61%7A` = `baz`),
+ *   and so is `%27` (`'`, which URL parsers escape in a query);
  * - escapes of reserved characters (`%2F`, `%2A`, `%24`, ...) stay encoded and match literally;
  * - a `%` that starts no escape is itself encoded as `%25`.
  * In a path, `*` and `$` are encoded as `%2A` and `%24`, so a rule can name them only
@@ -16,14 +17,18 @@ const HEX = '0123456789ABCDEF';
 
 /** Character classes, indexed by char code < 128. */
 const RAW = 1; // may stay as is
-const UNRESERVED = 2; // RFC 3986 unreserved: decoded when found escaped
+const DECODED = 2; // decoded when found escaped
 
 const classes = new Uint8Array(128);
 for (let c = 0; c < 128; c++) {
   const ch = String.fromCharCode(c);
-  if (/[A-Za-z0-9\-._~]/.test(ch)) classes[c] = RAW | UNRESERVED;
+  if (/[A-Za-z0-9\-._~]/.test(ch)) classes[c] = RAW | DECODED;
   else if (/[!#$&'()*+,/:;=?@[\]]/.test(ch)) classes[c] = RAW;
 }
+// RFC 3986 unreserved characters above, and `'`: the WHATWG URL parser escapes it in the query
+// of http(s) URLs, so a crawler requests `?q=%27` for `?q='`, and Crawlee and browsers hand
+// either form. One form on both sides: `'`.
+classes[0x27] |= DECODED;
 
 /** Path characters that need no work at all. `%`, `*` and `$` are not among them. */
 const PLAIN_PATH = /^[A-Za-z0-9\-._~!&'()+,/:;=?@[\]]*$/;
@@ -108,7 +113,7 @@ function normalizeInto(
         continue;
       }
       const byte = (hi << 4) | lo;
-      if (byte < 128 && classes[byte] & UNRESERVED) out[o++] = byte;
+      if (byte < 128 && classes[byte] & DECODED) out[o++] = byte;
       else o = escapeAt(out, o, byte);
       i += 2;
     } else if (c === 42 /* * */ || c === 36 /* $ */) {
@@ -160,7 +165,7 @@ function escapeAt(out: Uint8Array, at: number, byte: number): number {
  * they are (upper-case hex of an octet that is not unreserved).
  */
 const NORMAL_PATH_RUN =
-  /(?:[A-Za-z0-9\-._~!&'()+,/:;=?@[\]]|%(?!2D|2E|3[0-9]|4[1-9A-F]|5[0-9A]|5F|6[1-9A-F]|7[0-9A]|7E)[0-9A-F]{2})+/y;
+  /(?:[A-Za-z0-9\-._~!&'()+,/:;=?@[\]]|%(?!27|2D|2E|3[0-9]|4[1-9A-F]|5[0-9A]|5F|6[1-9A-F]|7[0-9A]|7E)[0-9A-F]{2})+/y;
 
 /**
  * Normalises a URL path (with its query) for matching. Stretches already in normal form are
@@ -211,6 +216,23 @@ for (const ch of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789
 const plainPattern = Uint8Array.from(plainPath);
 plainPattern[42] = 1;
 
+/** Characters of an authority the plain path leaves to the URL parser (`:` only separates the port). */
+const NOT_IN_PLAIN_HOST = new Uint8Array(128);
+for (let c = 0; c <= 32; c++) NOT_IN_PLAIN_HOST[c] = 1;
+for (const ch of '@\\#[]<>^|%') NOT_IN_PLAIN_HOST[ch.charCodeAt(0)] = 1;
+
+/** Whether `text[from, to)` is a port: at most five digits, at most 65535 (empty: the default). */
+function isPort(text: string, from: number, to: number): boolean {
+  if (to - from > 5) return false;
+  let value = 0;
+  for (let i = from; i < to; i++) {
+    const digit = text.charCodeAt(i) - 48;
+    if (digit < 0 || digit > 9) return false;
+    value = value * 10 + digit;
+  }
+  return value <= 65535;
+}
+
 /**
  * The path and query of a plain absolute http(s) URL, already in normal form, or
  * undefined when the URL needs the full parser (credentials, dot segments, escapes,
@@ -232,12 +254,17 @@ function plainPathOf(url: string, mask: Int32Array | undefined): string | undefi
   if (scheme < 0 || url.charCodeAt(scheme + 1) !== 47 || url.charCodeAt(scheme + 2) !== 47) return undefined;
   const n = url.length;
   let i = scheme + 3;
+  let port = -1;
   for (; i < n; i++) {
     const c = url.charCodeAt(i);
     if (c === 47 || c === 63) break;
-    // The authority: `@` (credentials), `\`, `#`, blanks and non-ASCII need the parser.
-    if (c === 64 || c === 92 || c === 35 || c <= 32 || c >= 127) return undefined;
+    // The authority: credentials, IPv6, escapes, characters a host may not hold and non-ASCII
+    // need the parser; so does a port that is not one.
+    if (c >= 127 || NOT_IN_PLAIN_HOST[c] !== 0) return undefined;
+    if (c === 58 /* : */) port = i;
   }
+  // An empty host (`http:///x` is host `x` to the parser) or an invalid port: the parser decides.
+  if (i === scheme + 3 || port === scheme + 3 || (port >= 0 && !isPort(url, port + 1, i))) return undefined;
   const start = i;
   // The path starts with `/`, added when the URL has none.
   let low = LOW_BIT[47];

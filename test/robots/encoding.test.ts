@@ -22,6 +22,9 @@ describe('normalizePath', () => {
     ['/😀', '/%F0%9F%98%80'],
     ['/\uD800x', '/%EF%BF%BDx'],
     ['/foo/bar?baz=http://foo.bar?tar&par', '/foo/bar?baz=http://foo.bar?tar&par'],
+    // URL parsers escape `'` in a query: both forms are one.
+    ['/search?q=%27x%27', "/search?q='x'"],
+    ["/it's", "/it's"],
   ])('%s -> %s', (input, expected) => {
     expect(normalizePath(input)).toBe(expected);
   });
@@ -32,7 +35,8 @@ describe('normalizePath', () => {
  * possible: the reference the fast normaliser must agree with.
  */
 function referenceNormalizePath(path: string): string {
-  const unreserved = /^[A-Za-z0-9\-._~]$/;
+  // Unreserved characters, and `'`, which URL parsers escape in a query.
+  const unreserved = /^[A-Za-z0-9\-._~']$/;
   const raw = /^[A-Za-z0-9\-._~!#&'()+,/:;=?@[\]]$/;
   let out = '';
   for (let i = 0; i < path.length; ) {
@@ -130,6 +134,32 @@ describe('pathOf', () => {
 
   it('reads any string starting with / as a path', () => {
     expect(pathOf('//x/y')).toBe('//x/y');
+  });
+
+  it('reads a URL string as the URL parser reads it, whatever its authority', () => {
+    for (const url of [
+      'http:///private',
+      'http:////private',
+      'https://example.com:8443/a',
+      'https://example.com:/a',
+      'https://[::1]:8080/a?b',
+      "https://example.com/search?q='x'",
+      "https://example.com/search?q='x'#top",
+      'https://example.com/search?q=%27x%27',
+      'https://EXAMPLE.com/A',
+    ]) {
+      expect(pathOf(url), url).toBe(pathOf(new URL(url)));
+    }
+    for (const url of [
+      'http://',
+      'http://?x',
+      'http://[::1/private',
+      'http://h:99999/private',
+      'http://:80/x',
+    ]) {
+      expect(() => new URL(url), url).toThrow();
+      expect(() => pathOf(url), url).toThrow(TypeError);
+    }
   });
 });
 
