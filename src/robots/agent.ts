@@ -106,8 +106,9 @@ export function productTokenOf(userAgent: string): string {
   let token: string;
   if (TOKEN.test(userAgent)) token = userAgent.toLowerCase();
   else if (HEADER_SHAPE.test(userAgent)) token = readCached(userAgent);
-  else if (/\s/.test(userAgent)) token = userAgent.toLowerCase();
-  else token = LEADING_TOKEN.exec(userAgent)![0].toLowerCase();
+  // Blanks around a name (`ExampleBot ` from a configuration file) are no part of it.
+  else if (/\s/.test(userAgent.trim())) token = userAgent.toLowerCase();
+  else token = LEADING_TOKEN.exec(userAgent.trim())![0].toLowerCase();
   lastUserAgent = userAgent;
   lastToken = token;
   return token;

@@ -28,6 +28,8 @@ describe('productTokenOf', () => {
     ],
     ['Bot2000', 'bot'],
     ['Foo Bar', 'foo bar'],
+    [' ExampleBot\t', 'examplebot'],
+    ['ExampleBot ', 'examplebot'],
   ])('%s -> %s', (header, token) => {
     expect(productTokenOf(header)).toBe(token);
   });
