@@ -341,15 +341,10 @@ export class RobotsCompiler implements RobotsLineHandler {
         group.endLine = d.line;
         return;
       }
-      case 'sitemap': {
+      case 'sitemap':
         // Sitemap lines belong to no group (RFC 9309 2.3.5); only absolute URLs are usable.
-        const value = valueTextOf(d);
-        if (isAbsoluteHttpUrl(value) && !this.hasSitemap(value)) {
-          this.sitemaps.push(value);
-          this.seenSitemaps?.add(value);
-        }
+        this.addSitemap(valueTextOf(d));
         return;
-      }
       default:
         return;
     }
@@ -361,6 +356,16 @@ export class RobotsCompiler implements RobotsLineHandler {
   end(summary: FileSummary): void {
     // An HTML page yields no rules at all.
     if (summary.looksLikeHtml) this.ignoreAll = true;
+    forgetLastSitemap();
+  }
+
+  /** Keeps the URL of a `sitemap` line, normalised (see sitemapUrl), unless it is not one or is kept already. */
+  private addSitemap(value: string): void {
+    const url = sitemapUrl(value);
+    if (url !== undefined && !this.hasSitemap(url)) {
+      this.sitemaps.push(url);
+      this.seenSitemaps?.add(url);
+    }
   }
 
   private hasSitemap(url: string): boolean {
@@ -740,7 +745,7 @@ function writeTables(
     ints[at + 5] = group.ruleCount;
     ints[at + 6] = Number.isNaN(group.crawlDelay)
       ? -1
-      : Math.min(Math.round(group.crawlDelay * 1000), 2 ** 31 - 1);
+      : Math.min(Math.round(group.crawlDelay * 1000), MAX_CRAWL_DELAY_MS);
   }
   // Offsets in `words`: raw patterns, then user-agent values, then sitemaps (see finish()).
   let word = 0;
@@ -808,6 +813,75 @@ export function isHtmlPage(data: RobotsData): boolean {
   return data === EMPTY_DATA;
 }
 
+/**
+ * The longest crawl-delay a group keeps, in milliseconds (the largest int of its table): about
+ * 24.8 days, longer than any crawler waits between two requests. A longer one is cut to it,
+ * and the linter says so.
+ */
+export const MAX_CRAWL_DELAY_MS = 2 ** 31 - 1;
+
+const HTTP_URL_START = /^https?:\/\//i;
+const BLANK_IN_URL = /\s/;
+/**
+ * A URL written as `URL.href` writes it, which most sitemap lines are: they need no parse.
+ * Lower-case scheme and host name, whose last label starts with a letter (an IPv4 address
+ * ends in a number) and no label is punycode (`xn--`, which WHATWG checks); no user, port,
+ * query or fragment; a path of characters WHATWG keeps as they are (no `%`, no `\`) without
+ * `.` or `..` segments (DOT_SEGMENT). A property test holds it to `new URL(value).href === value`.
+ */
+export const NORMAL_HTTP_URL = /^https?:\/\/(?:[a-z0-9-]+\.)*[a-z][a-z0-9-]*\/[\w\-.~!$&()*+,;=:@/]*$/;
+export const DOT_SEGMENT = /\/\.\.?(?:\/|$)/;
+
+/**
+ * Whether the value of a `sitemap` line is an absolute http(s) URL, which is all sitemaps.org
+ * allows there: written with `http://` or `https://`, no blank (a URL has none: `s.xml extra
+ * words` is not one), and read by `new URL` (which needs a host for http and https).
+ */
 export function isAbsoluteHttpUrl(value: string): boolean {
-  return /^https?:\/\/[^\s/?#]+/i.test(value);
+  return sitemapUrl(value) !== undefined;
 }
+
+/**
+ * The URL of a `sitemap` line as `URL.href` writes it (scheme and host lower-cased, default
+ * port dropped, non-ASCII percent-encoded), or undefined when it is not an absolute http(s)
+ * URL (see isAbsoluteHttpUrl).
+ */
+export function sitemapUrl(value: string): string | undefined {
+  // The compiler and the linter ask about the same line one after the other: one parse.
+  if (value === lastSitemap.value) return lastSitemap.url;
+  let url: string | undefined;
+  if (NORMAL_HTTP_URL.test(value) && !DOT_SEGMENT.test(value) && !value.includes('xn--')) url = value;
+  // WHATWG parsing needs a host for http(s): `https://user@/x` fails, as does `https://exa mple.com`.
+  else if (HTTP_URL_START.test(value) && !BLANK_IN_URL.test(value)) url = parseUrl(value)?.href;
+  lastSitemap.value = value;
+  lastSitemap.url = url;
+  return url;
+}
+
+/** The last answer of sitemapUrl; forgotten at the end of each pass, so that no file's text stays alive in it. */
+const lastSitemap: { value: string | undefined; url: string | undefined } = {
+  value: undefined,
+  url: undefined,
+};
+
+function forgetLastSitemap(): void {
+  lastSitemap.value = undefined;
+  lastSitemap.url = undefined;
+}
+
+/**
+ * `URL.parse` where the runtime has it (Node 20.18 and later): one parse, and no exception for
+ * a value that is not a URL (a file may hold thousands of sitemap lines). Not `URL.canParse`:
+ * once optimized, Node 20's answers false for Latin-1 text such as `http://é` (its fast call
+ * reads the string's bytes as UTF-8).
+ */
+const parseUrl: (value: string) => URL | null =
+  typeof URL.parse === 'function'
+    ? (value) => URL.parse(value)
+    : (value) => {
+        try {
+          return new URL(value);
+        } catch {
+          return null;
+        }
+      };

@@ -33,7 +33,12 @@ export interface Directive {
   valueEnd: number;
   /** Set when the key is one of the misspellings Google accepts (`useragent`, `dissallow`, ...). */
   typo: boolean;
-  /** Set when the key and value were separated by blanks instead of a colon. */
+  /**
+   * Set when the key and value were separated by blanks instead of a colon, or when the colon
+   * after a directive word is missing and the line was split at a colon of its value instead
+   * (`Disallow /a:b` is `Disallow: b`, as Google reads it): then the key is the word alone and
+   * the text between keyEnd and valueStart holds that colon.
+   */
   missingColon: boolean;
 }
 
@@ -98,7 +103,9 @@ export function tokenize(
   handler: RobotsLineHandler,
 ): void {
   let text: string;
-  let invalidUtf8 = false;
+  /** The bytes read, kept to find the first invalid sequence after the pass. */
+  let invalidUtf8: Uint8Array | undefined;
+  /** Set when content past the size limit was dropped (not when only line ends were). */
   let truncated = false;
 
   if (typeof body === 'string') {
@@ -107,8 +114,9 @@ export function tokenize(
     if (text.length * 3 > options.maxBytes) {
       const { read } = utf8Encoder.encodeInto(text, new Uint8Array(options.maxBytes));
       if (read !== undefined && read < text.length) {
-        text = cutAtLineEnd(text, read);
-        truncated = true;
+        const cut = cutAtLineEnd(text, read);
+        truncated = hasContentFrom(text, cut);
+        text = text.slice(0, cut);
       }
     }
   } else {
@@ -117,14 +125,15 @@ export function tokenize(
     while (bom < 3 && body[bom] === UTF8_BOM[bom]) bom++;
     let bytes = body.subarray(bom);
     if (bytes.length > options.maxBytes) {
-      bytes = bytes.subarray(0, cutBytesAtLineEnd(bytes, options.maxBytes));
-      truncated = true;
+      const cut = cutBytesAtLineEnd(bytes, options.maxBytes);
+      truncated = hasContentBytesFrom(bytes, cut);
+      bytes = bytes.subarray(0, cut);
     }
     try {
       text = utf8Strict.decode(bytes);
     } catch {
       text = utf8Lenient.decode(bytes);
-      invalidUtf8 = true;
+      invalidUtf8 = bytes;
     }
   }
 
@@ -151,10 +160,11 @@ export function tokenize(
   const scan: LineScan = { hash: new NextOf(text, '#'), colon: new NextOf(text, ':') };
   const line = readLines(text, truncated, directive, handler, scan);
   summary.lines = line;
+  // The text ends where it was cut, without its line end: the next line is the first ignored.
   if (truncated) summary.truncatedAtLine = line + 1;
   // Found after the pass, not in its loop: code only a few files reach would leave the
   // optimized loop on the first of them.
-  if (invalidUtf8) summary.invalidUtf8Line = lineAt(text, Math.max(0, text.indexOf('\uFFFD')));
+  if (invalidUtf8 !== undefined) summary.invalidUtf8Line = firstInvalidUtf8Line(invalidUtf8);
   handler.end(summary);
 }
 
@@ -205,25 +215,66 @@ function readLines(
   }
 }
 
-/** The line (from 1) that position `at` of `text` is on: CR, LF and CRLF each end a line. */
-function lineAt(text: string, at: number): number {
+/**
+ * The line (from 1) of the first invalid UTF-8 sequence in `bytes`, which the strict decoder
+ * rejected: lines are checked one by one, each line with a non-ASCII octet decoded strictly.
+ * A line end (CR, LF, CRLF) is never part of a multi-octet sequence, so one that cuts a
+ * sequence leaves it invalid in its line. The decoded text cannot say where: a U+FFFD in it
+ * may have been written in the file.
+ */
+function firstInvalidUtf8Line(bytes: Uint8Array): number {
   let line = 1;
-  for (let i = 0; i < at; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 10 || (c === 13 && text.charCodeAt(i + 1) !== 10)) line++;
+  let start = 0;
+  let ascii = true;
+  for (let i = 0; i <= bytes.length; i++) {
+    const c = i < bytes.length ? bytes[i] : 0x0a;
+    if (c !== 0x0a && c !== 0x0d) {
+      if (c >= 0x80) ascii = false;
+      continue;
+    }
+    if (!ascii) {
+      try {
+        utf8Strict.decode(bytes.subarray(start, i));
+      } catch {
+        return line;
+      }
+    }
+    if (c === 0x0d && bytes[i + 1] === 0x0a) i++;
+    start = i + 1;
+    ascii = true;
+    line++;
   }
-  return line;
+  return 1;
+}
+
+/** Whether `text` has anything but blanks and line ends from `from` on. */
+function hasContentFrom(text: string, from: number): boolean {
+  for (let i = from; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c !== 10 && c !== 13 && !isBlankAt(text, i)) return true;
+  }
+  return false;
+}
+
+/** Whether `bytes` has anything but blanks and line ends from `from` on. */
+function hasContentBytesFrom(bytes: Uint8Array, from: number): boolean {
+  for (let i = from; i < bytes.length; i++) {
+    const c = bytes[i];
+    if (c !== 10 && c !== 13 && (c >= 128 || BLANK[c] === 0)) return true;
+  }
+  return false;
 }
 
 function countLines(text: string): number {
   return text.split(/\r\n|\r|\n/).length;
 }
 
-function cutAtLineEnd(text: string, from: number): string {
+/** The first line end at or after `from`, or the length of `text`: where a file over the limit is cut. */
+function cutAtLineEnd(text: string, from: number): number {
   const lf = text.indexOf('\n', from);
   const cr = text.indexOf('\r', from);
   const end = lf < 0 ? cr : cr < 0 ? lf : Math.min(lf, cr);
-  return end < 0 ? text : text.slice(0, end);
+  return end < 0 ? text.length : end;
 }
 
 function cutBytesAtLineEnd(bytes: Uint8Array, from: number): number {
@@ -315,17 +366,37 @@ function parseLine(
     handler.unparsable(line, text.slice(from, to));
     return;
   }
-  const known = exactKeyAt(text, from, keyEnd);
-  const answer = known ?? classifyKey(text.slice(from, keyEnd));
   d.line = line;
-  d.key = answer.key;
   d.keyStart = from;
   d.keyEnd = keyEnd;
   d.valueStart = valueStart;
   d.valueEnd = to;
-  d.typo = answer.typo;
   d.missingColon = missingColon;
+  const answer = exactKeyAt(text, from, keyEnd) ?? classifyInto(d);
+  d.key = answer.key;
+  d.typo = answer.typo;
   handler.directive(d);
+}
+
+/**
+ * The directive of a key that is not one of the usual keys spelled right: a typo, a key
+ * recognised by its prefix, another crawler's directive or an unknown one. A function of its
+ * own, apart from the lines of ordinary files.
+ *
+ * A known directive word followed by blanks and more text before the colon is a missing colon
+ * whose value holds a colon itself (`Disallow /a:b`, `Sitemap https://...`): the line is split
+ * at its first colon, as Google's parser does (`Disallow: b`), and the key of `d` is cut to
+ * the word so that findings name it.
+ */
+function classifyInto(d: Directive): { key: DirectiveKey; typo: boolean } {
+  const keyText = d.source.slice(d.keyStart, d.keyEnd);
+  const answer = classifyKey(keyText);
+  const word = answer.wordLength;
+  if (word > 0 && word < keyText.length && isBlankAt(keyText, word)) {
+    d.keyEnd = d.keyStart + word;
+    d.missingColon = true;
+  }
+  return answer;
 }
 
 /**
@@ -372,13 +443,15 @@ function exactKeyAt(
   return undefined;
 }
 
-export function classifyKey(keyText: string): { key: DirectiveKey; typo: boolean } {
-  const exact = exactKeyAt(keyText, 0, keyText.length);
-  if (exact !== undefined) return exact;
+/**
+ * The directive a key names, by its prefix, and the length of the word (the directive or
+ * its misspelling) it starts with; 0 for a key that names none.
+ */
+export function classifyKey(keyText: string): { key: DirectiveKey; typo: boolean; wordLength: number } {
   const lower = keyText.toLowerCase();
   for (const { key, exact, typos } of KEYS) {
-    if (lower.startsWith(exact)) return { key, typo: false };
-    for (const typo of typos) if (lower.startsWith(typo)) return { key, typo: true };
+    if (lower.startsWith(exact)) return { key, typo: false, wordLength: exact.length };
+    for (const typo of typos) if (lower.startsWith(typo)) return { key, typo: true, wordLength: typo.length };
   }
-  return { key: UNSUPPORTED.has(lower) ? 'unsupported' : 'unknown', typo: false };
+  return { key: UNSUPPORTED.has(lower) ? 'unsupported' : 'unknown', typo: false, wordLength: 0 };
 }

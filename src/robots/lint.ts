@@ -3,7 +3,7 @@
  * owner should fix. Nothing it finds changes how the file is matched.
  */
 
-import { isTokenChar } from './agent.js';
+import { isTokenChar, tokenOfUserAgentLine } from './agent.js';
 import {
   ALLOW,
   count,
@@ -14,6 +14,7 @@ import {
   GROUP_COUNT,
   groupField,
   isAbsoluteHttpUrl,
+  MAX_CRAWL_DELAY_MS,
   type RobotsData,
   RULE_COUNT,
   ruleFlags,
@@ -54,8 +55,19 @@ const FIXED = {
 };
 const FIXED_MESSAGES: ReadonlySet<string> = new Set(Object.values(FIXED));
 
-/** At most this many findings are listed per file. */
+/**
+ * At most this many findings are listed per file: those of the pass first, then the repeated
+ * rules in what is left. Findings about the whole file (ALWAYS_LISTED) come on top.
+ */
 export const MAX_LINTS = 200;
+
+/** Findings about the whole file, listed whatever the cap, and the note about the cap itself. */
+const ALWAYS_LISTED: ReadonlySet<LintCode> = new Set([
+  'looks-like-html',
+  'file-too-large',
+  'invalid-utf8',
+  'too-many-findings',
+]);
 
 export class RobotsLinter implements RobotsLineHandler {
   readonly lints: RobotsLint[] = [];
@@ -67,6 +79,11 @@ export class RobotsLinter implements RobotsLineHandler {
 
   /** Findings past MAX_LINTS, counted but not listed. */
   private dropped = 0;
+
+  /** How many findings of the pass are not listed (see allLints). */
+  get unlisted(): number {
+    return this.dropped;
+  }
 
   private add(code: LintCode, severity: LintSeverity, line: number, message: string): void {
     // A file of garbage would otherwise carry one finding per line.
@@ -90,45 +107,24 @@ export class RobotsLinter implements RobotsLineHandler {
         `"${keyTextOf(d)}" is a misspelling of "${CANONICAL[d.key]}". Google accepts it; other crawlers may ignore the line.`,
       );
     }
-    if (d.missingColon) {
-      this.add(
-        'missing-colon',
-        'warning',
-        d.line,
-        `The colon after "${keyTextOf(d)}" is missing. Google accepts the line; other crawlers may ignore it.`,
-      );
-    }
+    // A line split at a colon of its value: the missing-colon finding says how it is read,
+    // and the findings about the value read would only mislead (`Did you mean "/b"?`).
+    const split = d.missingColon && this.missingColon(d);
     switch (d.key) {
       case 'user-agent':
         this.userAgent(d);
         return;
       case 'allow':
       case 'disallow':
-        this.rule(d);
+        this.rule(d, split);
         return;
       case 'crawl-delay':
         if (!this.sawAgent) this.beforeAgent(d);
-        else if (!/^\d+(?:\.\d+)?$/.test(valueTextOf(d))) {
-          this.add(
-            'invalid-crawl-delay',
-            'warning',
-            d.line,
-            `Crawl-delay ${quote(valueTextOf(d))} is not a number of seconds; it is ignored.`,
-          );
-        } else {
-          this.add('crawl-delay-extension', 'info', d.line, FIXED.crawlDelay);
-        }
+        else this.crawlDelay(d);
         this.interrupt(d.line);
         return;
       case 'sitemap':
-        if (!isAbsoluteHttpUrl(valueTextOf(d))) {
-          this.add(
-            'sitemap-not-absolute',
-            'warning',
-            d.line,
-            `Sitemap ${quote(valueTextOf(d))} is not an absolute http(s) URL; crawlers cannot use it.`,
-          );
-        }
+        if (!split && !isAbsoluteHttpUrl(valueTextOf(d))) this.sitemap(d);
         this.interrupt(d.line);
         return;
       case 'noindex':
@@ -156,10 +152,77 @@ export class RobotsLinter implements RobotsLineHandler {
     }
   }
 
+  /**
+   * Reports the missing colon of `d`; true when the line has a colon after all, in its value,
+   * and was split there (`Disallow /a:b` is read as `Disallow: b`, as Google reads it).
+   */
+  private missingColon(d: Directive): boolean {
+    const key = keyTextOf(d);
+    // The colon, if any, lies between the key and the value read.
+    let colon = d.keyEnd;
+    while (colon < d.valueStart && d.source.charCodeAt(colon) !== 58 /* : */) colon++;
+    if (colon === d.valueStart) {
+      this.add(
+        'missing-colon',
+        'warning',
+        d.line,
+        `The colon after "${key}" is missing. Google accepts the line; other crawlers may ignore it.`,
+      );
+      return false;
+    }
+    if (this.skipped()) return true;
+    const meant = `${CANONICAL[d.key] ?? key}: ${d.source.slice(d.keyEnd, d.valueEnd).trim()}`;
+    this.add(
+      'missing-colon',
+      'warning',
+      d.line,
+      `The colon after "${key}" is missing, so the line is split at the next colon instead: Google reads it as ${quote(`${key}: ${valueTextOf(d)}`)}, other crawlers may ignore it. Write ${quote(meant)}.`,
+    );
+    return true;
+  }
+
+  private crawlDelay(d: Directive): void {
+    const value = valueTextOf(d);
+    if (!/^\d+(?:\.\d+)?$/.test(value)) {
+      this.add(
+        'invalid-crawl-delay',
+        'warning',
+        d.line,
+        `Crawl-delay ${quote(value)} is not a number of seconds; it is ignored.`,
+      );
+    } else if (Math.round(Number(value) * 1000) > MAX_CRAWL_DELAY_MS) {
+      // The same rounding as the table's, so the finding and crawlDelay() agree.
+      this.add(
+        'invalid-crawl-delay',
+        'warning',
+        d.line,
+        `Crawl-delay ${quote(value)} is longer than any crawler waits between requests; ${MAX_CRAWL_DELAY_MS / 1000} seconds (almost 25 days) is used instead.`,
+      );
+    } else {
+      this.add('crawl-delay-extension', 'info', d.line, FIXED.crawlDelay);
+    }
+  }
+
+  private sitemap(d: Directive): void {
+    if (this.skipped()) return;
+    const value = valueTextOf(d);
+    this.add(
+      'sitemap-not-absolute',
+      'warning',
+      d.line,
+      /^https?:\/\/\S*\s/i.test(value)
+        ? `Sitemap ${quote(value)} holds a blank, which a URL never does; crawlers cannot use it. Write a space in a URL as %20, and put a comment after "#".`
+        : `Sitemap ${quote(value)} is not an absolute http(s) URL; crawlers cannot use it.`,
+    );
+  }
+
   private userAgent(d: Directive): void {
     // Read in place: a file may have tens of thousands of user-agent lines.
     const first = d.valueEnd > d.valueStart ? d.source.charCodeAt(d.valueStart) : -1;
-    if (first !== 42 /* * */ && !isTokenChar(first)) {
+    if (first === 42 /* * */) {
+      // `*` alone (or `* anything`, Google's star group) is the star; `*bot` names nothing.
+      if (d.valueEnd - d.valueStart > 1 && tokenOfUserAgentLine(valueTextOf(d)) === '') this.starPattern(d);
+    } else if (!isTokenChar(first)) {
       this.add(
         'empty-user-agent',
         'warning',
@@ -182,7 +245,20 @@ export class RobotsLinter implements RobotsLineHandler {
     this.interruptedAt = 0;
   }
 
-  private rule(d: Directive): void {
+  /** A user-agent value that starts with `*` but is not the star: `*bot`, `*Googlebot`. */
+  private starPattern(d: Directive): void {
+    if (this.skipped()) return;
+    const name = /[A-Za-z_-]+/.exec(valueTextOf(d));
+    const instead = name === null ? '' : `, or the crawler's name (${quote(name[0])})`;
+    this.add(
+      'empty-user-agent',
+      'warning',
+      d.line,
+      `User-agent ${quote(valueTextOf(d))} names no crawler, so its rules apply to none: "*" is not a wildcard inside a name. Write "*" alone for every crawler${instead}.`,
+    );
+  }
+
+  private rule(d: Directive, split: boolean): void {
     if (!this.sawAgent) {
       this.beforeAgent(d);
       return;
@@ -191,7 +267,7 @@ export class RobotsLinter implements RobotsLineHandler {
     this.interruptedAt = 0;
     // Almost every pattern starts with `/`: only the others need a closer look.
     const first = d.source.charCodeAt(d.valueStart);
-    if (first !== 47 /* / */ && first !== 42 /* * */ && d.valueEnd > d.valueStart) {
+    if (first !== 47 /* / */ && first !== 42 /* * */ && d.valueEnd > d.valueStart && !split) {
       const value = valueTextOf(d);
       if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) {
         this.add(
@@ -270,9 +346,9 @@ export class RobotsLinter implements RobotsLineHandler {
         message: FIXED.invalidUtf8,
       });
     }
-    if (this.dropped > 0) file.push(notListed(this.lints, this.dropped, 'findings'));
     this.lints.push(...file);
     this.lints.sort((a, b) => a.line - b.line);
+    if (this.dropped > 0) this.lints.push(notListed(this.lints, this.dropped));
     // A built message may hold pieces of the source (V8 keeps the whole text alive for a
     // slice of it): copy those out. The fixed ones are shared by every file.
     const built = this.lints.filter((lint) => !FIXED_MESSAGES.has(lint.message));
@@ -284,12 +360,31 @@ export class RobotsLinter implements RobotsLineHandler {
 }
 
 /**
- * Rules that repeat or contradict another rule of the same group, found from the compiled
- * file when the lints are first read, so parsing does not pay for it.
+ * Every finding of a file: those of the pass (`lineLints`, of which `unlisted` more were only
+ * counted) and the repeated or conflicting rules, found from the compiled file when the
+ * findings are first read, so parsing does not pay for them. Both share one MAX_LINTS budget
+ * and one note on what is not listed.
  */
-export function repeatedRuleLints(data: RobotsData): RobotsLint[] {
+export function allLints(
+  lineLints: readonly RobotsLint[],
+  unlisted: number,
+  data: RobotsData,
+): readonly RobotsLint[] {
+  let listed = 0;
+  for (const lint of lineLints) if (!ALWAYS_LISTED.has(lint.code)) listed++;
+  const repeated = repeatedRuleLints(data, Math.max(0, MAX_LINTS - listed));
+  if (repeated.lints.length === 0 && repeated.unlisted === 0) return lineLints;
+  const lints = lineLints.filter((lint) => lint.code !== 'too-many-findings').concat(repeated.lints);
+  lints.sort((a, b) => a.line - b.line);
+  const total = unlisted + repeated.unlisted;
+  if (total > 0) lints.push(notListed(lints, total));
+  return lints;
+}
+
+/** Rules that repeat or contradict another rule of the same group: the first `room` listed, the rest counted. */
+function repeatedRuleLints(data: RobotsData, room: number): { lints: RobotsLint[]; unlisted: number } {
   const lints: RobotsLint[] = [];
-  let dropped = 0;
+  let unlisted = 0;
   for (let g = 0; g < count(data, GROUP_COUNT); g++) {
     const seen = new Map<string, number>();
     const first = groupField(data, g, FIRST_RULE);
@@ -302,8 +397,8 @@ export function repeatedRuleLints(data: RobotsData): RobotsLint[] {
         seen.set(pattern, id);
         continue;
       }
-      if (lints.length >= MAX_LINTS) {
-        dropped++;
+      if (lints.length >= room) {
+        unlisted++;
         continue;
       }
       const line = ruleLine(data, id);
@@ -325,17 +420,16 @@ export function repeatedRuleLints(data: RobotsData): RobotsLint[] {
       }
     }
   }
-  if (dropped > 0) lints.push(notListed(lints, dropped, 'repeated or conflicting rules'));
-  return lints;
+  return { lints, unlisted };
 }
 
-/** The finding that says how many `what` past MAX_LINTS, after the last of `listed`, are not listed. */
-function notListed(listed: readonly RobotsLint[], dropped: number, what: string): RobotsLint {
-  const last = listed[listed.length - 1].line;
+/** The finding that says how many findings past MAX_LINTS are not listed, on the last line of `listed`. */
+function notListed(listed: readonly RobotsLint[], unlisted: number): RobotsLint {
+  const last = listed.length === 0 ? 1 : listed[listed.length - 1].line;
   return {
     code: 'too-many-findings',
     severity: 'info',
     line: last,
-    message: `${dropped} more ${what} after line ${last} are not listed.`,
+    message: `${unlisted} more findings are not listed (at most ${MAX_LINTS} are).`,
   };
 }

@@ -31,7 +31,7 @@ import {
   type RobotsLineHandler,
   tokenize,
 } from './lines.js';
-import { RobotsLinter, repeatedRuleLints } from './lint.js';
+import { allLints, RobotsLinter } from './lint.js';
 import { retainedBytes } from './size.js';
 import type { RobotsGroup, RobotsLint, RobotsParseOptions, RobotsRule, Verdict } from './types.js';
 
@@ -51,22 +51,19 @@ export class RobotsTxt {
   readonly #data: RobotsData;
   /** Findings of the parse; `lints` adds the ones found from the compiled rules. */
   readonly #lineLints: readonly RobotsLint[];
+  /** How many findings of the parse were past the cap: counted, not listed. */
+  readonly #unlisted: number;
   #lints: readonly RobotsLint[] | undefined;
 
-  private constructor(data: RobotsData, lints: readonly RobotsLint[]) {
+  private constructor(data: RobotsData, lints: readonly RobotsLint[], unlisted: number) {
     this.#data = data;
     this.#lineLints = lints;
+    this.#unlisted = unlisted;
   }
 
-  /** Findings about the file, by line; parsing never fails because of them. */
+  /** Findings about the file, by line (at most 200, and a note of how many more); parsing never fails because of them. */
   get lints(): readonly RobotsLint[] {
-    if (this.#lints === undefined) {
-      const repeated = repeatedRuleLints(this.#data);
-      this.#lints =
-        repeated.length === 0
-          ? this.#lineLints
-          : [...this.#lineLints, ...repeated].sort((a, b) => a.line - b.line);
-    }
+    this.#lints ??= allLints(this.#lineLints, this.#unlisted, this.#data);
     return this.#lints;
   }
 
@@ -91,7 +88,7 @@ export class RobotsTxt {
     const data = compiler.finish();
     prepareLargeGroups(data);
     // A copy holds exactly its findings: the list grown by push has room for more.
-    return new RobotsTxt(data, linter.lints.length === 0 ? NO_LINTS : linter.lints.slice());
+    return new RobotsTxt(data, linter.lints.length === 0 ? NO_LINTS : linter.lints.slice(), linter.unlisted);
   }
 
   /**
@@ -155,7 +152,12 @@ export class RobotsTxt {
     return isHtmlPage(this.#data);
   }
 
-  /** Absolute sitemap URLs from the whole file, in file order, without repeats. */
+  /**
+   * The sitemap URLs of the whole file, in file order, each once: the absolute http(s) URLs
+   * (those `new URL` reads, with a host and no blank), normalised as `URL.href` writes them
+   * (`HTTPS://Example.com:443/s.xml` is `https://example.com/s.xml`), so that two spellings
+   * of one URL are listed once.
+   */
   get sitemaps(): readonly string[] {
     return count(this.#data, SITEMAP_COUNT) === 0 ? NO_SITEMAPS : Object.freeze(sitemapsOf(this.#data));
   }

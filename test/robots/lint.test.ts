@@ -77,7 +77,200 @@ describe('a file of garbage', () => {
     expect(lints.at(-1)).toMatchObject({
       code: 'too-many-findings',
       line: 202,
-      message: expect.stringMatching(/^799 more repeated or conflicting rules after line 202/),
+      message: expect.stringMatching(/^799 more findings are not listed/),
     });
+  });
+
+  it('shares one budget of 200 between line findings and repeated rules, with one note', () => {
+    const lines = [
+      ...Array.from({ length: 300 }, (_, i) => `Foo${i}: x`),
+      'User-agent: *',
+      ...Array.from({ length: 301 }, () => 'Disallow: /same'),
+    ];
+    const lints = RobotsTxt.parse(lines.join('\n')).lints;
+    expect(lints).toHaveLength(201);
+    const notes = lints.filter((l) => l.code === 'too-many-findings');
+    expect(notes).toHaveLength(1);
+    // 100 unknown directives and 300 repeated rules past the first 200 findings.
+    expect(notes[0].message).toMatch(/^400 more findings are not listed/);
+    expect(lints.at(-1)).toBe(notes[0]);
+  });
+
+  it('gives repeated rules the room the line findings leave', () => {
+    const lines = [
+      ...Array.from({ length: 150 }, (_, i) => `Foo${i}: x`),
+      'User-agent: *',
+      ...Array.from({ length: 101 }, () => 'Disallow: /same'),
+    ];
+    const lints = RobotsTxt.parse(lines.join('\n')).lints;
+    expect(lints.filter((l) => l.code === 'unknown-directive')).toHaveLength(150);
+    expect(lints.filter((l) => l.code === 'duplicate-rule')).toHaveLength(50);
+    expect(lints.at(-1)).toMatchObject({
+      code: 'too-many-findings',
+      message: expect.stringMatching(/^50 more/),
+    });
+  });
+
+  it('keeps findings about the whole file on top of the 200', () => {
+    const body = `user-agent: *\n${'this is not a rule\n'.repeat(300)}${'disallow: /same\n'.repeat(50)}`;
+    const lints = RobotsTxt.parse(body, { maxBytes: 6000 }).lints;
+    expect(lints.filter((l) => l.code === 'file-too-large')).toHaveLength(1);
+    expect(lints.filter((l) => l.code === 'too-many-findings')).toHaveLength(1);
+    expect(lints).toHaveLength(202);
+  });
+});
+
+describe('a file over the size limit', () => {
+  const encode = (text: string) => new TextEncoder().encode(text);
+
+  it.each([
+    ['without a last line end', 'User-agent: *\nDisallow: /ab'],
+    ['with a last line end', 'User-agent: *\nDisallow: /ab\n'],
+    ['with blank lines after the limit', 'User-agent: *\nDisallow: /ab\r\n\r\n  \n'],
+  ])('is not reported when nothing past the limit is dropped: %s', (_, body) => {
+    for (const input of [body, encode(body)]) {
+      const robots = RobotsTxt.parse(input, { maxBytes: 26 });
+      expect(robots.isAllowed('/ab', 'x')).toBe(false);
+      expect(robots.lints.map((l) => l.code)).not.toContain('file-too-large');
+    }
+  });
+
+  it.each([
+    ['LF', '\n'],
+    ['CR', '\r'],
+    ['CRLF', '\r\n'],
+  ])('names the first line it ignores, with %s line ends', (_, eol) => {
+    const body = ['User-agent: *', 'Disallow: /ab', 'Disallow: /late', ''].join(eol);
+    for (const input of [body, encode(body)]) {
+      const robots = RobotsTxt.parse(input, { maxBytes: 26 });
+      expect(robots.isAllowed('/late', 'x')).toBe(true);
+      expect(robots.lints.find((l) => l.code === 'file-too-large')).toMatchObject({
+        line: 3,
+        message: expect.stringContaining('from line 3 on'),
+      });
+    }
+  });
+});
+
+describe('user-agent lines that name no crawler', () => {
+  it.each(['*bot', '*Googlebot', '*/1.0', '**'])('reports %s, whose group applies to no crawler', (value) => {
+    const robots = RobotsTxt.parse(`User-agent: ${value}\nDisallow: /private\n`);
+    expect(robots.explain('/private', 'Googlebot').reason).toBe('no-group');
+    const lint = robots.lints.find((l) => l.code === 'empty-user-agent');
+    expect(lint).toMatchObject({ line: 1, message: expect.stringContaining('not a wildcard') });
+  });
+
+  it('suggests the name written after the star', () => {
+    const lint = RobotsTxt.parse('User-agent: *Googlebot\nDisallow: /\n').lints[0];
+    expect(lint.message).toContain('("Googlebot")');
+  });
+
+  it.each(['*', '* anything', '*\tbot'])('accepts %j, the star group', (value) => {
+    const robots = RobotsTxt.parse(`User-agent: ${value}\nDisallow: /private\n`);
+    expect(robots.isAllowed('/private', 'AnyBot')).toBe(false);
+    expect(robots.lints).toEqual([]);
+  });
+});
+
+describe('invalid UTF-8', () => {
+  const encode = (text: string) => [...new TextEncoder().encode(text)];
+
+  it.each([
+    ['LF', '\n'],
+    ['CR', '\r'],
+    ['CRLF', '\r\n'],
+  ])('is reported on the line of the invalid byte, not of a U+FFFD written in the file (%s)', (_, eol) => {
+    const head = encode(['# replacement character: \uFFFD', 'User-agent: *', 'Disallow: /caf'].join(eol));
+    for (const bom of [[], [0xef, 0xbb, 0xbf]]) {
+      const bytes = new Uint8Array([...bom, ...head, 0xe9, ...encode(`${eol}Disallow: /x${eol}`)]);
+      const lints = RobotsTxt.parse(bytes).lints;
+      expect(lints).toEqual([expect.objectContaining({ code: 'invalid-utf8', line: 3 })]);
+    }
+  });
+
+  it('finds a sequence that a line end cuts short', () => {
+    const bytes = new Uint8Array([...encode('User-agent: *\nDisallow: /é\n# euro '), 0xe2, 0x82, 0x0a]);
+    expect(RobotsTxt.parse(bytes).lints).toEqual([
+      expect.objectContaining({ code: 'invalid-utf8', line: 3 }),
+    ]);
+  });
+});
+
+describe('a missing colon before a value that holds a colon', () => {
+  const robots = RobotsTxt.parse(
+    'User-agent: *\nDisallow /a:b\nSitemap https://example.com/sitemap.xml\nDissallow /c:/d\n',
+  );
+
+  it('is read as Google reads it: split at the first colon', () => {
+    expect(robots.groups[0].rules.map((r) => r.pattern)).toEqual(['b', '/d']);
+    expect(robots.isAllowed('/a:b', 'x')).toBe(true);
+    expect(robots.isAllowed('/d', 'x')).toBe(false);
+    expect(robots.sitemaps).toEqual([]);
+  });
+
+  it('is reported as a missing colon saying how the line is read', () => {
+    expect(robots.lints.filter((l) => l.code === 'missing-colon')).toEqual([
+      expect.objectContaining({
+        line: 2,
+        message: expect.stringMatching(/colon after "Disallow".*"Disallow: b".*"Disallow: \/a:b"/),
+      }),
+      expect.objectContaining({
+        line: 3,
+        message: expect.stringMatching(
+          /colon after "Sitemap".*"Sitemap: \/\/example.com\/sitemap.xml".*"Sitemap: https:\/\/example.com\/sitemap.xml"/,
+        ),
+      }),
+      expect.objectContaining({
+        line: 4,
+        message: expect.stringMatching(/"Dissallow: \/d".*Write "Disallow: \/c:\/d"/),
+      }),
+    ]);
+  });
+
+  it('names the misspelt word alone, and gives no finding about the value read', () => {
+    expect(robots.lints.find((l) => l.code === 'accepted-typo')?.message).toMatch(/^"Dissallow" is/);
+    const codes = robots.lints.map((l) => l.code);
+    expect(codes).not.toContain('pattern-not-rooted');
+    expect(codes).not.toContain('sitemap-not-absolute');
+  });
+
+  it('is not found in a typo with a blank or a value after a colon', () => {
+    const lints = RobotsTxt.parse('User agent: FooBot\nCrawl delay: 5\nDisallow: /a:b\n').lints;
+    expect(lints.map((l) => l.code)).not.toContain('missing-colon');
+  });
+});
+
+describe('crawl-delay', () => {
+  it('reports a delay longer than the table keeps, and the delay used instead', () => {
+    const robots = RobotsTxt.parse('User-agent: *\nCrawl-delay: 99999999999\n');
+    expect(robots.crawlDelay('a')).toBe(2147483.647);
+    expect(robots.lints).toEqual([
+      expect.objectContaining({
+        code: 'invalid-crawl-delay',
+        line: 2,
+        message: expect.stringContaining('2147483.647 seconds'),
+      }),
+    ]);
+  });
+
+  it('keeps the largest delay that fits without a warning', () => {
+    const robots = RobotsTxt.parse('User-agent: *\nCrawl-delay: 2147483.647\n');
+    expect(robots.crawlDelay('a')).toBe(2147483.647);
+    expect(robots.lints.map((l) => l.code)).toEqual(['crawl-delay-extension']);
+  });
+});
+
+describe('sitemap lines', () => {
+  it.each([
+    'https://exa mple.com/x.xml',
+    'https://user@/x.xml',
+    'https://example.com/s.xml extra words',
+    'https:/example.com/one-slash.xml',
+    'https://[::1/x.xml',
+    'http://a.b:99999/x.xml',
+  ])('reports %j, which is not listed', (value) => {
+    const robots = RobotsTxt.parse(`Sitemap: ${value}\n`);
+    expect(robots.sitemaps).toEqual([]);
+    expect(robots.lints).toEqual([expect.objectContaining({ code: 'sitemap-not-absolute', line: 1 })]);
   });
 });

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { RobotsTxt } from '../../src/index.js';
+import { DOT_SEGMENT, NORMAL_HTTP_URL } from '../../src/robots/compile.js';
 
 /** Whether `pattern` matches `path`, trying every way a `*` can stretch. */
 function referenceMatches(pattern: string, path: string): boolean {
@@ -247,6 +248,82 @@ describe('parser properties', () => {
         expect(typeof robots.isAllowed(`/${tail}`, 'x')).toBe('boolean');
       }),
       { numRuns: 3_000 },
+    );
+  });
+});
+
+describe('sitemap properties', () => {
+  /**
+   * The rule read slowly: http(s):// as written, no blank, and a URL `new URL` reads; listed as
+   * its href. (Not `URL.canParse`: Node 20's, once optimized, rejects Latin-1 text like `http://é`.)
+   */
+  const referenceSitemap = (value: string): string | undefined => {
+    if (!/^https?:\/\//i.test(value) || /\s/.test(value)) return undefined;
+    try {
+      return new URL(value).href;
+    } catch {
+      return undefined;
+    }
+  };
+
+  const tail = fc
+    .array(
+      fc.constantFrom(
+        'a',
+        'B',
+        'x',
+        'n',
+        '-',
+        '0',
+        '1',
+        '.',
+        '/',
+        ':',
+        '@',
+        '%',
+        '2e',
+        'xn--',
+        '?',
+        '#',
+        '\\',
+        ' ',
+        '[',
+        ']',
+        'é',
+        "'",
+        '..',
+        '0x',
+        '443',
+      ),
+      { maxLength: 14 },
+    )
+    .map((parts) => parts.join(''));
+  const value = fc
+    .tuple(fc.constantFrom('http://', 'https://', 'HTTPS://', 'https:/', 'ftp://', ''), tail)
+    .map(([scheme, rest]) => `${scheme}${rest}`);
+
+  it('lists exactly the URLs the slow reading accepts, as their href, each once', () => {
+    fc.assert(
+      fc.property(fc.array(value, { maxLength: 20 }), (values) => {
+        const robots = RobotsTxt.parse(values.map((v) => `Sitemap: ${v}`).join('\n'));
+        // The value of a line: up to its comment, without the blanks around it.
+        const read = values.map((v) => referenceSitemap(v.split('#')[0].trim()));
+        expect(robots.sitemaps).toEqual([...new Set(read.filter((url) => url !== undefined))]);
+        const flagged = robots.lints.filter((l) => l.code === 'sitemap-not-absolute').map((l) => l.line);
+        expect(flagged).toEqual(read.flatMap((url, i) => (url === undefined ? [i + 1] : [])));
+      }),
+      { numRuns: 3_000 },
+    );
+  });
+
+  it('reads a URL that needs no parse exactly as URL.href writes it', () => {
+    fc.assert(
+      fc.property(fc.stringMatching(NORMAL_HTTP_URL), (url) => {
+        fc.pre(!DOT_SEGMENT.test(url) && !url.includes('xn--'));
+        expect(new URL(url).href).toBe(url);
+        expect(RobotsTxt.parse(`Sitemap: ${url}`).sitemaps).toEqual([url]);
+      }),
+      { numRuns: 5_000 },
     );
   });
 });

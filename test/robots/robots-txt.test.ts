@@ -542,6 +542,50 @@ describe('extensions', () => {
   it('lists absolute sitemaps from anywhere in the file, in order, once', () => {
     expect(robots.sitemaps).toEqual(['https://a.example/one.xml', 'https://a.example/two.xml']);
   });
+  it('lists each sitemap as the URL it is, once however it is spelt', () => {
+    const sitemaps = RobotsTxt.parse(
+      [
+        'Sitemap: https://example.com/s.xml',
+        'sitemap:https://example.com/s.xml',
+        'SITEMAP: HTTPS://EXAMPLE.COM/s.xml',
+        'Sitemap: https://example.com:443/s.xml',
+        'Sitemap: https://example.com/./s.xml',
+        'Sitemap: https://example.com/é.xml',
+        'Sitemap: https://example.com/%C3%A9.xml',
+        'Sitemap: http://example.com/s.xml',
+        'Sitemap: https://example.com:8443/s.xml',
+        'Sitemap: https://bücher.example/s.xml',
+      ].join('\n'),
+    ).sitemaps;
+    expect(sitemaps).toEqual([
+      'https://example.com/s.xml',
+      'https://example.com/%C3%A9.xml',
+      'http://example.com/s.xml',
+      'https://example.com:8443/s.xml',
+      'https://xn--bcher-kva.example/s.xml',
+    ]);
+  });
+  it('lists only what new URL reads as an http(s) URL with a host', () => {
+    const sitemaps = RobotsTxt.parse(
+      [
+        'Sitemap: https://exa mple.com/x.xml',
+        'Sitemap: https://user@/x.xml',
+        'Sitemap: https://example.com/s.xml extra words',
+        'Sitemap: https:/example.com/one-slash.xml',
+        'Sitemap: ftp://example.com/s.xml',
+        'Sitemap: //example.com/s.xml',
+        'Sitemap: <https://example.com/angle.xml>',
+        'Sitemap: https://example.com/ok.xml # a comment',
+      ].join('\n'),
+    ).sitemaps;
+    expect(sitemaps).toEqual(['https://example.com/ok.xml']);
+  });
+  it('keeps the repeats out of a long list of sitemaps', () => {
+    const lines = Array.from({ length: 40 }, (_, i) => `Sitemap: https://example.com/s${i % 20}.xml`);
+    lines.push('Sitemap: HTTPS://Example.com:443/s3.xml');
+    const sitemaps = RobotsTxt.parse(lines.join('\n')).sitemaps;
+    expect(sitemaps).toEqual(Array.from({ length: 20 }, (_, i) => `https://example.com/s${i}.xml`));
+  });
   it('reads crawl-delay of the group that applies', () => {
     expect(robots.crawlDelay('FooBot')).toBe(2.5);
     expect(robots.crawlDelay('Mozilla/5.0 (compatible; OtherBot/1)')).toBe(10);
