@@ -6,6 +6,7 @@
  * `sitemaps` and `audit --from-sitemaps` both read sitemaps through here.
  */
 import { Log, LogLevel } from 'crawlee';
+import { urlOrNull } from '../fetch/index.js';
 import type { SitemapDroppedUrl, SitemapSeedResult } from '../sitemap/index.js';
 import { SitemapSeeder } from '../sitemap/index.js';
 import type { OriginPolicy, RobotsCheck, RobotsStore } from '../store/index.js';
@@ -159,8 +160,8 @@ export async function readSitemaps(site: string, options: ReadSitemapsOptions): 
 function declaredSitemaps(policy: OriginPolicy): string[] {
   const urls: string[] = [];
   for (const line of policy.robots?.sitemaps ?? []) {
-    if (!URL.canParse(line, policy.robotsTxtUrl)) continue;
-    const url = new URL(line, policy.robotsTxtUrl);
+    const url = urlOrNull(line, policy.robotsTxtUrl);
+    if (url === null) continue;
     if (url.protocol !== 'http:' && url.protocol !== 'https:') continue;
     url.hash = '';
     if (!urls.includes(url.href)) urls.push(url.href);

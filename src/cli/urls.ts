@@ -4,7 +4,12 @@
  * that robots.txt's `Sitemap:` lines lead to), or paths made up from the rules.
  */
 import { isUtf8 } from 'node:buffer';
-import type { RobotsFetchResult, RobotsHttpClient, RobotsHttpResult } from '../fetch/index.js';
+import {
+  type RobotsFetchResult,
+  type RobotsHttpClient,
+  type RobotsHttpResult,
+  urlOrNull,
+} from '../fetch/index.js';
 import type { RobotsTxt } from '../robots/index.js';
 import { RobotsStore } from '../store/index.js';
 import { CliInputError } from './io.js';
@@ -69,13 +74,12 @@ export function listedUrls(text: string, name: string): UrlSource {
       const line = raw.trim();
       if (line === '' || line.startsWith('#')) return;
       const where = `${name} line ${index + 1}`;
-      let url: URL;
-      if (line.startsWith('/')) url = new URL(line, origin);
-      else if (URL.canParse(line)) url = new URL(line);
-      else
+      const url = line.startsWith('/') ? new URL(line, origin) : urlOrNull(line);
+      if (url === null) {
         throw new CliInputError(
           `${where}: ${JSON.stringify(line)} is neither an absolute URL nor a path starting with /`,
         );
+      }
       if (url.origin !== origin) {
         throw new CliInputError(`${where}: ${url.href} is not on ${origin}; audit one origin at a time`);
       }

@@ -12,7 +12,7 @@ import {
   type RobotsHttpResult,
   type RobotsNetworkFailure,
 } from './http-client.js';
-import { originOf, robotsTxtUrlOf } from './origin.js';
+import { originOf, robotsTxtUrlOf, urlOrNull } from './origin.js';
 
 /**
  * What an origin's robots.txt answer means for a crawler:
@@ -409,8 +409,8 @@ function shared(text: string): string {
 
 function resolveLocation(location: string | undefined, base: URL): URL | undefined {
   if (location === undefined || location.trim() === '') return undefined;
-  if (!URL.canParse(location, base)) return undefined;
-  const next = new URL(location, base);
+  const next = urlOrNull(location, base);
+  if (next === null) return undefined;
   if (next.protocol !== 'http:' && next.protocol !== 'https:') return undefined;
   next.hash = '';
   return next;

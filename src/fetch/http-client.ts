@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import { gotScraping } from 'got-scraping';
 import { type ContentDecoder, contentDecoding } from './content-encoding.js';
+import { urlOrNull } from './origin.js';
 
 /**
  * Why a request got no usable answer from the site. RFC 9309 2.3.1.4 counts all of these as
@@ -170,7 +171,7 @@ const PROXY_PROTOCOLS: ReadonlySet<string> = new Set(['http:', 'https:']);
  * parseProxyUrl('http://user:pass@proxy.example:8000'); // URL
  */
 export function parseProxyUrl(proxyUrl: string): URL {
-  const parsed = typeof proxyUrl === 'string' && URL.canParse(proxyUrl) ? new URL(proxyUrl) : undefined;
+  const parsed = typeof proxyUrl === 'string' ? (urlOrNull(proxyUrl) ?? undefined) : undefined;
   if (
     parsed === undefined ||
     !PROXY_PROTOCOLS.has(parsed.protocol) ||

@@ -1,4 +1,4 @@
-import { originOf, parseHttpUrl } from '../fetch/index.js';
+import { originOf, parseHttpUrl, urlOrNull } from '../fetch/index.js';
 import type { OriginPolicy, RobotsStore } from '../store/index.js';
 import type { SitemapSeedInput } from './options.js';
 
@@ -85,8 +85,8 @@ export function listedSitemaps(policy: OriginPolicy): string[] {
   for (const line of policy.robots?.sitemaps ?? []) {
     // RFC 9309 2.2.4 leaves `sitemap` to sitemaps.org, which asks for a full URL; a relative
     // one is read against robots.txt, as crawlers commonly do.
-    const url = URL.canParse(line, policy.robotsTxtUrl) ? new URL(line, policy.robotsTxtUrl) : undefined;
-    if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) continue;
+    const url = urlOrNull(line, policy.robotsTxtUrl);
+    if (url === null || (url.protocol !== 'http:' && url.protocol !== 'https:')) continue;
     urls.push(withoutHash(url));
   }
   return urls;

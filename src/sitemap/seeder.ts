@@ -1,5 +1,5 @@
 import { log as crawleeLog, type Log } from 'crawlee';
-import { originOf } from '../fetch/index.js';
+import { originOf, urlOrNull } from '../fetch/index.js';
 import type { OriginPolicy, RobotsCheck, RobotsStore } from '../store/index.js';
 import { discoverSitemaps, listedSitemaps, type SitemapSource } from './discover.js';
 import { downloadSitemap, type SitemapDownloadSettings, SitemapReadError } from './download.js';
@@ -745,8 +745,8 @@ class FileState {
 /** An absolute http(s) URL, read against `base` when relative (RSS and Atom links may be). */
 function absoluteUrl(loc: string, base: string): string | undefined {
   if (loc.startsWith('https://') || loc.startsWith('http://')) return loc;
-  if (!URL.canParse(loc, base)) return undefined;
-  const url = new URL(loc, base);
+  const url = urlOrNull(loc, base);
+  if (url === null) return undefined;
   return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : undefined;
 }
 
