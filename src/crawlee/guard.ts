@@ -26,6 +26,7 @@ import {
   httpNavigationHook,
 } from './navigation.js';
 import { type ResolvedGuardOptions, type RobotsGuardOptions, resolveGuardOptions } from './options.js';
+import { RecentKeys } from './recent-keys.js';
 import { droppedRecord, type RobotsDropReason, type RobotsDropStage, withoutCredentials } from './record.js';
 import { type DequeueDecision, type RequestGate, RequestManagerInterceptor } from './request-manager.js';
 import { isRobotsSkip, type NavigationBlock, RobotsSkipError } from './skip.js';
@@ -36,6 +37,8 @@ const sharedStores = new Map<string, RobotsStore>();
 
 /** Origins resolved at the same time when URLs are added. */
 const ADMIT_CONCURRENCY = 64;
+/** How many URLs dropped before the queue a guard remembers, to record each once (see #droppedBeforeQueue). */
+const DROPPED_URLS_KEPT = 100_000;
 
 /**
  * What the guard decides for a URL, from a store check: `allow`, `drop` (recorded), or `defer`
@@ -97,8 +100,12 @@ export class RobotsGuard implements HopChecker {
   readonly #blocked = new WeakMap<Request, NavigationBlock>();
   /** The Crawl-delay of each origin, and until when its policy holds. */
   readonly #crawlDelays = new Map<string, { seconds: number | undefined; until: number }>();
-  /** URLs already recorded before they reached the queue (stages `enqueue` and `sitemap`). */
-  readonly #droppedBeforeQueue = new Set<string>();
+  /**
+   * URLs already recorded before they reached the queue (stages `enqueue` and `sitemap`): the
+   * last DROPPED_URLS_KEPT of them, so that sitemaps of millions of disallowed URLs keep a
+   * bounded memory (about 10 MB); one dropped again after that gets a second record.
+   */
+  readonly #droppedBeforeQueue = new RecentKeys(DROPPED_URLS_KEPT);
   /**
    * Origins whose Crawl-delay slot a request's redirect hop has taken while the request waited
    * for it, per request: the hop uses that slot when the request is fetched again.
@@ -596,8 +603,7 @@ export class RobotsGuard implements HopChecker {
     // Links to one disallowed URL from many pages, or listings in many sitemaps: one record, as
     // the queue would keep one request.
     if (stage === 'enqueue' || stage === 'sitemap') {
-      if (this.#droppedBeforeQueue.has(url)) return;
-      this.#droppedBeforeQueue.add(url);
+      if (!this.#droppedBeforeQueue.add(url)) return;
     }
     const record = droppedRecord(check, {
       url,
