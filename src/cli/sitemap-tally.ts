@@ -6,7 +6,7 @@
  * `sitemaps` and `audit --from-sitemaps` both read sitemaps through here.
  */
 import { Log, LogLevel } from 'crawlee';
-import { urlOrNull } from '../fetch/index.js';
+import { urlOrNull } from '../robots/url.js';
 import type { SitemapDroppedUrl, SitemapSeedResult } from '../sitemap/index.js';
 import { SitemapSeeder } from '../sitemap/index.js';
 import type { OriginPolicy, RobotsCheck, RobotsStore } from '../store/index.js';

@@ -4,13 +4,9 @@
  * that robots.txt's `Sitemap:` lines lead to), or paths made up from the rules.
  */
 import { isUtf8 } from 'node:buffer';
-import {
-  type RobotsFetchResult,
-  type RobotsHttpClient,
-  type RobotsHttpResult,
-  urlOrNull,
-} from '../fetch/index.js';
+import type { RobotsFetchResult, RobotsHttpClient, RobotsHttpResult } from '../fetch/index.js';
 import type { RobotsTxt } from '../robots/index.js';
+import { urlOrNull } from '../robots/url.js';
 import { RobotsStore } from '../store/index.js';
 import { CliInputError } from './io.js';
 import { QUIET_LOG, readSitemaps } from './sitemap-tally.js';

@@ -1,4 +1,5 @@
 import { MAX_LINE_OCTETS, RobotsTxt } from '../robots/index.js';
+import { urlOrNull } from '../robots/url.js';
 import { type CacheDirectives, freshnessOf, parseRetryAfter } from './cache-control.js';
 import {
   answerWithin,
@@ -12,7 +13,7 @@ import {
   type RobotsHttpResult,
   type RobotsNetworkFailure,
 } from './http-client.js';
-import { originOf, robotsTxtUrlOf, urlOrNull } from './origin.js';
+import { originOf, robotsTxtUrlOf } from './origin.js';
 
 /**
  * What an origin's robots.txt answer means for a crawler:

@@ -1,8 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import { gotScraping } from 'got-scraping';
+import { urlOrNull } from '../robots/url.js';
 import { type ContentDecoder, contentDecoding } from './content-encoding.js';
-import { urlOrNull } from './origin.js';
 
 /**
  * Why a request got no usable answer from the site. RFC 9309 2.3.1.4 counts all of these as
@@ -171,9 +171,9 @@ const PROXY_PROTOCOLS: ReadonlySet<string> = new Set(['http:', 'https:']);
  * parseProxyUrl('http://user:pass@proxy.example:8000'); // URL
  */
 export function parseProxyUrl(proxyUrl: string): URL {
-  const parsed = typeof proxyUrl === 'string' ? (urlOrNull(proxyUrl) ?? undefined) : undefined;
+  const parsed = typeof proxyUrl === 'string' ? urlOrNull(proxyUrl) : null;
   if (
-    parsed === undefined ||
+    parsed === null ||
     !PROXY_PROTOCOLS.has(parsed.protocol) ||
     parsed.hostname === '' ||
     !isPercentEncoded(parsed.username) ||

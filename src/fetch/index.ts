@@ -26,4 +26,4 @@ export {
   type RobotsHttpResult,
   type RobotsNetworkFailure,
 } from './http-client.js';
-export { originOf, parseHttpUrl, robotsTxtUrlOf, urlOrNull } from './origin.js';
+export { originOf, parseHttpUrl, robotsTxtUrlOf } from './origin.js';

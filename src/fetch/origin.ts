@@ -121,20 +121,6 @@ export function robotsTxtUrlOf(origin: string): string {
 }
 
 /**
- * `new URL(input, base)`, or null for what is no URL. Not `URL.canParse`: once optimized, Node
- * 20's answers false for a host written in Latin-1 letters (`http://café.example/`), which the
- * parser accepts (it reads the string's octets as UTF-8 in its fast call).
- */
-export function urlOrNull(input: string, base?: string | URL): URL | null {
-  if (typeof URL.parse === 'function') return URL.parse(input, base);
-  try {
-    return new URL(input, base);
-  } catch {
-    return null;
-  }
-}
-
-/**
  * Parses an absolute http(s) URL.
  *
  * @throws TypeError with a message that says what was wrong and what is accepted.

@@ -8,6 +8,7 @@ import { tokenOfUserAgentLine } from './agent.js';
 import type { GroupIndex } from './decide.js';
 import { MAX_EXPANSION, WROTE_END, WROTE_NORMALISED, WROTE_STAR, writePattern } from './encoding.js';
 import { type Directive, type FileSummary, type RobotsLineHandler, valueTextOf } from './lines.js';
+import { urlOrNull } from './url.js';
 
 /** Rule flags, stored in the low bits of a rule's second field. */
 export const ALLOW = 1;
@@ -852,7 +853,7 @@ export function sitemapUrl(value: string): string | undefined {
   let url: string | undefined;
   if (NORMAL_HTTP_URL.test(value) && !DOT_SEGMENT.test(value) && !value.includes('xn--')) url = value;
   // WHATWG parsing needs a host for http(s): `https://user@/x` fails, as does `https://exa mple.com`.
-  else if (HTTP_URL_START.test(value) && !BLANK_IN_URL.test(value)) url = parseUrl(value)?.href;
+  else if (HTTP_URL_START.test(value) && !BLANK_IN_URL.test(value)) url = urlOrNull(value)?.href;
   lastSitemap.value = value;
   lastSitemap.url = url;
   return url;
@@ -868,20 +869,3 @@ function forgetLastSitemap(): void {
   lastSitemap.value = undefined;
   lastSitemap.url = undefined;
 }
-
-/**
- * `URL.parse` where the runtime has it (Node 20.18 and later): one parse, and no exception for
- * a value that is not a URL (a file may hold thousands of sitemap lines). Not `URL.canParse`:
- * once optimized, Node 20's answers false for Latin-1 text such as `http://é` (its fast call
- * reads the string's bytes as UTF-8).
- */
-const parseUrl: (value: string) => URL | null =
-  typeof URL.parse === 'function'
-    ? (value) => URL.parse(value)
-    : (value) => {
-        try {
-          return new URL(value);
-        } catch {
-          return null;
-        }
-      };

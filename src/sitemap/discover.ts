@@ -1,4 +1,5 @@
-import { originOf, parseHttpUrl, urlOrNull } from '../fetch/index.js';
+import { originOf, parseHttpUrl } from '../fetch/index.js';
+import { urlOrNull } from '../robots/url.js';
 import type { OriginPolicy, RobotsStore } from '../store/index.js';
 import type { SitemapSeedInput } from './options.js';
 

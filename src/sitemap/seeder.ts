@@ -1,5 +1,6 @@
 import { log as crawleeLog, type Log } from 'crawlee';
-import { originOf, urlOrNull } from '../fetch/index.js';
+import { originOf } from '../fetch/index.js';
+import { urlOrNull } from '../robots/url.js';
 import type { OriginPolicy, RobotsCheck, RobotsStore } from '../store/index.js';
 import { discoverSitemaps, listedSitemaps, type SitemapSource } from './discover.js';
 import { downloadSitemap, type SitemapDownloadSettings, SitemapReadError } from './download.js';
