@@ -1,4 +1,4 @@
-import { originOf, parseHttpUrl } from '../fetch/index.js';
+import { parseHttpUrl } from '../fetch/index.js';
 import { urlOrNull } from '../robots/url.js';
 import type { OriginPolicy, RobotsStore } from '../store/index.js';
 import type { SitemapSeedInput } from './options.js';
@@ -25,7 +25,8 @@ export interface SitemapDiscovery {
   sources: SitemapSource[];
   /**
    * Policies of sites whose robots.txt is unreachable (5xx, 429, network failure): their
-   * `Sitemap:` lines are unknown, and RFC 9309 2.3.1.4 disallows everything on them.
+   * `Sitemap:` lines are unknown, and RFC 9309 2.3.1.4 disallows everything on them. They add
+   * nothing to `sources` (see siteSources for when they answer again, or are given up).
    */
   unreachable: OriginPolicy[];
 }
@@ -43,41 +44,56 @@ export async function discoverSitemaps(
   tryCommonPaths: boolean,
 ): Promise<SitemapDiscovery> {
   const sources = new Map<string, SitemapSource>();
-  const add = (url: string, changes: Partial<SitemapSource>, listedBy?: string): void => {
-    let source = sources.get(url);
-    if (source === undefined) {
-      source = { url, listedBy: new Set(), given: false, guessed: false };
-      sources.set(url, source);
-    }
-    if (listedBy !== undefined) source.listedBy.add(listedBy);
-    if (changes.given) source.given = true;
-    // A path also listed or given is no longer a guess.
-    source.guessed = changes.guessed === true && source.listedBy.size === 0 && !source.given;
-  };
-
   const sites: URL[] = [];
   for (const input of inputs) {
     const { url, kind } = readInput(input);
     if (kind === 'site') sites.push(url);
-    else add(withoutHash(url), { given: true });
+    else mergeSource(sources, { url: withoutHash(url), listedBy: new Set(), given: true, guessed: false });
   }
   const policies = await Promise.all(sites.map((site) => store.resolve(site)));
   const unreachable: OriginPolicy[] = [];
-  sites.forEach((site, index) => {
-    const policy = policies[index];
-    const origin = originOf(site);
-    // An unreachable robots.txt lists nothing we can read: the site is reported, not silently empty.
-    if (policy.kind === 'disallow-all' && !unreachable.includes(policy)) unreachable.push(policy);
-    const listed = listedSitemaps(policy);
-    for (const url of listed) add(url, {}, origin);
-    if (listed.length === 0 && tryCommonPaths) {
-      for (const path of COMMON_SITEMAP_PATHS) {
-        const url = `${origin}${path}`;
-        if (!sources.has(url)) add(url, { guessed: true });
-      }
+  for (const policy of policies) {
+    if (policy.kind === 'disallow-all') {
+      if (!unreachable.includes(policy)) unreachable.push(policy);
+      continue;
     }
-  });
+    for (const source of siteSources(policy, tryCommonPaths)) mergeSource(sources, source);
+  }
   return { sources: [...sources.values()], unreachable };
+}
+
+/**
+ * The sitemaps one site offers: those the `Sitemap:` lines of its robots.txt list, or the
+ * common paths (guesses) when it lists none and `tryCommonPaths` is set. A site whose robots.txt
+ * is unreachable lists nothing: its guesses are refused by the robots.txt check (and counted
+ * as skipped), not requested.
+ */
+export function siteSources(policy: OriginPolicy, tryCommonPaths: boolean): SitemapSource[] {
+  const listed = listedSitemaps(policy).map((url) => ({
+    url,
+    listedBy: new Set([policy.origin]),
+    given: false,
+    guessed: false,
+  }));
+  if (listed.length > 0 || !tryCommonPaths) return listed;
+  return COMMON_SITEMAP_PATHS.map((path) => ({
+    url: `${policy.origin}${path}`,
+    listedBy: new Set<string>(),
+    given: false,
+    guessed: true,
+  }));
+}
+
+/** Adds `source` to `sources`, merging it with an entry of the same URL: listed or given is no guess. */
+function mergeSource(sources: Map<string, SitemapSource>, source: SitemapSource): void {
+  const known = sources.get(source.url);
+  if (known === undefined) {
+    sources.set(source.url, { ...source, listedBy: new Set(source.listedBy) });
+    return;
+  }
+  for (const origin of source.listedBy) known.listedBy.add(origin);
+  known.given ||= source.given;
+  known.guessed = known.guessed && source.guessed;
 }
 
 /** The sitemap URLs the `Sitemap:` lines of an origin's robots.txt list, absolute, without a fragment. */

@@ -19,6 +19,7 @@ export const SITEMAP_DEFAULTS = {
   concurrency: 3,
   progressIntervalMs: 10_000,
   maxReportedProblems: 1000,
+  unreachableWaitMs: 0,
 } as const;
 
 /** Options of {@link SitemapSeeder}: how sitemaps are fetched. Only `store` is required. */
@@ -161,6 +162,16 @@ export interface SitemapSeedOptions {
    * @default true
    */
   checkSitemapUrls?: boolean;
+  /**
+   * A site whose robots.txt is unreachable (5xx, 429, network failure) has unknown `Sitemap:`
+   * lines. The run asks the store about it again at each attempt the store plans (its `retry`
+   * backoff: with the store's defaults, a minute later, then two...) while it reads other
+   * sitemaps, and reads the site as soon as robots.txt answers. This is how long after the run
+   * began it goes on waiting once it has nothing else to read; a site still unreachable then is
+   * a failure. The default never makes a run last longer.
+   * @default 0
+   */
+  unreachableWaitMs?: number;
   /**
    * Hand URLs whose origin's robots.txt is unreachable (5xx, 429, network failure: a complete
    * disallow, RFC 9309 2.3.1.4) to `enqueue` instead of `onDropped`, for a request queue whose

@@ -3,13 +3,14 @@ import type { SitemapSeedResult } from './types.js';
 const count = (value: number): string => value.toLocaleString('en-US');
 
 /** The progress line logged every `progressIntervalMs`. */
-export function formatProgress(result: SitemapSeedResult, elapsedMs: number): string {
+export function formatProgress(result: SitemapSeedResult, elapsedMs: number, waitingSites = 0): string {
   const rate = elapsedMs > 0 ? Math.round((result.urlsFound * 1000) / elapsedMs) : 0;
   return (
     `Sitemaps read ${count(result.sitemapsRead)} (${count(result.sitemapsFailed)} failed), ` +
     `URLs found ${count(result.urlsFound)}, kept ${count(result.kept)}, ` +
     `dropped by robots.txt ${count(result.droppedByRobots)}, filtered ${count(result.filtered)}, ` +
-    `${count(rate)} URLs/s.`
+    `${count(rate)} URLs/s` +
+    (waitingSites > 0 ? `, waiting for the robots.txt of ${count(waitingSites)} sites.` : '.')
   );
 }
 

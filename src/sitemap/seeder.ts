@@ -2,7 +2,7 @@ import { log as crawleeLog, type Log } from 'crawlee';
 import { originOf } from '../fetch/index.js';
 import { urlOrNull } from '../robots/url.js';
 import type { OriginPolicy, RobotsCheck, RobotsStore } from '../store/index.js';
-import { discoverSitemaps, listedSitemaps, type SitemapSource } from './discover.js';
+import { discoverSitemaps, listedSitemaps, type SitemapSource, siteSources } from './discover.js';
 import { downloadSitemap, type SitemapDownloadSettings, SitemapReadError } from './download.js';
 import { compilePatterns, parseLastmod, parseSince } from './filter.js';
 import {
@@ -150,6 +150,8 @@ class SeedRun {
   readonly #progressMs: number;
   readonly #userData: Record<string, unknown>;
   readonly #hasUserData: boolean;
+  readonly #tryCommonPaths: boolean;
+  readonly #unreachableWaitMs: number;
 
   #pending: SitemapTask[] = [];
   #pendingHead = 0;
@@ -165,6 +167,10 @@ class SeedRun {
   #lastmodTime: number | undefined;
   #lastmodIso = '';
   #depthLimitWarned = false;
+  /** Sites waited for (see #awaitSite): the workers stay while there are any. */
+  #waitingSites = 0;
+  /** Wakes each wait in progress (see #sleep). */
+  readonly #sleepers = new Set<() => void>();
 
   constructor(
     readonly store: RobotsStore,
@@ -208,26 +214,37 @@ class SeedRun {
     );
     this.#userData = options.userData ?? {};
     this.#hasUserData = Object.keys(this.#userData).length > 0;
+    this.#tryCommonPaths = options.tryCommonPaths ?? false;
+    this.#unreachableWaitMs = atLeast0(
+      'unreachableWaitMs',
+      options.unreachableWaitMs,
+      SITEMAP_DEFAULTS.unreachableWaitMs,
+    );
   }
 
   async run(inputs: readonly SitemapSeedInput[]): Promise<SitemapSeedResult> {
-    const { sources, unreachable } = await discoverSitemaps(
-      inputs,
-      this.store,
-      this.#options.tryCommonPaths ?? false,
-    );
-    for (const policy of unreachable) this.#unreachableSite(policy);
-    for (const source of sources) this.#pushSource(source);
-    const timer =
-      this.#progressMs > 0
-        ? setInterval(() => this.log.info(formatProgress(this.#result, this.#elapsedMs())), this.#progressMs)
-        : undefined;
-    timer?.unref();
+    const { sources, unreachable } = await discoverSitemaps(inputs, this.store, this.#tryCommonPaths);
     const onAbort = () => this.#stop();
     this.#options.signal?.addEventListener('abort', onAbort, { once: true });
+    if (this.#options.signal?.aborted) this.#stop();
+    for (const source of sources) this.#pushSource(source);
+    const deadline = performance.now() + this.#unreachableWaitMs;
+    const waits: Promise<void>[] = [];
+    for (const policy of unreachable) {
+      if (this.#stopped || (this.#unreachableWaitMs === 0 && this.#idle())) this.#giveUpSite(policy);
+      else waits.push(this.#awaitSite(policy, deadline));
+    }
+    const timer =
+      this.#progressMs > 0
+        ? setInterval(
+            () => this.log.info(formatProgress(this.#result, this.#elapsedMs(), this.#waitingSites)),
+            this.#progressMs,
+          )
+        : undefined;
+    timer?.unref();
     try {
-      if (this.#options.signal?.aborted) this.#stop();
-      await Promise.all(Array.from({ length: this.#concurrency }, () => this.#worker()));
+      const workers = Array.from({ length: this.#concurrency }, () => this.#worker());
+      await Promise.all([...workers, ...waits]);
       await this.#flush();
     } finally {
       clearInterval(timer);
@@ -246,9 +263,37 @@ class SeedRun {
     this.#stopped = true;
     this.#result.stoppedEarly = true;
     this.#wake();
+    this.#wakeSleepers();
+  }
+
+  #wakeSleepers(): void {
+    for (const wake of [...this.#sleepers]) wake();
+  }
+
+  /** True when no sitemap is being read or waits to be. */
+  #idle(): boolean {
+    return this.#active === 0 && this.#pendingHead >= this.#pending.length;
+  }
+
+  /** Waits `ms`: true, or false when woken before (see #wakeSleepers). */
+  #sleep(ms: number): Promise<boolean> {
+    return new Promise((resolve) => {
+      const wake = () => {
+        clearTimeout(timer);
+        this.#sleepers.delete(wake);
+        resolve(false);
+      };
+      const timer = setTimeout(() => {
+        this.#sleepers.delete(wake);
+        resolve(true);
+      }, ms);
+      this.#sleepers.add(wake);
+    });
   }
 
   #pushSource(source: SitemapSource): void {
+    // Also listed by another site, or given: it is read once.
+    if (this.#visited.has(source.url)) return;
     const origin = originOf(source.url);
     const trusted = new Set([hostOf(origin)]);
     for (const listedBy of source.listedBy) trusted.add(hostOf(listedBy));
@@ -289,7 +334,11 @@ class SeedRun {
       if (this.#stopped) return;
       const task = this.#nextTask();
       if (task === undefined) {
-        if (this.#active === 0) return;
+        if (this.#active === 0) {
+          if (this.#waitingSites === 0) return;
+          // Nothing left to read: sites still waited for see the run idle (see #awaitSite).
+          this.#wakeSleepers();
+        }
         await new Promise<void>((resolve) => this.#waiters.push(resolve));
         continue;
       }
@@ -304,14 +353,61 @@ class SeedRun {
   }
 
   /**
-   * A site whose robots.txt is unreachable: its `Sitemap:` lines are unknown and RFC 9309 2.3.1.4
-   * disallows everything on it. A failure, so a seed that found nothing says why.
+   * Waits for a site whose robots.txt is unreachable while the run reads other sitemaps, and at
+   * least until `deadline`: asks the store again each time it plans an attempt, and reads the
+   * site's sitemaps once robots.txt answers.
    */
-  #unreachableSite(policy: OriginPolicy): void {
+  async #awaitSite(policy: OriginPolicy, deadline: number): Promise<void> {
+    this.#waitingSites++;
+    let current = policy;
+    try {
+      this.log.info(
+        `robots.txt of ${policy.origin} is unreachable (${policy.status}): it is asked again while other sitemaps are read${
+          this.#unreachableWaitMs > 0
+            ? ` and for ${Math.round(this.#unreachableWaitMs / 1000)} s at least`
+            : ''
+        }.`,
+      );
+      for (;;) {
+        const left = deadline - performance.now();
+        if (this.#stopped || (left <= 0 && this.#idle())) break;
+        const wait = retryDelayOf(current);
+        // Idle, the run ends with the wait; busy, it sleeps to the store's attempt, unless woken
+        // when the run goes idle.
+        const slept = await this.#sleep(this.#idle() ? Math.min(wait, left) : wait);
+        if (this.#stopped) break;
+        if (!slept) continue;
+        current = await this.store.resolve(current.origin);
+        if (current.kind !== 'disallow-all') {
+          this.#warning(
+            { url: current.robotsTxtUrl },
+            `Unreachable (${policy.status}) when the run began; answered (${current.status}) ${Math.round(
+              this.#elapsedMs() / 1000,
+            )} s into it, and the site was read then.`,
+          );
+          for (const source of siteSources(current, this.#tryCommonPaths)) this.#pushSource(source);
+          return;
+        }
+      }
+      this.#giveUpSite(current);
+    } finally {
+      this.#waitingSites--;
+      this.#wake();
+    }
+  }
+
+  /**
+   * A site whose robots.txt is unreachable: its `Sitemap:` lines are unknown and RFC 9309 2.3.1.4
+   * disallows everything on it. A failure, so a seed that found nothing says why. Its common
+   * paths, when asked for, are refused by the robots.txt check and counted as skipped.
+   */
+  #giveUpSite(policy: OriginPolicy): void {
     const why = `The sitemaps it lists are unknown (robots.txt ${policy.status}): ${policy.why}`;
     this.#result.sitemapsFailed++;
     this.log.warning(`Site ${policy.origin} not read: robots.txt is unreachable (${policy.status}).`);
     this.#report(this.#result.failures, { url: policy.robotsTxtUrl }, why);
+    if (!this.#stopped)
+      for (const source of siteSources(policy, this.#tryCommonPaths)) this.#pushSource(source);
   }
 
   #failure(task: SitemapTask, why: string): void {
@@ -741,6 +837,19 @@ class FileState {
     this.invitedOrigins = invited;
     this.parseForStore = !/^https?:\/\/([a-z0-9-]+\.)*[a-z][a-z0-9-]*(:[1-9][0-9]*)?$/.test(this.origin);
   }
+}
+
+/** The shortest wait between two questions to the store about an unreachable site. */
+const MIN_SITE_RETRY_MS = 250;
+
+/**
+ * How long until the store tries an unreachable robots.txt again. Its plan (`retryAt`) is on the
+ * store's clock, the wall clock unless the store was given another: the wait is then at most
+ * the delay the store planned from its attempt.
+ */
+function retryDelayOf(policy: OriginPolicy): number {
+  const retryAt = policy.retryAt ?? policy.expiresAt;
+  return Math.max(MIN_SITE_RETRY_MS, Math.min(retryAt - Date.now(), retryAt - policy.fetchedAt));
 }
 
 /** An absolute http(s) URL, read against `base` when relative (RSS and Atom links may be). */

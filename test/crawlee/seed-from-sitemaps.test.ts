@@ -111,7 +111,10 @@ describe('guard.seedFromSitemaps records', () => {
       store: newStore(),
       log: guardLog,
     }).attach(crawler);
-    const result = await guard.seedFromSitemaps(crawler, [`${site.origin}/`], { progressIntervalMs: 0 });
+    const result = await guard.seedFromSitemaps(crawler, [`${site.origin}/`], {
+      progressIntervalMs: 0,
+      unreachableWaitMs: 0,
+    });
     expect(result).toMatchObject({ sitemapsRead: 0, sitemapsFailed: 1, urlsFound: 0 });
     expect(result.failures).toEqual([
       {

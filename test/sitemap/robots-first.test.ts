@@ -31,7 +31,11 @@ async function server(robots: string | null): Promise<TestHttpServer> {
 /** Paths a server received, in order. */
 const paths = (s: TestHttpServer) => s.requests.map((request) => request.path);
 
-async function seedInto(inputs: string[], options: Partial<SitemapSeedOptions> = {}) {
+async function seedInto(
+  inputs: string[],
+  options: Partial<SitemapSeedOptions> = {},
+  storeOptions: Partial<ConstructorParameters<typeof RobotsStore>[0]> = {},
+) {
   const requests: SitemapRequest[] = [];
   const dropped: SitemapDroppedUrl[] = [];
   const filtered: SitemapFilteredUrl[] = [];
@@ -40,6 +44,7 @@ async function seedInto(inputs: string[], options: Partial<SitemapSeedOptions> =
     userAgent: 'Mozilla/5.0 (compatible; ExampleBot/1.0)',
     log,
     fetchTimeoutMs: 1000,
+    ...storeOptions,
   });
   try {
     const result = await new SitemapSeeder({ store, log, timeoutMs: 2000 }).seed(inputs, {
@@ -159,10 +164,18 @@ describe('redirects of a sitemap, robots.txt first', () => {
 });
 
 describe('a site whose robots.txt is unreachable', () => {
+  /** robots.txt answers 503 to its first `failures` requests, then `body`. */
+  function recovering(site: TestHttpServer, failures: number, body: string): void {
+    let asked = 0;
+    site.route('/robots.txt', (request, response) =>
+      text(asked++ < failures ? 'down' : body, asked <= failures ? 503 : 200)(request, response),
+    );
+  }
+
   it('is reported as a failure with the status and why, in the result and the log', async () => {
     const site = await server(null);
     site.route('/robots.txt', text('down', 503));
-    const run = await seedInto([`${site.origin}/`]);
+    const run = await seedInto([`${site.origin}/`], { unreachableWaitMs: 0 });
     expect(run.result).toMatchObject({ sitemapsRead: 0, sitemapsFailed: 1, urlsFound: 0 });
     expect(run.result.failures).toEqual([
       {
@@ -183,7 +196,7 @@ describe('a site whose robots.txt is unreachable', () => {
     const site = await server(null);
     site.route('/robots.txt', text('down', 503));
     site.route('/sitemap.xml', serveBody(urlset([`${site.origin}/x`])));
-    const run = await seedInto([`${site.origin}/`], { tryCommonPaths: true });
+    const run = await seedInto([`${site.origin}/`], { tryCommonPaths: true, unreachableWaitMs: 0 });
     expect(paths(site)).toEqual(['/robots.txt']);
     expect(run.result).toMatchObject({
       sitemapsRead: 0,
@@ -192,6 +205,127 @@ describe('a site whose robots.txt is unreachable', () => {
       urlsFound: 0,
     });
     expect(run.result.failures.map((failure) => failure.url)).toEqual([`${site.origin}/robots.txt`]);
+  });
+
+  it('is asked again when the store plans its next attempt, and read once robots.txt answers', async () => {
+    const site = await server(null);
+    recovering(site, 2, `User-agent: *\nDisallow: /private/\nSitemap: ${site.origin}/sm.xml\n`);
+    site.route('/sm.xml', serveBody(urlset([`${site.origin}/a`, `${site.origin}/private/b`])));
+    const other = await server('User-agent: *\nAllow: /\n');
+    other.route('/sm.xml', serveBody(urlset([`${other.origin}/c`])));
+    const started = performance.now();
+    const run = await seedInto(
+      [`${site.origin}/`, `${other.origin}/sm.xml`],
+      { unreachableWaitMs: 10_000 },
+      { retry: { initialDelayMs: 100, maxDelayMs: 200 } },
+    );
+    // Two failed attempts 100 and 200 ms apart, then the file: far less than the wait allowed.
+    expect(performance.now() - started).toBeLessThan(5000);
+    expect(paths(site)).toEqual(['/robots.txt', '/robots.txt', '/robots.txt', '/sm.xml']);
+    expect(run.urls).toEqual([`${other.origin}/c`, `${site.origin}/a`].sort());
+    expect(run.dropped.map((record) => record.url)).toEqual([`${site.origin}/private/b`]);
+    expect(run.result).toMatchObject({ sitemapsRead: 2, sitemapsFailed: 0, failures: [] });
+    expect(run.result.warnings).toEqual([
+      {
+        url: `${site.origin}/robots.txt`,
+        why: expect.stringMatching(/^Unreachable \(503\) when the run began; answered \(200\) \d+ s into it/),
+      },
+    ]);
+  });
+
+  it('is asked again while the run reads other sitemaps, without a wait of its own', async () => {
+    const site = await server(null);
+    recovering(site, 1, `User-agent: *\nSitemap: ${site.origin}/sm.xml\n`);
+    site.route('/sm.xml', serveBody(urlset([`${site.origin}/a`])));
+    const slow = await server('User-agent: *\nAllow: /\n');
+    slow.route('/sm.xml', async (request, response) => {
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      await serveBody(urlset([`${slow.origin}/b`]))(request, response);
+    });
+    const run = await seedInto(
+      [`${site.origin}/`, `${slow.origin}/sm.xml`],
+      {},
+      { retry: { initialDelayMs: 100 } },
+    );
+    expect(run.urls).toEqual([`${site.origin}/a`, `${slow.origin}/b`].sort());
+    expect(run.result).toMatchObject({ sitemapsRead: 2, sitemapsFailed: 0 });
+  });
+
+  it('is given up as soon as the run has nothing else to read, by default', async () => {
+    const site = await server(null);
+    recovering(site, 1, `User-agent: *\nSitemap: ${site.origin}/sm.xml\n`);
+    const quick = await server('User-agent: *\nAllow: /\n');
+    quick.route('/sm.xml', serveBody(urlset([`${quick.origin}/b`])));
+    const started = performance.now();
+    // The store would try again in 5 s; the other sitemap is read long before.
+    const run = await seedInto(
+      [`${site.origin}/`, `${quick.origin}/sm.xml`],
+      {},
+      { retry: { initialDelayMs: 5000 } },
+    );
+    expect(performance.now() - started).toBeLessThan(2500);
+    expect(paths(site)).toEqual(['/robots.txt']);
+    expect(run.urls).toEqual([`${quick.origin}/b`]);
+    expect(run.result.failures.map((failure) => failure.url)).toEqual([`${site.origin}/robots.txt`]);
+  });
+
+  it('has its common paths tried once robots.txt answers without Sitemap: lines', async () => {
+    const site = await server(null);
+    recovering(site, 1, 'User-agent: *\nAllow: /\n');
+    site.route('/sitemap.xml', serveBody(urlset([`${site.origin}/x`])));
+    const run = await seedInto(
+      [`${site.origin}/`],
+      { tryCommonPaths: true, unreachableWaitMs: 10_000 },
+      { retry: { initialDelayMs: 100 } },
+    );
+    expect(run.urls).toEqual([`${site.origin}/x`]);
+    expect(run.result).toMatchObject({ sitemapsRead: 1, sitemapsFailed: 0, sitemapsSkipped: 2 });
+  });
+
+  it('is given up at the end of the wait, and the run lasts no longer', async () => {
+    const site = await server(null);
+    site.route('/robots.txt', text('down', 503));
+    const started = performance.now();
+    const run = await seedInto(
+      [`${site.origin}/`],
+      { unreachableWaitMs: 1000 },
+      { retry: { initialDelayMs: 300, maxDelayMs: 300 } },
+    );
+    const took = performance.now() - started;
+    expect(took).toBeGreaterThanOrEqual(950);
+    expect(took).toBeLessThan(3500);
+    // Asked at each attempt the store planned (0, 300, 600, 900 ms), not once per wake-up.
+    expect(paths(site).length).toBeGreaterThanOrEqual(3);
+    expect(paths(site).length).toBeLessThanOrEqual(5);
+    expect(paths(site).every((path) => path === '/robots.txt')).toBe(true);
+    expect(run.result).toMatchObject({ sitemapsRead: 0, sitemapsFailed: 1 });
+    expect(run.result.failures.map((failure) => failure.url)).toEqual([`${site.origin}/robots.txt`]);
+  });
+
+  it('waits no longer than the store plans to try: a later attempt is not forced', async () => {
+    const site = await server(null);
+    site.route('/robots.txt', text('down', 503));
+    // The store tries again in a minute; the run waits 300 ms and asks no more.
+    const run = await seedInto([`${site.origin}/`], { unreachableWaitMs: 300 });
+    expect(paths(site)).toEqual(['/robots.txt']);
+    expect(run.result.sitemapsFailed).toBe(1);
+  });
+
+  it('stops waiting when the signal aborts the run', async () => {
+    const site = await server(null);
+    site.route('/robots.txt', text('down', 503));
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 200);
+    const started = performance.now();
+    const run = await seedInto([`${site.origin}/`], { signal: controller.signal, unreachableWaitMs: 60_000 });
+    expect(performance.now() - started).toBeLessThan(3000);
+    expect(run.result).toMatchObject({ stoppedEarly: true, sitemapsFailed: 1 });
+  });
+
+  it('rejects a negative wait', async () => {
+    await expect(seedInto(['http://127.0.0.1:9/'], { unreachableWaitMs: -1 })).rejects.toThrow(
+      /unreachableWaitMs must be a number of 0 or more, got -1/,
+    );
   });
 });
 
