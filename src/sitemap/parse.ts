@@ -15,22 +15,55 @@ export const MAX_LOC_LENGTH = 8192;
 const OWN_NAMESPACES =
   /^https?:\/\/(www\.)?(sitemaps\.org\/schemas\/sitemap\/|google\.com\/schemas\/sitemap\/|w3\.org\/2005\/Atom)/;
 
-/** The five entities XML predefines and character references: everything else is not an entity here. */
-const STRAY_AMPERSAND = /&(?!(?:amp|lt|gt|quot|apos|#[0-9]{1,7}|#x[0-9a-fA-F]{1,6});)/g;
-
-const CDATA_START = '<![CDATA[';
-const CDATA_END = ']]>';
-/** `&#x10FFFF;`, the longest reference `STRAY_AMPERSAND` accepts, is 10 characters long. */
-const LONGEST_REFERENCE = 10;
+/**
+ * Zeros a character reference may carry before its digits. XML 1.0 (4.1, CharRef) sets no limit;
+ * this one, far above any padding written in practice, keeps the wait for a reference's end short.
+ */
+const MAX_LEADING_ZEROS = 32;
 
 /**
- * Escapes stray ampersands in a stream of XML text, outside CDATA sections (where `&` is literal
- * already). A tail that may be the start of a reference, of `<![CDATA[` or of `]]>` waits for the
- * next chunk, so a chunk boundary never changes the result.
+ * The five entities XML predefines and character references: everything else is not an entity
+ * here. Past its zeros a reference has at most the digits of U+10FFFF; saxes refuses one that
+ * names no character (`&#0;`, a surrogate, above U+10FFFF).
  */
-class StrayAmpersands {
+const STRAY_AMPERSAND = new RegExp(
+  `&(?!(?:amp|lt|gt|quot|apos|#0{0,${MAX_LEADING_ZEROS}}[0-9]{1,7}|#x0{0,${MAX_LEADING_ZEROS}}[0-9a-fA-F]{1,6});)`,
+  'g',
+);
+/** `&#x`, the zeros, six digits and `;`: the longest reference `STRAY_AMPERSAND` accepts. */
+const LONGEST_REFERENCE = MAX_LEADING_ZEROS + 10;
+
+/** Sections whose content is handed on untouched: CDATA, comments, processing instructions. */
+const SECTIONS = [
+  { open: '<![CDATA[', close: ']]>' },
+  { open: '<!--', close: '-->' },
+  { open: '<?', close: '?>' },
+];
+const DOCTYPE_START = '<!DOCTYPE';
+/** Everything `XmlPrefilter` looks for after a `<`: a tail that begins one of them waits for more. */
+const OPENERS = [DOCTYPE_START, ...SECTIONS.map((section) => section.open)];
+/** Past the prolog, only a CDATA section, a comment or an instruction needs attention. */
+const SECTION_START = /<[!?]/g;
+
+function escapeStrayAmpersands(text: string): string {
+  return text.includes('&') ? text.replace(STRAY_AMPERSAND, '&amp;') : text;
+}
+
+/**
+ * Prepares a stream of XML text for saxes: escapes stray ampersands in tags and character data,
+ * hands CDATA sections, comments and processing instructions on untouched (an `&` or a
+ * `<![CDATA[` inside them means nothing), and spots a DOCTYPE in the prolog, the only place XML
+ * allows one. A tail that may be the start of a reference or of a delimiter waits for the next
+ * chunk, so a chunk boundary never changes the result.
+ */
+class XmlPrefilter {
+  /** Set when the prolog holds a DOCTYPE; from there on nothing is handed on. */
+  doctype = false;
   #carry = '';
-  #inCdata = false;
+  /** The delimiter that closes the section the text is in, if it is in one. */
+  #sectionEnd: string | undefined;
+  /** True until the root element starts. */
+  #inProlog = true;
 
   push(input: string): string {
     return this.#convert(this.#carry + input, false);
@@ -41,43 +74,76 @@ class StrayAmpersands {
   }
 
   #convert(text: string, last: boolean): string {
-    this.#carry = '';
+    // The text goes on as it is but for stray ampersands: it is copied to `out` in long runs,
+    // cut only where an `&` is escaped.
     let out = '';
+    let copied = 0;
+    // Where the text handed on now ends; the rest waits for the next chunk.
+    let end = text.length;
     let index = 0;
     while (index < text.length) {
-      if (this.#inCdata) {
-        const end = text.indexOf(CDATA_END, index);
-        if (end === -1) {
-          // The last two characters may be the start of `]]>`.
-          const keep = last ? text.length : Math.max(index, text.length - 2);
-          this.#carry = text.slice(keep);
-          return out + text.slice(index, keep);
+      const close = this.#sectionEnd;
+      if (close !== undefined) {
+        const closeAt = text.indexOf(close, index);
+        if (closeAt === -1) {
+          // The last characters may be the start of the closing delimiter.
+          if (!last) end = Math.max(index, text.length - (close.length - 1));
+          break;
         }
-        out += text.slice(index, end + CDATA_END.length);
-        index = end + CDATA_END.length;
-        this.#inCdata = false;
+        index = closeAt + close.length;
+        this.#sectionEnd = undefined;
         continue;
       }
-      const start = text.indexOf(CDATA_START, index);
-      let plainEnd = start === -1 ? text.length : start;
-      if (start === -1 && !last) {
-        // Hold back an `&` that may be an unfinished reference, and a `<` that may begin `<![CDATA[`.
-        const amp = text.lastIndexOf('&');
-        if (amp >= index && text.length - amp < LONGEST_REFERENCE) plainEnd = amp;
-        const lt = text.lastIndexOf('<');
-        if (lt >= index && text.length - lt < CDATA_START.length && CDATA_START.startsWith(text.slice(lt))) {
-          plainEnd = Math.min(plainEnd, lt);
-        }
-        this.#carry = text.slice(plainEnd);
+      const markup = this.#nextMarkup(text, index);
+      if (markup === -1 && !last) end = this.#heldBack(text, index);
+      const plain = text.slice(index, markup === -1 ? end : markup);
+      const escaped = escapeStrayAmpersands(plain);
+      if (escaped !== plain) {
+        out += text.slice(copied, index) + escaped;
+        copied = index + plain.length;
       }
-      const plain = text.slice(index, plainEnd);
-      out += plain.includes('&') ? plain.replace(STRAY_AMPERSAND, '&amp;') : plain;
-      if (start === -1) break;
-      out += CDATA_START;
-      index = start + CDATA_START.length;
-      this.#inCdata = true;
+      if (markup === -1) break;
+      const section = SECTIONS.find((candidate) => text.startsWith(candidate.open, markup));
+      if (section !== undefined) {
+        index = markup + section.open.length;
+        this.#sectionEnd = section.close;
+        continue;
+      }
+      if (this.#inProlog && text.startsWith(DOCTYPE_START, markup)) {
+        this.doctype = true;
+        end = markup;
+        break;
+      }
+      const tail = text.slice(markup);
+      if (!last && OPENERS.some((opener) => opener.startsWith(tail))) {
+        end = markup;
+        break;
+      }
+      // Any other `<` is a tag (saxes judges it); in the prolog, the first one is the root element.
+      if (text[markup + 1] !== '!' && text[markup + 1] !== '?') this.#inProlog = false;
+      index = markup + 1;
     }
-    return out;
+    this.#carry = text.slice(end);
+    return out + text.slice(copied, end);
+  }
+
+  /** Where the next `<` that needs a look is: in the prolog any, after it `<!` and `<?` only. */
+  #nextMarkup(text: string, index: number): number {
+    if (this.#inProlog) return text.indexOf('<', index);
+    SECTION_START.lastIndex = index;
+    return SECTION_START.exec(text)?.index ?? -1;
+  }
+
+  /**
+   * Where the text that must wait for the next chunk begins: an `&` that may be an unfinished
+   * reference, or a final `<` that may begin a section (`SECTION_START` needs the character after it).
+   */
+  #heldBack(text: string, index: number): number {
+    let plainEnd = text.length;
+    const amp = text.lastIndexOf('&');
+    if (amp >= index && text.length - amp < LONGEST_REFERENCE) plainEnd = amp;
+    if (text.endsWith('<')) plainEnd = Math.min(plainEnd, text.length - 1);
+    return plainEnd;
   }
 }
 
@@ -91,10 +157,11 @@ class StrayAmpersands {
  * RSS 1.0 (`item` / `link`, `pubDate` as lastmod), Atom 1.0 (`entry` / `link href`, `updated`
  * as lastmod), and text files with one URL a line.
  *
- * XML hardening: a DOCTYPE ends the file (sitemaps never need one, and it is how entity bombs
- * start), so no entity is ever defined or expanded. An `&` that does not start one of the five
- * predefined entities or a character reference is read as a literal `&`: unescaped ampersands in
- * query strings are the most common sitemap mistake, and reading them as text keeps the file.
+ * XML hardening: a DOCTYPE in the prolog ends the file (sitemaps never need one, and it is how
+ * entity bombs start), so no entity is ever defined or expanded. An `&` that does not start one
+ * of the five predefined entities or a character reference is read as a literal `&`: unescaped
+ * ampersands in query strings are the most common sitemap mistake, and reading them as text
+ * keeps the file.
  */
 export class SitemapParser {
   /** What the content turned out to be; `unknown` until the first non-blank character. */
@@ -104,37 +171,32 @@ export class SitemapParser {
 
   #entries: SitemapEntry[] = [];
   #mode: 'sniff' | 'xml' | 'text' | 'stopped' = 'sniff';
-  #sniffed = '';
   // Text mode
   #line = '';
   #lineTooLong = false;
   #firstLine = true;
   // XML mode
   #sax: SaxesParser | undefined;
-  #ampersands = new StrayAmpersands();
-  #rootSeen = false;
-  #doctypeWindow = '';
+  #prefilter = new XmlPrefilter();
   #ownPrefixes = new Set<string>();
   #depth = 0;
   /** Depth of the open entry element (`url`, `sitemap`, `item`, `entry`), 0 when outside one. */
   #entryDepth = 0;
-  #field: 'loc' | 'lastmod' | undefined;
+  #field: 'loc' | 'lastmod' | 'published' | undefined;
   #text = '';
   #loc = '';
   #lastmod = '';
+  /** Atom's `published`: the entry's lastmod only when it has no `updated`. */
+  #published = '';
 
   /** Feeds the next piece of decoded text. */
   write(text: string): void {
     if (this.#mode === 'stopped' || text.length === 0) return;
     if (this.#mode === 'sniff') {
-      this.#sniffed += text;
-      const start = this.#sniffed.search(/\S/);
-      if (start === -1) {
-        // Blanks only so far; a file of blanks is bounded by the byte cap.
-        return;
-      }
-      text = this.#sniffed.slice(start);
-      this.#sniffed = '';
+      // Blanks before the content are dropped, so only the new text is searched and none is kept.
+      const start = text.search(/\S/);
+      if (start === -1) return;
+      text = text.slice(start);
       if (text[0] === '<') this.#startXml();
       else this.#mode = 'text';
     }
@@ -149,7 +211,7 @@ export class SitemapParser {
       this.#line = '';
       this.#lineTooLong = false;
     } else if (this.#mode === 'xml' && this.#sax !== undefined) {
-      this.#feedXml(this.#ampersands.flush());
+      this.#feedXml(this.#prefilter.flush());
       if (this.#mode === 'xml') this.#sax.close();
     } else if (this.#mode === 'sniff') {
       this.#stop('The file is empty.');
@@ -173,9 +235,13 @@ export class SitemapParser {
 
   #writeText(text: string): void {
     let start = 0;
+    // The next CR and LF are searched for again only once passed: a file with only one kind of
+    // line end would otherwise have the rest of the text searched for the other at every line.
+    let lf = text.indexOf('\n');
+    let cr = text.indexOf('\r');
     for (;;) {
-      const lf = text.indexOf('\n', start);
-      const cr = text.indexOf('\r', start);
+      if (lf !== -1 && lf < start) lf = text.indexOf('\n', start);
+      if (cr !== -1 && cr < start) cr = text.indexOf('\r', start);
       const end = lf === -1 ? cr : cr === -1 ? lf : Math.min(lf, cr);
       if (end === -1) break;
       this.#textLine(this.#lineTooLong ? this.#line : this.#line + text.slice(start, end), this.#lineTooLong);
@@ -226,7 +292,6 @@ export class SitemapParser {
       // Positions are off (they cost a fifth of the parse); the caller says how many entries came before.
       this.#stop(`Broken XML: ${error.message}`);
     });
-    sax.on('doctype', () => this.#stop('Refused: the file has a DOCTYPE (sitemaps never need one).'));
     sax.on('opentag', (tag) => this.#open(tag));
     sax.on('closetag', () => this.#close());
     sax.on('text', (text) => this.#appendText(text));
@@ -235,19 +300,12 @@ export class SitemapParser {
   }
 
   #writeXml(text: string): void {
-    if (!this.#rootSeen) {
-      // The DOCTYPE is refused before saxes reads it: saxes would buffer a whole internal subset.
-      const window = this.#doctypeWindow + text;
-      if (window.includes('<!DOCTYPE')) {
-        this.#stop('Refused: the file has a DOCTYPE (sitemaps never need one).');
-        return;
-      }
-      this.#doctypeWindow = window.slice(-8);
-    }
-    this.#feedXml(this.#ampersands.push(text));
+    this.#feedXml(this.#prefilter.push(text));
   }
 
   #feedXml(text: string): void {
+    // The DOCTYPE is refused before saxes reads it: saxes would buffer a whole internal subset.
+    if (this.#prefilter.doctype) this.#stop('Refused: the file has a DOCTYPE (sitemaps never need one).');
     if (text.length > 0 && this.#mode === 'xml') this.#sax!.write(text);
   }
 
@@ -262,7 +320,6 @@ export class SitemapParser {
     if (this.#mode !== 'xml') return;
     const depth = ++this.#depth;
     if (depth === 1) {
-      this.#rootSeen = true;
       for (const [attribute, value] of Object.entries(tag.attributes)) {
         if (attribute.startsWith('xmlns:') && OWN_NAMESPACES.test(value))
           this.#ownPrefixes.add(attribute.slice(6));
@@ -277,6 +334,7 @@ export class SitemapParser {
         this.#entryDepth = depth;
         this.#loc = '';
         this.#lastmod = '';
+        this.#published = '';
       }
       return;
     }
@@ -297,8 +355,10 @@ export class SitemapParser {
           const rel = tag.attributes['rel'] ?? 'alternate';
           const href = tag.attributes['href'];
           if (rel === 'alternate' && typeof href === 'string') this.#loc = href.trim();
-        } else if (name === 'updated' || (name === 'published' && this.#lastmod === '')) {
+        } else if (name === 'updated') {
           this.#capture('lastmod');
+        } else if (name === 'published') {
+          this.#capture('published');
         }
         return;
       default:
@@ -341,7 +401,7 @@ export class SitemapParser {
     }
   }
 
-  #capture(field: 'loc' | 'lastmod'): void {
+  #capture(field: 'loc' | 'lastmod' | 'published'): void {
     this.#field = field;
     this.#text = '';
   }
@@ -360,8 +420,10 @@ export class SitemapParser {
       const value = this.#text.trim();
       if (this.#field === 'loc') {
         if (this.#loc === '') this.#loc = value;
-      } else if (this.#lastmod === '') {
-        this.#lastmod = value;
+      } else if (this.#field === 'lastmod') {
+        if (this.#lastmod === '') this.#lastmod = value;
+      } else if (this.#published === '') {
+        this.#published = value;
       }
       this.#field = undefined;
       this.#text = '';
@@ -378,7 +440,8 @@ export class SitemapParser {
         entry.loc = this.#loc.slice(0, MAX_LOC_LENGTH);
         entry.tooLong = true;
       }
-      if (this.#lastmod !== '') entry.lastmod = this.#lastmod;
+      const lastmod = this.#lastmod || this.#published;
+      if (lastmod !== '') entry.lastmod = lastmod;
       this.#entries.push(entry);
     }
   }

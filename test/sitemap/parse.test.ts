@@ -4,17 +4,35 @@ import { fixture } from './support/sitemap-server.js';
 
 const O = 'https://example.com';
 
-/** Parses `text` fed in chunks of `size` characters. */
-function parse(text: string, size = text.length) {
+/** Parses `text` fed in chunks of `size` characters, or of the sizes `size()` returns one after another. */
+function parse(text: string, size: number | (() => number) = text.length) {
   const parser = new SitemapParser();
   const entries: SitemapEntry[] = [];
-  for (let start = 0; start < text.length; start += size) {
-    parser.write(text.slice(start, start + size));
+  for (let start = 0; start < text.length; ) {
+    const end = start + (typeof size === 'number' ? size : size());
+    parser.write(text.slice(start, end));
     entries.push(...parser.take());
+    start = end;
   }
   parser.end();
   entries.push(...parser.take());
   return { entries, format: parser.format, error: parser.error };
+}
+
+/**
+ * Parses `text` whole, then character by character and in chunks of pseudo-random sizes, and
+ * checks that every split gives the same result. The seed is fixed, so a failure repeats.
+ */
+function parseInEveryChunking(text: string) {
+  const whole = parse(text);
+  expect(parse(text, 1)).toEqual(whole);
+  let seed = 1;
+  const randomSize = () => {
+    seed = (seed * 48_271) % 0x7fffffff;
+    return 1 + (seed % 24);
+  };
+  for (let round = 0; round < 40; round++) expect(parse(text, randomSize)).toEqual(whole);
+  return whole;
 }
 
 describe('SitemapParser', () => {
@@ -76,6 +94,36 @@ describe('SitemapParser', () => {
     expect(parse(text).format).toBe('text');
   });
 
+  it("takes an Atom entry's lastmod from updated, wherever published stands, and from published only without updated", () => {
+    const feed = (entry: string) =>
+      parse(
+        `<feed xmlns="http://www.w3.org/2005/Atom"><entry>${entry}<link href="${O}/post"/></entry></feed>`,
+      ).entries;
+    const published = '<published>2019-01-01T00:00:00Z</published>';
+    const updated = '<updated>2024-06-01T00:00:00Z</updated>';
+    const expected = [{ kind: 'url', loc: `${O}/post`, lastmod: '2024-06-01T00:00:00Z' }];
+    expect(feed(published + updated)).toEqual(expected);
+    expect(feed(updated + published)).toEqual(expected);
+    expect(feed(published)).toEqual([{ kind: 'url', loc: `${O}/post`, lastmod: '2019-01-01T00:00:00Z' }]);
+  });
+
+  it('reads text sitemaps with CR, LF and CRLF line ends mixed, however the text is split', () => {
+    const text = `${O}/1\n${O}/2\r${O}/3\r\n${O}/4\n\n\r\r\n${O}/5\r\n\n${O}/6`;
+    const result = parseInEveryChunking(text);
+    expect(result.entries.map((entry) => entry.loc)).toEqual([1, 2, 3, 4, 5, 6].map((n) => `${O}/${n}`));
+  });
+
+  it('skips blanks before the content wherever the text is split, and calls a file of blanks empty', () => {
+    const blanks = ' \t\r\n'.repeat(50);
+    expect(parseInEveryChunking(blanks).error).toBe('The file is empty.');
+    expect(parseInEveryChunking(`${blanks}<urlset><url><loc>${O}/x</loc></url></urlset>`)).toEqual({
+      format: 'urlset',
+      error: undefined,
+      entries: [{ kind: 'url', loc: `${O}/x` }],
+    });
+    expect(parseInEveryChunking(`${blanks}${O}/x\n`).entries).toEqual([{ kind: 'url', loc: `${O}/x` }]);
+  });
+
   it('keeps what parsed before broken XML and says where it broke', () => {
     const result = parse(fixture('broken.xml', O), 16);
     expect(result.entries.map((entry) => entry.loc)).toEqual([`${O}/broken/1`, `${O}/broken/2`]);
@@ -89,6 +137,60 @@ describe('SitemapParser', () => {
       expect(result.entries).toEqual([]);
       expect(result.error).toMatch(/DOCTYPE/);
     }
+  });
+
+  it('refuses a DOCTYPE only in the prolog: the same text in a comment, CDATA or instruction is read, in any chunking', () => {
+    const xml = `<?xml version="1.0"?><?note "<!DOCTYPE"?><!-- <!DOCTYPE x> -->
+<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>${O}/a</loc></url>
+<!-- pages may start with <!DOCTYPE html> -->
+<url><loc><![CDATA[${O}/search?q=<!DOCTYPE&x=1]]></loc></url></urlset>`;
+    expect(parseInEveryChunking(xml)).toEqual({
+      format: 'urlset',
+      error: undefined,
+      entries: [
+        { kind: 'url', loc: `${O}/a` },
+        { kind: 'url', loc: `${O}/search?q=<!DOCTYPE&x=1` },
+      ],
+    });
+    const afterComment = parseInEveryChunking(
+      `<!-- x --><!DOCTYPE urlset><urlset><url><loc>${O}/a</loc></url></urlset>`,
+    );
+    expect(afterComment.error).toBe('Refused: the file has a DOCTYPE (sitemaps never need one).');
+    // After the root element a DOCTYPE is no declaration but broken XML.
+    const afterRoot = parseInEveryChunking(`<urlset><url><loc>${O}/a</loc></url><!DOCTYPE x></urlset>`);
+    expect(afterRoot.entries).toEqual([{ kind: 'url', loc: `${O}/a` }]);
+    expect(afterRoot.error).toMatch(/^Broken XML: /);
+  });
+
+  it('reads stray ampersands after a comment or instruction that mentions <![CDATA[', () => {
+    for (const prolog of ['<!-- wrap odd URLs in <![CDATA[ -->', '<?generator note="<![CDATA["?>']) {
+      const xml = `<?xml version="1.0"?>${prolog}<urlset><url><loc>${O}/a?x=1&y=2</loc></url><!-- <![CDATA[ --><url><loc>${O}/b?p&q</loc></url></urlset>`;
+      expect(parseInEveryChunking(xml)).toEqual({
+        format: 'urlset',
+        error: undefined,
+        entries: [
+          { kind: 'url', loc: `${O}/a?x=1&y=2` },
+          { kind: 'url', loc: `${O}/b?p&q` },
+        ],
+      });
+    }
+  });
+
+  it('reads character references padded with zeros, and still refuses those to no character', () => {
+    const loc = (reference: string) =>
+      parseInEveryChunking(`<urlset><url><loc>${O}/a${reference}b</loc></url></urlset>`);
+    for (const slash of ['&#x0000002F;', '&#0000047;', '&#x002f;']) {
+      expect(loc(slash).entries).toEqual([{ kind: 'url', loc: `${O}/a/b` }]);
+    }
+    for (const invalid of ['&#0;', '&#x00000000;', '&#x000D800;', '&#x0110000;', '&#0001114112;']) {
+      expect(loc(invalid)).toEqual({
+        format: 'urlset',
+        entries: [],
+        error: 'Broken XML: malformed character entity.',
+      });
+    }
+    // Past the digits of the largest code point it is no reference at all, zeros or not.
+    expect(loc('&#x00001100000;').entries).toEqual([{ kind: 'url', loc: `${O}/a&#x00001100000;b` }]);
   });
 
   it('reads undeclared entities as literal text, never as references', () => {
