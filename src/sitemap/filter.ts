@@ -44,13 +44,96 @@ export function compilePatterns(patterns: readonly SitemapUrlPattern[] | undefin
 }
 
 /**
- * Reads a `lastmod` value: the W3C Datetime forms sitemaps.org prescribes (`2024`, `2024-05`,
- * `2024-05-17`, `2024-05-17T10:00:00+02:00`) and the RFC 822 dates of RSS `pubDate`.
- * Returns the time in ms, or undefined when it is unreadable.
+ * W3C Datetime, the form sitemaps.org prescribes: `2024`, `2024-05`, `2024-05-17`,
+ * `2024-05-17T10:00Z`, `2024-05-17T10:00:00.5+02:00`. Also read: a space for `T`, an offset
+ * without its colon, and no zone at all (taken as UTC, so that a date never depends on the
+ * machine's time zone).
+ */
+const W3C_DATETIME =
+  /^(\d{4})(?:-(\d{2})(?:-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?)?)?)?$/i;
+
+/** RFC 822 / 1123 dates of RSS `pubDate`: `Tue, 05 Mar 2024 10:00:00 GMT`, `5 Mar 24 10:00 +0100`. */
+const RFC822_DATE =
+  /^(?:[a-z]{3},?\s*)?(\d{1,2})\s+([a-z]{3})\s+(\d{2}|\d{4})\s+(\d{2}):(\d{2})(?::(\d{2}))?\s*([a-z]{1,3}|[+-]\d{4})?$/i;
+
+const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
+
+/** RFC 822's zone names, in hours from UTC (military letters other than Z are unreliable and unread). */
+const ZONES: Record<string, number> = {
+  ut: 0,
+  gmt: 0,
+  utc: 0,
+  z: 0,
+  est: -5,
+  edt: -4,
+  cst: -6,
+  cdt: -5,
+  mst: -7,
+  mdt: -6,
+  pst: -8,
+  pdt: -7,
+};
+
+/**
+ * Reads a `lastmod` value (W3C Datetime, or an RFC 822 date from RSS) to a time in ms; undefined
+ * when it is no such date (`N/A`, `Rev 3`, `2024-02-30`): such an entry counts as undated.
  */
 export function parseLastmod(value: string): number | undefined {
-  const time = Date.parse(value);
-  return Number.isNaN(time) ? undefined : time;
+  const text = value.trim();
+  const w3c = W3C_DATETIME.exec(text);
+  if (w3c !== null) {
+    const [, year, month = '1', day = '1', hour = '0', minute = '0', second = '0', fraction, zone] = w3c;
+    const offset = zone === undefined ? 0 : zoneMinutes(zone);
+    if (offset === undefined) return undefined;
+    const ms = fraction === undefined ? 0 : Math.floor(Number(`0.${fraction}`) * 1000);
+    return timeOf(+year, +month, +day, +hour, +minute, +second, ms, offset);
+  }
+  const rfc = RFC822_DATE.exec(text);
+  if (rfc !== null) {
+    const [, day, monthName, yearText, hour, minute, second = '0', zone] = rfc;
+    const month = MONTHS.indexOf(monthName.toLowerCase()) + 1;
+    if (month === 0) return undefined;
+    // RFC 822 has two-digit years; RFC 1123 four. Two digits are read as the closest century.
+    const year = yearText.length === 2 ? (+yearText < 50 ? 2000 : 1900) + +yearText : +yearText;
+    const offset = zone === undefined ? 0 : zoneMinutes(zone);
+    if (offset === undefined) return undefined;
+    return timeOf(year, month, +day, +hour, +minute, +second, 0, offset);
+  }
+  return undefined;
+}
+
+/** Minutes east of UTC of a zone (`Z`, `+02:00`, `+0200`, `-05`, `GMT`, `EST`), or undefined. */
+function zoneMinutes(zone: string): number | undefined {
+  const sign = zone[0];
+  if (sign === '+' || sign === '-') {
+    const digits = zone.slice(1).replace(':', '');
+    const hours = +digits.slice(0, 2);
+    const minutes = digits.length > 2 ? +digits.slice(2) : 0;
+    if (hours > 23 || minutes > 59) return undefined;
+    return (sign === '-' ? -1 : 1) * (hours * 60 + minutes);
+  }
+  const hours = ZONES[zone.toLowerCase()];
+  return hours === undefined ? undefined : hours * 60;
+}
+
+/** The UTC time of a date and time given at `offset` minutes east of UTC; undefined when a field is out of range. */
+function timeOf(
+  year: number,
+  month: number,
+  day: number,
+  hour: number,
+  minute: number,
+  second: number,
+  ms: number,
+  offset: number,
+): number | undefined {
+  // A leap second is read as the last second of its minute.
+  const seconds = second === 60 ? 59 : second;
+  if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || seconds > 59) return undefined;
+  const time = Date.UTC(year, month - 1, day, hour, minute, seconds, ms);
+  // Date.UTC carries an overflowing day into the next month: 2024-02-30 is no date.
+  if (new Date(time).getUTCDate() !== day) return undefined;
+  return time - offset * 60_000;
 }
 
 /** Reads {@link SitemapSeedOptions.modifiedSince}. */

@@ -1,0 +1,61 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { parseLastmod } from '../../src/sitemap/filter.js';
+
+const iso = (value: string) => {
+  const time = parseLastmod(value);
+  return time === undefined ? undefined : new Date(time).toISOString();
+};
+
+describe('parseLastmod', () => {
+  const zone = process.env.TZ;
+  afterEach(() => {
+    if (zone === undefined) delete process.env.TZ;
+    else process.env.TZ = zone;
+  });
+
+  it.each([
+    ['2024', '2024-01-01T00:00:00.000Z'],
+    ['2024-05', '2024-05-01T00:00:00.000Z'],
+    ['2024-05-17', '2024-05-17T00:00:00.000Z'],
+    ['2024-05-17T10:00Z', '2024-05-17T10:00:00.000Z'],
+    ['2024-05-17T10:00:00.5+02:00', '2024-05-17T08:00:00.500Z'],
+    ['2024-05-17T10:00:00-05:30', '2024-05-17T15:30:00.000Z'],
+    // Seen in the wild: a space for T, an offset without its colon, padding.
+    ['2024-05-17 10:00:00', '2024-05-17T10:00:00.000Z'],
+    ['2024-05-17T10:00:00+0200', '2024-05-17T08:00:00.000Z'],
+    ['  2024-05-17\n', '2024-05-17T00:00:00.000Z'],
+    ['2023-12-31T23:59:60Z', '2023-12-31T23:59:59.000Z'],
+    // RSS pubDate (RFC 822 / 1123).
+    ['Tue, 05 Mar 2024 10:00:00 GMT', '2024-03-05T10:00:00.000Z'],
+    ['Tue, 05 Mar 2024 10:00:00 +0000', '2024-03-05T10:00:00.000Z'],
+    ['5 Mar 24 10:00 +0100', '2024-03-05T09:00:00.000Z'],
+    ['Tue, 05 Mar 2024 10:00:00 EST', '2024-03-05T15:00:00.000Z'],
+  ])('reads %j as %s', (value, expected) => {
+    expect(iso(value)).toBe(expected);
+  });
+
+  it.each([
+    '1',
+    'Rev 3',
+    'N/A 1',
+    'yesterday',
+    '',
+    '2024-02-30',
+    '2024-13-01',
+    '2024-05-17T25:00Z',
+    '2024-05-17T10:61Z',
+    '2024-05-17T10:00+24:00',
+    'Tue, 05 Mar 2024 10:00:00 XYZ',
+    '05 Foo 2024 10:00:00 GMT',
+  ])('finds no date in %j (the entry counts as undated)', (value) => {
+    expect(parseLastmod(value)).toBeUndefined();
+  });
+
+  it('reads a time without a zone as UTC, whatever the time zone of the machine', () => {
+    process.env.TZ = 'America/New_York';
+    expect(iso('2024-01-01T02:00:00')).toBe('2024-01-01T02:00:00.000Z');
+    expect(iso('Mon, 01 Jan 2024 02:00:00')).toBe('2024-01-01T02:00:00.000Z');
+    process.env.TZ = 'Asia/Tokyo';
+    expect(iso('2024-01-01T02:00:00')).toBe('2024-01-01T02:00:00.000Z');
+  });
+});
