@@ -14,6 +14,11 @@ export interface SitemapDownloadSettings {
   ignoreTlsErrors: boolean;
   /** Octets read after all decoding (Content-Encoding, then a gzip file); the rest is not downloaded. */
   maxBytes: number;
+  /**
+   * Octets the files of a run have read together, and the most they may: each chunk takes only
+   * what is left, so files read at the same time cannot overrun it together.
+   */
+  shared?: SharedByteBudget;
   signal: AbortSignal | undefined;
   /**
    * Called with each redirect target before it is requested, and awaited; a returned sentence
@@ -40,6 +45,12 @@ export interface SitemapDownloadFailure {
   hops: string[];
 }
 
+/** See {@link SitemapDownloadSettings.shared}. */
+export interface SharedByteBudget {
+  used: number;
+  readonly max: number;
+}
+
 /** The body of a sitemap, as decoded text. */
 export interface SitemapBody {
   ok: true;
@@ -52,7 +63,7 @@ export interface SitemapBody {
   text: AsyncGenerator<string, void, undefined>;
   /** Octets read so far, after all decoding. */
   readonly bytes: number;
-  /** True once the body was cut at `maxBytes`. */
+  /** True once the body was cut at `maxBytes` or at the shared budget. */
   readonly truncated: boolean;
   /** Stops the download (idempotent); `text` ends. */
   close(): void;
@@ -277,8 +288,20 @@ async function readBody(
   };
 
   async function* text(): AsyncGenerator<string, void, undefined> {
-    // sitemaps.org: sitemaps are UTF-8. TextDecoder drops a leading BOM and never throws (U+FFFD).
-    const decoder = new TextDecoder('utf-8');
+    // The first octets, held until there are enough to choose the decoder (see decoderFor).
+    let head: Buffer[] = [];
+    let headBytes = 0;
+    let decoder: TextDecoder | undefined;
+    const decode = (chunk: Buffer): string => {
+      if (decoder !== undefined) return decoder.decode(chunk, { stream: true });
+      head.push(chunk);
+      headBytes += chunk.length;
+      const start = head.length === 1 ? chunk : Buffer.concat(head);
+      if (headBytes < ENCODING_SNIFF_BYTES && !encodingKnown(start)) return '';
+      head = [];
+      decoder = decoderFor(start);
+      return decoder.decode(start, { stream: true });
+    };
     try {
       while (!closed) {
         let next: IteratorResult<Buffer> | typeof TIMED_OUT;
@@ -296,20 +319,24 @@ async function readBody(
         }
         if (next.done) break;
         let chunk = next.value;
-        const room = settings.maxBytes - bytes;
+        const shared = settings.shared;
+        const room = Math.min(
+          settings.maxBytes - bytes,
+          shared === undefined ? Infinity : shared.max - shared.used,
+        );
         if (chunk.length >= room) {
           // The cap counts decoded octets, so a gzip bomb stops here: the rest is never inflated.
           truncated = chunk.length > room;
           chunk = chunk.subarray(0, room);
-          bytes += chunk.length;
-          yield decoder.decode(chunk, { stream: true });
-          if (truncated) break;
-          continue;
         }
         bytes += chunk.length;
-        yield decoder.decode(chunk, { stream: true });
+        if (shared !== undefined) shared.used += chunk.length;
+        const part = decode(chunk);
+        if (part.length > 0) yield part;
+        if (truncated) break;
       }
-      const tail = decoder.decode();
+      decoder ??= decoderFor(Buffer.concat(head));
+      const tail = decoder.decode(head.length > 0 ? Buffer.concat(head) : undefined);
       if (tail.length > 0) yield tail;
     } finally {
       close();
@@ -330,6 +357,50 @@ async function readBody(
     },
     close,
   };
+}
+
+/** Octets read before the decoder is chosen: room for a byte order mark and an XML declaration. */
+const ENCODING_SNIFF_BYTES = 512;
+
+/** `<?xml ... encoding="..."` at the start of a file (read as Latin-1, so any octets pass). */
+const XML_ENCODING = /^\s*<\?xml\s[^>]*?encoding\s*=\s*["']([A-Za-z0-9._:-]+)["']/;
+
+/**
+ * Whether the first octets of a file are enough to choose its decoder: a byte order mark, the
+ * end of an XML declaration, or a start that is no XML declaration at all.
+ */
+function encodingKnown(start: Buffer): boolean {
+  if (start.length < 2) return false;
+  if ((start[0] === 0xff && start[1] === 0xfe) || (start[0] === 0xfe && start[1] === 0xff)) return true;
+  // A UTF-8 byte order mark, read as Latin-1, is three characters.
+  const text = start
+    .toString('latin1')
+    .replace(/^\u00EF\u00BB\u00BF/, '')
+    .trimStart();
+  if (text.length < 5) return false;
+  return !text.startsWith('<?xml') || text.includes('?>');
+}
+
+/**
+ * The decoder of a file, from its first octets. sitemaps.org asks for UTF-8, the default; a UTF-16
+ * byte order mark, or an XML declaration naming another encoding (`ISO-8859-1`, `windows-1252`,
+ * `Shift_JIS`), is honoured as XML 1.0 (4.3.3) requires, rather than turning each non-ASCII
+ * character into U+FFFD. A leading BOM is dropped; invalid sequences become U+FFFD.
+ */
+function decoderFor(start: Buffer): TextDecoder {
+  if (start[0] === 0xff && start[1] === 0xfe) return new TextDecoder('utf-16le');
+  if (start[0] === 0xfe && start[1] === 0xff) return new TextDecoder('utf-16be');
+  const declared = XML_ENCODING.exec(start.toString('latin1'))?.[1];
+  if (declared !== undefined && !(start[0] === 0xef && start[1] === 0xbb && start[2] === 0xbf)) {
+    try {
+      const decoder = new TextDecoder(declared);
+      // A UTF-16 declaration in a file whose octets are ASCII-compatible is a mislabel.
+      if (!decoder.encoding.startsWith('utf-16')) return decoder;
+    } catch {
+      // An encoding TextDecoder does not know: read as UTF-8.
+    }
+  }
+  return new TextDecoder('utf-8');
 }
 
 function readError(error: unknown): SitemapReadError {

@@ -3,7 +3,12 @@ import { originOf } from '../fetch/index.js';
 import { urlOrNull } from '../robots/url.js';
 import type { OriginPolicy, RobotsCheck, RobotsStore } from '../store/index.js';
 import { discoverSitemaps, listedSitemaps, type SitemapSource, siteSources } from './discover.js';
-import { downloadSitemap, type SitemapDownloadSettings, SitemapReadError } from './download.js';
+import {
+  downloadSitemap,
+  type SharedByteBudget,
+  type SitemapDownloadSettings,
+  SitemapReadError,
+} from './download.js';
 import { compilePatterns, parseLastmod, parseSince } from './filter.js';
 import {
   SITEMAP_DEFAULTS,
@@ -160,7 +165,8 @@ class SeedRun {
   #waiters: (() => void)[] = [];
   #batch: SitemapRequest[] = [];
   #sitemapsRequested = 0;
-  #totalBytes = 0;
+  /** Decoded octets the run's files have read, shared by the downloads (see maxTotalBytes). */
+  readonly #bytes: SharedByteBudget;
   #stopped = false;
   #sitemapLimitWarned = false;
   #lastmodRaw = '';
@@ -201,6 +207,7 @@ class SeedRun {
     this.#maxUrls = positive('maxUrls', options.maxUrls, SITEMAP_DEFAULTS.maxUrls);
     this.#maxSitemaps = positive('maxSitemaps', options.maxSitemaps, SITEMAP_DEFAULTS.maxSitemaps);
     this.#maxTotalBytes = positive('maxTotalBytes', options.maxTotalBytes, SITEMAP_DEFAULTS.maxTotalBytes);
+    this.#bytes = { used: 0, max: this.#maxTotalBytes };
     this.#maxDepth = atLeast0('maxDepth', options.maxDepth, SITEMAP_DEFAULTS.maxDepth);
     this.#maxProblems = atLeast0(
       'maxReportedProblems',
@@ -431,22 +438,12 @@ class SeedRun {
   /** Reads one sitemap file to its end, a limit, or an error. */
   async #read(task: SitemapTask): Promise<void> {
     if (this.#sitemapsRequested >= this.#maxSitemaps) {
-      this.#result.sitemapsSkipped++;
-      this.#result.stoppedEarly = true;
-      if (!this.#sitemapLimitWarned) {
-        this.#sitemapLimitWarned = true;
-        this.#warning(
-          task,
-          `maxSitemaps (${this.#maxSitemaps}) reached: this and further sitemaps are skipped.`,
-        );
-      }
+      this.#sitemapLimitReached(task);
       return;
     }
-    const bytesLeft = this.#maxTotalBytes - this.#totalBytes;
-    if (bytesLeft <= 0) {
-      this.#warning(task, `maxTotalBytes (${this.#maxTotalBytes}) reached: the run stops.`);
+    if (this.#bytes.used >= this.#maxTotalBytes) {
       this.#result.sitemapsSkipped++;
-      this.#stop();
+      this.#totalBytesReached(task);
       return;
     }
     if (this.#checksSitemaps && !task.invited) {
@@ -463,7 +460,8 @@ class SeedRun {
     let refusedHop: RobotsCheck | undefined;
     const body = await downloadSitemap(task.url, {
       ...this.download,
-      maxBytes: Math.min(this.#maxBytesPerFile, bytesLeft),
+      maxBytes: this.#maxBytesPerFile,
+      shared: this.#bytes,
       signal: this.#options.signal,
       beforeRedirect: async (target) => {
         if (target === task.url || task.chain.includes(target) || redirectChain.includes(target)) {
@@ -520,12 +518,14 @@ class SeedRun {
     try {
       for await (const text of body.text) {
         parser.write(text);
+        file.feed = parser.format === 'rss' || parser.format === 'atom';
         await this.#handle(parser.take(), file);
         if (parser.error !== undefined || file.full || this.#stopped) break;
       }
       // A file cut at the size cap has no end: its last line or element is incomplete.
       if (parser.error === undefined && !file.full && !this.#stopped && !body.truncated) {
         parser.end();
+        file.feed = parser.format === 'rss' || parser.format === 'atom';
         await this.#handle(parser.take(), file);
       }
     } catch (error) {
@@ -533,7 +533,6 @@ class SeedRun {
       readError = error;
     } finally {
       body.close();
-      this.#totalBytes += body.bytes;
     }
 
     const found = `${file.entries} ${parser.format === 'sitemapindex' ? 'sitemaps' : 'URLs'} read`;
@@ -553,6 +552,7 @@ class SeedRun {
         task,
         `Cut after ${body.bytes} decoded octets (maxBytesPerFile or maxTotalBytes); ${found}.`,
       );
+      if (this.#bytes.used >= this.#maxTotalBytes) this.#totalBytesReached(task);
     }
     if (file.full) {
       this.#warning(
@@ -560,6 +560,22 @@ class SeedRun {
         `More than ${this.#maxUrlsPerFile} entries (sitemaps.org's limit): the rest is ignored.`,
       );
     }
+  }
+
+  /** A sitemap past `maxSitemaps`: skipped, and the first one says so. */
+  #sitemapLimitReached(task: Pick<SitemapTask, 'url' | 'parent'>): void {
+    this.#result.sitemapsSkipped++;
+    this.#result.stoppedEarly = true;
+    if (this.#sitemapLimitWarned) return;
+    this.#sitemapLimitWarned = true;
+    this.#warning(task, `maxSitemaps (${this.#maxSitemaps}) reached: this and further sitemaps are skipped.`);
+  }
+
+  /** The run has read `maxTotalBytes`: it stops, and says so once. */
+  #totalBytesReached(task: SitemapTask): void {
+    if (this.#stopped) return;
+    this.#warning(task, `maxTotalBytes (${this.#maxTotalBytes}) reached: the run stops.`);
+    this.#stop();
   }
 
   /**
@@ -609,7 +625,9 @@ class SeedRun {
 
   #child(entry: SitemapEntry, file: FileState): void {
     const task = file.task;
-    const url = entry.tooLong ? undefined : absoluteUrl(entry.loc, file.baseUrl);
+    // One spelling per sitemap (`HTTP://Example.com/a.xml#top` is `http://example.com/a.xml`):
+    // a child is read once however its index writes it.
+    const url = entry.tooLong ? undefined : sitemapUrlOf(entry.loc);
     const child = { url: url ?? entry.loc, parent: task.url };
     if (url === undefined) {
       this.#result.sitemapsSkipped++;
@@ -655,6 +673,12 @@ class SeedRun {
       );
       return;
     }
+    // Children past what maxSitemaps lets the run request are not kept waiting: indexes of
+    // 50,000 children each would otherwise hold them all in memory.
+    if (this.#sitemapsRequested + this.#pending.length - this.#pendingHead >= this.#maxSitemaps) {
+      this.#sitemapLimitReached(child);
+      return;
+    }
     this.#visited.add(url);
     this.#enqueueTask({
       url,
@@ -686,7 +710,7 @@ class SeedRun {
     result.urlsFound++;
     // A location longer than any URL arrives cut: counted as invalid, never requested.
     if (entry.tooLong) return this.#filtered(entry.loc, file, 'invalid');
-    const url = absoluteUrl(entry.loc, file.baseUrl);
+    const url = pageUrlOf(entry.loc, file);
     if (url === undefined) return this.#filtered(entry.loc, file, 'invalid');
     // Most URLs share their sitemap's origin: a prefix test then spares parsing the URL.
     const sameOrigin = url.startsWith(file.originPrefix);
@@ -800,6 +824,8 @@ class FileState {
   entries = 0;
   /** True once `maxUrlsPerFile` entries were read. */
   full = false;
+  /** True when the file is an RSS or Atom feed, whose links may be relative. */
+  feed = false;
   readonly origin: string;
   /** `origin/`: a URL starting with it is on the sitemap's origin. */
   readonly originPrefix: string;
@@ -852,12 +878,30 @@ function retryDelayOf(policy: OriginPolicy): number {
   return Math.max(MIN_SITE_RETRY_MS, Math.min(retryAt - Date.now(), retryAt - policy.fetchedAt));
 }
 
-/** An absolute http(s) URL, read against `base` when relative (RSS and Atom links may be). */
-function absoluteUrl(loc: string, base: string): string | undefined {
+/** `http://` or `https://`, in any case: how sitemaps.org says a location begins. */
+const HTTP_URL_START = /^https?:\/\//i;
+
+/**
+ * A page URL of a sitemap entry, or undefined when it is none. sitemaps.org: a location "must
+ * begin with the protocol", so a line such as `# generated by ...` in a text sitemap or
+ * `www.example.com/x` in a `urlset` is invalid, not a path to resolve. RSS and Atom links may be
+ * relative to the feed (RFC 4287 `xml:base` rules), and are read against it.
+ */
+function pageUrlOf(loc: string, file: FileState): string | undefined {
   if (loc.startsWith('https://') || loc.startsWith('http://')) return loc;
-  const url = urlOrNull(loc, base);
+  if (!file.feed && !HTTP_URL_START.test(loc)) return undefined;
+  const url = urlOrNull(loc, file.baseUrl);
   if (url === null) return undefined;
   return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : undefined;
+}
+
+/** The URL of a child sitemap as the URL parser writes it, without a fragment; undefined when it is no absolute http(s) URL. */
+function sitemapUrlOf(loc: string): string | undefined {
+  if (!HTTP_URL_START.test(loc)) return undefined;
+  const url = urlOrNull(loc);
+  if (url === null) return undefined;
+  url.hash = '';
+  return url.href;
 }
 
 /** `host[:port]` of an origin: the unit of the sitemaps.org same-host rule. */
