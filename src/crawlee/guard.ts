@@ -39,6 +39,8 @@ const sharedStores = new Map<string, RobotsStore>();
 const ADMIT_CONCURRENCY = 64;
 /** How many URLs dropped before the queue a guard remembers, to record each once (see #droppedBeforeQueue). */
 const DROPPED_URLS_KEPT = 100_000;
+/** Below this many requests with a kept hop slot, #hopSlots is not swept. */
+const HOP_SLOTS_SWEEP_MIN = 1024;
 
 /**
  * What the guard decides for a URL, from a store check: `allow`, `drop` (recorded), or `defer`
@@ -107,10 +109,14 @@ export class RobotsGuard implements HopChecker {
    */
   readonly #droppedBeforeQueue = new RecentKeys(DROPPED_URLS_KEPT);
   /**
-   * Origins whose Crawl-delay slot a request's redirect hop has taken while the request waited
-   * for it, per request: the hop uses that slot when the request is fetched again.
+   * Per request, the origins whose Crawl-delay slot a redirect hop of it has taken while the
+   * request waits for it, each with the time the slot ends: the hop uses that slot when the
+   * request is fetched again within it. A request that never comes back (it failed, or no
+   * longer redirects there) leaves an entry that the next sweep removes.
    */
-  readonly #hopSlots = new Map<string, Set<string>>();
+  readonly #hopSlots = new Map<string, Map<string, number>>();
+  /** The size of #hopSlots at which it is swept next. */
+  #hopSlotsSweepAt = HOP_SLOTS_SWEEP_MIN;
   readonly #interceptors = new Map<CrawlerInternals, RequestManagerInterceptor>();
   /** @internal {@link HopChecker}: the crawler's User-Agent was seen (and warned about if needed). */
   userAgentObserved = false;
@@ -377,17 +383,39 @@ export class RobotsGuard implements HopChecker {
    */
   #paceHop(request: Request, origin: string, delayMs: number): HopVerdict {
     const key = request.id ?? request.uniqueKey;
-    const kept = this.#hopSlots.get(key);
-    if (kept?.delete(origin)) {
-      if (kept.size === 0) this.#hopSlots.delete(key);
-      return 'allow';
-    }
     const now = this.#options.clock();
+    const kept = this.#hopSlots.get(key);
+    const keptUntil = kept?.get(origin);
+    if (kept !== undefined && keptUntil !== undefined) {
+      kept.delete(origin);
+      if (kept.size === 0) this.#hopSlots.delete(key);
+      // Back within its slot: the hop uses it. Back later, the slot is gone; it takes a new one.
+      if (now < keptUntil) return 'allow';
+    }
     const slot = this.#pacer.reserve(origin, delayMs, now);
     if (slot <= now) return 'allow';
-    if (kept === undefined) this.#hopSlots.set(key, new Set([origin]));
-    else kept.add(origin);
+    this.#keepHopSlot(key, origin, slot + delayMs, now);
     return { action: 'defer', until: slot };
+  }
+
+  /** Keeps a hop's slot for its request (see #hopSlots), sweeping the slots that have ended. */
+  #keepHopSlot(key: string, origin: string, until: number, now: number): void {
+    if (this.#hopSlots.size >= this.#hopSlotsSweepAt) {
+      for (const [request, slots] of this.#hopSlots) {
+        for (const [slotOrigin, end] of slots) if (end <= now) slots.delete(slotOrigin);
+        if (slots.size === 0) this.#hopSlots.delete(request);
+      }
+      // Swept again when it has doubled: a sweep costs its entries once more, at most.
+      this.#hopSlotsSweepAt = Math.max(HOP_SLOTS_SWEEP_MIN, this.#hopSlots.size * 2);
+    }
+    const slots = this.#hopSlots.get(key);
+    if (slots === undefined) this.#hopSlots.set(key, new Map([[origin, until]]));
+    else slots.set(origin, until);
+  }
+
+  /** @internal The requests with a redirect hop's slot kept (see #hopSlots). */
+  get keptHopSlots(): number {
+    return this.#hopSlots.size;
   }
 
   /** @internal {@link HopChecker} */

@@ -8,6 +8,7 @@ import {
   type Log,
   LogLevel,
   log,
+  Request,
   RequestQueue,
 } from 'crawlee';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -394,6 +395,54 @@ describe('RobotsGuard Crawl-delay', () => {
     expect(pagesHit(site)).toEqual(['/b']);
     const records = await datasetItems<RobotsDroppedRecord>(config);
     expect(records.map((r) => [r.url, r.reason])).toEqual([[`${site.origin}/a`, 'crawl-delay-over-max']]);
+  });
+});
+
+describe('RobotsGuard redirect hops into a paced origin', () => {
+  /** A guard on a fake clock, and a redirect hop of request `id` into `paced`, as the HTTP client hook asks. */
+  async function pacedHops(delaySeconds: number) {
+    const paced = await server(`User-agent: *\nCrawl-delay: ${delaySeconds}\n`);
+    const from = await server('User-agent: *\nAllow: /\n');
+    let now = 1_000_000;
+    const store = newStore();
+    const guard = new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store, clock: () => now });
+    await store.resolve(paced.origin);
+    await store.resolve(from.origin);
+    const crawler = new CheerioCrawler({ requestHandler() {} }, freshConfiguration());
+    const hop = (id: number) =>
+      guard.checkHop(
+        crawler as never,
+        new Request({ url: `${from.origin}/r${id}`, id: `request-${id}` } as never),
+        `${paced.origin}/p${id}`,
+        'redirect',
+        true,
+        `${from.origin}/r${id}`,
+      );
+    return { guard, hop, advance: (ms: number) => (now += ms), now: () => now };
+  }
+
+  it('keeps the slot a deferred hop took for its request, and gives it a new one when it comes back too late', async () => {
+    const { hop, advance, now } = await pacedHops(10);
+    expect(await hop(0)).toBe('allow'); // the origin's first slot is now
+    const deferred = await hop(1);
+    expect(deferred).toEqual({ action: 'defer', until: now() + 10_000 });
+    advance(10_000);
+    expect(await hop(1)).toBe('allow'); // back at its slot: it uses it
+    const again = await hop(2);
+    expect(again).toEqual({ action: 'defer', until: now() + 10_000 });
+    advance(30_000); // back long after its slot ended: another one
+    expect(await hop(2)).toBe('allow'); // the origin is free by then
+    expect(await hop(3)).toEqual({ action: 'defer', until: now() + 10_000 });
+  });
+
+  it('forgets the slots of requests that never came back', async () => {
+    const { guard, hop, advance } = await pacedHops(1);
+    for (let id = 0; id < 3000; id++) await hop(id);
+    expect(guard.keptHopSlots).toBeGreaterThan(1000);
+    // Every slot has ended; the next ones sweep the map.
+    advance(4000 * 1000);
+    for (let id = 5000; id < 5000 + 1100; id++) await hop(id);
+    expect(guard.keptHopSlots).toBeLessThanOrEqual(1100);
   });
 });
 
