@@ -127,13 +127,47 @@ function readCached(userAgent: string): string {
   return token;
 }
 
+/**
+ * The product token of a User-Agent header (RFC 9110 10.1.5: products `name/version` and
+ * comments `(a; b; c)`, whose items name crawlers too: `(compatible; ExampleBot/2.1; +https://...)`).
+ * Words are read between blanks, parentheses, `;` and `,`. A word whose name (before any `/`)
+ * holds `.`, `:` or `@` is a host, a URL, an e-mail address or a `key:value` such as `rv:109.0`,
+ * never a product: `(compatible; Foo/1.0; +http://crawler.example.com/)` names `foo`, not
+ * `crawler`. One pass over the header, whatever it holds.
+ */
 function readProductToken(header: string): string {
-  // Products are `name/version` words and the items of `(a; b; c)` comments.
-  const names: string[] = [];
-  for (const match of header.matchAll(/[(;,]?\s*\+?([A-Za-z_-][A-Za-z0-9_.!-]*)(\/\S*)?/g)) {
-    const name = LEADING_TOKEN.exec(match[1])![0];
-    if (name.length > 0 && !BROWSER_WORDS.has(name.toLowerCase())) names.push(name);
+  let first = '';
+  for (let at = 0; at < header.length; ) {
+    if (isWordBreak(header.charCodeAt(at))) {
+      at++;
+      continue;
+    }
+    let end = at;
+    while (end < header.length && !isWordBreak(header.charCodeAt(end))) end++;
+    const name = productNameOf(header, at, end);
+    at = end;
+    if (name === '' || BROWSER_WORDS.has(name.toLowerCase())) continue;
+    if (CRAWLER_HINT.test(name)) return name.toLowerCase();
+    if (first === '') first = name;
   }
-  const crawler = names.find((name) => CRAWLER_HINT.test(name)) ?? names[0];
-  return (crawler ?? LEADING_TOKEN.exec(header.trim())![0]).toLowerCase();
+  return (first === '' ? LEADING_TOKEN.exec(header.trim())![0] : first).toLowerCase();
+}
+
+/** Blanks, parentheses, `;` and `,`: what separates the words of a header. */
+function isWordBreak(c: number): boolean {
+  return c === 32 || c === 9 || c === 40 || c === 41 || c === 59 || c === 44;
+}
+
+/** The name a word `header[from, to)` gives as a product (its leading `[A-Za-z_-]` run), or '' when it is no product. */
+function productNameOf(header: string, from: number, to: number): string {
+  if (header.charCodeAt(from) === 43 /* + */) from++;
+  let nameEnd = from;
+  while (nameEnd < to && header.charCodeAt(nameEnd) !== 47 /* / */) {
+    const c = header.charCodeAt(nameEnd);
+    if (c === 46 /* . */ || c === 58 /* : */ || c === 64 /* @ */) return '';
+    nameEnd++;
+  }
+  let end = from;
+  while (end < nameEnd && isTokenChar(header.charCodeAt(end))) end++;
+  return header.slice(from, end);
 }
