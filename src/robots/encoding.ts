@@ -261,7 +261,11 @@ function plainPathOf(url: string, mask: Int32Array | undefined): string | undefi
     // The authority: credentials, IPv6, escapes, characters a host may not hold and non-ASCII
     // need the parser; so does a port that is not one.
     if (c >= 127 || NOT_IN_PLAIN_HOST[c] !== 0) return undefined;
-    if (c === 58 /* : */) port = i;
+    if (c === 58 /* : */) {
+      // A second colon (`host:80:`) is no port: the parser rejects such a URL.
+      if (port >= 0) return undefined;
+      port = i;
+    }
   }
   // An empty host (`http:///x` is host `x` to the parser) or an invalid port: the parser decides.
   if (i === scheme + 3 || port === scheme + 3 || (port >= 0 && !isPort(url, port + 1, i))) return undefined;

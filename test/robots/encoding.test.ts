@@ -156,6 +156,8 @@ describe('pathOf', () => {
       'http://[::1/private',
       'http://h:99999/private',
       'http://:80/x',
+      'http://e.com:80:/x',
+      'http://e.com:8o:/x',
     ]) {
       expect(() => new URL(url), url).toThrow();
       expect(() => pathOf(url), url).toThrow(TypeError);
