@@ -114,7 +114,8 @@ export function tokenize(
     if (text.length * 3 > options.maxBytes) {
       const { read } = utf8Encoder.encodeInto(text, new Uint8Array(options.maxBytes));
       if (read !== undefined && read < text.length) {
-        const cut = cutAtLineEnd(text, read);
+        // From the last unit kept: when it ends its line, the next line starts past the limit.
+        const cut = cutAtLineEnd(text, read - 1);
         truncated = hasContentFrom(text, cut);
         text = text.slice(0, cut);
       }
@@ -125,7 +126,7 @@ export function tokenize(
     while (bom < 3 && body[bom] === UTF8_BOM[bom]) bom++;
     let bytes = body.subarray(bom);
     if (bytes.length > options.maxBytes) {
-      const cut = cutBytesAtLineEnd(bytes, options.maxBytes);
+      const cut = cutBytesAtLineEnd(bytes, options.maxBytes - 1);
       truncated = hasContentBytesFrom(bytes, cut);
       bytes = bytes.subarray(0, cut);
     }

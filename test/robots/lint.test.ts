@@ -152,6 +152,20 @@ describe('a file over the size limit', () => {
   });
 });
 
+describe('the first line past the size limit', () => {
+  it('is ignored when the last octet kept ends the line before it, however long it is', () => {
+    // 27 octets up to and including the line end of line 2: line 3 starts past a limit of 27.
+    const body = `User-agent: *\nDisallow: /a\nDisallow: /${'b'.repeat(1000)}\n`;
+    for (const input of [body, new TextEncoder().encode(body)]) {
+      const robots = RobotsTxt.parse(input, { maxBytes: 27 });
+      expect(robots.groups[0].rules.map((rule) => rule.pattern)).toEqual(['/a']);
+      expect(robots.lints.find((l) => l.code === 'file-too-large')).toMatchObject({ line: 3 });
+      // One octet more and line 3 is read to its end.
+      expect(RobotsTxt.parse(input, { maxBytes: 28 }).groups[0].rules).toHaveLength(2);
+    }
+  });
+});
+
 describe('user-agent lines that name no crawler', () => {
   it.each(['*bot', '*Googlebot', '*/1.0', '**'])('reports %s, whose group applies to no crawler', (value) => {
     const robots = RobotsTxt.parse(`User-agent: ${value}\nDisallow: /private\n`);
