@@ -316,4 +316,51 @@ export const ADVERSARIAL_CASES: AdversarialCase[] = [
       );
     },
   },
+  {
+    id: 'j',
+    title: 'user-agent tokens built to agree in the low 16 bits of FNV-1a (hash flooding)',
+    build() {
+      const tokens = fnvLowBitCollisions(16, 13);
+      const text = `${tokens.map((token) => `User-agent: ${token}\n`).join('')}Disallow: /private/\n`;
+      return asText(
+        text,
+        [
+          { label: 'last agent', url: url('/private/x'), userAgent: tokens[tokens.length - 1] },
+          { label: 'ExampleBot (no group)', url: url('/private/x'), userAgent: PRODUCT_TOKEN },
+        ],
+        `${tokens.length} user-agent lines`,
+      );
+    },
+  },
 ];
+
+/**
+ * 2^levels distinct tokens whose FNV-1a hashes agree in their low `bits` bits: FNV's low bits
+ * depend on nothing but the low bits of its state, so a pair of 3-letter blocks that collide
+ * from one state can follow any token that reaches it, level after level.
+ */
+function fnvLowBitCollisions(bits: number, levels: number): string[] {
+  const mask = 2 ** bits - 1;
+  const step = (h: number, text: string) => {
+    let state = h;
+    for (let i = 0; i < text.length; i++) state = Math.imul(state ^ text.charCodeAt(i), 0x01000193);
+    return state;
+  };
+  let state = 0x811c9dc5 | 0;
+  let tokens = [''];
+  for (let level = 0; level < levels; level++) {
+    const seen = new Map<number, string>();
+    let pair: [string, string] | undefined;
+    for (let n = 0; pair === undefined; n++) {
+      // The three-letter blocks, `aaa` to `zzz`.
+      const block = letters(702 + n);
+      const low = step(state, block) & mask;
+      const other = seen.get(low);
+      if (other !== undefined) pair = [other, block];
+      else seen.set(low, block);
+    }
+    state = step(state, pair[0]);
+    tokens = tokens.flatMap((token) => [token + pair[0], token + pair[1]]);
+  }
+  return tokens;
+}

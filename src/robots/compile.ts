@@ -557,11 +557,25 @@ interface MergedGroups {
   slots: Int32Array;
 }
 
-/** FNV-1a over the characters of a token: the slot of RobotsData.tokenSlots it starts from. */
+/**
+ * Drawn once per process: a file cannot be written to make its tokens collide (hash flooding),
+ * which would make the table probe long runs of slots for every token of the file.
+ */
+const TOKEN_HASH_SEED = (Math.random() * 2 ** 32) | 0;
+
+/**
+ * The hash of a token, whose low bits pick the slot of RobotsData.tokenSlots it starts from:
+ * FNV-1a from the seed, then murmur3's finalizer, so that every bit of the state reaches the low
+ * bits (FNV's own low bits depend on nothing else, and tokens that agree there are easy to make).
+ */
 function tokenHash(token: string): number {
-  let h = 0x811c9dc5 | 0;
+  let h = TOKEN_HASH_SEED ^ 0x811c9dc5;
   for (let i = 0; i < token.length; i++) h = Math.imul(h ^ token.charCodeAt(i), 0x01000193);
-  return h;
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  return h ^ (h >>> 16);
 }
 
 /**
