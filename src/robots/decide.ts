@@ -200,17 +200,37 @@ export function decide(data: RobotsData, merged: number, path: string, mask: Int
   // Best first: once a rule cannot beat the best match, none after it can (see outranks).
   const bestLength = best < 0 ? -1 : lengthIn(ints, best);
   const bestAllows = best >= 0 && (flagsIn(ints, best) & ALLOW) !== 0;
-  for (let k = split; k < end; k += OTHER_FIELDS) {
+  const lacksLow = ~mask[0];
+  const lacksHigh = ~mask[1];
+  const stop = bestLength < 0 ? end : firstShorter(ints, split, end, bestLength);
+  for (let k = split; k < stop; k += OTHER_FIELDS) {
+    // The filter first: it rules out most rules with one test and no read of the rule.
+    if (((ints[k + 1] & lacksLow) | (ints[k + 2] & lacksHigh)) !== 0) continue;
     const id = ints[k];
     const length = lengthIn(ints, id);
-    if (length < bestLength) break;
     if (length === bestLength) {
       const allows = (flagsIn(ints, id) & ALLOW) !== 0;
       if (allows === bestAllows ? id > best : !allows) break;
     }
-    if (pathHas(ints[k + 1], ints[k + 2]) && ruleMatches(data, id, path)) return id;
+    if (ruleMatches(data, id, path)) return id;
   }
   return best;
+}
+
+/**
+ * The position of the first entry of `ints[split, end)` (wildcard and `$` rules, best first, so
+ * by length descending) whose pattern is shorter than `length`, or `end`: none from there on can
+ * beat a match of that length.
+ */
+function firstShorter(ints: Int32Array, split: number, end: number, length: number): number {
+  let lo = 0;
+  let hi = (end - split) / OTHER_FIELDS;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (lengthIn(ints, ints[split + mid * OTHER_FIELDS]) < length) hi = mid;
+    else lo = mid + 1;
+  }
+  return split + lo * OTHER_FIELDS;
 }
 
 /** Every rule of the group that matches, best first; `mask` as for decide. */
