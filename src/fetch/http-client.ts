@@ -1,4 +1,6 @@
+import type { EventEmitter } from 'node:events';
 import type { IncomingHttpHeaders } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Readable } from 'node:stream';
 import { gotScraping } from 'got-scraping';
 import { urlOrNull } from '../robots/url.js';
@@ -32,7 +34,7 @@ export interface RobotsHttpRequest {
    * request is destroyed and the rest is never downloaded.
    */
   maxBytes: number;
-  /** Time allowed to open the connection (TCP and TLS). */
+  /** Time allowed to open the connection (DNS, TCP and TLS; for HTTP/2, its session). */
   connectTimeoutMs: number;
   /** Time allowed for the whole request, body included. */
   timeoutMs: number;
@@ -226,14 +228,25 @@ export function answerWithin(pending: PromiseLike<RobotsHttpResult>, ms: number)
   });
 }
 
+/** What {@link readAnswer} reads of got's response: Node's `IncomingMessage` or http2-wrapper's. */
+interface NativeResponse {
+  statusCode: number;
+  headers: IncomingHttpHeaders;
+  /** The request: `errored` once got destroyed it (its timeouts do). */
+  req?: { errored?: Error | null; _request?: { rstCode?: unknown } };
+}
+
 /** Reads one answer from a got stream: the status, the headers and, for a 2xx, the decoded body. */
 function readAnswer(stream: Readable, request: RobotsHttpRequest): Promise<RobotsHttpResult> {
   return new Promise<RobotsHttpResult>((resolve) => {
+    const started = performance.now();
     let settled = false;
     let decoders: ContentDecoder[] = [];
     const body = new CappedBody(request.maxBytes);
+    let response: NativeResponse | undefined;
     let status = 0;
     let headers: Record<string, string> = {};
+    let encodedOctets = 0;
 
     // Our own deadline on top of got's timeouts: a stalled decoder or proxy cannot hold the
     // fetch past `timeoutMs`.
@@ -245,10 +258,22 @@ function readAnswer(stream: Readable, request: RobotsHttpRequest): Promise<Robot
       });
     }, request.timeoutMs + DEADLINE_SLACK_MS);
 
+    // got times the steps of an HTTP/1.1 connection; an HTTP/2 session (and a proxy tunnel) is
+    // opened before got sees a socket, so the whole opening is bounded here too.
+    const connecting = setTimeout(() => {
+      finish({
+        ok: false,
+        failure: 'timeout',
+        message: `No connection within ${request.connectTimeoutMs} ms.`,
+      });
+    }, request.connectTimeoutMs + DEADLINE_SLACK_MS);
+    whenConnected(stream, () => clearTimeout(connecting));
+
     function finish(result: RobotsHttpResult): void {
       if (settled) return;
       settled = true;
       clearTimeout(deadline);
+      clearTimeout(connecting);
       // The answer first: closing the streams can fail, and must not keep the fetch waiting.
       resolve(result);
       destroyQuietly(stream);
@@ -263,6 +288,49 @@ function readAnswer(stream: Readable, request: RobotsHttpRequest): Promise<Robot
       truncated: body.truncated,
     });
 
+    /**
+     * The body ended, but over HTTP/2 got ends it before it reports what cut it short (a reset
+     * stream, its own timeout): the answer waits one turn of the event loop for that error, then
+     * settles only if the body is whole.
+     */
+    function endOfBody(): void {
+      const endedAt = performance.now();
+      setImmediate(() => finish(cutShort(endedAt) ?? answer()));
+    }
+
+    /** Why a body that ended is not the whole file, or undefined when it is. */
+    function cutShort(endedAt: number): RobotsHttpFailure | undefined {
+      // got gives up on a request (its timeouts, a reset HTTP/2 stream) by destroying it.
+      const error = response?.req?.errored;
+      if (error) return failureOf(error);
+      // Past the deadline the body is whatever had come when the request was given up.
+      if (endedAt - started >= request.timeoutMs) {
+        return {
+          ok: false,
+          failure: 'timeout',
+          message: `No complete answer within ${request.timeoutMs} ms.`,
+        };
+      }
+      const resetCode = http2ResetCode(response);
+      if (resetCode !== undefined && resetCode !== 0) {
+        return {
+          ok: false,
+          failure: 'connection-reset',
+          message: `The HTTP/2 stream was reset (code ${resetCode}) after ${encodedOctets} octets of the body.`,
+        };
+      }
+      // RFC 9112 6.3, RFC 9113 8.1.1: a body shorter than its Content-Length is incomplete.
+      const expected = declaredLength(status, headers);
+      if (expected !== undefined && expected !== encodedOctets) {
+        return {
+          ok: false,
+          failure: 'connection-reset',
+          message: `The body ended after ${encodedOctets} of its ${expected} octets (Content-Length).`,
+        };
+      }
+      return undefined;
+    }
+
     function readBody(): void {
       const decoding = contentDecoding(headers['content-encoding']);
       if (!decoding.ok) {
@@ -270,17 +338,20 @@ function readAnswer(stream: Readable, request: RobotsHttpRequest): Promise<Robot
         return;
       }
       decoders = decoding.decoders;
-      let encodedOctets = 0;
+      let ended = false;
       stream.on('data', (chunk: Buffer) => {
         encodedOctets += chunk.length;
       });
       // An empty body is empty in every coding; decoders would call it a truncated stream.
+      const isEmpty = () => ended && encodedOctets === 0;
       stream.on('end', () => {
-        if (encodedOctets === 0) finish(answer());
+        ended = true;
+        if (decoders.length === 0 || isEmpty()) endOfBody();
       });
       let decoded: Readable = stream;
       for (const { coding, stream: decoder } of decoders) {
         decoder.on('error', (error: unknown) => {
+          if (isEmpty()) return;
           finish({ ok: false, failure: 'decoding-error', message: `${coding}: ${messageOf(error)}` });
         });
         decoded = decoded.pipe(decoder);
@@ -289,18 +360,51 @@ function readAnswer(stream: Readable, request: RobotsHttpRequest): Promise<Robot
         // The cap applies to decoded octets: a gzip bomb stops here, the rest is never read.
         if (!settled && body.add(chunk)) finish(answer());
       });
-      decoded.on('end', () => finish(answer()));
+      if (decoders.length > 0) decoded.on('end', endOfBody);
     }
 
-    stream.on('response', (response: { statusCode: number; headers: IncomingHttpHeaders }) => {
-      status = response.statusCode;
-      headers = flattenHeaders(response.headers);
+    stream.on('response', (native: NativeResponse) => {
+      response = native;
+      status = native.statusCode;
+      headers = flattenHeaders(native.headers);
       // Only a 2xx body is ever used (RFC 9309 2.3.1.1); anything else ends the request here.
       if (status < 200 || status > 299) finish(answer());
       else readBody();
     });
     stream.on('error', (error: unknown) => finish(failureOf(error)));
   });
+}
+
+/**
+ * Calls `onConnected` once got's request has an open connection: TCP connected and, for TLS, the
+ * handshake done. http2-wrapper gives a request its socket only once the session is up.
+ */
+function whenConnected(stream: Readable, onConnected: () => void): void {
+  stream.once('request', (nativeRequest: EventEmitter) => {
+    nativeRequest.once('socket', (socket: Socket) => {
+      if (!socket.connecting) onConnected();
+      else socket.once('encrypted' in socket ? 'secureConnect' : 'connect', onConnected);
+    });
+  });
+}
+
+/**
+ * The RST_STREAM code of the HTTP/2 stream of an answer: 0 while it is open or after a clean end.
+ * http2-wrapper keeps Node's stream as `_request`; undefined over HTTP/1.1.
+ */
+function http2ResetCode(response: NativeResponse | undefined): number | undefined {
+  const code = response?.req?._request?.rstCode;
+  return typeof code === 'number' ? code : undefined;
+}
+
+/**
+ * The length the answer declares for its body, when it declares one (RFC 9112 6.3): a 204 has no
+ * body, and Transfer-Encoding overrides Content-Length.
+ */
+function declaredLength(status: number, headers: Readonly<Record<string, string>>): number | undefined {
+  const value = headers['content-length'];
+  if (value === undefined || status === 204 || headers['transfer-encoding'] !== undefined) return undefined;
+  return /^\d+$/.test(value.trim()) ? Number(value) : undefined;
 }
 
 /** The decoded body, cut at `maxBytes`. */
@@ -354,7 +458,14 @@ function openStream(request: RobotsHttpRequest, ignoreTlsErrors: boolean, http2:
     http2,
     https: { rejectUnauthorized: !ignoreTlsErrors },
     proxyUrl: request.proxyUrl,
-    timeout: { connect: request.connectTimeoutMs, request: request.timeoutMs },
+    // Each step of opening an HTTP/1.1 connection, with got's own messages; readAnswer bounds the
+    // whole opening.
+    timeout: {
+      lookup: request.connectTimeoutMs,
+      connect: request.connectTimeoutMs,
+      secureConnect: request.connectTimeoutMs,
+      request: request.timeoutMs,
+    },
   });
 }
 
@@ -381,7 +492,15 @@ function flattenHeaders(headers: IncomingHttpHeaders): Record<string, string> {
 }
 
 const DNS_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'EAI_NONAME', 'ENODATA']);
-const RESET_CODES = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'ERR_STREAM_PREMATURE_CLOSE']);
+/** ERR_HTTP2_*: the server reset the HTTP/2 stream, or closed the session, with an error code. */
+const RESET_CODES = new Set([
+  'ECONNRESET',
+  'EPIPE',
+  'ECONNABORTED',
+  'ERR_STREAM_PREMATURE_CLOSE',
+  'ERR_HTTP2_STREAM_ERROR',
+  'ERR_HTTP2_SESSION_ERROR',
+]);
 const TIMEOUT_CODES = new Set(['ETIMEDOUT', 'ESOCKETTIMEDOUT', 'ERR_HTTP2_STREAM_CANCEL']);
 
 /** Maps a got/Node error to the failure kinds of {@link RobotsNetworkFailure}. */

@@ -1,13 +1,14 @@
 import { readFileSync } from 'node:fs';
-import { createSecureServer, type Http2SecureServer } from 'node:http2';
-import type { Socket } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { constants, createSecureServer, type Http2SecureServer, type ServerHttp2Stream } from 'node:http2';
+import { connect, createServer, type Server, type Socket } from 'node:net';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   classifyFailure,
   fetchRobotsTxt,
   GotScrapingRobotsClient,
   type RobotsHttpRequest,
 } from '../../src/fetch/index.js';
+import { startHttpServer } from '../support/http-server.js';
 
 const RULES = 'User-agent: *\nDisallow: /private\n';
 
@@ -34,30 +35,65 @@ function requestFor(url: string, extra: Partial<RobotsHttpRequest> = {}): Robots
   };
 }
 
-/** An HTTPS server offering HTTP/2 by ALPN and accepting HTTP/1.1, as most sites do. */
-async function startHttp2Server(name: 'loopback' | 'other-host') {
+/** A server listening on 127.0.0.1, whose connections the test can cut. */
+interface ListeningServer {
+  /** `https://127.0.0.1:<port>` */
+  origin: string;
+  port: number;
+  /** Destroys every open connection. */
+  dropConnections(): void;
+  /** Destroys every open connection, then stops listening. */
+  close(): Promise<void>;
+}
+
+async function listen(server: Http2SecureServer | Server): Promise<ListeningServer> {
   const sockets = new Set<Socket>();
-  const server: Http2SecureServer = createSecureServer(
-    { ...certificate(name), allowHTTP1: true },
-    (request, response) => {
-      response.writeHead(200, { 'content-type': 'text/plain' });
-      response.end(`${RULES}# HTTP/${request.httpVersion}\n`);
-    },
-  );
   server.on('connection', (socket: Socket) => {
     sockets.add(socket);
+    socket.on('error', () => {});
     socket.on('close', () => sockets.delete(socket));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  const dropConnections = () => {
+    for (const socket of sockets) socket.destroy();
+  };
   return {
-    origin: `https://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`,
+    origin: `https://127.0.0.1:${port}`,
+    port,
+    dropConnections,
     close: () =>
       new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy();
+        dropConnections();
         server.close(() => resolve());
       }),
   };
+}
+
+/** An HTTPS server offering HTTP/2 by ALPN and accepting HTTP/1.1, as most sites do. */
+function startHttp2Server(name: 'loopback' | 'other-host') {
+  return listen(
+    createSecureServer({ ...certificate(name), allowHTTP1: true }, (request, response) => {
+      response.writeHead(200, { 'content-type': 'text/plain' });
+      response.end(`${RULES}# HTTP/${request.httpVersion}\n`);
+    }),
+  );
+}
+
+/** An HTTP/2 server (TLS, for 127.0.0.1) that answers each stream with `answer`. */
+function startHttp2StreamServer(answer: (stream: ServerHttp2Stream) => void) {
+  const server = createSecureServer(certificate('loopback'));
+  server.on('stream', (stream) => {
+    stream.on('error', () => {});
+    answer(stream);
+  });
+  return listen(server);
+}
+
+/** A server that accepts TCP connections and never says a word: a TLS handshake that never ends. */
+function startSilentServer() {
+  return listen(createServer());
 }
 
 describe('GotScrapingRobotsClient: HTTP/2 and certificates', () => {
@@ -96,6 +132,141 @@ describe('GotScrapingRobotsClient: HTTP/2 and certificates', () => {
     const client = new GotScrapingRobotsClient({ ignoreTlsErrors: false, http2 });
     const answer = await client.request(requestFor(`${otherHost.origin}/robots.txt`));
     expect(answer).toMatchObject({ ok: false, failure: 'tls-error' });
+  });
+});
+
+describe('GotScrapingRobotsClient: an HTTP/2 body that does not end cleanly', () => {
+  const head = 'User-agent: *\nDisallow: /a\n';
+  let server: ListeningServer | undefined;
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+
+  it('reads a whole HTTP/2 body that declares its Content-Length', async () => {
+    server = await startHttp2StreamServer((stream) => {
+      stream.respond({ ':status': 200, 'content-length': String(Buffer.byteLength(RULES)) });
+      stream.end(RULES);
+    });
+    const result = await fetchRobotsTxt(server.origin, { userAgent: 'ExampleBot/1.0', timeoutMs: 2000 });
+    expect(result).toMatchObject({ status: 200, kind: 'rules' });
+    expect(Buffer.from(result.body!).toString()).toBe(RULES);
+  });
+
+  it.each<[string, (stream: ServerHttp2Stream) => void]>([
+    [
+      'the stream is reset with an error code',
+      (stream) => {
+        stream.respond({ ':status': 200 });
+        stream.write(head);
+        setTimeout(() => stream.destroy(new Error('handler failed')), 50);
+      },
+    ],
+    [
+      'the stream ends before its Content-Length',
+      (stream) => {
+        stream.respond({ ':status': 200, 'content-length': '1000' });
+        stream.end(head);
+      },
+    ],
+    [
+      'the session is torn down',
+      (stream) => {
+        stream.respond({ ':status': 200 });
+        stream.write(head);
+        setTimeout(() => stream.session?.destroy(), 50);
+      },
+    ],
+    [
+      'the session is closed with a GOAWAY carrying an error',
+      (stream) => {
+        stream.respond({ ':status': 200 });
+        stream.write(head);
+        setTimeout(() => stream.session?.goaway(constants.NGHTTP2_INTERNAL_ERROR), 50);
+      },
+    ],
+  ])('takes a body cut short because %s for a reset connection: disallow all', async (_how, answer) => {
+    server = await startHttp2StreamServer(answer);
+    const result = await fetchRobotsTxt(server.origin, { userAgent: 'ExampleBot/1.0', timeoutMs: 2000 });
+    expect(result).toMatchObject({ status: 'connection-reset', kind: 'disallow-all', robots: null });
+  });
+
+  it('gives the same status for a body cut short over HTTP/1.1', async () => {
+    const plain = await startHttpServer({
+      '/robots.txt': (request, response) => {
+        response.writeHead(200, { 'content-length': '1000' });
+        response.write(head);
+        setTimeout(() => request.socket.destroy(), 50);
+      },
+    });
+    try {
+      const result = await fetchRobotsTxt(plain.origin, { userAgent: 'ExampleBot/1.0', timeoutMs: 2000 });
+      expect(result).toMatchObject({ status: 'connection-reset', kind: 'disallow-all' });
+    } finally {
+      await plain.close();
+    }
+  });
+
+  it('times out, rather than reading part of a file, when the deadline passes mid-body', async () => {
+    server = await startHttp2StreamServer((stream) => {
+      stream.respond({ ':status': 200, 'content-type': 'text/plain' });
+      // The rule that matters never comes in time.
+      stream.write('User-agent: *\n');
+    });
+    const started = performance.now();
+    const result = await fetchRobotsTxt(server.origin, { userAgent: 'ExampleBot/1.0', timeoutMs: 600 });
+    expect(result).toMatchObject({ status: 'timeout', kind: 'disallow-all', robots: null });
+    expect(performance.now() - started).toBeLessThan(1500);
+  });
+});
+
+describe('GotScrapingRobotsClient: connectTimeoutMs bounds opening the connection', () => {
+  const options = { userAgent: 'ExampleBot/1.0', connectTimeoutMs: 300, timeoutMs: 3000 };
+
+  it.each([true, false])(
+    'gives up on a TLS handshake that never ends, on every fetch (http2: %s)',
+    { timeout: 10_000 },
+    async (http2) => {
+      const silent = await startSilentServer();
+      try {
+        const client = new GotScrapingRobotsClient({ http2 });
+        for (let attempt = 0; attempt < 2; attempt++) {
+          const started = performance.now();
+          const result = await fetchRobotsTxt(silent.origin, { ...options, client });
+          expect(result).toMatchObject({ status: 'timeout', kind: 'disallow-all' });
+          expect(performance.now() - started).toBeLessThan(1500);
+        }
+      } finally {
+        await silent.close();
+      }
+    },
+  );
+
+  it('gives up on a new HTTP/2 session whose handshake never ends', { timeout: 10_000 }, async () => {
+    const http2 = await startHttp2Server('loopback');
+    // The first connection reaches the HTTP/2 server; the later ones are never answered.
+    let connections = 0;
+    const front = await listen(
+      createServer((socket) => {
+        if (connections++ > 0) return;
+        const upstream = connect(http2.port, '127.0.0.1');
+        upstream.on('error', () => socket.destroy());
+        socket.pipe(upstream).pipe(socket);
+      }),
+    );
+    try {
+      const first = await fetchRobotsTxt(front.origin, options);
+      expect(first).toMatchObject({ status: 200, kind: 'rules' });
+      front.dropConnections();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const started = performance.now();
+      const second = await fetchRobotsTxt(front.origin, options);
+      expect(second).toMatchObject({ status: 'timeout', kind: 'disallow-all' });
+      expect(performance.now() - started).toBeLessThan(1500);
+    } finally {
+      await front.close();
+      await http2.close();
+    }
   });
 });
 
