@@ -38,7 +38,7 @@ export interface RobotsFetchHop {
   url: string;
   /** HTTP status, or the failure kind when the request got no answer. */
   status: number | RobotsNetworkFailure;
-  /** The `Location` header of a redirect. */
+  /** The `Location` header of a redirect, its raw UTF-8 octets read as UTF-8. */
   location?: string;
   /** Time from sending the request to the end of its answer. */
   durationMs: number;
@@ -140,7 +140,12 @@ export const FETCH_DEFAULTS = {
   maxRedirects: 5,
 } as const;
 
-const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+/**
+ * The 3xx statuses whose `Location` is followed. RFC 9110 15.4.1 lets a client follow the
+ * `Location` of a 300 (the server's preferred choice) automatically. 304 answers conditional
+ * requests only (none is sent), and 305 and 306 are deprecated or unused (RFC 9110 15.4.6, 15.4.7).
+ */
+const REDIRECT_STATUSES = new Set([300, 301, 302, 303, 307, 308]);
 
 const defaultClient: RobotsHttpClient = new GotScrapingRobotsClient();
 
@@ -229,7 +234,8 @@ export async function fetchRobotsTxt(
     }
 
     const { status } = answer;
-    const location = answer.headers['location'];
+    const rawLocation = answer.headers['location'];
+    const location = rawLocation === undefined ? undefined : headerText(rawLocation);
     hops.push({ url: currentHref, status, durationMs, ...(location === undefined ? {} : { location }) });
 
     if (status >= 300 && status <= 399) {
@@ -239,7 +245,7 @@ export async function fetchRobotsTxt(
         return result({
           status: 'invalid-redirect',
           kind: 'allow-all',
-          why: `HTTP ${status} without a usable http(s) Location: robots.txt is unavailable, everything is allowed (RFC 9309 2.3.1.2).`,
+          why: `${unfollowedRedirectCause(status, location)}: robots.txt is unavailable, everything is allowed (RFC 9309 2.3.1.2).`,
         });
       }
       if (visited.has(next.href)) {
@@ -406,6 +412,31 @@ function shared(text: string): string {
   if (sharedTexts.size >= 1000) sharedTexts.clear();
   sharedTexts.set(text, text);
   return text;
+}
+
+/** Why a 3xx answer leads nowhere, for the `why` of an `invalid-redirect`. */
+function unfollowedRedirectCause(status: number, location: string | undefined): string {
+  if (status === 304) return 'HTTP 304 Not Modified, though the request was not conditional';
+  if (!REDIRECT_STATUSES.has(status)) return `HTTP ${status} is not a redirect that is followed`;
+  if (location === undefined || location.trim() === '') return `HTTP ${status} without a Location`;
+  return `HTTP ${status} with a Location that is not an http(s) URL (${JSON.stringify(location.slice(0, 200))})`;
+}
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * A header value as text. Node reads header octets as Latin-1, so a raw UTF-8 `Location`
+ * (`/règles/robots.txt`) arrives as `/rÃ¨gles/robots.txt`; its octets are read as UTF-8 when
+ * they are valid UTF-8, as browsers do. Any other value is kept as it is.
+ */
+function headerText(value: string): string {
+  // Only 8-bit octets can be re-read; a value with wider characters was decoded already.
+  if (!/[\x80-\xff]/.test(value) || /[^\x00-\xff]/.test(value)) return value;
+  try {
+    return strictUtf8.decode(Buffer.from(value, 'latin1'));
+  } catch {
+    return value;
+  }
 }
 
 function resolveLocation(location: string | undefined, base: URL): URL | undefined {

@@ -146,6 +146,49 @@ describe('fetchRobotsTxt: redirects (RFC 9309 2.3.1.2)', () => {
     server.route('/robots.txt', redirect('ftp://example.com/robots.txt'));
     const result = await fetchRobotsTxt(server.origin, options);
     expect(result).toMatchObject({ status: 'invalid-redirect', kind: 'allow-all' });
+    expect(result.why).toContain('HTTP 301 with a Location that is not an http(s) URL');
+  });
+
+  it('follows the Location of a 300 Multiple Choices (RFC 9110 15.4.1)', async () => {
+    server.route('/robots.txt', redirect('/r1', 300));
+    const result = await fetchRobotsTxt(server.origin, options);
+    expect(result).toMatchObject({ status: 200, kind: 'rules', finalUrl: `${server.origin}/r1` });
+    expect(result.hops.map((hop) => hop.status)).toEqual([300, 200]);
+  });
+
+  it.each([
+    [300, 'HTTP 300 without a Location'],
+    [302, 'HTTP 302 without a Location'],
+    [304, 'HTTP 304 Not Modified, though the request was not conditional'],
+  ])('treats a %i without Location as unavailable, and says why', async (status, why) => {
+    server.route('/robots.txt', text('', status));
+    const result = await fetchRobotsTxt(server.origin, options);
+    expect(result).toMatchObject({ status: 'invalid-redirect', kind: 'allow-all' });
+    expect(result.why).toBe(`${why}: robots.txt is unavailable, everything is allowed (RFC 9309 2.3.1.2).`);
+  });
+
+  it.each([305, 306])('does not follow the Location of a %i', async (status) => {
+    server.route('/robots.txt', redirect('/r1', status));
+    const result = await fetchRobotsTxt(server.origin, options);
+    expect(result).toMatchObject({ status: 'invalid-redirect', kind: 'allow-all' });
+    expect(result.why).toContain(`HTTP ${status} is not a redirect that is followed`);
+    expect(result.hops).toHaveLength(1);
+  });
+
+  it.each([
+    ['UTF-8', 'utf8'],
+    ['Latin-1', 'latin1'],
+  ] as const)('follows a Location sent as raw %s octets', async (_name, encoding) => {
+    server.route('/r%C3%A8gles/robots.txt', text('User-agent: *\nDisallow: /r\u00e8gles\n'));
+    server.route('/robots.txt', (_request, response) => {
+      // Node sends header strings as Latin-1: these are the octets of the path in `encoding`.
+      const location = Buffer.from('/r\u00e8gles/robots.txt', encoding).toString('latin1');
+      response.writeHead(301, { location }).end();
+    });
+    const result = await fetchRobotsTxt(server.origin, options);
+    expect(result).toMatchObject({ status: 200, kind: 'rules' });
+    expect(result.hops[0].location).toBe('/r\u00e8gles/robots.txt');
+    expect(result.finalUrl).toBe(`${server.origin}/r%C3%A8gles/robots.txt`);
   });
 });
 
