@@ -14,7 +14,8 @@ export interface CacheDirectives {
   /**
    * `no-store` or `no-cache`: the answer must not be reused without asking again. Asking before
    * every page would fetch robots.txt as often as pages, so the store keeps such an answer for
-   * its shortest lifetime (`minAgeMs`).
+   * its shortest lifetime (`minAgeMs`). A `no-cache` that names fields (`no-cache="Set-Cookie"`)
+   * only keeps those fields from being reused, not the file (RFC 9111 5.2.2.4).
    */
   noReuse: boolean;
 }
@@ -31,7 +32,9 @@ export function parseCacheControl(value: string | undefined): CacheDirectives {
   const directives: CacheDirectives = { noReuse: false };
   if (!value) return directives;
   for (const [name, argument] of directivesOf(value)) {
-    if (name === 'no-store' || name === 'no-cache') directives.noReuse = true;
+    if (name === 'no-store') directives.noReuse = true;
+    // RFC 9111 5.2.2.4: the qualified form lets the response be reused without the listed fields.
+    else if (name === 'no-cache' && !namesFields(argument)) directives.noReuse = true;
     else if (name === 'max-age' && directives.maxAgeMs === undefined) {
       directives.maxAgeMs = deltaSecondsMs(argument) ?? 0;
     }
@@ -85,6 +88,11 @@ function directivesOf(value: string): Array<[name: string, argument: string | un
     directives.push([match[1].toLowerCase(), match[2]?.trim()]);
   }
   return directives;
+}
+
+/** True when a `no-cache` argument lists at least one field name (`"Set-Cookie, ETag"`). */
+function namesFields(argument: string | undefined): boolean {
+  return argument !== undefined && /[^\s,"]/.test(argument);
 }
 
 /** RFC 9111 1.2.2: delta-seconds is 1*DIGIT; the quoted form is tolerated, as caches do. */

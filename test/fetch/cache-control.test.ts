@@ -19,6 +19,13 @@ describe('parseCacheControl (RFC 9111 5.2)', () => {
     ['no-store', { noReuse: true }],
     ['no-cache, max-age=60', { maxAgeMs: 60_000, noReuse: true }],
     ['private="x, max-age=5", max-age=60', { maxAgeMs: 60_000, noReuse: false }],
+    // RFC 9111 5.2.2.4: a qualified no-cache keeps the listed fields from reuse, not the answer.
+    ['no-cache="Set-Cookie", max-age=3600', { maxAgeMs: 3_600_000, noReuse: false }],
+    ['no-cache="Set-Cookie, ETag"', { noReuse: false }],
+    ['no-cache=Set-Cookie', { noReuse: false }],
+    ['no-cache=""', { noReuse: true }],
+    ['no-cache="Set-Cookie", no-store', { noReuse: true }],
+    ['private="Set-Cookie", max-age=60', { maxAgeMs: 60_000, noReuse: false }],
     ['s-maxage=10', { noReuse: false }],
     ['', { noReuse: false }],
   ])('reads %j', (value, expected) => {
@@ -102,6 +109,7 @@ describe('parseHttpDate (RFC 9110 5.6.7)', () => {
 describe('fetchRobotsTxt: freshness of the answer', () => {
   it.each<[Record<string, string | string[]>, number]>([
     [{ 'cache-control': 'max-age=3600', age: '3500' }, 100_000],
+    [{ 'cache-control': 'no-cache="Set-Cookie", max-age=3600' }, 3_600_000],
     [{ 'cache-control': ['max-age=600', 'max-age=86400'] }, 600_000],
     [{ expires: 'Thu, 01 Jan 1970 00:00:00 GMT' }, 0],
     [{ 'cache-control': 'max-age=1e3' }, 0],
@@ -115,7 +123,7 @@ describe('fetchRobotsTxt: freshness of the answer', () => {
     try {
       const result = await fetchRobotsTxt(server.origin, { userAgent: 'ExampleBot/1.0', timeoutMs: 2000 });
       expect(result).toMatchObject({ status: 200, kind: 'rules' });
-      expect(result.cacheDirectives.maxAgeMs).toBe(maxAgeMs);
+      expect(result.cacheDirectives).toEqual({ maxAgeMs, noReuse: false });
     } finally {
       await server.close();
     }
