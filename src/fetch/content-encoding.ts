@@ -1,7 +1,6 @@
 import { Transform, type TransformCallback } from 'node:stream';
 import {
   createBrotliDecompress,
-  createGunzip,
   createInflate,
   createInflateRaw,
   type Inflate,
@@ -25,8 +24,8 @@ export type ContentDecoding = { ok: true; decoders: ContentDecoder[] } | { ok: f
 
 /** The codings asked for with `Accept-Encoding` (and `x-gzip`, RFC 9110 8.4.1.3). */
 const DECODERS: ReadonlyMap<string, () => Transform> = new Map<string, () => Transform>([
-  ['gzip', () => createGunzip()],
-  ['x-gzip', () => createGunzip()],
+  ['gzip', () => new GzipDecoder()],
+  ['x-gzip', () => new GzipDecoder()],
   ['deflate', () => new DeflateDecoder()],
   ['br', () => createBrotliDecompress()],
 ]);
@@ -100,4 +99,212 @@ class DeflateDecoder extends Transform {
 function hasZlibHeader(chunk: Buffer): boolean {
   if ((chunk[0] & 0x0f) !== 8) return false;
   return chunk.length < 2 || ((chunk[0] << 8) | chunk[1]) % 31 === 0;
+}
+
+/**
+ * Where a {@link GzipDecoder} is in its input: in a member's header, deflate data or trailer, or
+ * `ignored` after the last member, past octets that start no other member.
+ */
+type GzipPart = 'header' | 'deflate' | 'trailer' | 'ignored';
+
+/**
+ * Longest gzip header read: its optional fields (an extra field of up to 64 KiB, a file name, a
+ * comment) come before any data, and a header that never ends must not fill the memory.
+ */
+const MAX_GZIP_HEADER_OCTETS = 128 * 1024;
+
+/**
+ * gzip (RFC 1952), one member after another. Node's gunzip reads whatever follows a member as the
+ * next member, so a stray octet after a complete body (a newline some servers append) fails it
+ * all; like browsers and curl, this decoder ignores octets after a complete member that do not
+ * start another one. A member that is cut short or corrupt is still an error.
+ */
+class GzipDecoder extends Transform {
+  /** Octets received and not used yet. */
+  #pending: Buffer = Buffer.alloc(0);
+  #part: GzipPart = 'header';
+  /** Inflates the deflate data of the current member. */
+  #inflater: InflateRaw | undefined;
+  /** CRC-32 and length (modulo 2^32) of the current member's output, checked by its trailer. */
+  #crc = 0;
+  #size = 0;
+  /** Complete members so far. */
+  #members = 0;
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
+    this.#pending = this.#pending.length === 0 ? chunk : Buffer.concat([this.#pending, chunk]);
+    this.#advance(callback);
+  }
+
+  override _flush(callback: TransformCallback): void {
+    const complete =
+      this.#part === 'ignored' ||
+      (this.#part === 'header' && this.#members > 0 && this.#pending.length === 0);
+    callback(complete ? null : zlibError('unexpected end of file', 'Z_BUF_ERROR'));
+  }
+
+  override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
+    this.#inflater?.destroy();
+    callback(error);
+  }
+
+  /** Uses the pending octets as far as they go, then asks for more. */
+  #advance(callback: TransformCallback): void {
+    let step = this.#step();
+    while (step === 'next') step = this.#step();
+    if (step === 'inflate') this.#inflate(callback);
+    else if (step === 'wait') callback();
+    else callback(step);
+  }
+
+  /**
+   * One step through the pending octets: `next` when one more can be taken, `wait` for more
+   * octets, `inflate` to give them to the member's inflater, or the error that stops the body.
+   */
+  #step(): 'next' | 'wait' | 'inflate' | Error {
+    switch (this.#part) {
+      case 'ignored':
+        this.#pending = Buffer.alloc(0);
+        return 'wait';
+      case 'deflate':
+        return this.#pending.length === 0 ? 'wait' : 'inflate';
+      case 'trailer':
+        return this.#readTrailer();
+      case 'header':
+        return this.#readHeader();
+    }
+  }
+
+  #readHeader(): 'next' | 'wait' | Error {
+    if (this.#pending.length === 0) return 'wait';
+    const header = gzipHeaderLength(this.#pending);
+    if (header === 'incomplete') {
+      if (this.#pending.length <= MAX_GZIP_HEADER_OCTETS) return 'wait';
+      return zlibError('gzip header too long', 'Z_DATA_ERROR');
+    }
+    if (header === 'corrupt') return zlibError('invalid gzip header', 'Z_DATA_ERROR');
+    if (header === 'not-gzip') {
+      if (this.#members === 0) return zlibError('incorrect header check', 'Z_DATA_ERROR');
+      this.#part = 'ignored';
+      return 'next';
+    }
+    this.#pending = this.#pending.subarray(header);
+    this.#startMember();
+    return 'next';
+  }
+
+  /** RFC 1952 2.3.1: the member ends with the CRC-32, then the length, of its output. */
+  #readTrailer(): 'next' | 'wait' | Error {
+    const trailer = this.#pending;
+    if (trailer.length < 8) return 'wait';
+    if (trailer.readUInt32LE(0) !== this.#crc) return zlibError('incorrect data check', 'Z_DATA_ERROR');
+    if (trailer.readUInt32LE(4) !== this.#size) return zlibError('incorrect length check', 'Z_DATA_ERROR');
+    this.#pending = trailer.subarray(8);
+    this.#members += 1;
+    this.#part = 'header';
+    return 'next';
+  }
+
+  #startMember(): void {
+    const inflater = createInflateRaw();
+    inflater.on('data', (data: Buffer) => {
+      this.#crc = crc32(data, this.#crc);
+      this.#size = (this.#size + data.length) % 2 ** 32;
+      this.push(data);
+    });
+    inflater.on('error', (error) => this.destroy(error));
+    this.#inflater = inflater;
+    this.#crc = 0;
+    this.#size = 0;
+    this.#part = 'deflate';
+  }
+
+  /** Gives the pending octets to the inflater; what follows the end of its data is the trailer. */
+  #inflate(callback: TransformCallback): void {
+    const inflater = this.#inflater!;
+    const input = this.#pending;
+    this.#pending = Buffer.alloc(0);
+    const usedBefore = inflater.bytesWritten;
+    inflater.write(input, (error) => {
+      // An error destroys this decoder through the inflater's 'error' listener.
+      if (error) return;
+      const used = inflater.bytesWritten - usedBefore;
+      if (used === input.length) {
+        callback();
+        return;
+      }
+      // The deflate data ended inside `input` (an inflater ignores what follows its end).
+      this.#pending = input.subarray(used);
+      this.#part = 'trailer';
+      // The trailer is checked once the inflater has given all of the member's output.
+      const next = () => {
+        inflater.destroy();
+        this.#advance(callback);
+      };
+      if (inflater.readableEnded) next();
+      else inflater.once('end', next);
+    });
+  }
+}
+
+const FHCRC = 0x02;
+const FEXTRA = 0x04;
+const FNAME = 0x08;
+const FCOMMENT = 0x10;
+const RESERVED_FLAGS = 0xe0;
+
+/**
+ * The length of the gzip member header at the start of `data` (RFC 1952 2.3): `incomplete` until
+ * all of it came, `not-gzip` when `data` does not start with a gzip member (ID1, ID2 and CM 8,
+ * deflate), `corrupt` for a member header with reserved flags or a wrong header CRC.
+ */
+function gzipHeaderLength(data: Buffer): number | 'incomplete' | 'not-gzip' | 'corrupt' {
+  const start = [0x1f, 0x8b, 8];
+  for (let index = 0; index < start.length; index++) {
+    if (index === data.length) return 'incomplete';
+    if (data[index] !== start[index]) return 'not-gzip';
+  }
+  if (data.length < 10) return 'incomplete';
+  const flags = data[3];
+  if (flags & RESERVED_FLAGS) return 'corrupt';
+  let length = 10;
+  if (flags & FEXTRA) {
+    if (data.length < length + 2) return 'incomplete';
+    length += 2 + data.readUInt16LE(length);
+  }
+  for (const flag of [FNAME, FCOMMENT]) {
+    if (!(flags & flag)) continue;
+    // A zero-terminated string.
+    const end = data.indexOf(0, length);
+    if (end === -1) return 'incomplete';
+    length = end + 1;
+  }
+  if (flags & FHCRC) {
+    if (data.length < length + 2) return 'incomplete';
+    // The two low octets of the CRC-32 of the header before it.
+    if ((crc32(data.subarray(0, length)) & 0xffff) !== data.readUInt16LE(length)) return 'corrupt';
+    length += 2;
+  }
+  return length <= data.length ? length : 'incomplete';
+}
+
+/** Lookup table of the CRC-32 of gzip (RFC 1952 8, the one of ISO 3309). */
+const CRC_TABLE = Uint32Array.from({ length: 256 }, (_, index) => {
+  let value = index;
+  for (let bit = 0; bit < 8; bit++) value = value & 1 ? 0xedb88320 ^ (value >>> 1) : value >>> 1;
+  return value;
+});
+
+/** The CRC-32 of `data`, continuing from the CRC of the octets before it. */
+function crc32(data: Uint8Array, previous = 0): number {
+  let crc = ~previous;
+  for (let index = 0; index < data.length; index++) {
+    crc = CRC_TABLE[(crc ^ data[index]) & 0xff] ^ (crc >>> 8);
+  }
+  return ~crc >>> 0;
+}
+
+/** An error shaped like zlib's, so a failure reads the same whichever decoder found it. */
+function zlibError(message: string, code: string): Error {
+  return Object.assign(new Error(message), { code });
 }

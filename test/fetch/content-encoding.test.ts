@@ -48,6 +48,13 @@ async function fetchRawAnswer(answer: Buffer) {
 
 const rules = Buffer.from(RULES);
 
+/** A copy of `data` with the octet at `index` (negative: from the end) changed. */
+function withByteFlipped(data: Buffer, index: number): Buffer {
+  const copy = Buffer.from(data);
+  copy[index < 0 ? copy.length + index : index] ^= 0x01;
+  return copy;
+}
+
 describe('fetchRobotsTxt: content codings (RFC 9110 8.4)', () => {
   it.each([
     ['identity', 'identity', rules],
@@ -115,6 +122,39 @@ describe('fetchRobotsTxt: content codings (RFC 9110 8.4)', () => {
       expect(result.why).toContain(`${contentEncoding}: unexpected end of file`);
     },
   );
+
+  it('decodes a gzip body of several members (RFC 1952 2.2)', async () => {
+    const half = RULES.indexOf('Disallow');
+    const body = Buffer.concat([gzipSync(rules.subarray(0, half)), gzipSync(rules.subarray(half))]);
+    const result = await fetchEncoded('gzip', body);
+    expect(result).toMatchObject({ status: 200, kind: 'rules' });
+    expect(Buffer.from(result.body!).toString()).toBe(RULES);
+  });
+
+  it.each([
+    ['a newline', '\n'],
+    ['CRLF', '\r\n'],
+    ['an HTML fragment', '<!-- served by example -->\n'],
+    ['zero padding', '\0\0\0\0'],
+  ])('ignores %s after the last complete gzip member', async (_name, trailing) => {
+    const result = await fetchEncoded('gzip', Buffer.concat([gzipSync(rules), Buffer.from(trailing)]));
+    expect(result).toMatchObject({ status: 200, kind: 'rules' });
+    expect(Buffer.from(result.body!).toString()).toBe(RULES);
+    expect(result.robots?.isAllowed('/secret', USER_AGENT)).toBe(false);
+  });
+
+  it.each([
+    ['a second member cut short', Buffer.concat([gzipSync(rules), gzipSync(rules).subarray(0, 20)])],
+    ['a member with a wrong CRC', withByteFlipped(gzipSync(rules), -8)],
+    ['a member with a wrong length', withByteFlipped(gzipSync(rules), -1)],
+    [
+      'a second member with a wrong CRC',
+      Buffer.concat([gzipSync(rules), withByteFlipped(gzipSync(rules), -8)]),
+    ],
+  ])('still refuses %s', async (_name, body) => {
+    const result = await fetchEncoded('gzip', body);
+    expect(result).toMatchObject({ status: 'decoding-error', kind: 'disallow-all', robots: null });
+  });
 
   it('reads an empty body as an empty file whatever its coding', async () => {
     const result = await fetchEncoded('gzip', Buffer.alloc(0));
