@@ -42,7 +42,7 @@ export const DEFAULT_AGENTS: readonly string[] = [
  */
 export function parseAgentList(value: string): string[] {
   const agents: string[] = [];
-  for (const entry of value.split(',')) {
+  for (const entry of splitAtCommas(value)) {
     const agent = entry.trim();
     if (agent === '') continue;
     checkAgent(agent, '--agents');
@@ -69,6 +69,28 @@ export function checkAgent(agent: string, option: string, allowStar = false): vo
       `${option}: ${JSON.stringify(agent)} names no crawler; use a product token such as ExampleBot (letters, "-" and "_").`,
     );
   }
+}
+
+/**
+ * Splits a comma-separated option value at the commas outside parentheses: a whole User-Agent
+ * header such as `Mozilla/5.0 (KHTML, like Gecko; compatible; GPTBot/1.0)` stays one entry,
+ * since its comments (RFC 9110 5.6.5) may hold commas.
+ */
+export function splitAtCommas(value: string): string[] {
+  const entries: string[] = [];
+  let depth = 0;
+  let start = 0;
+  for (let i = 0; i < value.length; i++) {
+    const c = value[i];
+    if (c === '(') depth++;
+    else if (c === ')') depth = Math.max(0, depth - 1);
+    else if (c === ',' && depth === 0) {
+      entries.push(value.slice(start, i));
+      start = i + 1;
+    }
+  }
+  entries.push(value.slice(start));
+  return entries;
 }
 
 export function sameAgent(a: string, b: string): boolean {

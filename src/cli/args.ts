@@ -51,12 +51,19 @@ export function readStatus(value: string): number {
   return status;
 }
 
-/** `--timeout`: milliseconds, a positive integer. */
+/**
+ * The longest `--timeout`: ten minutes, more than any robots.txt or sitemap needs. Node's timers
+ * hold at most 2^31 - 1 ms (about 24.8 days) and fire at once past that, and the fetcher adds
+ * its own slack on top: an unbounded value would time out at once.
+ */
+export const MAX_TIMEOUT_MS = 600_000;
+
+/** `--timeout`: milliseconds, from 1 to MAX_TIMEOUT_MS. */
 export function readTimeout(value: string): number {
   const ms = Number(value);
-  if (!/^\d+$/.test(value) || ms < 1) {
+  if (!/^\d+$/.test(value) || ms < 1 || ms > MAX_TIMEOUT_MS) {
     throw new CliInputError(
-      `--timeout takes milliseconds, a positive integer, e.g. --timeout 10000; got ${JSON.stringify(value)}`,
+      `--timeout takes milliseconds, from 1 to ${MAX_TIMEOUT_MS} (10 minutes), e.g. --timeout 10000; got ${JSON.stringify(value)}`,
     );
   }
   return ms;

@@ -5,6 +5,7 @@
 import type { AuditReport } from './audit.js';
 import { sameOriginPath } from './audit-render.js';
 import { EXIT } from './io.js';
+import { printable } from './style.js';
 import { displayToken } from './verdicts.js';
 
 /** Lines of the file shown in the report. */
@@ -139,10 +140,13 @@ function listing(report: AuditReport): string {
     })
     .join('\n');
   const more = lines.length > LISTED_LINES ? `\n… ${lines.length - LISTED_LINES} more lines` : '';
-  return `<h2>The file (${lines.length} lines)</h2>\n<pre>${shown}${esc(more)}</pre>`;
+  return `<h2>The file (${lines.length} lines)</h2>\n<pre>${shown}${more}</pre>`;
 }
 
-/** Escapes text for HTML content and attribute values. */
+/**
+ * Escapes text for HTML content and attribute values. Control characters are shown as escapes,
+ * as in the text output: a browser would show nothing for them, and HTML allows few of them.
+ */
 export function esc(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+  return printable(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }

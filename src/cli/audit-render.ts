@@ -2,7 +2,7 @@
 import type { AuditReport } from './audit.js';
 import { EXIT } from './io.js';
 import { closingNote, lintBlock, statusBlock } from './render.js';
-import type { Style } from './style.js';
+import { printable, type Style } from './style.js';
 import { type Cell, renderTable } from './table.js';
 import { type CliVerdict, displayToken } from './verdicts.js';
 
@@ -32,7 +32,7 @@ function urlsBlock(report: AuditReport, style: Style): string[] {
   return [
     style.bold('URLs'),
     ...report.urls.map(
-      (url, i) => `  ${String(i + 1).padStart(width)}  ${sameOriginPath(url, report.origin)}`,
+      (url, i) => `  ${String(i + 1).padStart(width)}  ${printable(sameOriginPath(url, report.origin))}`,
     ),
   ];
 }
@@ -62,15 +62,16 @@ function failOnBlock(report: AuditReport, style: Style): string[] {
   // No HTTP answer outranks the rules: the exit code is 2 whatever they say.
   const noAnswer = report.exitCode === EXIT.error ? ' (exit 2: robots.txt got no HTTP answer)' : '';
   if (tripped.length === 0)
-    return [style.bold(`Fail-on${noAnswer}`), `  ${style.green('passed')}: ${rules.join(', ')}`];
+    return [style.bold(`Fail-on${noAnswer}`), `  ${style.green('passed')}: ${printable(rules.join(', '))}`];
   const lines = [
     style.bold(
       `Fail-on: ${tripped.length} of ${rules.length} rules tripped${noAnswer || ` (exit ${report.exitCode})`}`,
     ),
   ];
   for (const trip of tripped) {
-    lines.push(`  ${style.red('tripped')} ${trip.rule}`);
-    for (const detail of trip.details) lines.push(`    ${detail}`);
+    // Rules name crawlers from the command line; details quote URLs and lints of the site.
+    lines.push(`  ${style.red('tripped')} ${printable(trip.rule)}`);
+    for (const detail of trip.details) lines.push(`    ${printable(detail)}`);
   }
   return lines;
 }

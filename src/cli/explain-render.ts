@@ -2,7 +2,7 @@
 import type { RobotsTxt } from '../robots/index.js';
 import type { ExplainReport } from './explain.js';
 import { closingNote, lintBlock, listingBlock, statusBlock } from './render.js';
-import type { Style } from './style.js';
+import { printable, type Style } from './style.js';
 import { renderTable } from './table.js';
 import { type CliVerdict, displayToken, groupPhrase, ruleText, userAgentValueAt } from './verdicts.js';
 
@@ -36,10 +36,13 @@ function headline(report: ExplainReport, style: Style): string[] {
   const { verdict } = report;
   const robots = report.source.fetch.robots;
   const word = verdict.allowed ? style.bold(style.green('ALLOWED')) : style.bold(style.red('DISALLOWED'));
-  const lines = [`${word}  ${report.url}`];
-  lines.push(`  crawler   ${displayToken(report.agent)} (product token "${verdict.productToken}")`);
-  lines.push(`  decided   ${decision(verdict)}`);
-  if (robots !== null) lines.push(`  group     ${groupPhrase(verdict, robots)}`);
+  // The URL and the crawler come from the command line, the rule and the group from the file.
+  const lines = [`${word}  ${printable(report.url)}`];
+  lines.push(
+    `  crawler   ${printable(displayToken(report.agent))} (product token "${printable(verdict.productToken)}")`,
+  );
+  lines.push(`  decided   ${printable(decision(verdict))}`);
+  if (robots !== null) lines.push(`  group     ${printable(groupPhrase(verdict, robots))}`);
   return lines;
 }
 
@@ -49,10 +52,11 @@ function decision(verdict: CliVerdict): string {
     case 'matched': {
       const rule = verdict.rule!;
       // RFC 9309 2.2.2: the most specific (longest) match wins; Allow wins a tie.
+      const octets = `${rule.length} octet${rule.length === 1 ? '' : 's'}`;
       const why =
         verdict.candidates.length > 1
-          ? `the longest of ${verdict.candidates.length} matching rules, ${rule.length} octets`
-          : `the only matching rule, ${rule.length} octets`;
+          ? `the longest of ${verdict.candidates.length} matching rules, ${octets}`
+          : `the only matching rule, ${octets}`;
       const derived = rule.derived === 'index-html' ? '; derived from an Allow of .../index.html' : '';
       return `by line ${rule.line}, ${ruleText(rule)} (${why}${derived})`;
     }

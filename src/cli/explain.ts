@@ -5,7 +5,7 @@ import type { RobotsLint } from '../robots/index.js';
 import { DEFAULT_AGENTS, sameAgent } from './agents.js';
 import { renderExplain } from './explain-render.js';
 import { EXIT } from './io.js';
-import { sourceJson } from './json.js';
+import { jsonText, sourceJson } from './json.js';
 import { gotNoAnswer, loadRobots, type RobotsSource, type SourceOptions } from './source.js';
 import type { Style } from './style.js';
 import { type CliVerdict, judge } from './verdicts.js';
@@ -36,9 +36,7 @@ export async function runExplain(
 ): Promise<{ output: string; exitCode: number }> {
   const source = await loadRobots(options.url, options);
   const report = explainReport(source, options);
-  const output = options.json
-    ? `${JSON.stringify(explainJson(report), null, 2)}\n`
-    : renderExplain(report, style);
+  const output = options.json ? jsonText(explainJson(report)) : renderExplain(report, style);
   return { output, exitCode: report.exitCode };
 }
 

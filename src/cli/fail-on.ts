@@ -7,10 +7,11 @@
  *   lint:<code>        a lint with that code (e.g. `lint:accepted-typo`)
  *   unreachable        robots.txt is unreachable (5xx, 429, no answer): every crawler is shut out
  *
- * Rules are given with repeated `--fail-on` options or comma-separated in one.
+ * Rules are given with repeated `--fail-on` options or comma-separated in one (a comma inside
+ * the parentheses of a User-Agent header does not separate rules).
  */
 import type { LintCode, LintSeverity, RobotsLint } from '../robots/index.js';
-import { checkAgent } from './agents.js';
+import { checkAgent, splitAtCommas } from './agents.js';
 import { CliInputError } from './io.js';
 import type { CliVerdict } from './verdicts.js';
 
@@ -58,7 +59,7 @@ const SYNTAX = 'blocked:<agent>, allowed:<agent>, lint:<error|warning|info|code>
 
 export function parseFailOn(values: readonly string[]): FailOnRule[] {
   const rules: FailOnRule[] = [];
-  for (const text of values.flatMap((value) => value.split(',')).map((part) => part.trim())) {
+  for (const text of values.flatMap(splitAtCommas).map((part) => part.trim())) {
     if (text === '') continue;
     rules.push(parseRule(text));
   }

@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { CommanderError } from 'commander';
 import { CliInputError, type CliIo, EXIT } from './io.js';
 import { buildProgram } from './program.js';
+import { printable } from './style.js';
 
 export type { CliInput, CliIo, CliOutput } from './io.js';
 
@@ -36,13 +37,14 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       // Help and version end with 0; every other commander error is a usage error (already printed).
       return error.exitCode === 0 ? 0 : EXIT.error;
     }
+    // Messages quote what was given and what a site served: its control characters are shown, not sent.
     if (error instanceof CliInputError) {
-      io.stderr.write(`crawlee-robots: ${error.message}\n`);
+      io.stderr.write(`crawlee-robots: ${printable(error.message)}\n`);
       return EXIT.error;
     }
     // A bug: still one line, never a stack trace.
     const message = error instanceof Error ? error.message : String(error);
-    io.stderr.write(`crawlee-robots: unexpected error: ${message.split('\n')[0]}\n`);
+    io.stderr.write(`crawlee-robots: unexpected error: ${printable(message.split('\n')[0])}\n`);
     return EXIT.error;
   }
 }

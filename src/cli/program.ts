@@ -4,13 +4,21 @@
  */
 import { Command, Option } from 'commander';
 import { checkAgent, parseAgentList } from './agents.js';
-import { readCount, readStatus, readTimeout, readUrl, readUserAgent, userAgentHeader } from './args.js';
+import {
+  MAX_TIMEOUT_MS,
+  readCount,
+  readStatus,
+  readTimeout,
+  readUrl,
+  readUserAgent,
+  userAgentHeader,
+} from './args.js';
 import { MAX_AUDIT_URLS, runAudit } from './audit.js';
 import { runExplain } from './explain.js';
 import { parseFailOn } from './fail-on.js';
 import { CliInputError, type CliIo } from './io.js';
 import { runSitemaps } from './sitemaps.js';
-import { createStyle, wantsColor } from './style.js';
+import { createStyle, printable, wantsColor } from './style.js';
 import { DEFAULT_SITEMAP_URLS } from './urls.js';
 
 /** Options both commands share. */
@@ -39,14 +47,14 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
       writeErr: (text) => io.stderr.write(text),
       // One line per error: commander puts its "did you mean" suggestion on a line of its own.
       outputError: (text, write) =>
-        write(`crawlee-robots: ${oneLine(text.replace(/^error: /, ''))} (see --help)\n`),
+        write(`crawlee-robots: ${printable(oneLine(text.replace(/^error: /, '')))} (see --help)\n`),
     });
 
   const common = (command: Command) =>
     command
       .option(
         '--agents <list>',
-        'crawlers to compare, comma-separated (default: search engines and AI crawlers)',
+        'crawlers to compare, comma-separated; a whole User-Agent header may hold commas in its parentheses (default: search engines and AI crawlers)',
         parseAgentList,
       )
       .option(
@@ -68,7 +76,7 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
       )
       .option(
         '--timeout <ms>',
-        'time allowed for fetching robots.txt (and each sitemap of audit --from-sitemaps), redirects included',
+        `time allowed for fetching robots.txt (and each sitemap of audit --from-sitemaps), redirects included; at most ${MAX_TIMEOUT_MS}`,
         readTimeout,
         DEFAULT_TIMEOUT_MS,
       );
@@ -202,7 +210,7 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
     .option('--user-agent <header>', 'User-Agent header sent for robots.txt and the sitemaps', readUserAgent)
     .option(
       '--timeout <ms>',
-      'time allowed for robots.txt and for each sitemap file, redirects included',
+      `time allowed for robots.txt and for each sitemap file, redirects included; at most ${MAX_TIMEOUT_MS}`,
       readTimeout,
       DEFAULT_TIMEOUT_MS,
     )

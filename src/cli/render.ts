@@ -1,10 +1,10 @@
 /**
  * Text blocks shared by `explain` and `audit`: the robots.txt status, the file listing with
- * its gutter, the lints and the closing note.
+ * its gutter, the lints and the closing note. Text from the site goes through `printable`.
  */
 import type { RobotsLint } from '../robots/index.js';
 import type { RobotsSource } from './source.js';
-import type { Style } from './style.js';
+import { printable, type Style } from './style.js';
 
 /** What the status of the robots.txt answer means, in the words of RFC 9309 2.3.1. */
 export function statusBlock(source: RobotsSource, style: Style): string[] {
@@ -16,7 +16,7 @@ export function statusBlock(source: RobotsSource, style: Style): string[] {
       : source.kind === 'stdin'
         ? 'standard input'
         : source.location;
-  lines.push(style.bold(`robots.txt  ${where}`));
+  lines.push(style.bold(`robots.txt  ${printable(where)}`));
   const status =
     typeof fetch.status !== 'number'
       ? `no usable answer (${fetch.status})`
@@ -28,16 +28,16 @@ export function statusBlock(source: RobotsSource, style: Style): string[] {
   const paint =
     fetch.kind === 'rules' ? (text: string) => text : fetch.kind === 'allow-all' ? style.yellow : style.red;
   lines.push(`  status   ${status}`);
-  lines.push(`  meaning  ${paint(fetch.why)}`);
+  lines.push(`  meaning  ${paint(printable(fetch.why))}`);
   if (source.kind === 'http' && fetch.hops.length > 1) {
     // RFC 9309 2.3.1.2: redirects are followed; the rules still apply to the first origin.
     const chain = fetch.hops.map((hop) => `${hop.url} (${hop.status})`).join(' -> ');
-    lines.push(`  redirects followed: ${chain}`);
+    lines.push(`  redirects followed: ${printable(chain)}`);
     lines.push(`  the rules apply to ${fetch.origin}, the origin that was asked`);
   }
   if (fetch.robots !== null && fetch.robots.sitemaps.length > 0) {
     lines.push(
-      `  sitemaps ${fetch.robots.sitemaps.length}: ${fetch.robots.sitemaps.slice(0, 3).join(', ')}${fetch.robots.sitemaps.length > 3 ? ', ...' : ''}`,
+      `  sitemaps ${fetch.robots.sitemaps.length}: ${printable(fetch.robots.sitemaps.slice(0, 3).join(', '))}${fetch.robots.sitemaps.length > 3 ? ', ...' : ''}`,
     );
   }
   return lines;
@@ -77,8 +77,9 @@ export function listingBlock(source: RobotsSource, marks: ListingMarks, style: S
     previous = n;
     const bar = inGroup(n) ? style.cyan('|') : ' ';
     const mark = n === marks.decisive ? '>' : marks.matching?.has(n) ? '~' : ' ';
-    let text = lines[n - 1];
-    if (text.length > SHOWN_CHARS) text = `${text.slice(0, SHOWN_CHARS)}...`;
+    const line = lines[n - 1];
+    // Cut before escaping: an escape is never cut in half.
+    const text = line.length > SHOWN_CHARS ? `${printable(line.slice(0, SHOWN_CHARS))}...` : printable(line);
     const number = style.dim(String(n).padStart(width));
     if (n === marks.decisive)
       out.push(`  ${number} ${bar}${style.bold(mark)} ${style.inverse(text)}  ${style.dim('<- decisive')}`);
@@ -127,7 +128,7 @@ export function lintBlock(lints: readonly RobotsLint[], style: Style): string[] 
       .sort((a, b) => a.line - b.line || SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity])
       .map(
         (lint) =>
-          `  line ${String(lint.line).padEnd(width)}  ${paint[lint.severity](lint.severity.padEnd(7))}  ${lint.message} [${lint.code}]`,
+          `  line ${String(lint.line).padEnd(width)}  ${paint[lint.severity](lint.severity.padEnd(7))}  ${printable(lint.message)} [${lint.code}]`,
       ),
   ];
 }

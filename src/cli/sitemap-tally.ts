@@ -7,7 +7,7 @@
  */
 import { Log, LogLevel } from 'crawlee';
 import { urlOrNull } from '../robots/url.js';
-import type { SitemapDroppedUrl, SitemapSeedResult } from '../sitemap/index.js';
+import type { SitemapDroppedUrl, SitemapProblem, SitemapSeedResult } from '../sitemap/index.js';
 import { SitemapSeeder } from '../sitemap/index.js';
 import type { OriginPolicy, RobotsCheck, RobotsStore } from '../store/index.js';
 
@@ -49,6 +49,7 @@ export interface SitemapsRead {
   sitemaps: SitemapTally[];
   /** Rules that blocked sitemap URLs, most URLs first. */
   blockedBy: BlockingRule[];
+  /** The seeder's result, with robots.txt left out of the sitemap failures. */
   result: SitemapSeedResult;
 }
 
@@ -137,7 +138,13 @@ export async function readSitemaps(site: string, options: ReadSitemapsOptions): 
     ...(options.signal === undefined ? {} : { signal: options.signal }),
     ...(options.batchSize === undefined ? {} : { batchSize: options.batchSize }),
   });
-  for (const failure of result.failures) {
+  // The seeder reports a site whose robots.txt gave no file (5xx, 429, no answer) as a failure
+  // under the robots.txt URL. robots.txt is no sitemap: the report says its state on its own.
+  const isRobotsTxt = (failure: SitemapProblem) =>
+    policy.robots === null && failure.url === policy.robotsTxtUrl && failure.parent === undefined;
+  const robotsTxtFailures = result.failures.filter(isRobotsTxt).length;
+  const failures = result.failures.filter((failure) => !isRobotsTxt(failure));
+  for (const failure of failures) {
     const entry = tally(failure.url);
     entry.failure = failure.why;
     if (failure.parent !== undefined) entry.parent = failure.parent;
@@ -152,7 +159,7 @@ export async function readSitemaps(site: string, options: ReadSitemapsOptions): 
     declared,
     sitemaps: [...tallies.values()],
     blockedBy: [...rules.values()].sort((a, b) => b.count - a.count || (a.line ?? 0) - (b.line ?? 0)),
-    result,
+    result: { ...result, failures, sitemapsFailed: result.sitemapsFailed - robotsTxtFailures },
   };
 }
 

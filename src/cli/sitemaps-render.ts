@@ -3,7 +3,7 @@ import { productTokenOf } from '../robots/index.js';
 import { sameOriginPath } from './audit-render.js';
 import { closingNote } from './render.js';
 import type { SitemapsReport } from './sitemaps.js';
-import type { Style } from './style.js';
+import { printable, type Style } from './style.js';
 import { type Cell, renderTable } from './table.js';
 
 export function renderSitemaps(report: SitemapsReport, style: Style): string {
@@ -25,7 +25,7 @@ export function renderSitemaps(report: SitemapsReport, style: Style): string {
 function agentName(agent: string): string {
   if (agent === '*') return 'any crawler (*)';
   const token = productTokenOf(agent);
-  return agent.toLowerCase() === token ? agent : `${agent} (product token "${token}")`;
+  return printable(agent.toLowerCase() === token ? agent : `${agent} (product token "${token}")`);
 }
 
 function headBlock(report: SitemapsReport, style: Style): string[] {
@@ -37,7 +37,7 @@ function headBlock(report: SitemapsReport, style: Style): string[] {
     `  robots.txt  ${policy.robotsTxtUrl}: ${status}, ${count(report.declared.length, 'Sitemap: line')}`,
   ];
   if (report.unreadable !== null) {
-    lines.push(`  ${style.red(report.unreadable)}`);
+    lines.push(`  ${style.red(printable(report.unreadable))}`);
     if (policy.robots === null) return lines;
   }
   if (report.declared.length === 0) {
@@ -97,7 +97,8 @@ function problemBlock(title: 'Failures' | 'Warnings', report: SitemapsReport, st
     const whys =
       title === 'Failures' ? (sitemap.failure === null ? [] : [sitemap.failure]) : sitemap.warnings;
     const where = `${sameOriginPath(sitemap.url, origin)}${sitemap.parent === null ? '' : ` (listed by ${sameOriginPath(sitemap.parent, origin)})`}`;
-    for (const why of whys) lines.push(`  ${where}: ${why}`);
+    // Sitemap URLs and reasons quote what the site served.
+    for (const why of whys) lines.push(`  ${printable(`${where}: ${why}`)}`);
   }
   return lines.length === 0 ? [] : [style.bold(title), ...lines];
 }

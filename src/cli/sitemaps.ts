@@ -6,6 +6,7 @@
 import { RobotsStore } from '../store/index.js';
 import { userAgentHeader } from './args.js';
 import { EXIT } from './io.js';
+import { jsonText } from './json.js';
 import { QUIET_LOG, readSitemaps, type SitemapsRead } from './sitemap-tally.js';
 import { renderSitemaps } from './sitemaps-render.js';
 import type { Style } from './style.js';
@@ -75,7 +76,7 @@ export async function runSitemaps(
   const report = sitemapsReport(read, options);
   if (report.unreadable !== null && !options.json) writeError(`crawlee-robots: ${report.unreadable}\n`);
   if (options.urlsOnly) return report.exitCode;
-  write(options.json ? `${JSON.stringify(sitemapsJson(report), null, 2)}\n` : renderSitemaps(report, style));
+  write(options.json ? jsonText(sitemapsJson(report)) : renderSitemaps(report, style));
   return report.exitCode;
 }
 

@@ -106,17 +106,27 @@ export async function readCapped(input: CliInput, name: string, cap = LOCAL_MAX_
   return Buffer.concat(chunks);
 }
 
-/** Reads a local file, or stdin for `-`, refusing more than `cap` octets and binary data. */
+/** What a local file is read as: named in messages, with the most octets it may hold. */
+export interface LocalFileKind {
+  /** `robots.txt`, `URL list`. */
+  what: string;
+  maxBytes: number;
+}
+
+const ROBOTS_TXT: LocalFileKind = { what: 'robots.txt', maxBytes: LOCAL_MAX_BYTES };
+
+/** Reads a local file, or stdin for `-`, refusing more than `kind.maxBytes` octets and binary data. */
 export async function readLocal(
   file: string,
   cwd: string,
   stdin: () => CliInput,
-  cap = LOCAL_MAX_BYTES,
+  kind = ROBOTS_TXT,
 ): Promise<Uint8Array> {
   const name = file === '-' ? 'stdin' : file;
+  const cap = kind.maxBytes;
   const bytes =
     file === '-' ? await readCapped(stdin(), name, cap) : await readFileCapped(resolve(cwd, file), name, cap);
-  rejectBinary(bytes, name);
+  rejectBinary(bytes, name, kind.what);
   return bytes;
 }
 
@@ -153,18 +163,19 @@ function tooLarge(name: string, cap: number): CliInputError {
 }
 
 /**
- * robots.txt is UTF-8 text (RFC 9309 2.2). NUL octets, or a body that is mostly control
- * characters, mean an image, an archive or UTF-16: refused with a clear message.
+ * robots.txt is UTF-8 text (RFC 9309 2.2), and so is a URL list. NUL octets, or a body that is
+ * mostly control characters, mean an image, an archive or UTF-16: refused with a clear message
+ * that names what the file should have been (`what`).
  */
-function rejectBinary(bytes: Uint8Array, name: string): void {
+function rejectBinary(bytes: Uint8Array, name: string, what: string): void {
   const head = bytes.subarray(0, 8192);
   const nul = head.indexOf(0);
   let control = 0;
   for (const octet of head) if (octet < 0x20 && octet !== 0x09 && octet !== 0x0a && octet !== 0x0d) control++;
   if (nul >= 0 || (head.length > 0 && control / head.length > 0.1)) {
-    const what = bytes[0] === 0x1f && bytes[1] === 0x8b ? 'gzip data' : 'binary data';
+    const found = bytes[0] === 0x1f && bytes[1] === 0x8b ? 'gzip data' : 'binary data';
     throw new CliInputError(
-      `${name} holds ${what}${nul >= 0 ? ` (a NUL octet at offset ${nul})` : ''}, not a UTF-8 robots.txt`,
+      `${name} holds ${found}${nul >= 0 ? ` (a NUL octet at offset ${nul})` : ''}, not a UTF-8 ${what}`,
     );
   }
 }

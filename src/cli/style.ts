@@ -33,8 +33,9 @@ export function createStyle(enabled: boolean): Style {
 
 /**
  * Whether to colour the output: `--color` / `--no-color` decide when given; otherwise a
- * non-empty `NO_COLOR` turns colours off (no-color.org), a `FORCE_COLOR` other than `0` turns
- * them on, and else they follow whether stdout is a terminal.
+ * non-empty `NO_COLOR` turns colours off (no-color.org), `FORCE_COLOR` set to `0` or `false`
+ * turns them off and set to anything else turns them on (the convention of Node and of
+ * chalk), and else they follow whether stdout is a terminal.
  */
 export function wantsColor(
   flag: boolean | undefined,
@@ -43,11 +44,25 @@ export function wantsColor(
 ): boolean {
   if (flag !== undefined) return flag;
   if (env['NO_COLOR'] !== undefined && env['NO_COLOR'] !== '') return false;
-  if (env['FORCE_COLOR'] !== undefined && env['FORCE_COLOR'] !== '0') return true;
+  const force = env['FORCE_COLOR'];
+  if (force !== undefined) return force !== '0' && force !== 'false';
   return stdout.isTTY === true;
 }
 
-/** Removes ANSI colour codes (for tests and width computations). */
-export function stripAnsi(text: string): string {
-  return text.replace(/\u001b\[[0-9;]*m/g, '');
+/** C0 controls, DEL and C1 controls: a terminal acts on them instead of showing them. */
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
+
+/**
+ * `text` with every control character written as a `\uXXXX` escape (`\u001b` for ESC). For
+ * text from a site, a file or the command line on its way to a terminal: ESC starts sequences
+ * that retitle the window or clear the screen, and C1 controls (U+009B) do the same on some
+ * terminals. A backslash stays as it is: doubling it would misquote every file that has one.
+ */
+export function printable(text: string): string {
+  return text.replace(CONTROL, unicodeEscape);
+}
+
+/** A character as a `\uXXXX` escape, the form JSON gives characters without a short escape. */
+export function unicodeEscape(char: string): string {
+  return `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`;
 }

@@ -1,32 +1,47 @@
-import { stripAnsi } from './style.js';
+import { printable } from './style.js';
 
-/** A table cell: its text, optionally painted after padding (padding counts the text only). */
-export type Cell = string | { text: string; paint?: (text: string) => string };
+/** A cell's text, optionally painted after padding (padding counts the text only). */
+interface PaintedText {
+  text: string;
+  paint?: (text: string) => string;
+}
+
+/** A table cell: plain text, or text to paint. */
+export type Cell = string | PaintedText;
 
 /**
  * Lays out a text table: columns padded to their widest cell, separated by two spaces, the
- * header underlined with dashes. Every line starts with `indent`.
+ * header underlined with dashes. Every line starts with `indent`. Cells hold text from the site
+ * (patterns, user agents, URLs), so their control characters are shown as escapes.
  */
 export function renderTable(
   header: readonly string[],
   rows: readonly (readonly Cell[])[],
   indent = '  ',
 ): string[] {
-  const texts = (row: readonly Cell[]) => row.map((cell) => (typeof cell === 'string' ? cell : cell.text));
+  const shown = rows.map((row) =>
+    row.map((cell) =>
+      typeof cell === 'string' ? { text: printable(cell) } : { ...cell, text: printable(cell.text) },
+    ),
+  );
   const widths = header.map((h) => h.length);
-  for (const row of rows)
-    texts(row).forEach((text, i) => {
-      widths[i] = Math.max(widths[i] ?? 0, stripAnsi(text).length);
+  for (const row of shown)
+    row.forEach((cell, i) => {
+      widths[i] = Math.max(widths[i] ?? 0, cell.text.length);
     });
-  const line = (cells: readonly Cell[]) =>
+  const line = (cells: readonly PaintedText[]) =>
     indent +
     cells
       .map((cell, i) => {
-        const text = typeof cell === 'string' ? cell : cell.text;
-        const padded = i === cells.length - 1 ? text : text + ' '.repeat(widths[i] - stripAnsi(text).length);
-        return typeof cell === 'string' || cell.paint === undefined ? padded : cell.paint(padded);
+        const padded =
+          i === cells.length - 1 ? cell.text : cell.text + ' '.repeat(widths[i] - cell.text.length);
+        return cell.paint === undefined ? padded : cell.paint(padded);
       })
       .join('  ')
       .trimEnd();
-  return [line(header), indent + widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)];
+  return [
+    line(header.map((text) => ({ text }))),
+    indent + widths.map((w) => '-'.repeat(w)).join('  '),
+    ...shown.map(line),
+  ];
 }

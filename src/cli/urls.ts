@@ -28,49 +28,62 @@ export const MAX_SAMPLE_URLS = 15;
 
 /**
  * The default: the home page, the URL given as the site if it has a path, and one example path
- * per rule of the file, so that every rule is exercised at least once.
+ * per rule of the file, so that every rule is exercised at least once. Each URL is the origin
+ * followed by the path as text: resolving the path against the origin would read `//host/x`
+ * as another host.
  */
 export function urlsFromRules(site: string): UrlSource {
   return async ({ origin, robots }) => {
-    const paths = ['/'];
+    const paths = new Set(['/']);
     const given = new URL(site);
-    if (given.pathname !== '/' || given.search !== '') paths.push(given.pathname + given.search);
-    for (const group of robots?.groups ?? []) {
+    if (given.pathname !== '/' || given.search !== '') paths.add(given.pathname + given.search);
+    collect: for (const group of robots?.groups ?? []) {
       for (const rule of group.rules) {
+        if (paths.size > MAX_SAMPLE_URLS) break collect;
         if (rule.derived !== undefined) continue;
-        const path = examplePathOf(rule.pattern);
-        if (path !== undefined && !paths.includes(path)) paths.push(path);
+        const path = examplePathOf(rule.normalizedPattern);
+        if (path !== undefined) paths.add(path);
       }
     }
-    return paths.slice(0, MAX_SAMPLE_URLS + 1).map((path) => new URL(path, origin).href);
+    return [...paths].map((path) => origin + path);
   };
 }
 
+/** A `.` or `..` segment in the path part (before any `?`) of a path. */
+const DOT_SEGMENT = /^[^?]*\/\.\.?(?:[/?]|$)/;
+
 /**
- * A path the pattern matches: a final `$` dropped (RFC 9309 2.2.3: it anchors the end), each
- * `*` right after a `/` made an `x` (`/*.pdf` -> `/x.pdf`), any other `*` dropped. Patterns not
- * starting with `/` match nothing and give no path.
+ * A path the pattern matches, or undefined when no URL can carry one. The pattern is taken in
+ * its normal form (`normalizedPattern`: blanks, controls and non-ASCII percent-encoded), so the
+ * path can follow the origin as it is. A final `$` is dropped (RFC 9309 2.2.3: it anchors the
+ * end); a `*` at the start or right after a `/` is made an `x` (`*.pdf` -> `/x.pdf`, `/*?a=`
+ * -> `/x?a=`), any other `*` dropped. A pattern with a dot segment (`/a/../b`) gets no path:
+ * URL parsers resolve those segments, so no request carries one.
  */
 export function examplePathOf(pattern: string): string | undefined {
-  if (!pattern.startsWith('/')) return undefined;
   let path = pattern.endsWith('$') ? pattern.slice(0, -1) : pattern;
+  if (path.startsWith('*')) path = `/${path}`;
+  if (!path.startsWith('/')) return undefined;
   path = path.replace(/\/\*/g, '/x').replace(/\*/g, '');
-  return path;
+  return DOT_SEGMENT.test(path) ? undefined : path;
 }
 
 /**
  * URLs listed one a line (`--urls file`): blank lines and `#` comments skipped; a path is
- * resolved against the site. Every URL must be on the audited origin: a robots.txt speaks for
- * its own origin only (RFC 9309 2.3).
+ * appended to the audited origin. Every URL must be on that origin: a robots.txt speaks for its
+ * own origin only (RFC 9309 2.3). A list with more than `maxUrls` distinct URLs is refused
+ * at the first URL past the limit, without reading the rest.
  */
-export function listedUrls(text: string, name: string): UrlSource {
+export function listedUrls(text: string, name: string, maxUrls: number): UrlSource {
   return async ({ origin }) => {
-    const urls: string[] = [];
-    text.split(/\r\n|\r|\n/).forEach((raw, index) => {
+    const urls = new Set<string>();
+    const lines = text.split(/\r\n|\r|\n/);
+    for (const [index, raw] of lines.entries()) {
       const line = raw.trim();
-      if (line === '' || line.startsWith('#')) return;
+      if (line === '' || line.startsWith('#')) continue;
       const where = `${name} line ${index + 1}`;
-      const url = line.startsWith('/') ? new URL(line, origin) : urlOrNull(line);
+      // A path follows the origin as text: resolved against it, `//host/x` would name another host.
+      const url = urlOrNull(line.startsWith('/') ? origin + line : line);
       if (url === null) {
         throw new CliInputError(
           `${where}: ${JSON.stringify(line)} is neither an absolute URL nor a path starting with /`,
@@ -80,10 +93,15 @@ export function listedUrls(text: string, name: string): UrlSource {
         throw new CliInputError(`${where}: ${url.href} is not on ${origin}; audit one origin at a time`);
       }
       url.hash = '';
-      if (!urls.includes(url.href)) urls.push(url.href);
-    });
-    if (urls.length === 0) throw new CliInputError(`${name} lists no URL`);
-    return urls;
+      urls.add(url.href);
+      if (urls.size > maxUrls) {
+        throw new CliInputError(
+          `too many URLs (${where} holds URL ${urls.size}); an audit checks at most ${maxUrls}`,
+        );
+      }
+    }
+    if (urls.size === 0) throw new CliInputError(`${name} lists no URL`);
+    return [...urls];
   };
 }
 

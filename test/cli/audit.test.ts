@@ -2,6 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RobotsTxt } from '../../src/robots/index.js';
 import { startHttpServer, type TestHttpServer, text } from '../support/http-server.js';
 import { cells, lineStarting, runInProcess, SHOP_ROBOTS } from './run-cli.js';
 
@@ -111,6 +112,105 @@ describe('audit: the matrix', () => {
     expect(run.stdout).toContain(
       'robots.txt is unreachable (HTTP 503), so every crawler, the 12 AI crawlers included',
     );
+  });
+});
+
+describe('audit: the example URLs made up from the rules', () => {
+  // Patterns, by the line they stand on, that an example path gets wrong most easily.
+  const TRICKY = ['//', '//evil.example/x', '*.pdf', '/a/../b', '/%2F', '/*?x=', '/$', '/a$', '/*', '*'];
+  const file = `User-agent: *\n${TRICKY.map((pattern) => `Disallow: ${pattern}`).join('\n')}\n`;
+  const lineOf = (pattern: string) => TRICKY.indexOf(pattern) + 2;
+
+  it('gives every rule a URL on the audited origin that the rule itself matches', async () => {
+    const run = await runInProcess(
+      ['audit', 'https://shop.example', '--file', '-', '--agents', 'Googlebot', '--json'],
+      { stdin: file },
+    );
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const urls: string[] = JSON.parse(run.stdout).urls.map((row: { url: string }) => row.url);
+    // `/$` is the home page; `/*` and `*` share `/x`; `/a/../b` matches no URL a parser lets through.
+    expect(urls.map((url) => url.slice('https://shop.example'.length))).toEqual([
+      '/',
+      '//',
+      '//evil.example/x',
+      '/x.pdf',
+      '/%2F',
+      '/x?x=',
+      '/a',
+      '/x',
+    ]);
+    for (const url of urls) expect(new URL(url).origin).toBe('https://shop.example');
+    const robots = RobotsTxt.parse(file);
+    const matchedLines = (url: string) =>
+      robots.explain(url, 'Googlebot').candidates.map((rule) => rule.line);
+    const sampleOf: Record<string, string> = {
+      '//': '//',
+      '//evil.example/x': '//evil.example/x',
+      '*.pdf': '/x.pdf',
+      '/%2F': '/%2F',
+      '/*?x=': '/x?x=',
+      '/$': '/',
+      '/a$': '/a',
+      '/*': '/x',
+      '*': '/x',
+    };
+    for (const [pattern, path] of Object.entries(sampleOf)) {
+      expect(urls).toContain(`https://shop.example${path}`);
+      expect(matchedLines(`https://shop.example${path}`), pattern).toContain(lineOf(pattern));
+    }
+    for (const url of urls) expect(matchedLines(url)).not.toContain(lineOf('/a/../b'));
+  });
+
+  it('lets blocked:<agent> trip on a rule that starts with //', async () => {
+    const run = await runInProcess(
+      [
+        'audit',
+        'https://shop.example',
+        '--file',
+        '-',
+        '--agents',
+        'Googlebot',
+        '--fail-on',
+        'blocked:Googlebot',
+      ],
+      { stdin: 'User-agent: *\nDisallow: //evil.example/x\n' },
+    );
+    expect(run.code).toBe(1);
+    expect(run.lines).toContain('    https://shop.example//evil.example/x blocked for Googlebot (line 2)');
+  });
+});
+
+describe('audit: --urls lists', () => {
+  it('reads a path that starts with // as a path on the audited origin', async () => {
+    const run = await runInProcess(['audit', shop.origin, '--urls', '-', '--agents', 'Googlebot', '--json'], {
+      stdin: '//\n//evil.example/x\n',
+    });
+    expect(run.stderr).toBe('');
+    expect(JSON.parse(run.stdout).urls.map((row: { url: string }) => row.url)).toEqual([
+      `${shop.origin}//`,
+      `${shop.origin}//evil.example/x`,
+    ]);
+  });
+
+  it('refuses a list of more than 1000 distinct URLs at the first one past the limit', async () => {
+    const repeated = Array.from({ length: 1000 }, (_, i) => `/p${i}\n/p${i}`).join('\n');
+    const run = await runInProcess(['audit', shop.origin, '--urls', '-', '--agents', 'Googlebot'], {
+      // The line after URL 1001 would be refused on its own: it is never read.
+      stdin: `${repeated}\n/one-too-many\nhttps://other.example/\n`,
+    });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe(
+      'crawlee-robots: too many URLs (stdin line 2001 holds URL 1001); an audit checks at most 1000\n',
+    );
+    const enough = await runInProcess(
+      ['audit', shop.origin, '--urls', '-', '--agents', 'Googlebot', '--json'],
+      {
+        stdin: repeated,
+      },
+    );
+    expect(enough.code).toBe(0);
+    expect(JSON.parse(enough.stdout).urls).toHaveLength(1000);
   });
 });
 

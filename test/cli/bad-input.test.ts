@@ -177,6 +177,15 @@ describe('bad input: one clear line, exit 2', () => {
     ]);
   });
 
+  it('a URL list with a NUL octet is called a URL list, not a robots.txt', async () => {
+    const list = join(dir, 'urls-nul.txt');
+    writeFileSync(list, Buffer.from('/a\n/b\0\n'));
+    expectUsageError(
+      await runInProcess(['audit', 'https://shop.example', '--file', SHOP_ROBOTS_PATH, '--urls', list]),
+      `${list} holds binary data (a NUL octet at offset 5), not a UTF-8 URL list`,
+    );
+  });
+
   it('a missing, unreadable or directory file', async () => {
     expectUsageError(
       await runInProcess(['explain', '/', '--agent', 'A', '--file', join(dir, 'missing.txt')]),
@@ -255,6 +264,25 @@ describe('bad input: one clear line, exit 2', () => {
       await runInProcess(['audit', 'https://a.example/', '--fail-on', 'blocked']),
       '--fail-on "blocked" is not a rule',
     );
+  });
+
+  it('a --timeout past ten minutes, which Node timers cannot all hold, in every command', async () => {
+    const local = ['--file', SHOP_ROBOTS_PATH];
+    for (const argv of [
+      ['explain', '/', '--agent', 'A', ...local],
+      ['audit', 'https://shop.example', ...local],
+      ['sitemaps', 'https://shop.example'],
+    ]) {
+      for (const timeout of ['600001', '2147483647', '99999999999']) {
+        expectUsageError(
+          await runInProcess([...argv, '--timeout', timeout]),
+          `--timeout takes milliseconds, from 1 to 600000 (10 minutes), e.g. --timeout 10000; got "${timeout}"`,
+        );
+      }
+    }
+    const longest = await runInProcess(['explain', '/cart', '--agent', 'A', ...local, '--timeout', '600000']);
+    expect(longest.code).toBe(1);
+    expect(longest.stderr).toBe('');
   });
 
   it('both --file - and --urls - on stdin', async () => {

@@ -41,6 +41,16 @@ describe('explain: the verdict', () => {
     expect(cells(run.lines[title + 4])).toEqual(['4', 'Disallow: /search', '7', 'loses']);
   });
 
+  it('counts one octet in the singular', async () => {
+    const run = await runInProcess(['explain', '/x', '--agent', 'ExampleBot', '--file', '-'], {
+      stdin: 'User-agent: *\nAllow: /\n',
+    });
+    expect(run.code).toBe(0);
+    expect(lineStarting(run.lines, 'decided')).toBe(
+      '  decided   by line 2, Allow: / (the only matching rule, 1 octet)',
+    );
+  });
+
   it('lists the file with a bar beside the applied group and the decisive line marked', async () => {
     const run = await runInProcess(['explain', `${shop.origin}/search/help`, '--agent', 'ExampleBot']);
     const listing = run.lines.slice(
@@ -132,6 +142,28 @@ describe('explain: other crawlers', () => {
     expect(cells(run.lines[title + 3])).toEqual(['Googlebot', 'allowed', '-', 'own group']);
     expect(cells(run.lines[title + 4])).toEqual(['CCBot', 'DISALLOWED', '13', 'own group']);
     expect(run.lines[title + 5]).toBe('');
+  });
+});
+
+describe('explain: --agents with whole User-Agent headers', () => {
+  const GPTBOT_HEADER =
+    'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.0; +https://openai.com/gptbot)';
+
+  it('keeps a header whole: only commas outside its parentheses separate crawlers', async () => {
+    const argv = ['explain', `${shop.origin}/cart`, '--agent', 'ExampleBot', '--agents'];
+    const run = await runInProcess([...argv, `Googlebot,${GPTBOT_HEADER}, CCBot`]);
+    const title = run.lines.indexOf('Other crawlers, same URL');
+    expect(run.lines.slice(title + 3, title + 7).map(cells)).toEqual([
+      ['Googlebot', 'allowed', '-', 'own group'],
+      ['GPTBot', 'DISALLOWED', '13', 'own group'],
+      ['CCBot', 'DISALLOWED', '13', 'own group'],
+      [''],
+    ]);
+    const json = await runInProcess([...argv, `${GPTBOT_HEADER},Googlebot`, '--json']);
+    expect(JSON.parse(json.stdout).others.map((other: { agent: string }) => other.agent)).toEqual([
+      GPTBOT_HEADER,
+      'Googlebot',
+    ]);
   });
 });
 
@@ -339,6 +371,14 @@ describe('explain: colours', () => {
     expect((await runInProcess(argv())).stdout).not.toContain(ESC);
     expect((await runInProcess(argv(), { tty: true, env: { NO_COLOR: '1' } })).stdout).not.toContain(ESC);
     expect((await runInProcess([...argv(), '--no-color'], { tty: true })).stdout).not.toContain(ESC);
+  });
+
+  it('FORCE_COLOR=0 and FORCE_COLOR=false turn colours off, even on a terminal', async () => {
+    for (const value of ['0', 'false']) {
+      expect((await runInProcess(argv(), { tty: true, env: { FORCE_COLOR: value } })).stdout).not.toContain(
+        ESC,
+      );
+    }
   });
 
   it('--color and FORCE_COLOR colour a pipe', async () => {

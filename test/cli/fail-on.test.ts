@@ -15,6 +15,14 @@ describe('--fail-on syntax', () => {
     ]);
   });
 
+  it('keeps a whole User-Agent header in one rule: its parentheses may hold commas', () => {
+    const header = 'Mozilla/5.0 (KHTML, like Gecko; compatible; GPTBot/1.0)';
+    expect(parseFailOn([`allowed:${header},lint:error`])).toEqual([
+      { kind: 'allowed', agent: header, text: `allowed:${header}` },
+      { kind: 'lint', severity: 'error', text: 'lint:error' },
+    ]);
+  });
+
   it('names the crawlers of its rules, except *', () => {
     expect(agentsNamedBy(parseFailOn(['blocked:*,allowed:CCBot']))).toEqual(['CCBot']);
   });

@@ -219,6 +219,22 @@ describe('sitemaps: exit codes', () => {
     expect(lineStarting(run.lines, 'robots.txt')).toContain('HTTP 503, 0 Sitemap: lines');
   });
 
+  it('reports no sitemap row and no failed sitemap for an unreachable robots.txt: it is no sitemap', async () => {
+    const run = await runInProcess(['sitemaps', down.origin]);
+    expect(run.code).toBe(2);
+    expect(run.lines).not.toContain('Sitemaps');
+    expect(run.lines).not.toContain('Failures');
+    expect(run.stdout).not.toMatch(/^ {2}\/robots\.txt/m);
+    const json = await runInProcess(['sitemaps', down.origin, '--json']);
+    expect(json.code).toBe(2);
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      sitemaps: [],
+      totals: { sitemapsRead: 0, sitemapsFailed: 0 },
+      unreadable: 'robots.txt could not be read (HTTP 503), so neither can its Sitemap: lines',
+      exitCode: 2,
+    });
+  });
+
   it('exits 2 when no declared sitemap can be read', async () => {
     const json = await runInProcess(['sitemaps', broken.origin, '--json']);
     expect(json.code).toBe(2);
@@ -250,7 +266,8 @@ describe('sitemaps: exit codes', () => {
 
 describe('sitemaps: the crawler named', () => {
   it('a whole User-Agent header is shown with the product token it yields', async () => {
-    // The core reads a token as [A-Za-z_-]: "ÉxampleBot" yields "xamplebot", which the head line shows.
+    // A product token is [A-Za-z_-] (RFC 9309 2.2.1): "ÉxampleBot" is none, and with no other
+    // product the header's first word names the crawler, which the head line shows.
     const run = await runInProcess([
       'sitemaps',
       site.origin,
@@ -259,7 +276,7 @@ describe('sitemaps: the crawler named', () => {
     ]);
     expect(run.code).toBe(0);
     expect(run.lines[0]).toBe(
-      `Sitemaps of ${site.origin} for Mozilla/5.0 (compatible; \u00c9xampleBot/1.0) (product token "xamplebot")`,
+      `Sitemaps of ${site.origin} for Mozilla/5.0 (compatible; \u00c9xampleBot/1.0) (product token "mozilla")`,
     );
     // ExampleBot's own group does not apply: only /private/ (line 2) blocks.
     expect(run.stdout).not.toContain('/drafts/');

@@ -1,0 +1,130 @@
+/**
+ * A robots.txt that carries terminal control sequences: the text output shows them as escapes
+ * (`\u001b`), so that a file cannot retitle the window or clear the screen of whoever checks it;
+ * JSON keeps every value exact; the HTML report shows them as the text output does.
+ */
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHttpServer, type TestHttpServer, text } from '../support/http-server.js';
+import { runInProcess } from './run-cli.js';
+
+/** Sets the window title. */
+const TITLE = '\u001b]0;pwned\u0007';
+/** Clears the screen. */
+const CLEAR = '\u001b[2J';
+/** CSI as one C1 character: some terminals start a sequence with it too. */
+const CSI = '\u009b';
+
+/** C0 controls but the line feed, DEL and C1 controls. */
+const CONTROL_BUT_LINE_FEED = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/;
+/** The colour codes the CLI writes itself. */
+const OWN_COLOURS = /\u001b\[\d+m/g;
+
+const dir = mkdtempSync(join(tmpdir(), 'crawlee-robots-controls-'));
+let site: TestHttpServer;
+let file: string;
+
+beforeAll(async () => {
+  site = await startHttpServer();
+  const o = site.origin;
+  file = [
+    `# ${TITLE} a comment ${CLEAR}`,
+    `User-agent: Evil${TITLE}Bot`,
+    `Disallow: /a${CLEAR}`,
+    'Disallow: /a',
+    `Disallow: b${CSI}2J`,
+    '',
+    'User-agent: *',
+    `Disallow: /p${CLEAR}`,
+    '',
+    `Sitemap: ${o}/s${CLEAR}.xml`,
+    `Sitemap: ${o}/pages.xml`,
+    '',
+  ].join('\n');
+  site.route('/robots.txt', text(file));
+  site.route(
+    '/pages.xml',
+    text(
+      `<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>${o}/p%1B[2J</loc></url></urlset>`,
+      200,
+      { 'content-type': 'application/xml' },
+    ),
+  );
+});
+afterAll(async () => {
+  await site.close();
+});
+
+/** Fails when `output` holds a control character other than a line feed. */
+function expectNoControls(output: string): void {
+  expect(CONTROL_BUT_LINE_FEED.exec(output)?.[0]).toBeUndefined();
+}
+
+describe('control characters from a site', () => {
+  it('explain shows them as escapes: listing, decisive rule, matching rules, group, lints', async () => {
+    const argv = ['explain', `${site.origin}/a%1B[2J`, '--agent', 'Evil', '--agents', 'GPTBot'];
+    const run = await runInProcess(argv);
+    expect(run.code).toBe(1);
+    expectNoControls(run.stdout);
+    expect(run.stdout).toContain('   1    # \\u001b]0;pwned\\u0007 a comment \\u001b[2J');
+    expect(run.stdout).toContain(
+      '  decided   by line 3, Disallow: /a\\u001b[2J (the longest of 2 matching rules',
+    );
+    expect(run.lines).toContain('  3     Disallow: /a\\u001b[2J  8       decisive');
+    expect(run.stdout).toContain(
+      '  group     its own group, User-agent: Evil\\u001b]0;pwned\\u0007Bot (line 2)',
+    );
+    expect(run.stdout).toContain('The pattern "b\\u009b2J" does not start with');
+    expect(run.lines).toContain(`  10    Sitemap: ${site.origin}/s\\u001b[2J.xml`);
+
+    // With colours, the only escape sequences left are the CLI's own.
+    const coloured = await runInProcess(argv, { env: { FORCE_COLOR: '1' } });
+    expect(coloured.stdout).toMatch(OWN_COLOURS);
+    expectNoControls(coloured.stdout.replace(OWN_COLOURS, ''));
+  });
+
+  it('explain --json keeps the values exact, with every control character escaped', async () => {
+    const run = await runInProcess(['explain', `${site.origin}/a%1B[2J`, '--agent', 'Evil', '--json']);
+    expectNoControls(run.stdout);
+    const json = JSON.parse(run.stdout);
+    expect(json.rule.pattern).toBe(`/a${CLEAR}`);
+    expect(json.lints.map((lint: { message: string }) => lint.message).join('\n')).toContain(`"b${CSI}2J"`);
+  });
+
+  it('audit shows them as escapes in the lints and the fail-on details, and in the HTML report', async () => {
+    const html = join(dir, 'report.html');
+    const run = await runInProcess([
+      'audit',
+      site.origin,
+      '--agents',
+      'Evil',
+      '--fail-on',
+      'lint:warning',
+      '--html',
+      html,
+    ]);
+    expect(run.code).toBe(1);
+    expectNoControls(run.stdout);
+    expect(run.stdout).toContain('The pattern "b\\u009b2J" does not start with');
+    const page = readFileSync(html, 'utf8');
+    expectNoControls(page);
+    expect(page).toContain('# \\u001b]0;pwned\\u0007 a comment \\u001b[2J');
+  });
+
+  it('sitemaps shows them as escapes in the table of blocking rules', async () => {
+    const run = await runInProcess(['sitemaps', site.origin]);
+    expectNoControls(run.stdout);
+    expect(run.lines).toContain('  1     8     disallow: /p\\u001b[2J');
+    const json = await runInProcess(['sitemaps', site.origin, '--json']);
+    expect(JSON.parse(json.stdout).blockedBy).toEqual([{ rule: `disallow: /p${CLEAR}`, line: 8, count: 1 }]);
+  });
+
+  it('a message on stderr shows the control characters of what was given', async () => {
+    const run = await runInProcess(['sitemaps', site.origin, '--agent', `Bad${CSI} Bot!`]);
+    expect(run.code).toBe(2);
+    expectNoControls(run.stderr.trimEnd());
+    expect(run.stderr).toContain('"Bad\\u009b Bot!" names no crawler');
+  });
+});
