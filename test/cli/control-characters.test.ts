@@ -17,6 +17,9 @@ const CLEAR = '\u001b[2J';
 /** CSI as one C1 character: some terminals start a sequence with it too. */
 const CSI = '\u009b';
 
+/** Shows the text after it right to left: `txt.stobor` reads as `robots.txt`. */
+const RIGHT_TO_LEFT = '\u202e';
+
 /** C0 controls but the line feed, DEL and C1 controls. */
 const CONTROL_BUT_LINE_FEED = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/;
 /** The colour codes the CLI writes itself. */
@@ -30,7 +33,7 @@ beforeAll(async () => {
   site = await startHttpServer();
   const o = site.origin;
   file = [
-    `# ${TITLE} a comment ${CLEAR}`,
+    `# ${TITLE} a comment ${CLEAR} ${RIGHT_TO_LEFT}txt.stobor`,
     `User-agent: Evil${TITLE}Bot`,
     `Disallow: /a${CLEAR}`,
     'Disallow: /a',
@@ -68,7 +71,8 @@ describe('control characters from a site', () => {
     const run = await runInProcess(argv);
     expect(run.code).toBe(1);
     expectNoControls(run.stdout);
-    expect(run.stdout).toContain('   1    # \\u001b]0;pwned\\u0007 a comment \\u001b[2J');
+    expect(run.stdout).toContain('   1    # \\u001b]0;pwned\\u0007 a comment \\u001b[2J \\u202etxt.stobor');
+    expect(run.stdout).not.toContain(RIGHT_TO_LEFT);
     expect(run.stdout).toContain(
       '  decided   by line 3, Disallow: /a\\u001b[2J (the longest of 2 matching rules',
     );
@@ -110,7 +114,7 @@ describe('control characters from a site', () => {
     expect(run.stdout).toContain('The pattern "b\\u009b2J" does not start with');
     const page = readFileSync(html, 'utf8');
     expectNoControls(page);
-    expect(page).toContain('# \\u001b]0;pwned\\u0007 a comment \\u001b[2J');
+    expect(page).toContain('# \\u001b]0;pwned\\u0007 a comment \\u001b[2J \\u202etxt.stobor');
   });
 
   it('sitemaps shows them as escapes in the table of blocking rules', async () => {
