@@ -187,7 +187,7 @@ export class RequestManagerInterceptor {
 
   async #fetchNext(target: RequestManagerLike): Promise<Request | null> {
     for (let scanned = 0; scanned < MAX_SCAN_PER_FETCH; scanned++) {
-      const ready = this.#takeReady(target);
+      const ready = await this.#takeReady(target);
       let request: Request | null;
       let paced = false;
       if (ready !== undefined) {
@@ -209,23 +209,35 @@ export class RequestManagerInterceptor {
     return null;
   }
 
-  #takeReady(target: RequestManagerLike): HeldRequest | undefined {
-    if (this.#ready.length === 0) return undefined;
-    const index = this.#ready.findIndex((entry) => entry.target === target);
-    if (index < 0) return undefined;
-    const [entry] = this.#ready.splice(index, 1);
-    this.#held.delete(keyOf(entry.request));
-    return entry;
+  /**
+   * A held request whose time has come, taken out of the manager it came from. One held by a
+   * manager the crawler no longer asks (Crawlee replaces its RequestList adapter with a tandem of
+   * list and queue once a handler adds requests) is moved into the one it asks now: added to
+   * it, then marked handled in its old one, whose unfinished request would keep the crawl from
+   * ever finishing. It comes out of the new manager later, and is decided again then.
+   */
+  async #takeReady(target: RequestManagerLike): Promise<HeldRequest | undefined> {
+    while (this.#ready.length > 0) {
+      const entry = this.#ready.shift()!;
+      this.#held.delete(keyOf(entry.request));
+      if (entry.target === target) return entry;
+      await target.addRequest!(entry.request, { forefront: true });
+      await entry.target.markRequestHandled(entry.request);
+    }
+    return undefined;
   }
 
-  #hasReady(target: RequestManagerLike): boolean {
-    return this.#ready.length > 0 && this.#ready.some((entry) => entry.target === target);
+  /**
+   * Whether a held request is ready. Any manager of the crawler answers for every held request
+   * (see #takeReady): the one it asks now is the one that will hand them out.
+   */
+  #hasReady(_target: RequestManagerLike): boolean {
+    return this.#ready.length > 0;
   }
 
-  #holds(target: RequestManagerLike): boolean {
-    if (this.#held.size === 0) return false;
-    for (const entry of this.#held.values()) if (entry.target === target) return true;
-    return false;
+  /** Whether a request is held: the crawl is not finished while one is, whichever manager it came from. */
+  #holds(_target: RequestManagerLike): boolean {
+    return this.#held.size > 0;
   }
 }
 
