@@ -5,6 +5,8 @@
  */
 export class CrawlDelayPacer {
   readonly #nextSlot = new Map<string, number>();
+  /** When the last request of each origin went out (see beforeSend). */
+  readonly #lastSent = new Map<string, number>();
 
   /**
    * Reserves the next slot of `origin` for one request. Returns `now` when it may go at once, or
@@ -15,5 +17,18 @@ export class CrawlDelayPacer {
     const slot = Math.max(now, next);
     this.#nextSlot.set(origin, slot + delayMs);
     return slot;
+  }
+
+  /**
+   * A request of `origin` is about to go out at `now`: how long it must wait first so that it
+   * follows the origin's last request by `delayMs` at least. Its sending time is kept, and the
+   * origin's next slot moved to a delay after it.
+   */
+  beforeSend(origin: string, delayMs: number, now: number): number {
+    const last = this.#lastSent.get(origin);
+    const at = last === undefined ? now : Math.max(now, last + delayMs);
+    this.#lastSent.set(origin, at);
+    this.#nextSlot.set(origin, Math.max(this.#nextSlot.get(origin) ?? 0, at + delayMs));
+    return at - now;
   }
 }

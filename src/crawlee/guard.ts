@@ -1,4 +1,11 @@
-import { type BasicCrawler, log as crawleeLog, type Log, type Request, RequestState } from 'crawlee';
+import {
+  type BasicCrawler,
+  type Configuration,
+  log as crawleeLog,
+  type Log,
+  type Request,
+  RequestState,
+} from 'crawlee';
 import { productTokenOf } from '../robots/index.js';
 import {
   SitemapSeeder,
@@ -92,20 +99,24 @@ export class RobotsGuard implements HopChecker {
   readonly #log: Log;
   readonly #givenStore: RobotsStore | undefined;
   #store: Promise<RobotsStore> | undefined;
-  readonly #dataset: DroppedDataset;
+  /** The dataset of dropped URLs in the storage of each crawler the guard is attached to. */
+  readonly #datasets = new Map<Configuration | undefined, DroppedDataset>();
   readonly #tally = new RunTally();
   readonly #pacer = new CrawlDelayPacer();
   /** When each unreachable origin was first deferred: the give-up clock. */
   readonly #deferredSince = new Map<string, number>();
   /** Requests counted as deferred (each once). */
   readonly #deferredRequests = new Set<string>();
+  /** Requests counted as allowed in the summary. */
+  readonly #countedAllowed = new WeakSet<Request>();
   readonly #blocked = new WeakMap<Request, NavigationBlock>();
   /** The Crawl-delay of each origin, and until when its policy holds. */
   readonly #crawlDelays = new Map<string, { seconds: number | undefined; until: number }>();
   /**
-   * URLs already recorded before they reached the queue (stages `enqueue` and `sitemap`): the
-   * last DROPPED_URLS_KEPT of them, so that sitemaps of millions of disallowed URLs keep a
-   * bounded memory (about 10 MB); one dropped again after that gets a second record.
+   * URLs already recorded at the stages `enqueue`, `sitemap` and `dequeue` (see recordKeyOf), so
+   * that adding one again records nothing: the last DROPPED_URLS_KEPT of them, so that sitemaps
+   * of millions of disallowed URLs keep a bounded memory (about 10 MB); one dropped again after
+   * that gets a second record.
    */
   readonly #droppedBeforeQueue = new RecentKeys(DROPPED_URLS_KEPT);
   /**
@@ -132,7 +143,6 @@ export class RobotsGuard implements HopChecker {
     this.userAgent = options.userAgent;
     this.#log = (options.log ?? crawleeLog).child({ prefix: 'RobotsGuard' });
     this.#givenStore = options.store;
-    this.#dataset = new DroppedDataset(this.#options.datasetName, this.#log);
     if (options.userAgent !== undefined) this.observeUserAgent(options.userAgent);
   }
 
@@ -155,7 +165,6 @@ export class RobotsGuard implements HopChecker {
     }
     const interceptor = new RequestManagerInterceptor(this.#gateFor(internals));
     this.#interceptors.set(internals, interceptor);
-    this.#dataset.useConfiguration(internals.config);
 
     // DESIGN.md: the request manager is the one choke point of every add path and of dequeueing.
     const wrap = (value: unknown) => interceptor.wrap(value);
@@ -180,6 +189,11 @@ export class RobotsGuard implements HopChecker {
       internals.preNavigationHooks!.push(hooks.pre);
       internals.postNavigationHooks?.push(hooks.post);
     }
+    // Crawl-delay again as the request goes out (see #beforeSend), after the user's hooks.
+    internals.preNavigationHooks?.push(async ({ request }: { request: Request }) => {
+      const wait = this.#beforeSend(request.url);
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    });
 
     // Skips raised inside processing (redirects, navigations, the middleware) become skips or
     // deferrals here, before Crawlee counts a failure or schedules a retry.
@@ -206,6 +220,10 @@ export class RobotsGuard implements HopChecker {
     internals.run = async (...args: unknown[]) => {
       // A queue the user assigned to the crawler since: wrapped before the crawl reads it.
       rewrap();
+      // Each run gives an unreachable origin's URLs their whole wait again (giveUpAfterMs): a
+      // run of the URLs given up before is how they are tried later.
+      this.#deferredSince.clear();
+      this.#deferredRequests.clear();
       try {
         return await run.apply(internals, args);
       } finally {
@@ -246,8 +264,20 @@ export class RobotsGuard implements HopChecker {
   }
 
   /** Resolves when every record is written to the Dataset (done at the end of `crawler.run()`). */
-  flush(): Promise<void> {
-    return this.#dataset.flush();
+  async flush(): Promise<void> {
+    await Promise.all([...this.#datasets.values()].map((dataset) => dataset.flush()));
+  }
+
+  /** The dataset of dropped URLs in the crawler's storage (its configuration's storage client). */
+  #datasetOf(crawler: CrawlerInternals | undefined): DroppedDataset {
+    const config = crawler?.config;
+    let dataset = this.#datasets.get(config);
+    if (dataset === undefined) {
+      dataset = new DroppedDataset(this.#options.datasetName, this.#log);
+      if (config !== undefined) dataset.useConfiguration(config);
+      this.#datasets.set(config, dataset);
+    }
+    return dataset;
   }
 
   /**
@@ -317,8 +347,9 @@ export class RobotsGuard implements HopChecker {
     let check: RobotsCheck;
     try {
       check = await store.check(url, this.productToken);
-    } catch {
-      return 'allow'; // not http(s) (data:, about:blank): robots.txt does not apply
+    } catch (error) {
+      if (notHttp(error)) return 'allow'; // data:, about:blank: robots.txt does not apply
+      throw error;
     }
     return this.#hopVerdict(crawler, check, request, url, stage, deferrable, from);
   }
@@ -340,8 +371,9 @@ export class RobotsGuard implements HopChecker {
     let check: RobotsCheck | undefined;
     try {
       check = store.checkCached(url, this.productToken);
-    } catch {
-      return 'allow'; // not http(s): robots.txt does not apply
+    } catch (error) {
+      if (notHttp(error)) return 'allow'; // robots.txt does not apply
+      throw error;
     }
     if (check === undefined) return undefined;
     return this.#hopVerdict(crawler, check, request, url, stage, deferrable, from);
@@ -359,7 +391,8 @@ export class RobotsGuard implements HopChecker {
     // A redirect of the request into another origin is a request to that origin: it is paced
     // by that origin's Crawl-delay. Hops within one origin belong to the request's own slot.
     const paced = stage === 'redirect' && deferrable && from !== undefined && !isOn(from, check.origin);
-    const verdict = this.#verdictOf(check, request, paced);
+    // A hop that cannot wait is dropped at once: it is no deferral.
+    const verdict = this.#verdictOf(check, deferrable ? request : undefined, paced);
     if (verdict.kind === 'allow') {
       return paced && verdict.crawlDelayMs > 0
         ? this.#paceHop(request, check.origin, verdict.crawlDelayMs)
@@ -499,12 +532,17 @@ export class RobotsGuard implements HopChecker {
     });
   }
 
-  /** A store check from memory; undefined when the origin is not in memory or the URL is not http(s). */
+  /**
+   * A store check from memory; undefined when the origin is not in memory or the URL is not
+   * http(s). Any other failure (a closed store) is thrown: a guard that cannot check lets nothing
+   * through.
+   */
   #checkCached(store: RobotsStore, url: string): RobotsCheck | undefined {
     try {
       return store.checkCached(url, this.productToken);
-    } catch {
-      return undefined;
+    } catch (error) {
+      if (notHttp(error)) return undefined;
+      throw error;
     }
   }
 
@@ -532,8 +570,9 @@ export class RobotsGuard implements HopChecker {
     let check: RobotsCheck;
     try {
       check = await store.check(request.url, this.productToken);
-    } catch {
-      return { action: 'fetch' };
+    } catch (error) {
+      if (notHttp(error)) return { action: 'fetch' }; // robots.txt does not apply
+      throw error;
     }
     return this.#decide(crawler, request, paced, check);
   }
@@ -552,8 +591,32 @@ export class RobotsGuard implements HopChecker {
       const slot = this.#pacer.reserve(check.origin, verdict.crawlDelayMs, now);
       if (slot > now) return { action: 'hold', until: slot, paced: true };
     }
-    if (request.retryCount === 0) this.#tally.allowed(check.origin);
+    // Once per request: one deferred at a redirect hop comes out of the queue again.
+    if (request.retryCount === 0 && !this.#countedAllowed.has(request)) {
+      this.#countedAllowed.add(request);
+      this.#tally.allowed(check.origin);
+    }
     return { action: 'fetch' };
+  }
+
+  /**
+   * How long a request must wait before it goes out, by its origin's Crawl-delay. Its slot was
+   * taken when it left the queue; a browser that starts, or a slow hook, can then hold one
+   * request past the slot of the next, which would go out too soon after it. The time of each
+   * request's sending is kept, and the origin's next slot moved after it.
+   */
+  #beforeSend(url: string): number {
+    if (!this.#options.crawlDelay.enabled) return 0;
+    let origin: string;
+    try {
+      origin = originOf(url);
+    } catch {
+      return 0;
+    }
+    const seconds = this.#crawlDelays.get(origin)?.seconds;
+    if (seconds === undefined || seconds <= 0) return 0;
+    const delayMs = Math.min(seconds, this.#options.crawlDelay.maxSeconds) * 1000;
+    return this.#pacer.beforeSend(origin, delayMs, this.#options.clock());
   }
 
   /** The guard's reading of a store check. `request` is set when a request can be deferred. */
@@ -628,10 +691,14 @@ export class RobotsGuard implements HopChecker {
     reason: RobotsDropReason,
     crawlDelaySeconds?: number,
   ): void {
-    // Links to one disallowed URL from many pages, or listings in many sitemaps: one record, as
-    // the queue would keep one request.
+    // Links to one disallowed URL from many pages (with fragments or not), listings in many
+    // sitemaps, a link to a URL dropped when it left the queue: one record, as the queue would
+    // keep one request.
+    const key = recordKeyOf(url);
     if (stage === 'enqueue' || stage === 'sitemap') {
-      if (!this.#droppedBeforeQueue.add(url)) return;
+      if (!this.#droppedBeforeQueue.add(key)) return;
+    } else if (stage === 'dequeue') {
+      this.#droppedBeforeQueue.add(key);
     }
     const record = droppedRecord(check, {
       url,
@@ -642,7 +709,7 @@ export class RobotsGuard implements HopChecker {
       ...(crawlDelaySeconds === undefined ? {} : { crawlDelaySeconds }),
     });
     this.#tally.dropped(record);
-    this.#dataset.push(record);
+    this.#datasetOf(crawler).push(record);
     const callback = crawler?.onSkippedRequest;
     if (callback !== undefined) {
       Promise.resolve()
@@ -650,6 +717,27 @@ export class RobotsGuard implements HopChecker {
         .catch((error: unknown) => this.#log.exception(error as Error, 'onSkippedRequest threw'));
     }
   }
+}
+
+/**
+ * The URL as the queue tells requests apart, for one record per URL: without its fragment or an
+ * empty query, scheme and host in lower case (Crawlee's unique key drops fragments by default).
+ */
+function recordKeyOf(url: string): string {
+  const hash = url.indexOf('#');
+  let key = hash < 0 ? url : url.slice(0, hash);
+  if (key.endsWith('?')) key = key.slice(0, -1);
+  const hostStart = key.indexOf('//') + 2;
+  const pathStart = hostStart < 2 ? -1 : key.indexOf('/', hostStart);
+  return pathStart < 0 ? key.toLowerCase() : key.slice(0, pathStart).toLowerCase() + key.slice(pathStart);
+}
+
+/**
+ * True when a store call failed because its URL is not an absolute http(s) URL (the store's
+ * TypeError), which robots.txt does not govern; false for anything else, a closed store first.
+ */
+function notHttp(error: unknown): boolean {
+  return error instanceof TypeError;
 }
 
 /** True when `url` is on `origin` (`scheme://host[:port]`, as the store spells it). */

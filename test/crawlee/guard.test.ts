@@ -9,6 +9,7 @@ import {
   LogLevel,
   log,
   Request,
+  RequestList,
   RequestQueue,
 } from 'crawlee';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -243,6 +244,22 @@ describe('RobotsGuard request interceptor', () => {
     ]);
   });
 
+  it("writes the records of each crawler it guards to that crawler's own storage", async () => {
+    const site = await server('User-agent: *\nDisallow: /private/\n');
+    const guard = new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store: newStore() });
+    const first = freshConfiguration();
+    const second = freshConfiguration();
+    const a = new CheerioCrawler({ requestHandler() {} }, first);
+    const b = new CheerioCrawler({ requestHandler() {} }, second);
+    guard.attach(a).attach(b);
+    await a.run([`${site.origin}/private/a`]);
+    await b.run([`${site.origin}/private/b`]);
+    const urls = async (config: typeof first) =>
+      (await datasetItems<RobotsDroppedRecord>(config)).map((record) => record.url);
+    expect(await urls(first)).toEqual([`${site.origin}/private/a`]);
+    expect(await urls(second)).toEqual([`${site.origin}/private/b`]);
+  });
+
   it('records URLs without their credentials', async () => {
     const site = await server('User-agent: *\nDisallow: /private\n', ['/']);
     const config = freshConfiguration();
@@ -344,6 +361,61 @@ describe('RobotsGuard Crawl-delay', () => {
     });
   }
 
+  it('spaces the requests of an origin as they go out, when something holds one past its slot', async () => {
+    const site = await server('User-agent: *\nCrawl-delay: 1\n');
+    const sent: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      site.route(`/p${i}`, (request, response) => {
+        sent.push(performance.now());
+        page(`/p${i}`)(request, response);
+      });
+    }
+    let first = true;
+    const crawler = new CheerioCrawler(
+      {
+        maxConcurrency: 3,
+        // A slow first navigation (a browser that starts does the same): the first request goes
+        // out long after its slot, close to the slot of the second.
+        preNavigationHooks: [
+          async () => {
+            if (!first) return;
+            first = false;
+            await new Promise((resolve) => setTimeout(resolve, 800));
+          },
+        ],
+        requestHandler() {},
+      },
+      freshConfiguration(),
+    );
+    new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store: newStore() }).attach(crawler);
+    await crawler.run([0, 1, 2].map((i) => `${site.origin}/p${i}`));
+    expect(sent).toHaveLength(3);
+    for (let i = 1; i < sent.length; i++) expect(sent[i] - sent[i - 1]).toBeGreaterThanOrEqual(950);
+  });
+
+  it('finishes a crawl started from a RequestList whose handler adds links while a request waits for its slot', async () => {
+    // Crawlee swaps the list for a tandem of list and queue at the first added link: a request
+    // held by the list then comes out of the tandem.
+    const site = await server('User-agent: *\nCrawl-delay: 0.5\n');
+    site.route('/1', page('/1', ['/3']));
+    site.route('/2', page('/2'));
+    site.route('/3', page('/3'));
+    const config = freshConfiguration();
+    const requestList = await RequestList.open(null, [`${site.origin}/1`, `${site.origin}/2`]);
+    const crawler = new CheerioCrawler(
+      {
+        requestList,
+        async requestHandler({ enqueueLinks }) {
+          await enqueueLinks();
+        },
+      },
+      config,
+    );
+    new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store: newStore() }).attach(crawler);
+    await crawler.run();
+    expect(pagesHit(site).sort()).toEqual(['/1', '/2', '/3']);
+  });
+
   it("skips an origin whose Crawl-delay is over the maximum when overMax is 'skip'", async () => {
     const site = await server('User-agent: *\nCrawl-delay: 120\n', ['/a']);
     const config = freshConfiguration();
@@ -395,6 +467,62 @@ describe('RobotsGuard Crawl-delay', () => {
     expect(pagesHit(site)).toEqual(['/b']);
     const records = await datasetItems<RobotsDroppedRecord>(config);
     expect(records.map((r) => [r.url, r.reason])).toEqual([[`${site.origin}/a`, 'crawl-delay-over-max']]);
+  });
+});
+
+describe('RobotsGuard and an origin whose robots.txt stays unreachable', () => {
+  it('gives the URLs given up in one run their whole wait again in the next', async () => {
+    const site = await server(null, ['/a']);
+    site.route('/robots.txt', text('down', 503));
+    const store = new RobotsStore({ userAgent: USER_AGENT, retry: { initialDelayMs: 50, maxDelayMs: 50 } });
+    stores.push(store);
+    const config = freshConfiguration();
+    const guard = new RobotsGuard({
+      productToken: TOKEN,
+      userAgent: USER_AGENT,
+      store,
+      logSummary: false,
+      unreachable: { giveUpAfterMs: 400, minRecheckDelayMs: 50, maxRecheckDelayMs: 100 },
+    });
+    const runOnce = async () => {
+      const crawler = new CheerioCrawler({ requestHandler() {} }, config);
+      guard.attach(crawler);
+      const started = performance.now();
+      await crawler.run([`${site.origin}/a?run=${performance.now()}`]);
+      return performance.now() - started;
+    };
+    expect(await runOnce()).toBeGreaterThanOrEqual(350);
+    // The recipe of the README: the URLs given up are run again later.
+    expect(await runOnce()).toBeGreaterThanOrEqual(350);
+    expect(pagesHit(site)).toEqual([]);
+    const records = await datasetItems<RobotsDroppedRecord>(config);
+    expect(records.map((record) => record.reason)).toEqual(['robots-unreachable', 'robots-unreachable']);
+  });
+});
+
+describe('RobotsGuard with a closed store', () => {
+  it('lets nothing through and says why, rather than allowing what it cannot check', async () => {
+    const site = await server('User-agent: *\nDisallow: /private/\n', ['/open']);
+    site.route('/private/x', page('/private/x'));
+    const store = newStore();
+    await store.resolve(site.origin);
+    const guard = new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store });
+    const crawler = new CheerioCrawler({ requestHandler() {} }, freshConfiguration());
+    guard.attach(crawler);
+    await store.close();
+    await expect(crawler.run([`${site.origin}/private/x`, `${site.origin}/open`])).rejects.toThrow(
+      /RobotsStore is closed/,
+    );
+    expect(pagesHit(site)).toEqual([]);
+    const hop = guard.checkHop(
+      crawler as never,
+      new Request({ url: `${site.origin}/open` }),
+      `${site.origin}/private/x`,
+      'redirect',
+      true,
+      `${site.origin}/open`,
+    );
+    await expect(hop).rejects.toThrow(/RobotsStore is closed/);
   });
 });
 

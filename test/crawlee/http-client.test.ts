@@ -326,7 +326,7 @@ describe('RobotsGuard and the httpClient of HTTP crawlers', () => {
       },
       config,
     );
-    new RobotsGuard({
+    const guard = new RobotsGuard({
       productToken: TOKEN,
       userAgent: USER_AGENT,
       store,
@@ -344,6 +344,8 @@ describe('RobotsGuard and the httpClient of HTTP crawlers', () => {
     expect(handled).toEqual([`${flaky.origin}/page`]);
     expect(await datasetItems<RobotsDroppedRecord>(config)).toEqual([]);
     expect(stats.requestsFailed).toBe(0);
+    // One request, allowed once however often it came back for its hop.
+    expect(guard.summary().totals).toMatchObject({ allowed: 1, dropped: 0, givenUp: 0 });
   });
 
   it("keeps Crawlee's own got-scraping client on got's beforeRedirect hook, and treats any other client as custom", () => {

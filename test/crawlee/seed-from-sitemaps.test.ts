@@ -1,4 +1,4 @@
-import { CheerioCrawler, LogLevel, log } from 'crawlee';
+import { CheerioCrawler, LogLevel, log, RequestQueue } from 'crawlee';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type RobotsDroppedRecord, RobotsGuard } from '../../src/crawlee/index.js';
 import { RobotsStore } from '../../src/store/index.js';
@@ -74,6 +74,34 @@ describe('guard.seedFromSitemaps records', () => {
       dropped: 1,
       topRules: [{ pattern: '/private', drops: 1 }],
     });
+  });
+
+  it('one record for a URL linked with fragments, an empty query or an upper-case scheme, or dropped when it left the queue', async () => {
+    const site = await server();
+    const o = site.origin;
+    site.route('/robots.txt', text('User-agent: *\nDisallow: /private\n'));
+    const config = freshConfiguration();
+    // A request that entered the queue before the guard saw it, dropped when it leaves the queue.
+    const queue = await RequestQueue.open(null, { config });
+    await queue.addRequest({ url: `${o}/private/y` });
+    const crawler = new CheerioCrawler({ requestQueue: queue, requestHandler() {} }, config);
+    new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store: newStore() }).attach(crawler);
+    await crawler.addRequests([
+      `${o}/private/x#top`,
+      `${o}/private/x#bottom`,
+      `${o}/private/x`,
+      `${o}/private/x?`,
+      `${o.replace('http://', 'HTTP://')}/private/x`,
+    ]);
+    await crawler.run();
+    await crawler.addRequests([`${o}/private/y#again`]);
+    await crawler.run();
+
+    const records = await datasetItems<RobotsDroppedRecord>(config);
+    expect(records.map((r) => [r.url, r.stage])).toEqual([
+      [`${o}/private/x#top`, 'enqueue'],
+      [`${o}/private/y`, 'dequeue'],
+    ]);
   });
 
   it('reason robots-unreachable for URLs dropped because their robots.txt is unreachable', async () => {
