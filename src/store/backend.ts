@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { StoredPolicy } from './policy.js';
 
 /** A held fetch lock; see {@link RobotsStoreBackend.lock}. */
@@ -7,29 +8,62 @@ export interface RobotsFetchLock {
 }
 
 /**
+ * Whose copy of an origin's robots.txt a backend call is about, and where the backend reports a
+ * record it ignores. A server may answer each crawler differently (rules to one, a 503 to
+ * another), so a backend keeps records and fetch locks per origin and per client: a store is
+ * only ever served what was fetched with its own User-Agent.
+ */
+export interface RobotsBackendScope {
+  /**
+   * The client the file is fetched as: a short stable hash of the store's User-Agent
+   * (`[0-9a-f]{16}`, see {@link clientOf}), safe in any key.
+   */
+  readonly client: string;
+  /**
+   * Tells the store that the record stored for `origin` was ignored (malformed, of another
+   * type, or written by another version), and why; the backend then answers as if there were
+   * none. The store logs it.
+   */
+  ignored(origin: string, reason: string): void;
+}
+
+/**
  * Where a {@link RobotsStore} keeps policies beyond its own in-memory LRU, to share them with
  * other stores, processes or machines, or to keep them across restarts.
  *
  * A backend may throw or reject: the store then carries on with its local cache, logs one
  * warning per outage and leaves the backend alone for a cool-down (its `backendRetry` option),
- * after which one call tries it again. Every call should be bounded in time.
+ * after which one call tries it again. Every call should be bounded in time. A record the
+ * backend cannot use is not a failure: it is reported through `scope.ignored` and treated as
+ * missing, and the next save replaces it.
  */
 export interface RobotsStoreBackend {
   /** A short name for logs, e.g. `redis`. */
   readonly name: string;
-  /** The stored policy of an origin, fresh or expired, or undefined. */
-  load(origin: string): Promise<StoredPolicy | undefined>;
+  /** The stored policy of an origin for the scope's client, fresh or expired, or undefined. */
+  load(origin: string, scope: RobotsBackendScope): Promise<StoredPolicy | undefined>;
   /**
-   * Stores the policy of an origin for `retainMs`. A backend shared by several writers should
-   * keep the newer record (by `record.fetchedAt`) when two writes race.
+   * Stores the policy of an origin for the scope's client for `retainMs` (a whole number of
+   * milliseconds, at least 1). A backend shared by several writers should keep the newer record
+   * (by `record.fetchedAt`) when two writes race.
    */
-  save(origin: string, policy: StoredPolicy, retainMs: number): Promise<void>;
+  save(origin: string, policy: StoredPolicy, retainMs: number, scope: RobotsBackendScope): Promise<void>;
   /**
-   * Takes the lock that lets one fetcher in the fleet fetch an origin's robots.txt. Resolves to
-   * undefined when another holder has it. The lock must expire on its own after `ttlMs`, so a
-   * crashed holder cannot block anyone for longer. Backends without sharing leave it out.
+   * Takes the lock that lets one fetcher in the fleet fetch an origin's robots.txt for the
+   * scope's client. Resolves to undefined when another holder has it. The lock must expire on
+   * its own after `ttlMs`, so a crashed holder cannot block anyone for longer. Backends without
+   * sharing leave it out.
    */
-  lock?(origin: string, ttlMs: number): Promise<RobotsFetchLock | undefined>;
+  lock?(origin: string, ttlMs: number, scope: RobotsBackendScope): Promise<RobotsFetchLock | undefined>;
   /** Releases connections the backend opened itself. */
   close(): Promise<void>;
+}
+
+/**
+ * The client id of a User-Agent, as backends key records by it: the first 16 hex digits of its
+ * SHA-256. The whole header counts: `ExampleBot/1.0` and `ExampleBot/1.1` are two clients, as a
+ * server may tell them apart.
+ */
+export function clientOf(userAgent: string): string {
+  return createHash('sha256').update(userAgent).digest('hex').slice(0, 16);
 }

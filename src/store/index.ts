@@ -10,7 +10,7 @@ export {
   type RobotsHttpClient,
   type RobotsPolicyKind,
 } from '../fetch/index.js';
-export type { RobotsFetchLock, RobotsStoreBackend } from './backend.js';
+export type { RobotsBackendScope, RobotsFetchLock, RobotsStoreBackend } from './backend.js';
 export type {
   RobotsChange,
   RobotsChangeListener,

@@ -1,7 +1,10 @@
 import { createHash } from 'node:crypto';
 import { type Configuration, KeyValueStore } from 'crawlee';
-import type { RobotsStoreBackend } from './backend.js';
-import { isPolicyRecord, needsBody, type PolicyRecord, type StoredPolicy } from './policy.js';
+import type { RobotsBackendScope, RobotsStoreBackend } from './backend.js';
+import { functionOption, stringOption } from './options.js';
+import { type PolicyRecord, recordProblem, type StoredPolicy } from './policy.js';
+
+const OWNER = 'KeyValueStoreBackend';
 
 /** Options of {@link KeyValueStoreBackend}. */
 export interface KeyValueStoreBackendOptions {
@@ -33,8 +36,9 @@ interface KeyValueRecord {
 
 /**
  * Keeps policies in a Crawlee `KeyValueStore`, so a crawl that resumes after a restart does not
- * fetch robots.txt files that are still fresh. One JSON value per origin (the record, the raw
- * body and until when it is kept); the file is parsed again on load, and a value past its time
+ * fetch robots.txt files that are still fresh. One JSON value per origin and client (the
+ * User-Agent it was fetched with, see {@link keyOf}): the record, the raw body and until when it
+ * is kept. The file is parsed again on load, and a value past its time
  * (see `keepExpiredMs` of {@link RobotsStoreOptions}) is deleted instead. No fleet lock: use
  * {@link RedisBackend} to share policies between processes running at the same time.
  *
@@ -51,38 +55,63 @@ export class KeyValueStoreBackend implements RobotsStoreBackend {
   readonly #clock: () => number;
   #store: Promise<KeyValueStore> | undefined;
 
+  /** @throws TypeError when an option is of the wrong type; the message names it. */
   constructor(options: KeyValueStoreBackendOptions = {}) {
-    this.#storeName = options.storeName ?? 'robots-policies';
+    this.#storeName = stringOption(OWNER, 'storeName', options.storeName, 'robots-policies', {
+      nonEmpty: true,
+    });
+    if (options.config !== undefined && (typeof options.config !== 'object' || options.config === null)) {
+      throw new TypeError(`${OWNER} option config must be a Crawlee Configuration.`);
+    }
     this.#config = options.config;
-    this.#clock = options.clock ?? Date.now;
+    this.#clock = functionOption(OWNER, 'clock', options.clock, Date.now);
   }
 
-  async load(origin: string): Promise<StoredPolicy | undefined> {
+  /**
+   * The stored policy, or undefined when there is none, when it is past its retention (it is
+   * deleted), or when the value is not a usable record (that is told to `scope.ignored`, and
+   * the next save replaces it).
+   */
+  async load(origin: string, scope: RobotsBackendScope): Promise<StoredPolicy | undefined> {
     const store = await this.#open();
-    const key = keyOf(origin);
+    const key = keyOf(origin, scope.client);
     const value = await store.getValue<KeyValueRecord>(key);
-    if (value === null || typeof value !== 'object' || !isPolicyRecord(value.record)) return undefined;
-    // The key is a hash: the record says which origin it is really about.
-    if (value.record.origin !== origin) return undefined;
-    // A key-value store keeps a value forever: its retention ends here, on load. A value without
-    // one was written by an earlier version, which kept it forever.
-    if (typeof value.retainUntil !== 'number' || !(value.retainUntil > this.#clock())) {
+    if (value === null) return undefined;
+    if (typeof value !== 'object' || Array.isArray(value)) {
+      scope.ignored(origin, 'the value is not a JSON object');
+      return undefined;
+    }
+    // A key-value store keeps a value forever: its retention ends here, on load.
+    const retained = typeof value.retainUntil === 'number';
+    if (retained && !(value.retainUntil > this.#clock())) {
       await store.setValue(key, null);
       return undefined;
     }
     const body = typeof value.body === 'string' ? new Uint8Array(Buffer.from(value.body, 'base64')) : null;
-    if (needsBody(value.record) && body === null) return undefined;
+    const problem =
+      recordProblem(value.record, origin, body) ?? (retained ? undefined : 'it has no retention time');
+    if (problem !== undefined) {
+      scope.ignored(origin, problem);
+      // Without a retention time it would stay forever: it is deleted now.
+      if (!retained) await store.setValue(key, null);
+      return undefined;
+    }
     return { record: value.record, body };
   }
 
-  async save(origin: string, policy: StoredPolicy, retainMs: number): Promise<void> {
+  async save(
+    origin: string,
+    policy: StoredPolicy,
+    retainMs: number,
+    scope: RobotsBackendScope,
+  ): Promise<void> {
     const store = await this.#open();
     const value: KeyValueRecord = {
       record: policy.record,
       body: policy.body === null ? null : Buffer.from(policy.body).toString('base64'),
       retainUntil: this.#clock() + retainMs,
     };
-    await store.setValue(keyOf(origin), value);
+    await store.setValue(keyOf(origin, scope.client), value);
   }
 
   async close(): Promise<void> {
@@ -100,9 +129,10 @@ export class KeyValueStoreBackend implements RobotsStoreBackend {
 }
 
 /**
- * A key-value store key for an origin: key names allow only `[a-zA-Z0-9!-_.'()]`, so the origin
- * is hashed (SHA-256, hex).
+ * The key-value store key of an origin's record for a client (see RobotsBackendScope): key
+ * names allow only `[a-zA-Z0-9!-_.'()]` and 256 characters, so the origin is hashed (SHA-256,
+ * hex): `policy-<client>-<hash>`, 88 characters.
  */
-export function keyOf(origin: string): string {
-  return `origin-${createHash('sha256').update(origin).digest('hex')}`;
+export function keyOf(origin: string, client: string): string {
+  return `policy-${client}-${createHash('sha256').update(origin).digest('hex')}`;
 }

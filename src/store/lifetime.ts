@@ -116,7 +116,8 @@ export function retryDelayMs(
 /**
  * How long a backend keeps a record: past its expiry it still serves as the previous state
  * (the outage clock, the good copy, the base of change detection) for `keepExpiredMs`, and an
- * outage record at least until its grace period is over.
+ * outage record at least until its grace period is over. A whole number of milliseconds, 1 or
+ * more, as Redis's PEXPIRE takes it (the store's options bound it well inside 2^53).
  */
 export function retentionMs(
   record: PolicyRecord,
@@ -128,7 +129,7 @@ export function retentionMs(
   if (record.failures > 0 && record.unreachableSince !== undefined) {
     until = Math.max(until, record.unreachableSince + settings.unreachableGraceMs);
   }
-  return Math.max(1, until + keepExpiredMs - now);
+  return Math.max(1, Math.ceil(until + keepExpiredMs - now));
 }
 
 /**

@@ -1,13 +1,24 @@
-import type { RobotsFetchLock, RobotsStoreBackend } from './backend.js';
+import { LRUCache } from 'lru-cache';
+import type { RobotsBackendScope, RobotsFetchLock, RobotsStoreBackend } from './backend.js';
+import { functionOption, MAX_LRU_ENTRIES, numberOption } from './options.js';
 import type { StoredPolicy } from './policy.js';
+
+const OWNER = 'MemoryBackend';
 
 /** Options of {@link MemoryBackend}. */
 export interface MemoryBackendOptions {
   /**
-   * Most origins kept; the oldest written go first.
+   * Most records kept (a whole number from 1 to 10,000,000); the least recently used go first.
    * @default 100000
    */
   maxEntries?: number;
+  /**
+   * Most bytes of records kept (a whole number, 1 or more): each is counted as its robots.txt
+   * body plus its record (two bytes per character of its JSON) plus a fixed share. The least
+   * recently used go first; a record larger than this is not kept.
+   * @default 268435456 (256 MiB)
+   */
+  maxBytes?: number;
   /**
    * Wall clock in milliseconds for retention and lock expiry.
    * @default Date.now
@@ -15,10 +26,20 @@ export interface MemoryBackendOptions {
   clock?: () => number;
 }
 
+/** A kept record: the policy and until when it is kept (the backend's clock). */
+interface Kept {
+  policy: StoredPolicy;
+  retainUntil: number;
+}
+
+/** What a kept record costs besides its body and its record's strings: the objects and the LRU's slot. */
+const KEPT_BYTES = 400;
+
 /**
  * Shares policies between several {@link RobotsStore}s of one process (several crawlers running
  * side by side), with the same fetch lock the Redis backend gives a fleet. A single store needs
- * no backend: its own LRU is the memory cache.
+ * no backend: its own LRU is the memory cache. Records are kept per origin and User-Agent,
+ * within `maxEntries` and `maxBytes`.
  *
  * @example
  * const shared = new MemoryBackend();
@@ -27,49 +48,84 @@ export interface MemoryBackendOptions {
  */
 export class MemoryBackend implements RobotsStoreBackend {
   readonly name = 'memory';
-  readonly #records = new Map<string, { policy: StoredPolicy; retainUntil: number }>();
+  readonly #records: LRUCache<string, Kept>;
   readonly #locks = new Map<string, { token: symbol; until: number }>();
-  readonly #maxEntries: number;
   readonly #clock: () => number;
 
+  /**
+   * @throws TypeError or RangeError when an option is of the wrong type or out of range; the
+   *   message names it and says what is accepted.
+   */
   constructor(options: MemoryBackendOptions = {}) {
-    this.#maxEntries = options.maxEntries ?? 100_000;
-    this.#clock = options.clock ?? Date.now;
+    const max = numberOption(OWNER, 'maxEntries', options.maxEntries, 100_000, {
+      min: 1,
+      max: MAX_LRU_ENTRIES,
+      integer: true,
+    });
+    const maxSize = numberOption(OWNER, 'maxBytes', options.maxBytes, 256 * 1024 * 1024, {
+      min: 1,
+      max: Number.MAX_SAFE_INTEGER,
+      integer: true,
+      unit: 'bytes',
+    });
+    this.#clock = functionOption(OWNER, 'clock', options.clock, Date.now);
+    this.#records = new LRUCache<string, Kept>({ max, maxSize, sizeCalculation: keptBytes });
   }
 
-  async load(origin: string): Promise<StoredPolicy | undefined> {
-    const kept = this.#records.get(origin);
+  async load(origin: string, scope: RobotsBackendScope): Promise<StoredPolicy | undefined> {
+    const key = keyOf(origin, scope);
+    const kept = this.#records.get(key);
     if (kept === undefined) return undefined;
     if (kept.retainUntil <= this.#clock()) {
-      this.#records.delete(origin);
+      this.#records.delete(key);
       return undefined;
     }
     return kept.policy;
   }
 
-  async save(origin: string, policy: StoredPolicy, retainMs: number): Promise<void> {
-    const kept = this.#records.get(origin);
+  async save(
+    origin: string,
+    policy: StoredPolicy,
+    retainMs: number,
+    scope: RobotsBackendScope,
+  ): Promise<void> {
+    const key = keyOf(origin, scope);
+    // Read without counting as a use: a refused save leaves the order as it was.
+    const kept = this.#records.peek(key);
     // The newer answer wins, as with the Redis backend.
     if (kept !== undefined && kept.policy.record.fetchedAt > policy.record.fetchedAt) return;
-    this.#records.delete(origin);
-    this.#records.set(origin, { policy, retainUntil: this.#clock() + retainMs });
-    if (this.#records.size > this.#maxEntries) {
-      this.#records.delete(this.#records.keys().next().value!);
-    }
+    // A record larger than maxBytes is refused by the LRU, which drops the one it replaces.
+    this.#records.set(key, { policy, retainUntil: this.#clock() + retainMs });
   }
 
-  async lock(origin: string, ttlMs: number): Promise<RobotsFetchLock | undefined> {
+  async lock(origin: string, ttlMs: number, scope: RobotsBackendScope): Promise<RobotsFetchLock | undefined> {
+    const key = keyOf(origin, scope);
     const now = this.#clock();
-    const held = this.#locks.get(origin);
+    const held = this.#locks.get(key);
     if (held !== undefined && held.until > now) return undefined;
     const token = Symbol(origin);
-    this.#locks.set(origin, { token, until: now + ttlMs });
+    this.#locks.set(key, { token, until: now + ttlMs });
     return {
       release: async () => {
-        if (this.#locks.get(origin)?.token === token) this.#locks.delete(origin);
+        if (this.#locks.get(key)?.token === token) this.#locks.delete(key);
       },
     };
   }
 
+  /** Records kept and the bytes they are counted as. */
+  stats(): { entries: number; bytes: number } {
+    return { entries: this.#records.size, bytes: this.#records.calculatedSize };
+  }
+
   async close(): Promise<void> {}
+}
+
+function keyOf(origin: string, scope: RobotsBackendScope): string {
+  return `${scope.client} ${origin}`;
+}
+
+/** The memory a kept record takes, counted from what it holds. */
+function keptBytes(kept: Kept): number {
+  const { record, body } = kept.policy;
+  return KEPT_BYTES + 2 * JSON.stringify(record).length + (body?.byteLength ?? 0);
 }

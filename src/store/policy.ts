@@ -135,6 +135,22 @@ export function isPolicyRecord(value: unknown): value is PolicyRecord {
 }
 
 /**
+ * Why a record read back from a backend for `origin` cannot be used, or undefined when it can:
+ * the reason a backend gives the store (see RobotsBackendScope.ignored) for the warning.
+ */
+export function recordProblem(value: unknown, origin: string, body: Uint8Array | null): string | undefined {
+  if (!isObject(value)) return 'its record is not a JSON object';
+  if (value['version'] !== undefined && value['version'] !== 1) {
+    return `it was written by another version (record version ${JSON.stringify(value['version'])})`;
+  }
+  if (!isPolicyRecord(value)) return 'its record lacks fields or has fields of the wrong type';
+  // Keys are hashes or prefixes of the origin: the record says which origin it is really about.
+  if (value.origin !== origin) return `it is the record of another origin (${JSON.stringify(value.origin)})`;
+  if (needsBody(value) && body === null) return 'it has rules but no robots.txt body';
+  return undefined;
+}
+
+/**
  * True when the record cannot be used without the robots.txt body: its rules, or the rules of
  * the good copy an outage falls back to, are parsed from it.
  */

@@ -1,14 +1,18 @@
 import { randomBytes } from 'node:crypto';
-import { Redis, type RedisOptions } from 'ioredis';
-import type { RobotsFetchLock, RobotsStoreBackend } from './backend.js';
+import { Redis, type RedisOptions, ReplyError } from 'ioredis';
+import type { RobotsBackendScope, RobotsFetchLock, RobotsStoreBackend } from './backend.js';
 import { CLOCK_SKEW_TOLERANCE_MS } from './lifetime.js';
-import { isPolicyRecord, needsBody, type StoredPolicy } from './policy.js';
+import { durationOption, numberOption, stringOption } from './options.js';
+import { recordProblem, type StoredPolicy } from './policy.js';
 
 /** The client with the backend's scripts, as `defineCommand` adds them. */
 type ScriptedRedis = Redis & {
+  crawleeRobotsLoadBuffer(key: string): Promise<Buffer | Buffer[] | null>;
   crawleeRobotsSaveIfNewer(key: string, ...args: (string | Buffer)[]): Promise<number>;
   crawleeRobotsReleaseIfOwner(key: string, token: string): Promise<number>;
 };
+
+const OWNER = 'RedisBackend';
 
 /** Options of {@link RedisBackend}. */
 export interface RedisBackendOptions {
@@ -38,27 +42,48 @@ export interface RedisBackendOptions {
    */
   connectTimeoutMs?: number;
   /**
-   * Most commands sent and not yet answered; the others wait their turn (that wait does not
-   * count against `commandTimeoutMs`).
+   * Most commands sent and not yet answered (a whole number, 1 or more); the others wait their
+   * turn (that wait does not count against `commandTimeoutMs`).
    * @default 64
    */
   maxInFlight?: number;
 }
 
 /**
+ * Reads a policy key whatever it holds: the hash's fields, or the name of the key's type when
+ * it is not a hash (a key another program wrote), which HGETALL would answer with an error.
+ * KEYS[1] policy key.
+ */
+const LOAD = `
+local kind = redis.call('TYPE', KEYS[1])['ok']
+if kind ~= 'hash' then return kind end
+return redis.call('HGETALL', KEYS[1])
+`;
+
+/**
  * Saves a record unless a newer one (by fetch time) is there already: a writer whose lock
  * expired while it fetched cannot overwrite the answer of the fetcher that came after it. A
  * fetch time further ahead of Redis's own clock than the tolerance comes from a writer whose
  * clock is ahead: it fences nobody, or that writer's copy would stay until the others' clocks
- * caught up with it.
+ * caught up with it. A key that is not such a record (another type, no record, a fetch time
+ * that is not a number) fences nobody either: it is replaced.
+ *
+ * The TTL is checked before anything is written, and the key is deleted before it is written
+ * again, so a script that fails midway leaves the old key, or none, never one without expiry.
  * KEYS[1] policy key; ARGV: fetchedAt, meta JSON, body, TTL in ms, has-body flag, tolerance in ms.
  */
 const SAVE_IF_NEWER = `
-local at = redis.call('HGET', KEYS[1], 'at')
-if at and tonumber(at) > tonumber(ARGV[1]) then
-  local time = redis.call('TIME')
-  local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-  if tonumber(at) <= now + tonumber(ARGV[6]) then return 0 end
+local ttl = tonumber(ARGV[4])
+if not ttl or ttl < 1 or ttl ~= math.floor(ttl) then
+  return redis.error_reply('ERR crawlee-robots: the TTL must be a whole number of ms, 1 or more')
+end
+if redis.call('TYPE', KEYS[1])['ok'] == 'hash' and redis.call('HEXISTS', KEYS[1], 'meta') == 1 then
+  local at = tonumber(redis.call('HGET', KEYS[1], 'at'))
+  if at and at > tonumber(ARGV[1]) then
+    local time = redis.call('TIME')
+    local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+    if at <= now + tonumber(ARGV[6]) then return 0 end
+  end
 end
 redis.call('DEL', KEYS[1])
 redis.call('HSET', KEYS[1], 'at', ARGV[1], 'meta', ARGV[2], 'body', ARGV[3], 'hasBody', ARGV[5])
@@ -66,9 +91,14 @@ redis.call('PEXPIRE', KEYS[1], ARGV[4])
 return 1
 `;
 
-/** Deletes the lock only if it still holds our token (compare-and-delete). */
+/**
+ * Deletes the lock only if it still holds our token (compare-and-delete); a key of another type
+ * (not ours either) is left alone rather than failing the script.
+ */
 const RELEASE_IF_OWNER = `
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+if redis.call('TYPE', KEYS[1])['ok'] == 'string' and redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('DEL', KEYS[1])
+end
 return 0
 `;
 
@@ -76,8 +106,10 @@ return 0
  * Shares policies between crawlers in many processes or on many machines through Redis: the
  * record and raw body of each origin in a hash with a TTL, and a fetch lock per origin
  * (`SET NX PX` with a random token, released by compare-and-delete) so the whole fleet fetches
- * each robots.txt once. Every command is bounded by `commandTimeoutMs` and nothing is queued
- * while Redis is unreachable: the store then carries on with its local cache and one warning.
+ * each robots.txt once. Both are kept per client (a hash of the User-Agent, see
+ * RobotsBackendScope): `<keyPrefix>policy:<client>:<origin>` and `<keyPrefix>lock:<client>:<origin>`.
+ * Every command is bounded by `commandTimeoutMs` and nothing is queued while Redis is
+ * unreachable: the store then carries on with its local cache and one warning.
  *
  * @example
  * const store = new RobotsStore({
@@ -97,10 +129,25 @@ export class RedisBackend implements RobotsStoreBackend {
   #connecting: Promise<void> | undefined;
   #lastError: Error | undefined;
 
+  /**
+   * @throws TypeError or RangeError when an option is of the wrong type or out of range; the
+   *   message names it and says what is accepted.
+   */
   constructor(options: RedisBackendOptions = {}) {
-    this.#prefix = options.keyPrefix ?? 'crawlee-robots:';
-    this.#connectTimeoutMs = options.connectTimeoutMs ?? 2000;
-    this.#maxInFlight = options.maxInFlight ?? 64;
+    this.#prefix = stringOption(OWNER, 'keyPrefix', options.keyPrefix, 'crawlee-robots:');
+    // ioredis times both with timers.
+    const commandTimeoutMs = durationOption(OWNER, 'commandTimeoutMs', options.commandTimeoutMs, 1000);
+    this.#connectTimeoutMs = durationOption(OWNER, 'connectTimeoutMs', options.connectTimeoutMs, 2000);
+    // With none allowed, no command would ever start.
+    this.#maxInFlight = numberOption(OWNER, 'maxInFlight', options.maxInFlight, 64, {
+      min: 1,
+      max: Number.MAX_SAFE_INTEGER,
+      integer: true,
+    });
+    const url = stringOption(OWNER, 'url', options.url, 'redis://127.0.0.1:6379', { nonEmpty: true });
+    if (options.redis !== undefined && (typeof options.redis !== 'object' || options.redis === null)) {
+      throw new TypeError(`${OWNER} option redis must be an ioredis client (new Redis(...)).`);
+    }
     if (options.redis) {
       this.#redis = options.redis;
       this.#owned = false;
@@ -110,12 +157,12 @@ export class RedisBackend implements RobotsStoreBackend {
         // Fail fast instead of queueing: a dead Redis must not hold up the crawl.
         enableOfflineQueue: false,
         maxRetriesPerRequest: 1,
-        commandTimeout: options.commandTimeoutMs ?? 1000,
+        commandTimeout: commandTimeoutMs,
         connectTimeout: this.#connectTimeoutMs,
         // Keep reconnecting in the background, at most every 2 s.
         retryStrategy: (attempt) => Math.min(attempt * 100, 2000),
       };
-      this.#redis = new Redis(options.url ?? 'redis://127.0.0.1:6379', redisOptions);
+      this.#redis = new Redis(url, redisOptions);
       this.#owned = true;
       this.#connecting = this.#redis
         .connect()
@@ -131,45 +178,80 @@ export class RedisBackend implements RobotsStoreBackend {
       this.#lastError = error;
     });
     // Scripts are sent once and then called by their SHA1 (EVALSHA, ioredis falls back to EVAL).
+    this.#redis.defineCommand('crawleeRobotsLoad', { numberOfKeys: 1, lua: LOAD });
     this.#redis.defineCommand('crawleeRobotsSaveIfNewer', { numberOfKeys: 1, lua: SAVE_IF_NEWER });
     this.#redis.defineCommand('crawleeRobotsReleaseIfOwner', { numberOfKeys: 1, lua: RELEASE_IF_OWNER });
   }
 
-  async load(origin: string): Promise<StoredPolicy | undefined> {
+  /**
+   * The stored policy, or undefined when there is none or when the key holds no usable record
+   * (another type, bad JSON, missing fields, another version): that is told to
+   * `scope.ignored`, and the next save replaces the key.
+   */
+  async load(origin: string, scope: RobotsBackendScope): Promise<StoredPolicy | undefined> {
     await this.#ready();
-    const fields = await this.#limited(() => this.#redis.hgetallBuffer(this.#policyKey(origin)));
-    if (!fields['meta']) return undefined;
-    let record: unknown;
-    try {
-      record = JSON.parse(fields['meta'].toString('utf8'));
-    } catch {
+    const reply = await this.#limited(() =>
+      (this.#redis as ScriptedRedis).crawleeRobotsLoadBuffer(this.#policyKey(origin, scope)),
+    );
+    if (reply === null) return undefined;
+    if (!Array.isArray(reply)) {
+      const kind = reply.toString();
+      if (kind !== 'none') scope.ignored(origin, `the key holds a ${kind}, not a hash`);
       return undefined;
     }
-    if (!isPolicyRecord(record) || record.origin !== origin) return undefined;
-    const hasBody = fields['hasBody']?.toString() === '1';
-    const body = hasBody && fields['body'] ? new Uint8Array(fields['body']) : null;
-    if (needsBody(record) && body === null) return undefined;
-    return { record, body };
+    const fields = new Map<string, Buffer>();
+    for (let index = 0; index + 1 < reply.length; index += 2)
+      fields.set(reply[index].toString(), reply[index + 1]);
+    const meta = fields.get('meta');
+    if (meta === undefined) {
+      scope.ignored(origin, 'the hash has no "meta" field');
+      return undefined;
+    }
+    let record: unknown;
+    try {
+      record = JSON.parse(meta.toString('utf8'));
+    } catch {
+      scope.ignored(origin, 'its record is not valid JSON');
+      return undefined;
+    }
+    const bodyField = fields.get('body');
+    const body = fields.get('hasBody')?.toString() === '1' && bodyField ? new Uint8Array(bodyField) : null;
+    const problem = recordProblem(record, origin, body);
+    if (problem !== undefined) {
+      scope.ignored(origin, problem);
+      return undefined;
+    }
+    return { record: record as StoredPolicy['record'], body };
   }
 
-  async save(origin: string, policy: StoredPolicy, retainMs: number): Promise<void> {
+  async save(
+    origin: string,
+    policy: StoredPolicy,
+    retainMs: number,
+    scope: RobotsBackendScope,
+  ): Promise<void> {
+    // Checked before the script runs: a key is never written that PEXPIRE then refuses.
+    const ttl = Math.ceil(retainMs);
+    if (!Number.isSafeInteger(ttl) || ttl < 1) {
+      throw new RangeError(`A policy is kept for a whole number of ms, 1 or more, got ${retainMs}.`);
+    }
     await this.#ready();
     await this.#limited(() =>
       (this.#redis as ScriptedRedis).crawleeRobotsSaveIfNewer(
-        this.#policyKey(origin),
+        this.#policyKey(origin, scope),
         String(policy.record.fetchedAt),
         JSON.stringify(policy.record),
         policy.body === null ? Buffer.alloc(0) : Buffer.from(policy.body),
-        String(Math.max(1, Math.ceil(retainMs))),
+        String(ttl),
         policy.body === null ? '0' : '1',
         String(CLOCK_SKEW_TOLERANCE_MS),
       ),
     );
   }
 
-  async lock(origin: string, ttlMs: number): Promise<RobotsFetchLock | undefined> {
+  async lock(origin: string, ttlMs: number, scope: RobotsBackendScope): Promise<RobotsFetchLock | undefined> {
     await this.#ready();
-    const key = this.#lockKey(origin);
+    const key = this.#lockKey(origin, scope);
     const token = randomBytes(16).toString('hex');
     const taken = await this.#limited(() =>
       this.#redis.set(key, token, 'PX', Math.max(1, Math.ceil(ttlMs)), 'NX'),
@@ -215,7 +297,8 @@ export class RedisBackend implements RobotsStoreBackend {
    *
    * A command that fails fails the ones waiting behind it: with Redis down or frozen they would
    * each wait their turn only to time out too (a store stops waiting for them anyway, and its
-   * next try of Redis would be queued behind them).
+   * next try of Redis would be queued behind them). An error Redis answered with is about that
+   * one command: the others go on.
    */
   async #limited<T>(command: () => Promise<T>): Promise<T> {
     if (this.#inFlight >= this.#maxInFlight) {
@@ -226,7 +309,7 @@ export class RedisBackend implements RobotsStoreBackend {
     try {
       return await command();
     } catch (error) {
-      for (const waiter of this.#waiting.splice(0)) waiter.fail(error);
+      if (!(error instanceof ReplyError)) for (const waiter of this.#waiting.splice(0)) waiter.fail(error);
       throw error;
     } finally {
       // Hand the slot to the next waiter, or give it back.
@@ -236,11 +319,11 @@ export class RedisBackend implements RobotsStoreBackend {
     }
   }
 
-  #policyKey(origin: string): string {
-    return `${this.#prefix}policy:${origin}`;
+  #policyKey(origin: string, scope: RobotsBackendScope): string {
+    return `${this.#prefix}policy:${scope.client}:${origin}`;
   }
 
-  #lockKey(origin: string): string {
-    return `${this.#prefix}lock:${origin}`;
+  #lockKey(origin: string, scope: RobotsBackendScope): string {
+    return `${this.#prefix}lock:${scope.client}:${origin}`;
   }
 }

@@ -9,7 +9,12 @@ import {
   type RobotsHttpClient,
 } from '../fetch/index.js';
 import { productTokenOf, RobotsTxt } from '../robots/index.js';
-import type { RobotsFetchLock, RobotsStoreBackend } from './backend.js';
+import {
+  clientOf,
+  type RobotsBackendScope,
+  type RobotsFetchLock,
+  type RobotsStoreBackend,
+} from './backend.js';
 import { type BackendAdmission, BackendBreaker } from './breaker.js';
 import {
   type ComparedPolicy,
@@ -27,7 +32,8 @@ import {
   retentionMs,
 } from './lifetime.js';
 import { entrySize } from './memory.js';
-import type { OriginPolicy, StoredPolicy } from './policy.js';
+import { durationOption, functionOption, MAX_LRU_ENTRIES, MAX_TIMER_MS, numberOption } from './options.js';
+import { needsBody, type OriginPolicy, type StoredPolicy } from './policy.js';
 
 /** Retry settings of an unreachable robots.txt. */
 export interface RobotsRetryOptions {
@@ -97,6 +103,10 @@ export interface RobotsStoreOptions {
   /**
    * Time allowed for a whole robots.txt fetch, redirects included; past it the file is
    * unreachable.
+   *
+   * Every `...Ms` option is a number of milliseconds no larger than what a Node timer holds
+   * (2147483647, about 24.8 days; the two fetch timeouts 1 s less, for the margin the fetcher
+   * adds to its own deadlines); a larger one is a RangeError when the store is made.
    * @default 30000
    */
   fetchTimeoutMs?: number;
@@ -106,8 +116,8 @@ export interface RobotsStoreOptions {
    */
   connectTimeoutMs?: number;
   /**
-   * Octets of a robots.txt that are read (after decoding); the rest is not downloaded.
-   * RFC 9309 2.5 asks for at least 500 KiB.
+   * Octets of a robots.txt that are read (after decoding); the rest is not downloaded. A whole
+   * number from 1 to 1073741824 (1 GiB). RFC 9309 2.5 asks for at least 500 KiB.
    * @default 512000
    */
   maxBytes?: number;
@@ -135,12 +145,14 @@ export interface RobotsStoreOptions {
    * How many days robots.txt must stay unreachable before the last good copy (an earlier
    * 2xx or 4xx answer) is used instead of a complete disallow. RFC 9309 2.3.1.4 lets a crawler
    * do so "after a reasonably long period of time (for example, 30 days)". An origin that never
-   * answered stays disallowed.
+   * answered stays disallowed. At most 36500 (100 years), so that every retention time stays a
+   * whole number of milliseconds a backend (Redis's PEXPIRE) accepts.
    * @default 30
    */
   unreachableGraceDays?: number;
   /**
-   * Most origins kept in memory (least recently used go first).
+   * Most origins kept in memory (least recently used go first): a whole number from 1 to
+   * 10,000,000 (the LRU allocates its tables for all of them up front, 16 bytes each).
    * @default 50000
    */
   maxEntries?: number;
@@ -168,8 +180,10 @@ export interface RobotsStoreOptions {
   lockTtlMs?: number;
   /**
    * How long a store waits for another process that holds an origin's fetch lock, before it
-   * fetches the file itself.
-   * @default fetchTimeoutMs + 2000
+   * fetches the file itself without the lock. While it waits it tries to take the lock: when a
+   * holder crashed, its lock expires and the first waiter to take it fetches the file, the
+   * others wait for that result. The default outlasts a dead holder's lock and then one fetch.
+   * @default lockTtlMs + fetchTimeoutMs + 2000
    */
   lockWaitMs?: number;
   /**
@@ -240,6 +254,26 @@ function giveBack(lock: RobotsFetchLock | undefined): Promise<void> | undefined 
 
 const DAY_MS = 86_400_000;
 const RFC_MAX_AGE_MS = 86_400_000;
+const OWNER = 'RobotsStore';
+/**
+ * Taken off the longest timer for the fetch timeouts: the fetcher arms its own deadlines a little
+ * later than the timeout (src/fetch: 2 x DEADLINE_SLACK_MS, 500 ms), and those must fit too.
+ */
+const FETCH_TIMER_SLACK_MS = 1000;
+/** Longest unreachableGraceDays: with it every retention time is an integer well inside 2^53. */
+const MAX_GRACE_DAYS = 36_500;
+/** Largest maxBytes: far past any robots.txt, and a size every platform can hold in one buffer. */
+const MAX_ROBOTS_BYTES = 2 ** 30;
+/** Origins whose ignored backend record was reported; past this many, the list starts again. */
+const IGNORED_REPORTS_KEPT = 10_000;
+
+/** The newest state known of an origin: the entry in memory, or a record read from the backend. */
+type KnownState = PolicyEntry | StoredPolicy | undefined;
+
+function fetchedAtOf(state: KnownState): number {
+  if (state === undefined) return Number.NEGATIVE_INFINITY;
+  return state instanceof PolicyEntry ? state.fetchedAt : state.record.fetchedAt;
+}
 
 /**
  * The shared per-origin robots.txt policy store. It fetches each origin's robots.txt once (one
@@ -290,9 +324,17 @@ export class RobotsStore {
   readonly #listeners = new Set<RobotsChangeListener>();
   readonly #stats = { fetches: 0, backendHits: 0, lockWaits: 0, backendErrors: 0, backendSkipped: 0 };
   readonly #breaker: BackendBreaker;
+  /** What the backend is told on each call: this store's client, and where ignored records are reported. */
+  readonly #scope: RobotsBackendScope;
+  /** Origins whose ignored backend record was reported already (one warning per origin). */
+  readonly #ignoredOrigins = new Set<string>();
   #skewWarned = false;
   #closed = false;
 
+  /**
+   * @throws TypeError or RangeError when an option is of the wrong type or out of range; the
+   *   message names it and says what is accepted.
+   */
   constructor(options: RobotsStoreOptions) {
     if (typeof options?.userAgent !== 'string' || options.userAgent.trim() === '') {
       throw new TypeError(
@@ -312,52 +354,102 @@ export class RobotsStore {
     this.#proxyUrl = proxyUrlOf(options.proxyUrl);
     this.#backend = options.backend;
     this.#httpClient = options.httpClient;
-    this.#fetchTimeoutMs = positive('fetchTimeoutMs', options.fetchTimeoutMs, STORE_DEFAULTS.fetchTimeoutMs);
-    this.#connectTimeoutMs = positive(
+    this.#scope = {
+      client: clientOf(options.userAgent),
+      ignored: (origin, reason) => this.#reportIgnored(origin, reason),
+    };
+    const fetchTimer = { max: MAX_TIMER_MS - FETCH_TIMER_SLACK_MS };
+    this.#fetchTimeoutMs = durationOption(
+      OWNER,
+      'fetchTimeoutMs',
+      options.fetchTimeoutMs,
+      STORE_DEFAULTS.fetchTimeoutMs,
+      fetchTimer,
+    );
+    this.#connectTimeoutMs = durationOption(
+      OWNER,
       'connectTimeoutMs',
       options.connectTimeoutMs,
       STORE_DEFAULTS.connectTimeoutMs,
+      fetchTimer,
     );
-    this.#maxBytes = positive('maxBytes', options.maxBytes, STORE_DEFAULTS.maxBytes);
-    this.#maxRedirects = nonNegative('maxRedirects', options.maxRedirects, STORE_DEFAULTS.maxRedirects);
-    let maxAgeMs = positive('maxAgeMs', options.maxAgeMs, STORE_DEFAULTS.maxAgeMs);
+    this.#maxBytes = numberOption(OWNER, 'maxBytes', options.maxBytes, STORE_DEFAULTS.maxBytes, {
+      min: 1,
+      max: MAX_ROBOTS_BYTES,
+      integer: true,
+      unit: 'bytes',
+    });
+    this.#maxRedirects = numberOption(
+      OWNER,
+      'maxRedirects',
+      options.maxRedirects,
+      STORE_DEFAULTS.maxRedirects,
+      {
+        min: 0,
+        max: Number.MAX_SAFE_INTEGER,
+        integer: true,
+      },
+    );
+    let maxAgeMs = durationOption(OWNER, 'maxAgeMs', options.maxAgeMs, STORE_DEFAULTS.maxAgeMs);
     if (maxAgeMs > RFC_MAX_AGE_MS) {
       this.#log.warning(`maxAgeMs ${maxAgeMs} is over the 24 hours RFC 9309 2.4 allows; 24 hours are used.`);
       maxAgeMs = RFC_MAX_AGE_MS;
     }
+    const graceDays = numberOption(
+      OWNER,
+      'unreachableGraceDays',
+      options.unreachableGraceDays,
+      STORE_DEFAULTS.unreachableGraceDays,
+      { min: 0, max: MAX_GRACE_DAYS, unit: 'days' },
+    );
     this.#lifetime = {
       maxAgeMs,
-      minAgeMs: Math.min(maxAgeMs, nonNegative('minAgeMs', options.minAgeMs, STORE_DEFAULTS.minAgeMs)),
-      retryInitialDelayMs: positive(
+      minAgeMs: Math.min(
+        maxAgeMs,
+        durationOption(OWNER, 'minAgeMs', options.minAgeMs, STORE_DEFAULTS.minAgeMs, { allowZero: true }),
+      ),
+      retryInitialDelayMs: durationOption(
+        OWNER,
         'retry.initialDelayMs',
         options.retry?.initialDelayMs,
         STORE_DEFAULTS.retryInitialDelayMs,
       ),
-      retryMaxDelayMs: positive(
+      retryMaxDelayMs: durationOption(
+        OWNER,
         'retry.maxDelayMs',
         options.retry?.maxDelayMs,
         STORE_DEFAULTS.retryMaxDelayMs,
       ),
-      unreachableGraceMs:
-        nonNegative(
-          'unreachableGraceDays',
-          options.unreachableGraceDays,
-          STORE_DEFAULTS.unreachableGraceDays,
-        ) * DAY_MS,
+      unreachableGraceMs: Math.round(graceDays * DAY_MS),
     };
-    this.#keepExpiredMs = nonNegative('keepExpiredMs', options.keepExpiredMs, STORE_DEFAULTS.keepExpiredMs);
-    this.#lockTtlMs = positive('lockTtlMs', options.lockTtlMs, this.#fetchTimeoutMs + 5000);
-    this.#lockWaitMs = nonNegative('lockWaitMs', options.lockWaitMs, this.#fetchTimeoutMs + 2000);
-    this.#lockPollMs = positive('lockPollMs', options.lockPollMs, STORE_DEFAULTS.lockPollMs);
-    this.#clock = options.clock ?? Date.now;
+    this.#keepExpiredMs = durationOption(
+      OWNER,
+      'keepExpiredMs',
+      options.keepExpiredMs,
+      STORE_DEFAULTS.keepExpiredMs,
+      { allowZero: true },
+    );
+    this.#lockTtlMs = durationOption(OWNER, 'lockTtlMs', options.lockTtlMs, this.#fetchTimeoutMs + 5000);
+    // A waiter outlasts the lock of a holder that died, then the fetch of the waiter that takes it.
+    this.#lockWaitMs = durationOption(
+      OWNER,
+      'lockWaitMs',
+      options.lockWaitMs,
+      Math.min(MAX_TIMER_MS, this.#lockTtlMs + this.#fetchTimeoutMs + 2000),
+      { allowZero: true },
+    );
+    this.#lockPollMs = durationOption(OWNER, 'lockPollMs', options.lockPollMs, STORE_DEFAULTS.lockPollMs);
+    this.#clock = functionOption(OWNER, 'clock', options.clock, Date.now);
     this.#breaker = new BackendBreaker(
       {
-        initialDelayMs: positive(
+        initialDelayMs: durationOption(
+          OWNER,
           'backendRetry.initialDelayMs',
           options.backendRetry?.initialDelayMs,
           STORE_DEFAULTS.backendRetryInitialDelayMs,
         ),
-        maxDelayMs: positive(
+        maxDelayMs: durationOption(
+          OWNER,
           'backendRetry.maxDelayMs',
           options.backendRetry?.maxDelayMs,
           STORE_DEFAULTS.backendRetryMaxDelayMs,
@@ -366,8 +458,18 @@ export class RobotsStore {
       this.#clock,
     );
     this.#cache = new LRUCache<string, PolicyEntry>({
-      max: positive('maxEntries', options.maxEntries, STORE_DEFAULTS.maxEntries),
-      maxSize: positive('maxBytesInMemory', options.maxBytesInMemory, STORE_DEFAULTS.maxBytesInMemory),
+      max: numberOption(OWNER, 'maxEntries', options.maxEntries, STORE_DEFAULTS.maxEntries, {
+        min: 1,
+        max: MAX_LRU_ENTRIES,
+        integer: true,
+      }),
+      maxSize: numberOption(
+        OWNER,
+        'maxBytesInMemory',
+        options.maxBytesInMemory,
+        STORE_DEFAULTS.maxBytesInMemory,
+        { min: 1, max: Number.MAX_SAFE_INTEGER, integer: true, unit: 'bytes' },
+      ),
       sizeCalculation: entrySize,
     });
   }
@@ -530,33 +632,35 @@ export class RobotsStore {
 
   async #obtain(origin: string): Promise<PolicyEntry> {
     const local = this.#entryOf(origin);
-    let previous = local?.stored();
+    // The newest state known, here or in the backend (a resumed crawl, another process, an entry
+    // the LRU dropped): the base of the next state, and what a change is reported against.
+    let previous: KnownState = local;
     // Fresh records of the backend that could not be installed, by fetch time: tried once.
     const unusable = new Set<number>();
     try {
       const backend = this.#backend;
       if (backend === undefined) return await this.#fetch(origin, previous, local);
 
-      const loaded = await this.#call('load', () => backend.load(origin));
+      const loaded = await this.#call('load', () => backend.load(origin, this.#scope));
       const shared = loaded.ok ? this.#onOurClock(loaded.value) : undefined;
       if (shared !== undefined && this.#isFresh(shared)) {
-        const adopted = this.#adopt(origin, shared, local, unusable);
+        const adopted = this.#adopt(origin, shared, local, previous, unusable);
         if (adopted !== undefined) return adopted;
-      } else if (shared !== undefined) {
-        if (previous === undefined || shared.record.fetchedAt > previous.record.fetchedAt) previous = shared;
+      } else if (shared !== undefined && shared.record.fetchedAt > fetchedAtOf(previous)) {
+        previous = shared;
       }
       if (!loaded.ok || backend.lock === undefined) return await this.#fetch(origin, previous, local);
 
       let lock: RobotsFetchLock | undefined;
-      const locked = await this.#call('lock', () => backend.lock!(origin, this.#lockTtlMs), {
+      const locked = await this.#call('lock', () => backend.lock!(origin, this.#lockTtlMs, this.#scope), {
         late: giveBack,
       });
       if (locked.ok && locked.value === undefined) {
         // Another process is fetching this origin: wait for its result, within bounds.
         this.#stats.lockWaits++;
-        const waited = await this.#waitForPeer(origin, backend);
+        const waited = await this.#waitForPeer(origin, backend, local);
         if ('stored' in waited) {
-          const adopted = this.#adopt(origin, waited.stored, local, unusable);
+          const adopted = this.#adopt(origin, waited.stored, local, previous, unusable);
           if (adopted !== undefined) return adopted;
         } else {
           lock = waited.lock;
@@ -568,10 +672,12 @@ export class RobotsStore {
         if (lock !== undefined) {
           // Double-checked: the previous holder may have saved its result and released the lock
           // between our load and our lock.
-          const again = await this.#call('load', () => backend.load(origin));
+          const again = await this.#call('load', () => backend.load(origin, this.#scope));
           const stored = again.ok ? this.#onOurClock(again.value) : undefined;
           const adopted =
-            stored !== undefined && this.#isFresh(stored) && this.#adopt(origin, stored, local, unusable);
+            stored !== undefined &&
+            this.#isFresh(stored) &&
+            this.#adopt(origin, stored, local, previous, unusable);
           if (adopted) return adopted;
         }
         return await this.#fetch(origin, previous, local);
@@ -586,24 +692,27 @@ export class RobotsStore {
     } catch (error) {
       // A bug, not the network: still answer, with the safe policy, and say so.
       this.#log.exception(error as Error, `Resolving the robots.txt policy of ${origin} failed`);
-      return this.#install(origin, this.#internalFailure(origin, error), local);
+      return this.#install(origin, this.#internalFailure(origin, error), local, previous);
     }
   }
 
   /**
    * Installs a fresh policy another process (or an earlier run) stored. A record that cannot be
    * installed is dropped with a warning, and the caller fetches the file instead: a bad record
-   * must not keep an origin closed for as long as it claims to hold.
+   * must not keep an origin closed for as long as it claims to hold. A record older than the
+   * entry in memory is not installed either (after a backend outage this store may have fetched
+   * a newer answer than the one the fleet shares): the caller fetches again, and saves.
    */
   #adopt(
     origin: string,
     stored: StoredPolicy,
     local: PolicyEntry | undefined,
+    previous: KnownState,
     unusable: Set<number>,
   ): PolicyEntry | undefined {
-    if (unusable.has(stored.record.fetchedAt)) return undefined;
+    if (unusable.has(stored.record.fetchedAt) || this.#olderThan(stored, local)) return undefined;
     try {
-      const entry = this.#install(origin, stored, local);
+      const entry = this.#install(origin, stored, local, previous);
       this.#stats.backendHits++;
       return entry;
     } catch (error) {
@@ -613,6 +722,24 @@ export class RobotsStore {
       );
       return undefined;
     }
+  }
+
+  /** True when the stored record was fetched before the entry in memory. */
+  #olderThan(stored: StoredPolicy, local: PolicyEntry | undefined): boolean {
+    return local !== undefined && stored.record.fetchedAt < local.fetchedAt;
+  }
+
+  /**
+   * Warns that the backend ignored the record of an origin (see RobotsBackendScope.ignored): once
+   * per origin, so a record read on every refresh does not flood the log.
+   */
+  #reportIgnored(origin: string, reason: string): void {
+    if (this.#ignoredOrigins.has(origin)) return;
+    if (this.#ignoredOrigins.size >= IGNORED_REPORTS_KEPT) this.#ignoredOrigins.clear();
+    this.#ignoredOrigins.add(origin);
+    this.#log.warning(
+      `The ${this.#backend?.name} backend's record of ${origin} is ignored: ${reason}. robots.txt is fetched again and the record replaced.`,
+    );
   }
 
   #isFresh(stored: StoredPolicy): boolean {
@@ -633,7 +760,7 @@ export class RobotsStore {
     return onClock(stored, now, this.#lifetime);
   }
 
-  async #fetch(origin: string, previous: StoredPolicy | undefined, local: PolicyEntry | undefined) {
+  async #fetch(origin: string, previous: KnownState, local: PolicyEntry | undefined) {
     this.#stats.fetches++;
     const fetched = await fetchRobotsTxt(origin, {
       userAgent: this.userAgent,
@@ -646,35 +773,44 @@ export class RobotsStore {
       clock: this.#clock,
     });
     const now = this.#clock();
-    const stored = nextState(previous, fetched, now, this.#lifetime);
-    const entry = this.#install(origin, stored, local, fetched);
+    const before = previous instanceof PolicyEntry ? previous.stored() : previous;
+    const stored = nextState(before, fetched, now, this.#lifetime);
+    const entry = this.#install(origin, stored, local, previous, fetched);
     const backend = this.#backend;
     if (backend !== undefined) {
       const retain = retentionMs(stored.record, now, this.#lifetime, this.#keepExpiredMs);
-      await this.#call('save', () => backend.save(origin, stored, retain));
+      await this.#call('save', () => backend.save(origin, stored, retain, this.#scope));
     }
     return entry;
   }
 
   /**
    * Polls the backend until the lock holder's result appears, or the lock is free again (its
-   * holder crashed and the lock expired: then we hold it), or `lockWaitMs` is over.
+   * holder crashed and the lock expired: then we hold it, and the other waiters wait for our
+   * result), or `lockWaitMs` is over: then the lock is tried one last time, and the file is
+   * fetched without it only if someone still holds it. A result older than the entry in memory
+   * is not the holder's: waiting goes on.
    */
   async #waitForPeer(
     origin: string,
     backend: RobotsStoreBackend,
+    local: PolicyEntry | undefined,
   ): Promise<{ stored: StoredPolicy } | { lock: RobotsFetchLock | undefined }> {
     const deadline = performance.now() + this.#lockWaitMs;
-    while (performance.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, this.#lockPollMs));
-      const loaded = await this.#call('load', () => backend.load(origin));
+    for (;;) {
+      const remainingMs = deadline - performance.now();
+      await new Promise((resolve) =>
+        setTimeout(resolve, Math.max(0, Math.min(this.#lockPollMs, remainingMs))),
+      );
+      const loaded = await this.#call('load', () => backend.load(origin, this.#scope));
       if (!loaded.ok) return { lock: undefined };
       const stored = this.#onOurClock(loaded.value);
-      if (stored !== undefined && this.#isFresh(stored)) return { stored };
-      const locked = await this.#call('lock', () => backend.lock!(origin, this.#lockTtlMs), {
+      if (stored !== undefined && this.#isFresh(stored) && !this.#olderThan(stored, local)) return { stored };
+      const locked = await this.#call('lock', () => backend.lock!(origin, this.#lockTtlMs, this.#scope), {
         late: giveBack,
       });
       if (!locked.ok || locked.value !== undefined) return { lock: locked.ok ? locked.value : undefined };
+      if (performance.now() >= deadline) break;
     }
     this.#log.warning(
       `Waited ${this.#lockWaitMs} ms for another process to fetch ${origin}/robots.txt; fetching it here.`,
@@ -682,11 +818,15 @@ export class RobotsStore {
     return { lock: undefined };
   }
 
-  /** Puts a policy in memory and tells listeners if it changed. */
+  /**
+   * Puts a policy in memory and tells listeners if it differs from `previous`, the newest state
+   * known before it (see #obtain).
+   */
   #install(
     origin: string,
     stored: StoredPolicy,
     local: PolicyEntry | undefined,
+    previous: KnownState,
     fetched?: RobotsFetchResult,
   ): PolicyEntry {
     const { record } = stored;
@@ -711,15 +851,28 @@ export class RobotsStore {
     this.#recent = undefined;
     if (!this.#cache.has(entry.origin)) this.#keepOversized(entry);
     else if (this.#oversized?.origin === entry.origin) this.#oversized = undefined;
-    if (local !== undefined && this.#listeners.size > 0) {
-      const change = diffPolicies(this.#compared(local), this.#compared(entry));
+    if (previous !== undefined && this.#listeners.size > 0) {
+      const change = diffPolicies(this.#compared(previous), this.#compared(entry));
       if (change !== null) this.#tell(change);
     }
     return entry;
   }
 
-  /** What change detection compares of an entry: during an outage, its last good file. */
-  #compared(entry: PolicyEntry): ComparedPolicy {
+  /** What change detection compares of a state: during an outage, its last good file. */
+  #compared(state: PolicyEntry | StoredPolicy): ComparedPolicy {
+    if (!(state instanceof PolicyEntry)) {
+      // A record read from the backend: its file (or the good copy's) is parsed from the body.
+      const { record, body } = state;
+      return {
+        origin: record.origin,
+        robotsTxtUrl: record.robotsTxtUrl,
+        kind: record.kind,
+        status: record.status,
+        fetchedAt: record.fetchedAt,
+        file: needsBody(record) && body !== null ? RobotsTxt.parse(body, { maxBytes: this.#maxBytes }) : null,
+      };
+    }
+    const entry = state;
     // A good copy loaded from a backend during an outage is kept as its raw body, unparsed.
     const unparsed = entry.goodRobots === null && entry.good?.kind === 'rules' ? entry.body : null;
     return {
@@ -861,19 +1014,5 @@ function proxyUrlOf(value: string | undefined): string | undefined {
   } catch (error) {
     throw new TypeError(`RobotsStore option ${(error as Error).message}`);
   }
-  return value;
-}
-
-function positive(name: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (!Number.isFinite(value) || value <= 0)
-    throw new RangeError(`RobotsStore option ${name} must be a positive number, got ${value}.`);
-  return value;
-}
-
-function nonNegative(name: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (!Number.isFinite(value) || value < 0)
-    throw new RangeError(`RobotsStore option ${name} must be zero or more, got ${value}.`);
   return value;
 }

@@ -3,13 +3,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Configuration, KeyValueStore, MemoryStorage } from 'crawlee';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { KeyValueStoreBackend, RobotsStore } from '../../src/store/index.js';
+import { KeyValueStoreBackend, type RobotsChange, RobotsStore } from '../../src/store/index.js';
 import { keyOf } from '../../src/store/key-value-store-backend.js';
 import { startHttpServer, type TestHttpServer, text } from '../support/http-server.js';
 import { captureLog } from '../support/log.js';
-import { policyRecord } from './records.js';
+import { backendScope, policyRecord } from './records.js';
 
 const DAY = 86_400_000;
+const SCOPE = backendScope('ExampleBot/1.0');
+/** What Crawlee accepts as a key-value store key (@apify/consts KEY_VALUE_STORE_KEY_REGEX). */
+const KEY_VALUE_STORE_KEY = /^([a-zA-Z0-9!\-_.'()]{1,256})$/;
 
 let dir: string;
 let site: TestHttpServer;
@@ -24,7 +27,7 @@ afterEach(async () => {
 });
 
 /** A crawler "process": its own Crawlee storage client on the same directory, as after a restart. */
-function crawlerStore(clock: () => number, keepExpiredMs?: number) {
+function crawlerStore(clock: () => number, keepExpiredMs?: number, userAgent = 'ExampleBot/1.0') {
   const storageClient = new MemoryStorage({
     localDataDirectory: dir,
     persistStorage: true,
@@ -32,20 +35,21 @@ function crawlerStore(clock: () => number, keepExpiredMs?: number) {
   });
   const config = new Configuration({ storageClient, persistStorage: true });
   const backend = new KeyValueStoreBackend({ config, clock });
+  const { log, warnings } = captureLog();
   const store = new RobotsStore({
-    userAgent: 'ExampleBot/1.0',
+    userAgent,
     backend,
     clock,
-    log: captureLog().log,
+    log,
     ...(keepExpiredMs === undefined ? {} : { keepExpiredMs }),
   });
-  return { store, storageClient, config, backend };
+  return { store, storageClient, config, backend, warnings };
 }
 
 /** The raw value the backend keeps for `origin`, or undefined. */
 async function rawValue(config: Configuration, origin: string): Promise<unknown> {
   const kvs = await KeyValueStore.open('robots-policies', { config });
-  return (await kvs.getValue(keyOf(origin))) ?? undefined;
+  return (await kvs.getValue(keyOf(origin, SCOPE.client))) ?? undefined;
 }
 
 describe('KeyValueStoreBackend', () => {
@@ -77,13 +81,14 @@ describe('KeyValueStoreBackend', () => {
     const info = await storageClient.keyValueStores().list();
     expect(info.items.map((item) => item.name)).toContain('robots-policies');
     const kvs = info.items.find((item) => item.name === 'robots-policies')!;
-    const value = (await storageClient.keyValueStore(kvs.id).getRecord(keyOf(site.origin)))?.value as {
+    const value = (await storageClient.keyValueStore(kvs.id).getRecord(keyOf(site.origin, SCOPE.client)))
+      ?.value as {
       record: { origin: string; status: number };
       body: string;
     };
     expect(value.record).toMatchObject({ origin: site.origin, status: 200 });
     expect(Buffer.from(value.body, 'base64').toString()).toBe('User-agent: *\nDisallow: /private\n');
-    expect(keyOf(site.origin)).toMatch(/^origin-[0-9a-f]{64}$/);
+    expect(keyOf(site.origin, SCOPE.client)).toMatch(/^policy-[0-9a-f]{16}-[0-9a-f]{64}$/);
     await store.close();
   });
 
@@ -95,9 +100,9 @@ describe('KeyValueStoreBackend', () => {
 
     // Fresh for a day, then kept two more days as the previous state.
     now += 3 * DAY - 1;
-    expect((await backend.load(site.origin))?.record.origin).toBe(site.origin);
+    expect((await backend.load(site.origin, SCOPE))?.record.origin).toBe(site.origin);
     now += 1;
-    expect(await backend.load(site.origin)).toBeUndefined();
+    expect(await backend.load(site.origin, SCOPE)).toBeUndefined();
     expect(await rawValue(config, site.origin)).toBeUndefined();
   });
 
@@ -110,7 +115,11 @@ describe('KeyValueStoreBackend', () => {
       ...policyRecord(site.origin, now, { expiresAt: now + 3650 * DAY }),
     };
     delete record['why'];
-    await kvs.setValue(keyOf(site.origin), { record, body: null, retainUntil: now + 3650 * DAY });
+    await kvs.setValue(keyOf(site.origin, SCOPE.client), {
+      record,
+      body: null,
+      retainUntil: now + 3650 * DAY,
+    });
 
     expect(await store.check(`${site.origin}/private/a`)).toMatchObject({
       allowed: false,
@@ -129,9 +138,78 @@ describe('KeyValueStoreBackend', () => {
     const now = Date.UTC(2026, 0, 1);
     const { store, config, backend } = crawlerStore(() => now);
     const kvs = await KeyValueStore.open('robots-policies', { config });
-    await kvs.setValue(keyOf(site.origin), { record: policyRecord(site.origin, now), body: null });
-    expect(await backend.load(site.origin)).toBeUndefined();
+    await kvs.setValue(keyOf(site.origin, SCOPE.client), {
+      record: policyRecord(site.origin, now),
+      body: null,
+    });
+    expect(await backend.load(site.origin, SCOPE)).toBeUndefined();
     expect(await rawValue(config, site.origin)).toBeUndefined();
+    await store.close();
+  });
+
+  it('reports a change when a resumed crawl finds the file changed since the record it kept', async () => {
+    let now = Date.UTC(2026, 0, 1);
+    const clock = () => now;
+    const first = crawlerStore(clock);
+    await first.store.resolve(site.origin);
+    await first.store.close();
+
+    // Resumed two days later: the record has expired but is kept (keepExpiredMs, 7 days).
+    now += 2 * DAY;
+    site.route('/robots.txt', text('User-agent: *\nDisallow: /elsewhere\n'));
+    const second = crawlerStore(clock);
+    const changes: RobotsChange[] = [];
+    second.store.onChange((change) => changes.push(change));
+    expect((await second.store.check(`${site.origin}/elsewhere`)).allowed).toBe(false);
+    expect(changes).toMatchObject([
+      {
+        previous: { kind: 'rules', status: 200, fetchedAt: now - 2 * DAY },
+        addedRules: [{ pattern: '/elsewhere' }],
+        removedRules: [{ pattern: '/private' }],
+      },
+    ]);
+    await second.store.close();
+  });
+
+  it("keeps each User-Agent's record under its own key, valid for a key-value store", async () => {
+    const now = Date.UTC(2026, 0, 1);
+    const first = crawlerStore(() => now, undefined, 'ExampleBot/1.0');
+    await first.store.resolve(site.origin);
+    await first.store.close();
+
+    const other = crawlerStore(() => now, undefined, 'OtherBot/2.0');
+    await other.store.resolve(site.origin);
+    expect(other.store.stats()).toMatchObject({ fetches: 1, backendHits: 0 });
+    await other.store.close();
+    const same = crawlerStore(() => now, undefined, 'ExampleBot/1.0');
+    await same.store.resolve(site.origin);
+    expect(same.store.stats()).toMatchObject({ fetches: 0, backendHits: 1 });
+    await same.store.close();
+    expect(site.hits('/robots.txt')).toBe(2);
+
+    const key = keyOf(`https://${'long-label.'.repeat(20)}example:65535`, SCOPE.client);
+    expect(key).toMatch(KEY_VALUE_STORE_KEY);
+    expect(keyOf(site.origin, SCOPE.client)).not.toBe(
+      keyOf(site.origin, backendScope('OtherBot/2.0').client),
+    );
+  });
+
+  it('warns once about a value that is not a usable record, and replaces it', async () => {
+    const now = Date.UTC(2026, 0, 1);
+    const { store, config, warnings } = crawlerStore(() => now);
+    const kvs = await KeyValueStore.open('robots-policies', { config });
+    const record = policyRecord(site.origin, now, { expiresAt: now + 3650 * DAY });
+    await kvs.setValue(keyOf(site.origin, SCOPE.client), {
+      record: { ...record, version: 2 },
+      body: null,
+      retainUntil: now + 3650 * DAY,
+    });
+
+    expect(await store.check(`${site.origin}/private/a`)).toMatchObject({ allowed: false, status: 200 });
+    expect(warnings()).toEqual([
+      `The key-value-store backend's record of ${site.origin} is ignored: it was written by another version (record version 2). robots.txt is fetched again and the record replaced.`,
+    ]);
+    expect(await rawValue(config, site.origin)).toMatchObject({ record: { version: 1 } });
     await store.close();
   });
 });

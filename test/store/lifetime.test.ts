@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { CLOCK_SKEW_TOLERANCE_MS, type LifetimeSettings, onClock } from '../../src/store/lifetime.js';
+import {
+  CLOCK_SKEW_TOLERANCE_MS,
+  type LifetimeSettings,
+  onClock,
+  retentionMs,
+} from '../../src/store/lifetime.js';
 import { policyRecord } from './records.js';
 
 const ORIGIN = 'https://www.example.com';
@@ -60,5 +65,25 @@ describe('onClock: a record written on another clock, read on ours', () => {
       expiresAt: NOW + 4 * HOUR,
     });
     expect(onClock({ record: outage, body: null }, NOW, SETTINGS).record.expiresAt).toBe(NOW + HOUR);
+  });
+});
+
+describe('retentionMs: how long a backend keeps a record', () => {
+  it('is a whole number of milliseconds, as Redis PEXPIRE takes it, even on a clock with fractions', () => {
+    const record = policyRecord(ORIGIN, NOW + 0.25, { expiresAt: NOW + HOUR + 0.25 });
+    const retained = retentionMs(record, NOW + 0.5, SETTINGS, 7 * DAY);
+    expect(Number.isSafeInteger(retained)).toBe(true);
+    expect(retained).toBe(HOUR + 7 * DAY);
+  });
+
+  it('keeps an outage record until its grace period is over, at least 1 ms', () => {
+    const outage = policyRecord(ORIGIN, NOW, {
+      kind: 'disallow-all',
+      failures: 3,
+      unreachableSince: NOW - DAY,
+      expiresAt: NOW + HOUR,
+    });
+    expect(retentionMs(outage, NOW, SETTINGS, 0)).toBe(29 * DAY);
+    expect(retentionMs(policyRecord(ORIGIN, NOW - 9 * DAY), NOW, SETTINGS, 0)).toBe(1);
   });
 });

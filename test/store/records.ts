@@ -1,3 +1,4 @@
+import { clientOf, type RobotsBackendScope } from '../../src/store/backend.js';
 import type { PolicyRecord } from '../../src/store/policy.js';
 
 /**
@@ -29,5 +30,20 @@ export function policyRecord(
     truncated: false,
     timings: { totalMs: 2, parseMs: 0 },
     ...overrides,
+  };
+}
+
+/**
+ * The scope a store of `userAgent` gives its backend, for tests that call a backend directly;
+ * `ignored` lists what the backend reported as `origin: reason`.
+ */
+export function backendScope(userAgent = 'ExampleBot/1.0'): RobotsBackendScope & { reports: string[] } {
+  const reports: string[] = [];
+  return {
+    client: clientOf(userAgent),
+    reports,
+    ignored: (origin, reason) => {
+      reports.push(`${origin}: ${reason}`);
+    },
   };
 }

@@ -3,13 +3,15 @@ import { fileURLToPath } from 'node:url';
 import { LogLevel } from 'crawlee';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { clientOf } from '../../src/store/backend.js';
 import { RedisBackend, RobotsStore, type RobotsStoreOptions } from '../../src/store/index.js';
 import { startHttpServer, type TestHttpServer } from '../support/http-server.js';
 import { captureLog } from '../support/log.js';
 import { startRedis, type TestRedis } from '../support/redis.js';
-import { policyRecord } from './records.js';
+import { backendScope, policyRecord } from './records.js';
 
 const USER_AGENT = 'ExampleBot/1.0';
+const SCOPE = backendScope(USER_AGENT);
 const DAY = 86_400_000;
 const WORKER = fileURLToPath(new URL('../support/fleet-worker.ts', import.meta.url));
 
@@ -29,6 +31,16 @@ afterAll(async () => {
 /** A fresh key prefix per test: tests share one redis-server but never each other's keys. */
 function prefix(): string {
   return `test-${process.pid}-${++prefixCounter}:`;
+}
+
+/** The key of an origin's policy for a User-Agent: `<prefix>policy:<client>:<origin>`. */
+function policyKey(keyPrefix: string, origin: string, userAgent = USER_AGENT): string {
+  return `${keyPrefix}policy:${clientOf(userAgent)}:${origin}`;
+}
+
+/** The key of an origin's fetch lock for a User-Agent. */
+function lockKey(keyPrefix: string, origin: string, userAgent = USER_AGENT): string {
+  return `${keyPrefix}lock:${clientOf(userAgent)}:${origin}`;
 }
 
 function store(keyPrefix: string, options: Partial<RobotsStoreOptions> = {}, url = redis.url) {
@@ -104,17 +116,17 @@ function countCalls(backend: RedisBackend) {
   const load = backend.load.bind(backend);
   const save = backend.save.bind(backend);
   const lock = backend.lock.bind(backend);
-  backend.load = (origin) => {
+  backend.load = (origin, scope) => {
     calls.load++;
-    return load(origin);
+    return load(origin, scope);
   };
-  backend.save = (origin, policy, retainMs) => {
+  backend.save = (origin, policy, retainMs, scope) => {
     calls.save++;
-    return save(origin, policy, retainMs);
+    return save(origin, policy, retainMs, scope);
   };
-  backend.lock = async (origin, ttlMs) => {
+  backend.lock = async (origin, ttlMs, scope) => {
     calls.lock++;
-    const held = await lock(origin, ttlMs);
+    const held = await lock(origin, ttlMs, scope);
     if (held === undefined) return undefined;
     return {
       release: () => {
@@ -185,13 +197,13 @@ describe('RedisBackend', () => {
       expect(site.hits('/robots.txt')).toBe(1);
       expect(second.stats()).toMatchObject({ fetches: 0, backendHits: 1 });
 
-      const key = `${keyPrefix}policy:${site.origin}`;
+      const key = policyKey(keyPrefix, site.origin);
       const ttl = await client.pttl(key);
       // Kept for the policy's lifetime (24 h) plus the default 7 days it serves as a previous state.
       expect(ttl).toBeGreaterThan(7 * 86_400_000);
       expect(ttl).toBeLessThanOrEqual(8 * 86_400_000);
       expect(await client.hget(key, 'body')).toBe('User-agent: *\nDisallow: /private-0\n');
-      expect(await client.exists(`${keyPrefix}lock:${site.origin}`)).toBe(0);
+      expect(await client.exists(lockKey(keyPrefix, site.origin))).toBe(0);
     } finally {
       await Promise.all([first.close(), second.close(), site.close()]);
     }
@@ -222,7 +234,7 @@ describe('RedisBackend', () => {
     const keyPrefix = prefix();
     const [site] = await sites(1);
     // A holder that took the lock and died: nobody will release it, it expires in 300 ms.
-    await client.set(`${keyPrefix}lock:${site.origin}`, 'crashed-holder', 'PX', 300);
+    await client.set(lockKey(keyPrefix, site.origin), 'crashed-holder', 'PX', 300);
     const robots = store(keyPrefix, { lockWaitMs: 10_000, lockPollMs: 25 });
     try {
       const started = performance.now();
@@ -237,10 +249,33 @@ describe('RedisBackend', () => {
     }
   });
 
+  it('fetches once across waiting stores when the holder crashed with a lock that outlives their old wait', async () => {
+    const keyPrefix = prefix();
+    const [site] = await sites(1);
+    const options = { fetchTimeoutMs: 500, lockTtlMs: 3000, lockPollMs: 25 };
+    // A store that took the lock with its TTL and died.
+    await client.set(lockKey(keyPrefix, site.origin), 'crashed-holder', 'PX', options.lockTtlMs);
+    const waiting = Array.from({ length: 4 }, () => store(keyPrefix, options));
+    try {
+      const started = performance.now();
+      const checks = await Promise.all(waiting.map((robots) => robots.check(`${site.origin}/private-0`)));
+      const elapsed = performance.now() - started;
+      expect(checks.map((check) => check.allowed)).toEqual([false, false, false, false]);
+      // The first waiter to take the expired lock fetched; the others waited for its result.
+      expect(site.hits('/robots.txt')).toBe(1);
+      expect(waiting.map((robots) => robots.stats().lockWaits)).toEqual([1, 1, 1, 1]);
+      expect(waiting.reduce((sum, robots) => sum + robots.stats().backendHits, 0)).toBe(3);
+      expect(elapsed).toBeGreaterThanOrEqual(2900);
+      expect(elapsed).toBeLessThan(5000);
+    } finally {
+      await Promise.all([...waiting.map((robots) => robots.close()), site.close()]);
+    }
+  }, 15_000);
+
   it('stops waiting for a holder that takes too long and fetches itself, with a warning', async () => {
     const keyPrefix = prefix();
     const [site] = await sites(1);
-    await client.set(`${keyPrefix}lock:${site.origin}`, 'slow-holder', 'PX', 10_000);
+    await client.set(lockKey(keyPrefix, site.origin), 'slow-holder', 'PX', 10_000);
     const { log, warnings } = captureLog();
     const robots = store(keyPrefix, { lockWaitMs: 200, lockPollMs: 25, log });
     try {
@@ -250,7 +285,7 @@ describe('RedisBackend', () => {
       expect(site.hits('/robots.txt')).toBe(1);
       expect(warnings().some((message) => message.includes('Waited 200 ms'))).toBe(true);
       // The slow holder's lock is not ours: it is left alone.
-      expect(await client.get(`${keyPrefix}lock:${site.origin}`)).toBe('slow-holder');
+      expect(await client.get(lockKey(keyPrefix, site.origin))).toBe('slow-holder');
     } finally {
       await Promise.all([robots.close(), site.close()]);
     }
@@ -260,17 +295,17 @@ describe('RedisBackend', () => {
     const keyPrefix = prefix();
     const backend = new RedisBackend({ url: redis.url, keyPrefix });
     try {
-      const lock = await backend.lock('https://a.example', 100);
+      const lock = await backend.lock('https://a.example', 100, SCOPE);
       expect(lock).toBeDefined();
-      expect(await backend.lock('https://a.example', 10_000)).toBeUndefined();
+      expect(await backend.lock('https://a.example', 10_000, SCOPE)).toBeUndefined();
       await new Promise((resolve) => setTimeout(resolve, 150));
-      const next = await backend.lock('https://a.example', 10_000);
+      const next = await backend.lock('https://a.example', 10_000, SCOPE);
       expect(next).toBeDefined();
       // The first holder wakes up late: its release must not free the new holder's lock.
       await lock!.release();
-      expect(await client.get(`${keyPrefix}lock:https://a.example`)).not.toBeNull();
+      expect(await client.get(lockKey(keyPrefix, 'https://a.example'))).not.toBeNull();
       await next!.release();
-      expect(await client.get(`${keyPrefix}lock:https://a.example`)).toBeNull();
+      expect(await client.get(lockKey(keyPrefix, 'https://a.example'))).toBeNull();
     } finally {
       await backend.close();
     }
@@ -296,9 +331,9 @@ describe('RedisBackend', () => {
       timings: { totalMs: 1, parseMs: 0 },
     });
     try {
-      await backend.save('https://a.example', { record: record(2000, 'newer'), body: null }, 60_000);
-      await backend.save('https://a.example', { record: record(1000, 'older'), body: null }, 60_000);
-      expect((await backend.load('https://a.example'))?.record.why).toBe('newer');
+      await backend.save('https://a.example', { record: record(2000, 'newer'), body: null }, 60_000, SCOPE);
+      await backend.save('https://a.example', { record: record(1000, 'older'), body: null }, 60_000, SCOPE);
+      expect((await backend.load('https://a.example', SCOPE))?.record.why).toBe('newer');
     } finally {
       await backend.close();
     }
@@ -395,7 +430,7 @@ describe('RedisBackend', () => {
       },
     };
     const servers = await sites(Object.keys(broken).length);
-    const { log, lines } = captureLog();
+    const { log, lines, warnings } = captureLog();
     const robots = store(keyPrefix, { log });
     try {
       for (const [index, damage] of Object.values(broken).entries()) {
@@ -405,7 +440,7 @@ describe('RedisBackend', () => {
         }) as unknown as Record<string, unknown>;
         damage(record);
         await client.hset(
-          `${keyPrefix}policy:${origin}`,
+          policyKey(keyPrefix, origin),
           'at',
           String(Date.now()),
           'meta',
@@ -425,6 +460,17 @@ describe('RedisBackend', () => {
       expect(servers.map((site) => site.hits('/robots.txt'))).toEqual(servers.map(() => 1));
       expect(robots.stats()).toMatchObject({ fetches: servers.length, backendHits: 0 });
       expect(lines.filter((line) => line.level === LogLevel.ERROR)).toEqual([]);
+      // Each ignored with a warning that says why.
+      expect(
+        warnings()
+          .map((message) => /is ignored: (.*)\. robots\.txt/.exec(message)?.[1])
+          .sort(),
+      ).toEqual([
+        'it has rules but no robots.txt body',
+        'its record lacks fields or has fields of the wrong type',
+        'its record lacks fields or has fields of the wrong type',
+        'its record lacks fields or has fields of the wrong type',
+      ]);
       // The answers fetched replaced the broken records.
       const second = store(keyPrefix);
       await Promise.all(servers.map((site) => second.resolve(site.origin)));
@@ -433,6 +479,122 @@ describe('RedisBackend', () => {
     } finally {
       await robots.close();
       await Promise.all(servers.map((site) => site.close()));
+    }
+  });
+
+  it('takes a key of another shape as no record, with one warning, and replaces it on save', async () => {
+    const keyPrefix = prefix();
+    const foreign: Record<string, (key: string) => Promise<unknown>> = {
+      // HGETALL would answer WRONGTYPE, as if Redis failed.
+      'the key holds a string, not a hash': (key) => client.set(key, '{"origin":"x"}'),
+      // The save script compared a fetch time that is not a number.
+      'it was written by another version (record version 0)': (key) =>
+        client.hset(key, 'at', 'garbage', 'meta', '{"version":0}', 'body', '', 'hasBody', '0'),
+      'the hash has no "meta" field': (key) => client.hset(key, 'at', String(Date.now() + 3_600_000)),
+    };
+    const servers = await sites(Object.keys(foreign).length);
+    for (const [index, write] of Object.values(foreign).entries()) {
+      await write(policyKey(keyPrefix, servers[index].origin));
+    }
+    const { log, warnings } = captureLog();
+    const robots = store(keyPrefix, { log });
+    try {
+      const checks = await Promise.all(
+        servers.map((site, index) => robots.check(`${site.origin}/private-${index}/x`)),
+      );
+      expect(checks.map((check) => [check.policyKind, check.allowed])).toEqual(
+        servers.map(() => ['rules', false]),
+      );
+      // Not a backend failure: the breaker stayed closed and every policy was saved.
+      expect(robots.stats()).toMatchObject({ fetches: 3, backendErrors: 0, backendSkipped: 0 });
+      // One warning per origin, though each was loaded twice (before and after taking the lock).
+      expect(warnings().sort()).toEqual(
+        Object.keys(foreign)
+          .map(
+            (reason, index) =>
+              `The redis backend's record of ${servers[index].origin} is ignored: ${reason}. robots.txt is fetched again and the record replaced.`,
+          )
+          .sort(),
+      );
+      for (const site of servers) {
+        const key = policyKey(keyPrefix, site.origin);
+        expect(await client.type(key)).toBe('hash');
+        expect(await client.pttl(key)).toBeGreaterThan(0);
+      }
+      const second = store(keyPrefix);
+      await Promise.all(servers.map((site) => second.resolve(site.origin)));
+      expect(second.stats()).toMatchObject({ fetches: 0, backendHits: 3 });
+      await second.close();
+    } finally {
+      await robots.close();
+      await Promise.all(servers.map((site) => site.close()));
+    }
+  });
+
+  it('never leaves a policy key without expiry: a bad TTL is refused before anything is written', async () => {
+    const keyPrefix = prefix();
+    const own = new Redis(redis.url);
+    await own.ping();
+    // Given its own client, the backend defines its scripts on it: the script can be called as is.
+    const backend = new RedisBackend({ redis: own, keyPrefix });
+    const origin = 'https://a.example';
+    const key = policyKey(keyPrefix, origin);
+    const policy = { record: policyRecord(origin, Date.now()), body: null };
+    try {
+      await backend.save(origin, policy, 60_000, SCOPE);
+      for (const retainMs of [Number.NaN, Number.POSITIVE_INFINITY, 2 ** 60, -5]) {
+        await expect(backend.save(origin, policy, retainMs, SCOPE)).rejects.toThrow(RangeError);
+      }
+      const script = own as unknown as {
+        crawleeRobotsSaveIfNewer(key: string, ...args: string[]): Promise<number>;
+      };
+      for (const ttl of ['abc', '0', '1.5', '']) {
+        await client.del(key);
+        await expect(
+          script.crawleeRobotsSaveIfNewer(key, String(Date.now()), '{}', '', ttl, '0', '60000'),
+        ).rejects.toThrow(/TTL must be a whole number/);
+        expect(await client.exists(key)).toBe(0);
+      }
+      // A fractional retention is rounded up to whole milliseconds.
+      await backend.save(origin, policy, 1500.5, SCOPE);
+      expect(await client.pttl(key)).toBeGreaterThan(1400);
+      expect(await client.pttl(key)).toBeLessThanOrEqual(1501);
+    } finally {
+      await backend.close();
+      own.disconnect();
+    }
+  });
+
+  it("keeps each User-Agent's answer and lock apart, and shares between stores of the same one", async () => {
+    const keyPrefix = prefix();
+    const site = await startHttpServer({
+      '/robots.txt': (request, response) => {
+        if (String(request.headers['user-agent']).includes('BadBot')) response.writeHead(503).end('no');
+        else response.writeHead(200).end('User-agent: *\nDisallow: /private\n');
+      },
+    });
+    const bad = store(keyPrefix, { userAgent: 'BadBot/1.0' });
+    const good = store(keyPrefix, { userAgent: 'GoodBot/2.0' });
+    const sameAsGood = store(keyPrefix, { userAgent: 'GoodBot/2.0' });
+    try {
+      // All at once: the lock of one User-Agent does not hold up the other.
+      const [badCheck, goodCheck] = await Promise.all([
+        bad.check(`${site.origin}/x`),
+        good.check(`${site.origin}/x`),
+      ]);
+      expect(badCheck).toMatchObject({ allowed: false, status: 503 });
+      expect(goodCheck).toMatchObject({ allowed: true, status: 200 });
+      expect(good.stats().lockWaits + bad.stats().lockWaits).toBe(0);
+      expect(await sameAsGood.check(`${site.origin}/private`)).toMatchObject({ allowed: false, status: 200 });
+      expect(sameAsGood.stats()).toMatchObject({ fetches: 0, backendHits: 1 });
+      expect(site.requests.map((request) => request.headers['user-agent']).sort()).toEqual([
+        'BadBot/1.0',
+        'GoodBot/2.0',
+      ]);
+      expect(await client.exists(policyKey(keyPrefix, site.origin, 'BadBot/1.0'))).toBe(1);
+      expect(await client.exists(policyKey(keyPrefix, site.origin, 'GoodBot/2.0'))).toBe(1);
+    } finally {
+      await Promise.all([bad.close(), good.close(), sameAsGood.close(), site.close()]);
     }
   });
 
@@ -603,11 +765,11 @@ describe('RobotsStore with a frozen Redis (circuit breaker)', () => {
       maxInFlight: 1,
     });
     try {
-      expect(await backend.load('https://a.example')).toBeUndefined();
+      expect(await backend.load('https://a.example', SCOPE)).toBeUndefined();
       own.freeze();
       const outcomes: string[] = [];
       const loads = ['a', 'b', 'c', 'd'].map((name) =>
-        backend.load(`https://${name}.example`).then(
+        backend.load(`https://${name}.example`, SCOPE).then(
           () => outcomes.push(`${name} answered`),
           (error: Error) => outcomes.push(`${name} ${error.message}`),
         ),
@@ -638,10 +800,10 @@ describe('RobotsStore with a frozen Redis (circuit breaker)', () => {
     // The lock outlives the test: only a release can remove it.
     const robots = store(keyPrefix, { backend, lockTtlMs: 60_000 });
     const admin = new Redis(own.url);
-    const lockKey = `${keyPrefix}lock:${slow.origin}`;
+    const slowLock = lockKey(keyPrefix, slow.origin);
     try {
       const holding = robots.resolve(slow.origin);
-      await eventually(async () => (await admin.exists(lockKey)) === 1);
+      await eventually(async () => (await admin.exists(slowLock)) === 1);
       own.freeze();
       // Another origin's load times out: the breaker opens while the lock is held.
       await robots.resolve(other.origin);
@@ -651,7 +813,7 @@ describe('RobotsStore with a frozen Redis (circuit breaker)', () => {
       expect(calls.taken()).toEqual({ load: 3, lock: 1, save: 0, release: 1 });
 
       own.resume();
-      await eventually(async () => (await admin.exists(lockKey)) === 0);
+      await eventually(async () => (await admin.exists(slowLock)) === 0);
     } finally {
       own.resume();
       admin.disconnect();

@@ -12,7 +12,7 @@ import {
 import { startHttpServer, type TestHttpServer, text } from '../support/http-server.js';
 import { captureLog } from '../support/log.js';
 import { freePort } from '../support/redis.js';
-import { policyRecord } from './records.js';
+import { backendScope, policyRecord } from './records.js';
 
 const USER_AGENT = 'Mozilla/5.0 (compatible; ExampleBot/1.0; +https://example.com/bot)';
 const HOUR = 3_600_000;
@@ -534,6 +534,67 @@ describe('RobotsStore change detection across outages and crawl-delays', () => {
     ]);
   });
 
+  it('reports a change against the record a backend kept, when this store has none of its own', async () => {
+    const site = await server({ '/robots.txt': text(A) });
+    const clock = manualClock();
+    const firstFetch = clock.now();
+    const shared = new MemoryBackend({ clock: clock.now });
+    await store({ clock: clock.now, backend: shared }).resolve(site.origin);
+
+    // Another process (or a resumed crawl) meets the origin again once the record has expired.
+    site.route('/robots.txt', text(B));
+    clock.advance(DAY + 1);
+    const second = store({ clock: clock.now, backend: shared });
+    const changes: RobotsChange[] = [];
+    second.onChange((change) => changes.push(change));
+    await second.resolve(site.origin);
+    expect(site.hits('/robots.txt')).toBe(2);
+    expect(changes).toMatchObject([
+      {
+        previous: { kind: 'rules', status: 200, fetchedAt: firstFetch },
+        current: { kind: 'rules', status: 200, fetchedAt: clock.now() },
+        addedRules: [{ pattern: '/new-secret' }],
+        removedRules: [{ pattern: '/old-secret' }],
+      },
+    ]);
+
+    // The same file again: no change.
+    clock.advance(DAY + 1);
+    await store({ clock: clock.now, backend: shared }).resolve(site.origin);
+    const third = store({ clock: clock.now, backend: shared });
+    third.onChange((change) => changes.push(change));
+    clock.advance(DAY + 1);
+    await third.resolve(site.origin);
+    expect(changes).toHaveLength(1);
+  });
+
+  it('reports a change of an origin the LRU dropped, against the record of its backend', async () => {
+    const site = await server({ '/robots.txt': text(A) });
+    const other = await server({ '/robots.txt': text('User-agent: *\nDisallow: /\n') });
+    const clock = manualClock();
+    const robots = store({
+      clock: clock.now,
+      backend: new MemoryBackend({ clock: clock.now }),
+      maxEntries: 1,
+    });
+    const changes: RobotsChange[] = [];
+    robots.onChange((change) => changes.push(change));
+    await robots.resolve(site.origin);
+    await robots.resolve(other.origin);
+    expect(robots.peek(site.origin)).toBeUndefined();
+
+    site.route('/robots.txt', text(B));
+    clock.advance(DAY + 1);
+    await robots.resolve(site.origin);
+    expect(changes).toMatchObject([
+      {
+        origin: site.origin,
+        addedRules: [{ pattern: '/new-secret' }],
+        removedRules: [{ pattern: '/old-secret' }],
+      },
+    ]);
+  });
+
   it('reports a crawl-delay that changed, appeared or went, per group', async () => {
     const site = await server({
       '/robots.txt': text(
@@ -679,7 +740,7 @@ describe('MemoryBackend', () => {
       status: 200,
       expiresAt: clock.now() + 365 * DAY,
     });
-    await shared.save(site.origin, { record: broken, body: null }, 365 * DAY);
+    await shared.save(site.origin, { record: broken, body: null }, 365 * DAY, backendScope(USER_AGENT));
     const { log, warnings } = captureLog();
     const robots = store({ clock: clock.now, backend: shared, log });
 
@@ -693,7 +754,7 @@ describe('MemoryBackend', () => {
     expect(robots.stats()).toMatchObject({ fetches: 1, backendHits: 0 });
     expect(warnings()).toEqual([expect.stringContaining(`record of ${site.origin} cannot be used`)]);
     // The answer fetched replaced it.
-    expect((await shared.load(site.origin))?.body).not.toBeNull();
+    expect((await shared.load(site.origin, backendScope(USER_AGENT)))?.body).not.toBeNull();
   });
 
   it('shares policies and the fetch lock between stores of one process', async () => {
@@ -712,6 +773,74 @@ describe('MemoryBackend', () => {
     expect([a.allowed, b.allowed]).toEqual([false, false]);
     expect(site.hits('/robots.txt')).toBe(1);
     expect(first.stats().fetches + second.stats().fetches).toBe(1);
+  });
+});
+
+describe('RobotsStore with a shared backend', () => {
+  it("keeps each User-Agent's answer apart, and shares it between stores of the same User-Agent", async () => {
+    const site = await server({
+      '/robots.txt': (request, response) => {
+        // A server may answer each crawler differently: here a 503 to one of them.
+        if (String(request.headers['user-agent']).includes('BadBot')) response.writeHead(503).end('no');
+        else response.writeHead(200).end('User-agent: *\nDisallow: /private\n');
+      },
+    });
+    const shared = new MemoryBackend();
+    const bad = store({ userAgent: 'BadBot/1.0', backend: shared });
+    const good = store({ userAgent: 'GoodBot/2.0', backend: shared });
+    const sameAsGood = store({ userAgent: 'GoodBot/2.0', backend: shared });
+
+    expect(await bad.check(`${site.origin}/x`)).toMatchObject({ allowed: false, status: 503 });
+    expect(await good.check(`${site.origin}/x`)).toMatchObject({ allowed: true, status: 200 });
+    expect(await sameAsGood.check(`${site.origin}/private`)).toMatchObject({ allowed: false, status: 200 });
+    expect(site.requests.map((request) => request.headers['user-agent'])).toEqual([
+      'BadBot/1.0',
+      'GoodBot/2.0',
+    ]);
+    expect(sameAsGood.stats()).toMatchObject({ fetches: 0, backendHits: 1 });
+  });
+
+  it('never replaces a newer policy it fetched during a backend outage with an older shared one', async () => {
+    let body = 'User-agent: *\nDisallow: /v1\n';
+    let headers: Record<string, string> = {};
+    const site = await server({
+      '/robots.txt': (_request, response) => {
+        response.writeHead(200, headers).end(body);
+      },
+    });
+    const clock = manualClock();
+    const shared = new MemoryBackend({ clock: clock.now });
+    let down = false;
+    const unless = <T>(call: () => Promise<T>) => (down ? Promise.reject(new Error('backend down')) : call());
+    const flaky: RobotsStoreBackend = {
+      name: 'flaky',
+      load: (origin, scope) => unless(() => shared.load(origin, scope)),
+      save: (origin, policy, retainMs, scope) => unless(() => shared.save(origin, policy, retainMs, scope)),
+      lock: (origin, ttlMs, scope) => unless(() => shared.lock(origin, ttlMs, scope)),
+      close: async () => {},
+    };
+    // v1 is shared for 24 hours.
+    await store({ clock: clock.now, backend: shared }).resolve(site.origin);
+
+    // An hour later the file changed; this store fetches v2 while the backend is down.
+    clock.advance(HOUR);
+    body = 'User-agent: *\nDisallow: /v2\n';
+    headers = { 'cache-control': 'max-age=120' };
+    const robots = store({ clock: clock.now, backend: flaky });
+    const changes: RobotsChange[] = [];
+    robots.onChange((change) => changes.push(change));
+    down = true;
+    expect((await robots.check(`${site.origin}/v2`)).allowed).toBe(false);
+
+    // The backend is back, v2 has expired here: the shared v1 is older, so the file is fetched.
+    down = false;
+    clock.advance(180_000);
+    expect((await robots.check(`${site.origin}/v2`)).allowed).toBe(false);
+    expect((await robots.check(`${site.origin}/v1`)).allowed).toBe(true);
+    expect(robots.stats()).toMatchObject({ fetches: 2, backendHits: 0 });
+    expect(changes).toEqual([]);
+    // The fleet gets the newer answer.
+    expect((await shared.load(site.origin, backendScope(USER_AGENT)))?.record.fetchedAt).toBe(clock.now());
   });
 });
 
@@ -737,18 +866,18 @@ describe('backend circuit breaker', () => {
     // The backend grants the first origin's lock late, and fails the second origin's load.
     const backend: RobotsStoreBackend = {
       name: 'scripted',
-      load: async (origin) => {
+      load: async (origin, scope) => {
         if (origin === failing.origin) {
           asked.load.resolve();
           await loadAnswer.promise;
         }
-        return shared.load(origin);
+        return shared.load(origin, scope);
       },
-      save: (origin, policy, retainMs) => shared.save(origin, policy, retainMs),
-      lock: async (origin, ttlMs) => {
+      save: (origin, policy, retainMs, scope) => shared.save(origin, policy, retainMs, scope),
+      lock: async (origin, ttlMs, scope) => {
         asked.lock.resolve();
         await lockAnswer.promise;
-        return shared.lock(origin, ttlMs);
+        return shared.lock(origin, ttlMs, scope);
       },
       close: async () => {},
     };
@@ -775,7 +904,7 @@ describe('backend circuit breaker', () => {
       // The lock arrives late: nobody holds it for long, it is released at once.
       lockAnswer.resolve();
       await new Promise((resolve) => setTimeout(resolve, 10));
-      expect(await shared.lock(locked.origin, 60_000)).toBeDefined();
+      expect(await shared.lock(locked.origin, 60_000, backendScope(USER_AGENT))).toBeDefined();
     } finally {
       // Never leaves the store waiting (close() waits for running resolves).
       lockAnswer.resolve();

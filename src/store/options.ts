@@ -1,0 +1,120 @@
+/*
+ * The checks of the numeric options of the store and its backends. A value a timer, Redis or
+ * lru-cache cannot hold would not fail where it is given but later, in every call: Node cuts a
+ * timer longer than 2^31 - 1 ms to 1 ms, lru-cache preallocates its tables for `max` entries,
+ * Redis refuses a TTL that is not an integer. So each option is refused when it is made, with a
+ * message that names it and says what is accepted.
+ */
+
+/** The longest delay a Node timer holds (about 24.8 days); longer ones fire after 1 ms. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * Most entries of an in-memory LRU: lru-cache allocates about 16 bytes per entry of `max` up
+ * front (160 MB for this many).
+ */
+export const MAX_LRU_ENTRIES = 10_000_000;
+
+/** What a numeric option accepts. */
+export interface NumberBounds {
+  /** Smallest value accepted. */
+  min: number;
+  /** True when `min` itself is refused (a duration that must be more than 0). */
+  minExclusive?: boolean;
+  /** Largest value accepted. */
+  max: number;
+  /** Only whole numbers. */
+  integer?: boolean;
+  /** What the value counts, for the message: `milliseconds`, `days`, `bytes`, `entries`. */
+  unit?: string;
+}
+
+/**
+ * `value` when it is within `bounds`, `fallback` when it is undefined.
+ *
+ * @param owner the class the option belongs to, for the message (`RobotsStore`).
+ * @throws TypeError when `value` is not a number.
+ * @throws RangeError when it is out of bounds, not finite, or not whole where it must be.
+ */
+export function numberOption(
+  owner: string,
+  name: string,
+  value: unknown,
+  fallback: number,
+  bounds: NumberBounds,
+): number {
+  if (value === undefined) return fallback;
+  const accepted = describe(bounds);
+  if (typeof value !== 'number') {
+    throw new TypeError(`${owner} option ${name} must be ${accepted}, got ${show(value)}.`);
+  }
+  const { min, max, minExclusive = false, integer = false } = bounds;
+  const fits =
+    Number.isFinite(value) &&
+    (minExclusive ? value > min : value >= min) &&
+    value <= max &&
+    (!integer || Number.isInteger(value));
+  if (!fits) throw new RangeError(`${owner} option ${name} must be ${accepted}, got ${show(value)}.`);
+  return value;
+}
+
+/** A duration a timer can hold: more than 0 (or from 0 with `allowZero`) up to `max`. */
+export function durationOption(
+  owner: string,
+  name: string,
+  value: unknown,
+  fallback: number,
+  { allowZero = false, max = MAX_TIMER_MS }: { allowZero?: boolean; max?: number } = {},
+): number {
+  return numberOption(owner, name, value, fallback, {
+    min: 0,
+    minExclusive: !allowZero,
+    max,
+    unit: 'milliseconds',
+  });
+}
+
+/** A function option (a clock), or `fallback` when undefined. */
+export function functionOption<T extends (...args: never[]) => unknown>(
+  owner: string,
+  name: string,
+  value: unknown,
+  fallback: T,
+): T {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'function') {
+    throw new TypeError(`${owner} option ${name} must be a function, got ${show(value)}.`);
+  }
+  return value as T;
+}
+
+/** A string option, or `fallback` when undefined; `nonEmpty` refuses ''. */
+export function stringOption(
+  owner: string,
+  name: string,
+  value: unknown,
+  fallback: string,
+  { nonEmpty = false }: { nonEmpty?: boolean } = {},
+): string {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'string' || (nonEmpty && value === '')) {
+    throw new TypeError(
+      `${owner} option ${name} must be a${nonEmpty ? ' non-empty' : ''} string, got ${show(value)}.`,
+    );
+  }
+  return value;
+}
+
+function describe({ min, minExclusive, max, integer, unit }: NumberBounds): string {
+  const what = integer ? 'a whole number' : 'a number';
+  const of = unit === undefined ? '' : ` of ${unit}`;
+  const from = minExclusive ? `more than ${min}` : `from ${min}`;
+  return `${what}${of} ${from}${minExclusive ? ' and at most' : ' to'} ${max}`;
+}
+
+function show(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'function') return 'a function';
+  if (typeof value === 'object' && value !== null) return Array.isArray(value) ? 'an array' : 'an object';
+  return String(value);
+}

@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { MemoryBackend } from '../../src/store/index.js';
+import { backendScope, policyRecord } from './records.js';
+
+const KIB = 1024;
+const SCOPE = backendScope('ExampleBot/1.0');
+
+/** A stored rules policy for `origin` with a body of `bodyBytes` octets. */
+function policyWithBody(origin: string, bodyBytes: number) {
+  const record = policyRecord(origin, Date.UTC(2026, 0, 1), { kind: 'rules', status: 200 });
+  return { record, body: new Uint8Array(bodyBytes).fill(0x41) };
+}
+
+describe('MemoryBackend', () => {
+  it('keeps at most maxBytes of records, counting bodies, dropping the least recently used', async () => {
+    const backend = new MemoryBackend({ maxBytes: 1024 * KIB });
+    const origins = Array.from({ length: 30 }, (_, index) => `https://site-${index}.example`);
+    // 30 bodies of 100 KiB: three times the bound.
+    for (const origin of origins.slice(0, 5))
+      await backend.save(origin, policyWithBody(origin, 100 * KIB), 60_000, SCOPE);
+    // The first origin is read again: it is the most recently used from now on.
+    expect(await backend.load(origins[0], SCOPE)).toBeDefined();
+    for (const origin of origins.slice(5))
+      await backend.save(origin, policyWithBody(origin, 100 * KIB), 60_000, SCOPE);
+
+    const { entries, bytes } = backend.stats();
+    expect(bytes).toBeLessThanOrEqual(1024 * KIB);
+    expect(bytes).toBeGreaterThan(entries * 100 * KIB);
+    expect(entries).toBeLessThanOrEqual(10);
+    expect(await backend.load(origins[1], SCOPE)).toBeUndefined();
+    expect(await backend.load(origins[29], SCOPE)).toBeDefined();
+  });
+
+  it('does not keep a record larger than maxBytes', async () => {
+    const backend = new MemoryBackend({ maxBytes: 64 * KIB });
+    const origin = 'https://big.example';
+    await backend.save(origin, policyWithBody(origin, 100 * KIB), 60_000, SCOPE);
+    expect(await backend.load(origin, SCOPE)).toBeUndefined();
+    expect(backend.stats()).toEqual({ entries: 0, bytes: 0 });
+  });
+
+  it('bounds memory by 256 MiB by default', async () => {
+    const backend = new MemoryBackend({ maxEntries: 10_000 });
+    const body = new Uint8Array(500 * KIB);
+    // 600 bodies of 500 KiB (293 MiB), each its own origin.
+    for (let index = 0; index < 600; index++) {
+      const origin = `https://site-${index}.example`;
+      await backend.save(origin, { record: policyWithBody(origin, 0).record, body }, 60_000, SCOPE);
+    }
+    expect(backend.stats().bytes).toBeLessThanOrEqual(256 * 1024 * KIB);
+    expect(backend.stats().entries).toBeLessThan(600);
+  });
+
+  it('keeps the records and locks of each User-Agent apart', async () => {
+    const backend = new MemoryBackend();
+    const other = backendScope('OtherBot/2.0');
+    const origin = 'https://a.example';
+    await backend.save(origin, policyWithBody(origin, 10), 60_000, SCOPE);
+    expect(await backend.load(origin, other)).toBeUndefined();
+    expect(await backend.load(origin, backendScope('ExampleBot/1.0'))).toBeDefined();
+    const held = await backend.lock(origin, 60_000, SCOPE);
+    expect(held).toBeDefined();
+    expect(await backend.lock(origin, 60_000, other)).toBeDefined();
+    expect(await backend.lock(origin, 60_000, SCOPE)).toBeUndefined();
+  });
+});
