@@ -105,6 +105,11 @@ export function tokenize(
   let text: string;
   /** The bytes read, kept to find the first invalid sequence after the pass. */
   let invalidUtf8: Uint8Array | undefined;
+  /**
+   * Set for bytes that are not valid UTF-8: the lines over the length cap, measured and cut in
+   * octets before decoding (each invalid octet becomes a three-octet U+FFFD in the text).
+   */
+  let longLines: LongLine[] | undefined;
   /** Set when content past the size limit was dropped (not when only line ends were). */
   let truncated = false;
 
@@ -133,8 +138,9 @@ export function tokenize(
     try {
       text = utf8Strict.decode(bytes);
     } catch {
-      text = utf8Lenient.decode(bytes);
       invalidUtf8 = bytes;
+      longLines = [];
+      text = utf8Lenient.decode(cutLongLines(bytes, longLines));
     }
   }
 
@@ -159,7 +165,7 @@ export function tokenize(
     missingColon: false,
   };
   const scan: LineScan = { hash: new NextOf(text, '#'), colon: new NextOf(text, ':') };
-  const line = readLines(text, truncated, directive, handler, scan);
+  const line = readLines(text, truncated, directive, handler, scan, longLines);
   summary.lines = line;
   // The text ends where it was cut, without its line end: the next line is the first ignored.
   if (truncated) summary.truncatedAtLine = line + 1;
@@ -180,8 +186,10 @@ function readLines(
   directive: Directive,
   handler: RobotsLineHandler,
   scan: LineScan,
+  longLines: LongLine[] | undefined,
 ): number {
   const n = text.length;
+  let nextLong = 0;
   const lf = new NextOf(text, '\n');
   const cr = new NextOf(text, '\r');
   let line = 0;
@@ -190,10 +198,14 @@ function readLines(
     // CR, LF and CRLF each end a line (RFC 9309 2.2; Google counts CRLF once).
     const end = Math.min(lf.from(start), cr.from(start), n);
     line++;
+    if (longLines !== undefined && nextLong < longLines.length && longLines[nextLong].line === line) {
+      handler.lineTooLong(line, longLines[nextLong++].octets);
+    }
     if (end > start) {
       let stop = end;
-      // Only a line with more units than the cap / 3 can exceed the cap in octets.
-      if ((end - start) * 3 > MAX_LINE_OCTETS) {
+      // Only a line with more units than the cap / 3 can exceed the cap in octets; lines of
+      // invalid UTF-8 were measured and cut before decoding.
+      if (longLines === undefined && (end - start) * 3 > MAX_LINE_OCTETS) {
         const octets = utf8Encoder.encode(text.slice(start, end)).length;
         if (octets > MAX_LINE_OCTETS) {
           const { read } = utf8Encoder.encodeInto(text.slice(start, end), new Uint8Array(MAX_LINE_OCTETS));
@@ -246,6 +258,39 @@ function firstInvalidUtf8Line(bytes: Uint8Array): number {
     line++;
   }
   return 1;
+}
+
+/** A line over the length cap: its number and its length in octets. */
+interface LongLine {
+  line: number;
+  octets: number;
+}
+
+/**
+ * `bytes` with every line cut at MAX_LINE_OCTETS octets, as Google's parser reads them (a cut
+ * may split a character, which then decodes as U+FFFD); the lines cut go to `longLines`, in
+ * order. The same bytes when no line is that long.
+ */
+function cutLongLines(bytes: Uint8Array, longLines: LongLine[]): Uint8Array {
+  const kept: Uint8Array[] = [];
+  let line = 1;
+  let start = 0;
+  let copiedTo = 0;
+  for (let i = 0; i <= bytes.length; i++) {
+    const c = i < bytes.length ? bytes[i] : 0x0a;
+    if (c !== 0x0a && c !== 0x0d) continue;
+    if (i - start > MAX_LINE_OCTETS) {
+      longLines.push({ line, octets: i - start });
+      kept.push(bytes.subarray(copiedTo, start + MAX_LINE_OCTETS));
+      copiedTo = i;
+    }
+    if (c === 0x0d && bytes[i + 1] === 0x0a) i++;
+    start = i + 1;
+    line++;
+  }
+  if (kept.length === 0) return bytes;
+  kept.push(bytes.subarray(copiedTo));
+  return Buffer.concat(kept);
 }
 
 /** Whether `text` has anything but blanks and line ends from `from` on. */

@@ -377,6 +377,26 @@ describe('reading the file', () => {
     expect(robots.isAllowed('/fux', 'a')).toBe(true);
     expect(robots.lints).toContainEqual(expect.objectContaining({ code: 'line-too-long', line: 2 }));
   });
+  it('measures a line of invalid UTF-8 in the octets of the file, not of its decoded text', () => {
+    const line = (invalid: number, tail: string) => {
+      const head = new TextEncoder().encode('user-agent: *\ndisallow: /');
+      const end = new TextEncoder().encode(`${tail}\ndisallow: /x\n`);
+      const bytes = new Uint8Array(head.length + invalid + end.length);
+      bytes.set(head);
+      bytes.fill(0xff, head.length, head.length + invalid);
+      bytes.set(end, head.length + invalid);
+      return RobotsTxt.parse(bytes);
+    };
+    // 'disallow: /' and 16,652 invalid octets: 16,663 octets, each becoming a U+FFFD.
+    const kept = line(16_652, '');
+    expect(kept.lints.map((l) => l.code)).toEqual(['invalid-utf8']);
+    expect(kept.groups[0].rules.map((rule) => rule.pattern.length)).toEqual([16_653, 2]);
+    // One octet more: the line is cut where its octets reach the cap, and the rest ignored.
+    const cut = line(16_652, 'tail');
+    expect(cut.lints.find((l) => l.code === 'line-too-long')).toMatchObject({ line: 2 });
+    expect(cut.lints.find((l) => l.code === 'line-too-long')?.message).toContain('16667 bytes');
+    expect(cut.groups[0].rules.map((rule) => rule.pattern.length)).toEqual([16_653, 2]);
+  });
   it('reads no rules from an HTML page', () => {
     const robots = RobotsTxt.parse(
       '<!DOCTYPE html>\n<html><body>\nUser-agent: *\nDisallow: /\n</body></html>',
