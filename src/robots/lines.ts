@@ -276,16 +276,20 @@ function cutLongLines(bytes: Uint8Array, longLines: LongLine[]): Uint8Array {
   let line = 1;
   let start = 0;
   let copiedTo = 0;
-  for (let i = 0; i <= bytes.length; i++) {
-    const c = i < bytes.length ? bytes[i] : 0x0a;
-    if (c !== 0x0a && c !== 0x0d) continue;
-    if (i - start > MAX_LINE_OCTETS) {
-      longLines.push({ line, octets: i - start });
+  // The next LF and CR, found by the engine's search and searched again only once passed.
+  let lf = bytes.indexOf(0x0a);
+  let cr = bytes.indexOf(0x0d);
+  for (;;) {
+    if (lf !== -1 && lf < start) lf = bytes.indexOf(0x0a, start);
+    if (cr !== -1 && cr < start) cr = bytes.indexOf(0x0d, start);
+    const end = lf === -1 ? (cr === -1 ? bytes.length : cr) : cr === -1 ? lf : Math.min(lf, cr);
+    if (end - start > MAX_LINE_OCTETS) {
+      longLines.push({ line, octets: end - start });
       kept.push(bytes.subarray(copiedTo, start + MAX_LINE_OCTETS));
-      copiedTo = i;
+      copiedTo = end;
     }
-    if (c === 0x0d && bytes[i + 1] === 0x0a) i++;
-    start = i + 1;
+    if (end === bytes.length) break;
+    start = end + (bytes[end] === 0x0d && bytes[end + 1] === 0x0a ? 2 : 1);
     line++;
   }
   if (kept.length === 0) return bytes;
