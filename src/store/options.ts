@@ -8,6 +8,11 @@
 
 /** The longest delay a Node timer holds (about 24.8 days); longer ones fire after 1 ms. */
 export const MAX_TIMER_MS = 2 ** 31 - 1;
+/**
+ * Longest duration of an option that only sets a time to compare with the clock, never a timer
+ * (a lifetime, a backoff): a century, so that every sum of such times stays an exact integer.
+ */
+export const MAX_SPAN_MS = 100 * 365 * 24 * 60 * 60 * 1000;
 
 /**
  * Most entries of an in-memory LRU: lru-cache allocates about 16 bytes per entry of `max` up

@@ -10,6 +10,7 @@ type ScriptedRedis = Redis & {
   crawleeRobotsLoadBuffer(key: string): Promise<Buffer | Buffer[] | null>;
   crawleeRobotsSaveIfNewer(key: string, ...args: (string | Buffer)[]): Promise<number>;
   crawleeRobotsReleaseIfOwner(key: string, token: string): Promise<number>;
+  crawleeRobotsTakeLock(key: string, token: string, ttlMs: number): Promise<number | string>;
 };
 
 const OWNER = 'RedisBackend';
@@ -95,6 +96,27 @@ return 1
  * Deletes the lock only if it still holds our token (compare-and-delete); a key of another type
  * (not ours either) is left alone rather than failing the script.
  */
+/**
+ * Takes the fetch lock (`SET NX PX` with the token) unless a lock is held. A key that is no lock
+ * of ours (another type, or a string without expiry, which no holder ever sets) would look held
+ * forever: it is replaced, and the script says so, for the store's one warning.
+ * KEYS[1] lock key; ARGV: token, TTL in ms. Returns 1 when taken, 0 when held, or the foreign
+ * key's description with the lock taken.
+ */
+const TAKE_LOCK = `
+local kind = redis.call('TYPE', KEYS[1])['ok']
+local foreign = false
+if kind ~= 'none' and (kind ~= 'string' or redis.call('PTTL', KEYS[1]) < 0) then
+  redis.call('DEL', KEYS[1])
+  foreign = kind == 'string' and 'a string without expiry' or ('a ' .. kind)
+end
+if redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') then
+  if foreign then return foreign end
+  return 1
+end
+return 0
+`;
+
 const RELEASE_IF_OWNER = `
 if redis.call('TYPE', KEYS[1])['ok'] == 'string' and redis.call('GET', KEYS[1]) == ARGV[1] then
   return redis.call('DEL', KEYS[1])
@@ -181,6 +203,7 @@ export class RedisBackend implements RobotsStoreBackend {
     this.#redis.defineCommand('crawleeRobotsLoad', { numberOfKeys: 1, lua: LOAD });
     this.#redis.defineCommand('crawleeRobotsSaveIfNewer', { numberOfKeys: 1, lua: SAVE_IF_NEWER });
     this.#redis.defineCommand('crawleeRobotsReleaseIfOwner', { numberOfKeys: 1, lua: RELEASE_IF_OWNER });
+    this.#redis.defineCommand('crawleeRobotsTakeLock', { numberOfKeys: 1, lua: TAKE_LOCK });
   }
 
   /**
@@ -254,9 +277,10 @@ export class RedisBackend implements RobotsStoreBackend {
     const key = this.#lockKey(origin, scope);
     const token = randomBytes(16).toString('hex');
     const taken = await this.#limited(() =>
-      this.#redis.set(key, token, 'PX', Math.max(1, Math.ceil(ttlMs)), 'NX'),
+      (this.#redis as ScriptedRedis).crawleeRobotsTakeLock(key, token, Math.max(1, Math.ceil(ttlMs))),
     );
-    if (taken !== 'OK') return undefined;
+    if (taken === 0) return undefined;
+    if (typeof taken === 'string') scope.ignored(origin, `its fetch lock key held ${taken}, not a lock`);
     return {
       release: async () => {
         await this.#limited(() => (this.#redis as ScriptedRedis).crawleeRobotsReleaseIfOwner(key, token));

@@ -32,7 +32,14 @@ import {
   retentionMs,
 } from './lifetime.js';
 import { entrySize } from './memory.js';
-import { durationOption, functionOption, MAX_LRU_ENTRIES, MAX_TIMER_MS, numberOption } from './options.js';
+import {
+  durationOption,
+  functionOption,
+  MAX_LRU_ENTRIES,
+  MAX_SPAN_MS,
+  MAX_TIMER_MS,
+  numberOption,
+} from './options.js';
 import { needsBody, type OriginPolicy, type StoredPolicy } from './policy.js';
 
 /** Retry settings of an unreachable robots.txt. */
@@ -390,7 +397,9 @@ export class RobotsStore {
         integer: true,
       },
     );
-    let maxAgeMs = durationOption(OWNER, 'maxAgeMs', options.maxAgeMs, STORE_DEFAULTS.maxAgeMs);
+    // Lifetimes and backoffs are compared with the clock, never set as timers.
+    const span = { max: MAX_SPAN_MS };
+    let maxAgeMs = durationOption(OWNER, 'maxAgeMs', options.maxAgeMs, STORE_DEFAULTS.maxAgeMs, span);
     if (maxAgeMs > RFC_MAX_AGE_MS) {
       this.#log.warning(`maxAgeMs ${maxAgeMs} is over the 24 hours RFC 9309 2.4 allows; 24 hours are used.`);
       maxAgeMs = RFC_MAX_AGE_MS;
@@ -406,19 +415,24 @@ export class RobotsStore {
       maxAgeMs,
       minAgeMs: Math.min(
         maxAgeMs,
-        durationOption(OWNER, 'minAgeMs', options.minAgeMs, STORE_DEFAULTS.minAgeMs, { allowZero: true }),
+        durationOption(OWNER, 'minAgeMs', options.minAgeMs, STORE_DEFAULTS.minAgeMs, {
+          ...span,
+          allowZero: true,
+        }),
       ),
       retryInitialDelayMs: durationOption(
         OWNER,
         'retry.initialDelayMs',
         options.retry?.initialDelayMs,
         STORE_DEFAULTS.retryInitialDelayMs,
+        span,
       ),
       retryMaxDelayMs: durationOption(
         OWNER,
         'retry.maxDelayMs',
         options.retry?.maxDelayMs,
         STORE_DEFAULTS.retryMaxDelayMs,
+        span,
       ),
       unreachableGraceMs: Math.round(graceDays * DAY_MS),
     };
@@ -427,7 +441,7 @@ export class RobotsStore {
       'keepExpiredMs',
       options.keepExpiredMs,
       STORE_DEFAULTS.keepExpiredMs,
-      { allowZero: true },
+      { ...span, allowZero: true },
     );
     this.#lockTtlMs = durationOption(OWNER, 'lockTtlMs', options.lockTtlMs, this.#fetchTimeoutMs + 5000);
     // A waiter outlasts the lock of a holder that died, then the fetch of the waiter that takes it.
@@ -851,8 +865,11 @@ export class RobotsStore {
     this.#recent = undefined;
     if (!this.#cache.has(entry.origin)) this.#keepOversized(entry);
     else if (this.#oversized?.origin === entry.origin) this.#oversized = undefined;
-    if (previous !== undefined && this.#listeners.size > 0) {
-      const change = diffPolicies(this.#compared(previous), this.#compared(entry));
+    // A change is what this store's listeners had not seen: against its own copy, or, when it
+    // has none in memory, against the newest copy known (the backend's).
+    const before = local ?? previous;
+    if (before !== undefined && this.#listeners.size > 0) {
+      const change = diffPolicies(this.#compared(before), this.#compared(entry));
       if (change !== null) this.#tell(change);
     }
     return entry;

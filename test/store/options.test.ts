@@ -30,23 +30,26 @@ describe('RobotsStore options', () => {
   });
 
   it('bounds every duration to what a timer holds, and refuses non-numbers with a TypeError', () => {
-    const durations = [
-      'maxAgeMs',
-      'minAgeMs',
-      'keepExpiredMs',
-      'lockTtlMs',
-      'lockWaitMs',
-      'lockPollMs',
-    ] as const;
-    for (const name of durations) {
+    const timers = ['lockTtlMs', 'lockWaitMs', 'lockPollMs'] as const;
+    for (const name of timers) {
       expect(() => robotsStore({ [name]: 2 ** 31 })).toThrow(
         new RegExp(`option ${name} must be .* 2147483647, got 2147483648`),
       );
+    }
+    // Lifetimes and backoffs are compared with the clock, never timers: a century at most.
+    const spans = ['maxAgeMs', 'minAgeMs', 'keepExpiredMs'] as const;
+    const century = 100 * 365 * 86_400_000;
+    for (const name of spans) {
+      expect(() => robotsStore({ [name]: 30 * 86_400_000 })).not.toThrow();
+      expect(() => robotsStore({ [name]: century + 1 })).toThrow(new RegExp(`option ${name} must be`));
+    }
+    expect(() => robotsStore({ retry: { maxDelayMs: 30 * 86_400_000 } })).not.toThrow();
+    expect(() => robotsStore({ retry: { maxDelayMs: century + 1 } })).toThrow(/retry\.maxDelayMs/);
+    for (const name of [...timers, ...spans]) {
       expect(() => robotsStore({ [name]: Number.NaN })).toThrow(RangeError);
       expect(() => robotsStore({ [name]: '1000' })).toThrow(TypeError);
       expect(() => robotsStore({ [name]: '1000' })).toThrow(`option ${name} must be`);
     }
-    expect(() => robotsStore({ retry: { maxDelayMs: 2 ** 31 } })).toThrow(/retry\.maxDelayMs/);
     expect(() => robotsStore({ backendRetry: { initialDelayMs: 0 } })).toThrow(
       /backendRetry\.initialDelayMs/,
     );

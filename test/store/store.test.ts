@@ -534,6 +534,29 @@ describe('RobotsStore change detection across outages and crawl-delays', () => {
     ]);
   });
 
+  it('reports a change against its own copy, though the backend holds a newer one', async () => {
+    const site = await server({ '/robots.txt': text(A) });
+    const clock = manualClock();
+    const shared = new MemoryBackend({ clock: clock.now });
+    const first = store({ clock: clock.now, backend: shared });
+    const second = store({ clock: clock.now, backend: shared });
+    await first.resolve(site.origin);
+    await second.resolve(site.origin);
+    const changes: RobotsChange[] = [];
+    second.onChange((change) => changes.push(change));
+
+    // The site changes; the first store sees it and saves the new file to the backend.
+    site.route('/robots.txt', text(B));
+    clock.advance(DAY + 1000);
+    await first.resolve(site.origin);
+    // A day later both copies have expired: the second store still holds A, and hears of A to B.
+    clock.advance(DAY + 1000);
+    await second.resolve(site.origin);
+    expect(changes).toMatchObject([
+      { addedRules: [{ pattern: '/new-secret' }], removedRules: [{ pattern: '/old-secret' }] },
+    ]);
+  });
+
   it('reports a change against the record a backend kept, when this store has none of its own', async () => {
     const site = await server({ '/robots.txt': text(A) });
     const clock = manualClock();
