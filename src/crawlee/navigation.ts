@@ -280,23 +280,71 @@ interface BrowserLike {
 interface PageLike {
   context(): { newCDPSession(page: PageLike): Promise<CdpSessionLike>; browser(): BrowserLike | null };
   once(event: 'close', listener: () => void): unknown;
+  goto(url: string, options?: unknown): Promise<unknown>;
 }
 
 interface RequestPausedEvent {
   requestId: string;
   request: { url: string; method: string; headers: Record<string, string> };
   frameId: string;
+  resourceType?: string;
   redirectedRequestId?: string;
+  /** Set (with the headers) when the request is paused at the Response stage. */
+  responseStatusCode?: number;
+  responseStatusText?: string;
+  responseErrorReason?: string;
+  responseHeaders?: { name: string; value: string }[];
 }
 
-interface NavigationState {
-  /** True from the preNavigationHook until the postNavigationHook: hops belong to the goto. */
-  inGoto: boolean;
-  /** True until the goto's own first request was seen. */
-  first: boolean;
-  /** The last URL of the goto's own chain (its first request, then each redirect hop). */
-  lastUrl: string | undefined;
+/** One `page.goto` of a crawled page: its first request and the redirects that continue it. */
+interface GotoChain {
+  /** The crawler's own navigation (the request's page load): a stopped hop may defer the request. */
+  readonly own: boolean;
+  /** The Fetch id of the chain's last request: a redirect continues the chain when it names it. */
+  requestId?: string;
+  /** The chain's last URL, where its next redirect comes from. */
+  url?: string;
+  /** The hop of the chain that was stopped (and recorded), and what the guard does with the request. */
+  stopped?: { url: string; stage: RobotsDropStage; block: NavigationBlock };
 }
+
+interface PageState {
+  readonly request: Request;
+  /** True from the preNavigationHook until the postNavigationHook. */
+  crawlerNavigation: boolean;
+  /** The `page.goto` running now, if any. */
+  goto?: GotoChain;
+}
+
+/** The isolated world the speculation-rules sweeper runs in, out of the page's sight. */
+const SWEEPER_WORLD = 'crawlee-robots';
+
+/**
+ * Runs in every new document of a crawled page, before its own scripts: removes each
+ * `<script type="speculationrules">` as it is inserted. Chromium sends the prefetches and
+ * prerenders these rules ask for from the browser process, through no loader the page's CDP
+ * session can intercept (measured with Chromium 156: `Fetch` never pauses them), so the rules
+ * are taken away before they act. The parser runs microtasks before it prepares a script
+ * element (HTML, "An end tag whose tag name is script"), so a parsed rule set is gone before it
+ * is read; a script-inserted one is removed before its candidates reach the browser (measured:
+ * appended, filled in later, from a fragment, from document.write).
+ */
+const SPECULATION_RULES_SWEEPER = `(() => {
+  const isRuleSet = (node) =>
+    node instanceof HTMLScriptElement &&
+    (node.getAttribute('type') || '').trim().toLowerCase() === 'speculationrules';
+  const sweep = (node) => {
+    if (isRuleSet(node)) node.remove();
+    else if (typeof node.querySelectorAll === 'function')
+      for (const script of node.querySelectorAll('script')) if (isRuleSet(script)) script.remove();
+  };
+  new MutationObserver((records) => {
+    for (const record of records) {
+      if (isRuleSet(record.target)) record.target.remove();
+      for (const node of record.addedNodes) sweep(node);
+    }
+  }).observe(document, { childList: true, subtree: true });
+})();`;
 
 /**
  * The hooks of PlaywrightCrawler with Chromium. `page.route` sees only the first URL of each
@@ -304,8 +352,22 @@ interface NavigationState {
  * `Fetch.enable` at the Request stage for `Document` resources is opened before the first `goto`:
  * every hop of every navigation (goto, redirects, script navigations, meta refresh, iframes)
  * pauses there before it leaves the browser, and a disallowed one is failed with
- * `Fetch.failRequest`, so its server gets nothing. `goto` then throws `ERR_BLOCKED_BY_CLIENT`
- * naming the goto URL, not the hop: the hop is recorded here.
+ * `Fetch.failRequest`, so its server gets nothing.
+ *
+ * `page.goto` is wrapped to tell its own requests from the page's: its first request and each
+ * redirect that continues that chain (by Fetch request id) are the goto's; any other request of
+ * the page (a script navigation, its redirects, an iframe) is a navigation of its own, recorded
+ * with stage `navigation` when stopped. When a hop of the crawler's own goto is stopped, the
+ * goto's error carries the verdict to the guard's error path (skip, or defer); when a hop of a
+ * goto the handler makes is stopped, that goto throws a {@link RobotsSkipError}: the handler may
+ * catch it, and if it does not, the request is skipped, not retried.
+ *
+ * Speculative loads never leave the browser: speculation rules are removed from the page's
+ * documents (see {@link SPECULATION_RULES_SWEEPER}), a `Speculation-Rules` response header is
+ * dropped at the Response stage, `<link rel=prefetch>` requests (`Sec-Purpose: prefetch`) are
+ * failed, and prerendering is turned off for the page. The crawler gains nothing from them, and
+ * an allowed one would still bypass the origin's Crawl-delay; none is recorded, since no URL of
+ * the crawl was left out (a page that then navigates there is checked as any navigation).
  *
  * Popups (`window.open`, `target=_blank` links and forms) are pages of their own that the page's
  * session does not see; a {@link PopupBlocker} per browser stops their navigations and hands
@@ -317,7 +379,7 @@ export function browserNavigationHooks(
   userAgent: string | undefined,
   enqueue: (url: string) => Promise<unknown>,
 ) {
-  const states = new WeakMap<object, NavigationState>();
+  const states = new WeakMap<object, PageState>();
   const popupBlockers = new WeakMap<BrowserLike, Promise<PopupBlocker>>();
   let warned = false;
   let warnedPopups = false;
@@ -362,6 +424,38 @@ export function browserNavigationHooks(
     }
   };
 
+  /**
+   * Wraps the page's `goto` (once per page) so that each call starts a chain of its own, and its
+   * failure through a stopped hop reaches the guard: the verdict is handed over only then, so it
+   * never outlives the navigation it stopped.
+   */
+  const wrapGoto = (page: PageLike): void => {
+    const goto = page.goto;
+    if ((goto as { robotsGuarded?: true }).robotsGuarded) return;
+    const guarded = async (url: string, options?: unknown): Promise<unknown> => {
+      const state = states.get(page);
+      if (state === undefined) return goto.call(page, url, options);
+      const chain: GotoChain = { own: state.crawlerNavigation };
+      state.goto = chain;
+      try {
+        return await goto.call(page, url, options);
+      } catch (error) {
+        const { stopped } = chain;
+        if (stopped === undefined) throw error;
+        if (chain.own) {
+          guard.block(state.request, stopped.block);
+          throw error;
+        }
+        const skip = new RobotsSkipError(withoutCredentials(stopped.url), stopped.stage);
+        skip.cause = error;
+        throw skip;
+      } finally {
+        if (state.goto === chain) state.goto = undefined;
+      }
+    };
+    page.goto = Object.assign(guarded, { robotsGuarded: true as const });
+  };
+
   const pre = async (context: { request: Request; page?: PageLike }): Promise<void> => {
     const { page, request } = context;
     let session: CdpSessionLike;
@@ -377,8 +471,9 @@ export function browserNavigationHooks(
       }
       return;
     }
-    const state: NavigationState = { inGoto: true, first: true, lastUrl: undefined };
+    const state: PageState = { request, crawlerNavigation: true };
     states.set(page as object, state);
+    wrapGoto(page);
     if (userAgent !== undefined) await session.send('Emulation.setUserAgentOverride', { userAgent });
     const { frameTree } = (await session.send('Page.getFrameTree')) as {
       frameTree: { frame: { id: string } };
@@ -387,28 +482,36 @@ export function browserNavigationHooks(
     const popupBlocker = await popupBlockerOf(page);
     popupBlocker?.trackPage(page, mainFrameId, request.url);
 
-    const onPaused = async (event: RequestPausedEvent): Promise<void> => {
+    // Init scripts of a session run only while its Page domain is enabled.
+    await session.send('Page.enable');
+    await session.send('Page.addScriptToEvaluateOnNewDocument', {
+      source: SPECULATION_RULES_SWEEPER,
+      worldName: SWEEPER_WORLD,
+    });
+    // A prerendered page is a target this session does not see (experimental command: best effort).
+    await session.send('Page.setPrerenderingAllowed', { isAllowed: false }).catch(() => undefined);
+
+    const onNavigation = async (event: RequestPausedEvent): Promise<void> => {
       const hop = event.request;
       if (!guard.userAgentObserved)
         guard.observeUserAgent(hop.headers['User-Agent'] ?? hop.headers['user-agent']);
       const redirect = event.redirectedRequestId !== undefined;
-      const mainFrame = event.frameId === mainFrameId;
-      // The goto's first request and its redirect hops decide the request; anything else (a
-      // script navigation, an iframe, a navigation after load) is stopped on its own.
-      const ownsRequest = state.inGoto && mainFrame && (state.first || redirect);
-      if (state.inGoto && mainFrame && !redirect) state.first = false;
-      const from = ownsRequest && redirect ? state.lastUrl : undefined;
-      if (ownsRequest) state.lastUrl = hop.url;
+      const chain = state.goto;
+      // The goto's first request in the main frame, and each redirect of that chain, are the goto's;
+      // anything else (a script navigation and its redirects, an iframe) is stopped on its own.
+      const owned =
+        chain !== undefined &&
+        event.frameId === mainFrameId &&
+        (redirect ? event.redirectedRequestId === chain.requestId : chain.requestId === undefined);
+      const from = owned && redirect ? chain.url : undefined;
+      if (owned) {
+        chain.requestId = event.requestId;
+        chain.url = hop.url;
+      }
+      const stage: RobotsDropStage = owned && redirect ? 'redirect' : 'navigation';
       let verdict: HopVerdict = 'allow';
       try {
-        verdict = await guard.checkHop(
-          crawler,
-          request,
-          hop.url,
-          redirect ? 'redirect' : 'navigation',
-          ownsRequest,
-          from,
-        );
+        verdict = await guard.checkHop(crawler, request, hop.url, stage, owned && chain.own, from);
       } catch (error) {
         crawler.log.exception(error as Error, `RobotsGuard: checking ${withoutCredentials(hop.url)} failed`);
       }
@@ -416,23 +519,87 @@ export function browserNavigationHooks(
         await session.send('Fetch.continueRequest', { requestId: event.requestId }).catch(ignoreClosed);
         return;
       }
-      if (ownsRequest) guard.block(request, verdict);
+      // Told before the request fails, so the goto's error finds it.
+      if (owned) chain.stopped = { url: hop.url, stage, block: verdict };
       await session
         .send('Fetch.failRequest', { requestId: event.requestId, errorReason: 'BlockedByClient' })
         .catch(ignoreClosed);
     };
+
+    const onPaused = async (event: RequestPausedEvent): Promise<void> => {
+      if (event.responseStatusCode !== undefined || event.responseErrorReason !== undefined) {
+        await continueWithoutSpeculationRules(session, event);
+        return;
+      }
+      if (isSpeculative(event.request.headers)) {
+        crawler.log.debug(
+          `RobotsGuard: stopped a speculative load of ${withoutCredentials(event.request.url)}.`,
+        );
+        await session
+          .send('Fetch.failRequest', { requestId: event.requestId, errorReason: 'BlockedByClient' })
+          .catch(ignoreClosed);
+        return;
+      }
+      if (event.resourceType !== 'Document') {
+        await session.send('Fetch.continueRequest', { requestId: event.requestId }).catch(ignoreClosed);
+        return;
+      }
+      await onNavigation(event);
+    };
     session.on('Fetch.requestPaused', (event: RequestPausedEvent) => {
       void onPaused(event);
     });
-    await session.send('Fetch.enable', { patterns: [{ resourceType: 'Document', requestStage: 'Request' }] });
+    await session.send('Fetch.enable', {
+      patterns: [
+        { resourceType: 'Document', requestStage: 'Request' },
+        // For its Speculation-Rules header.
+        { resourceType: 'Document', requestStage: 'Response' },
+        // `<link rel=prefetch>`, which Chromium 156 pauses as a Fetch (its filter knows no Prefetch).
+        { resourceType: 'Fetch', requestStage: 'Request' },
+      ],
+    });
   };
 
   const post = (context: { page?: PageLike }): void => {
     const state = context.page === undefined ? undefined : states.get(context.page as object);
-    if (state !== undefined) state.inGoto = false;
+    if (state !== undefined) state.crawlerNavigation = false;
   };
 
   return { pre, post };
+}
+
+/** True for a request the browser makes on speculation: `Sec-Purpose: prefetch` (or the older `Purpose`). */
+function isSpeculative(headers: Record<string, string>): boolean {
+  for (const [name, value] of Object.entries(headers)) {
+    const header = name.toLowerCase();
+    if ((header === 'sec-purpose' || header === 'purpose') && /(^|[;,\s])prefetch($|[;,\s])/i.test(value))
+      return true;
+  }
+  return false;
+}
+
+/**
+ * Lets a document response through, without its `Speculation-Rules` header: the rules it names
+ * would make the browser prefetch or prerender on its own (see {@link SPECULATION_RULES_SWEEPER}).
+ */
+async function continueWithoutSpeculationRules(
+  session: CdpSessionLike,
+  event: RequestPausedEvent,
+): Promise<void> {
+  const headers = event.responseHeaders ?? [];
+  const kept = headers.filter((header) => header.name.toLowerCase() !== 'speculation-rules');
+  if (kept.length === headers.length || event.responseStatusCode === undefined) {
+    await session.send('Fetch.continueRequest', { requestId: event.requestId }).catch(ignoreClosed);
+    return;
+  }
+  await session
+    .send('Fetch.continueResponse', {
+      requestId: event.requestId,
+      responseCode: event.responseStatusCode,
+      ...(event.responseStatusText ? { responsePhrase: event.responseStatusText } : {}),
+      responseHeaders: kept,
+    })
+    .catch(ignoreClosed);
 }
 
 /** The page (and its session) may close while a hop is paused: nothing is left to answer. */

@@ -1,0 +1,278 @@
+import { LogLevel, log, PlaywrightCrawler } from 'crawlee';
+import { describe, expect, it } from 'vitest';
+import { type RobotsDroppedRecord, RobotsGuard, RobotsSkipError } from '../../src/crawlee/index.js';
+import { CHROMIUM_LAUNCH_OPTIONS } from '../support/chromium.js';
+import {
+  datasetItems,
+  freshConfiguration,
+  page,
+  pagesHit,
+  TOKEN,
+  USER_AGENT,
+  useTemporaryStorageDir,
+  useTestSite,
+} from '../support/crawlee-site.js';
+import { redirect } from '../support/http-server.js';
+
+log.setLevel(LogLevel.OFF);
+
+const CHROMIUM = { launchOptions: CHROMIUM_LAUNCH_OPTIONS };
+
+useTemporaryStorageDir();
+
+const env = useTestSite();
+
+/** The records of a crawl as [url, stage, reason, requestUrl], origins shortened, sorted. */
+async function recordsOf(config: ReturnType<typeof freshConfiguration>): Promise<string[][]> {
+  const { main, tooMany } = env.site;
+  const short = (url: string) => url.replace(main.origin, 'main').replace(tooMany.origin, 'tooMany');
+  const records = await datasetItems<RobotsDroppedRecord>(config);
+  return records.map((r) => [short(r.url), r.stage, r.reason, short(r.requestUrl)]).sort();
+}
+
+describe('PlaywrightCrawler with RobotsGuard: speculative loads (Debian Chromium)', () => {
+  it('never lets the browser prefetch or prerender, while the pages and their own fetches load', async () => {
+    const { main } = env.site;
+    const rules = (action: string, url: string) => `{"${action}":[{"source":"list","urls":["${url}"]}]}`;
+    main.route(
+      '/prerenders',
+      page(
+        'prerenders',
+        [],
+        `<script type="speculationrules">${rules('prerender', '/private/prerendered')}</script>`,
+      ),
+    );
+    main.route(
+      '/prefetches',
+      page(
+        'prefetches',
+        [],
+        `<script type="speculationrules">${rules('prefetch', '/private/prefetched')}</script>`,
+      ),
+    );
+    main.route(
+      '/inserts-rules',
+      page(
+        'inserts rules',
+        [],
+        `<script>
+          const rules = document.createElement('script');
+          rules.type = 'speculationrules';
+          rules.textContent = '${rules('prefetch', '/private/inserted')}';
+          document.head.append(rules);
+        </script>`,
+      ),
+    );
+    main.route('/rules-header', (_request, response) => {
+      response
+        .writeHead(200, { 'content-type': 'text/html', 'speculation-rules': '"/rules.json"' })
+        .end('<title>rules header</title>');
+    });
+    main.route('/rules.json', (_request, response) => {
+      response
+        .writeHead(200, { 'content-type': 'application/speculationrules+json' })
+        .end(rules('prefetch', '/private/by-header'));
+    });
+    // The page's own fetch() pauses in the same Fetch pattern as a link prefetch: it must go through.
+    main.route(
+      '/link-prefetch',
+      page(
+        'link prefetch',
+        [],
+        `<link rel="prefetch" href="/private/link-prefetched">
+        <script>fetch('/data.txt').then((r) => r.text()).then((t) => { document.title = t; });</script>`,
+      ),
+    );
+    main.route('/data.txt', (_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/plain' }).end('fetched');
+    });
+    for (const path of [
+      '/private/prerendered',
+      '/private/prefetched',
+      '/private/inserted',
+      '/private/by-header',
+      '/private/link-prefetched',
+    ])
+      main.route(path, page(path));
+
+    const config = freshConfiguration();
+    const titles: Record<string, string> = {};
+    const crawler = new PlaywrightCrawler(
+      {
+        launchContext: CHROMIUM,
+        // One page at a time: Chromium does not speculate for every page of a busy browser.
+        maxConcurrency: 1,
+        maxRequestRetries: 0,
+        navigationTimeoutSecs: 15,
+        async requestHandler({ request, page: browserPage }) {
+          // Chromium starts speculative loads within a few hundred milliseconds of parsing the rules.
+          await browserPage.waitForTimeout(1000);
+          titles[new URL(request.url).pathname] = await browserPage.title();
+        },
+      },
+      config,
+    );
+    new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store: env.store }).attach(crawler);
+    const pages = ['/prerenders', '/prefetches', '/inserts-rules', '/rules-header', '/link-prefetch'];
+    const stats = await crawler.run(pages.map((path) => `${main.origin}${path}`));
+
+    // No speculative request reached the server (not even the rules file); the page's fetch did.
+    expect(pagesHit(main)).toEqual([...pages, '/data.txt'].sort());
+    expect(main.requests.filter((r) => r.headers['sec-purpose'] !== undefined)).toEqual([]);
+    expect(titles).toEqual({
+      '/prerenders': 'prerenders',
+      '/prefetches': 'prefetches',
+      '/inserts-rules': 'inserts rules',
+      '/rules-header': 'rules header',
+      '/link-prefetch': 'fetched',
+    });
+    expect(stats.requestsFailed).toBe(0);
+    // Nothing of the crawl was left out: speculative loads are not recorded.
+    expect(await datasetItems<RobotsDroppedRecord>(config)).toEqual([]);
+  });
+});
+
+describe('PlaywrightCrawler with RobotsGuard: navigations the page starts (Debian Chromium)', () => {
+  it("checks a script navigation's redirect as a navigation of its own, not as a hop of the page load", async () => {
+    const { main, tooMany } = env.site;
+    // tooMany's robots.txt answers 429: a navigation into it cannot wait, it is dropped.
+    main.route('/script-then-redirect', page('s', [], `<script>location.href = '/go-away';</script>`));
+    main.route('/go-away', redirect(`${tooMany.origin}/t1`, 302));
+    main.route('/script-direct', page('s', [], `<script>location.href = '${tooMany.origin}/t1';</script>`));
+
+    const config = freshConfiguration();
+    const handled: string[] = [];
+    const crawler = new PlaywrightCrawler(
+      {
+        launchContext: CHROMIUM,
+        maxConcurrency: 2,
+        maxRequestRetries: 1,
+        navigationTimeoutSecs: 15,
+        async requestHandler({ request, page: browserPage }) {
+          await browserPage.waitForTimeout(500);
+          handled.push(request.url);
+        },
+      },
+      config,
+    );
+    new RobotsGuard({
+      productToken: TOKEN,
+      userAgent: USER_AGENT,
+      store: env.store,
+      unreachable: { giveUpAfterMs: 2500, minRecheckDelayMs: 50, maxRecheckDelayMs: 500 },
+    }).attach(crawler);
+    const stats = await crawler.run(
+      ['/script-then-redirect', '/script-direct'].map((path) => `${main.origin}${path}`),
+    );
+
+    expect(pagesHit(main)).toEqual(['/go-away', '/script-direct', '/script-then-redirect']);
+    expect(pagesHit(tooMany)).toEqual([]);
+    // Both pages loaded once and were handled; their navigations were stopped alike.
+    expect(handled.sort()).toEqual([`${main.origin}/script-direct`, `${main.origin}/script-then-redirect`]);
+    expect(stats.requestsFailed).toBe(0);
+    expect(stats.retryHistogram).toEqual([2]);
+    expect(await recordsOf(config)).toEqual([
+      ['tooMany/t1', 'navigation', 'robots-unreachable', 'main/script-direct'],
+      ['tooMany/t1', 'navigation', 'robots-unreachable', 'main/script-then-redirect'],
+    ]);
+  });
+
+  it('fails and retries a request whose handler throws, after its page had a navigation stopped', async () => {
+    const { main } = env.site;
+    main.route('/script-then-redirect', page('s', [], `<script>location.href = '/go-private';</script>`));
+    main.route('/go-private', redirect('/private/x', 302));
+
+    const config = freshConfiguration();
+    const attempts: string[] = [];
+    const failed: string[] = [];
+    const crawler = new PlaywrightCrawler(
+      {
+        launchContext: CHROMIUM,
+        maxRequestRetries: 1,
+        navigationTimeoutSecs: 15,
+        async requestHandler({ request, page: browserPage }) {
+          await browserPage.waitForTimeout(500);
+          attempts.push(request.url);
+          throw new Error('a bug in the handler');
+        },
+        failedRequestHandler({ request }) {
+          failed.push(request.url);
+        },
+      },
+      config,
+    );
+    new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store: env.store }).attach(crawler);
+    const stats = await crawler.run([`${main.origin}/script-then-redirect`]);
+
+    // The handler's error is the handler's: the request is retried, then failed.
+    expect(attempts).toEqual([`${main.origin}/script-then-redirect`, `${main.origin}/script-then-redirect`]);
+    expect(failed).toEqual([`${main.origin}/script-then-redirect`]);
+    expect(stats.requestsFailed).toBe(1);
+    expect(pagesHit(main)).toEqual([
+      '/go-private',
+      '/go-private',
+      '/script-then-redirect',
+      '/script-then-redirect',
+    ]);
+    // One record per page load that started the navigation.
+    expect(await recordsOf(config)).toEqual([
+      ['main/private/x', 'navigation', 'disallowed', 'main/script-then-redirect'],
+      ['main/private/x', 'navigation', 'disallowed', 'main/script-then-redirect'],
+    ]);
+  });
+});
+
+describe("PlaywrightCrawler with RobotsGuard: the handler's own page.goto (Debian Chromium)", () => {
+  it('fails a goto into a disallowed URL with a RobotsSkipError; uncaught, it skips the request once', async () => {
+    const { main } = env.site;
+    main.route('/catches', page('catches'));
+    main.route('/lets-it-through', page('lets it through'));
+
+    const config = freshConfiguration();
+    const attempts: string[] = [];
+    const caught: unknown[] = [];
+    const after: string[] = [];
+    const failed: string[] = [];
+    const crawler = new PlaywrightCrawler(
+      {
+        launchContext: CHROMIUM,
+        maxConcurrency: 2,
+        maxRequestRetries: 2,
+        navigationTimeoutSecs: 15,
+        async requestHandler({ request, page: browserPage }) {
+          attempts.push(request.url);
+          if (request.url.endsWith('/catches')) {
+            // An allowed goto works as ever; a redirect of the next one into /private is stopped.
+            await browserPage.goto(`${main.origin}/a`);
+            await browserPage
+              .goto(`${main.origin}/redirect-same`)
+              .catch((error: unknown) => caught.push(error));
+            after.push(browserPage.url());
+          } else {
+            await browserPage.goto(`${main.origin}/private/x`);
+          }
+        },
+        failedRequestHandler({ request }) {
+          failed.push(request.url);
+        },
+      },
+      config,
+    );
+    new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store: env.store }).attach(crawler);
+    const stats = await crawler.run(['/catches', '/lets-it-through'].map((path) => `${main.origin}${path}`));
+
+    expect(caught).toHaveLength(1);
+    expect(caught[0]).toBeInstanceOf(RobotsSkipError);
+    expect(caught[0]).toMatchObject({ url: `${main.origin}/private/y`, stage: 'redirect' });
+    expect(after).toEqual([`${main.origin}/a`]);
+    // Each handler ran once: the uncaught stop skipped its request instead of retrying it.
+    expect(attempts.sort()).toEqual([`${main.origin}/catches`, `${main.origin}/lets-it-through`]);
+    expect(failed).toEqual([]);
+    expect(stats.requestsFailed).toBe(0);
+    expect(pagesHit(main)).toEqual(['/a', '/catches', '/lets-it-through', '/redirect-same']);
+    expect(await recordsOf(config)).toEqual([
+      ['main/private/x', 'navigation', 'disallowed', 'main/lets-it-through'],
+      ['main/private/y', 'redirect', 'disallowed', 'main/catches'],
+    ]);
+  });
+});
