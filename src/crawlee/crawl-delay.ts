@@ -21,14 +21,24 @@ export class CrawlDelayPacer {
 
   /**
    * A request of `origin` is about to go out at `now`: how long it must wait first so that it
-   * follows the origin's last request by `delayMs` at least. Its sending time is kept, and the
-   * origin's next slot moved to a delay after it.
+   * follows the origin's last request by `delayMs` at least. Its sending is counted at the end of
+   * that wait (see sent).
    */
   beforeSend(origin: string, delayMs: number, now: number): number {
+    const wait = this.waitToSend(origin, delayMs, now);
+    this.sent(origin, delayMs, now + wait);
+    return wait;
+  }
+
+  /** How long a request of `origin` must wait at `now` to follow its last one by `delayMs`. */
+  waitToSend(origin: string, delayMs: number, now: number): number {
     const last = this.#lastSent.get(origin);
-    const at = last === undefined ? now : Math.max(now, last + delayMs);
-    this.#lastSent.set(origin, at);
+    return last === undefined ? 0 : Math.max(0, last + delayMs - now);
+  }
+
+  /** A request of `origin` goes out at `at`: the origin's next slot is a delay after it at the earliest. */
+  sent(origin: string, delayMs: number, at: number): void {
+    this.#lastSent.set(origin, Math.max(at, this.#lastSent.get(origin) ?? at));
     this.#nextSlot.set(origin, Math.max(this.#nextSlot.get(origin) ?? 0, at + delayMs));
-    return at - now;
   }
 }

@@ -419,16 +419,23 @@ export class RobotsGuard implements HopChecker {
     const now = this.#options.clock();
     const kept = this.#hopSlots.get(key);
     const keptUntil = kept?.get(origin);
+    let slot: number | undefined;
     if (kept !== undefined && keptUntil !== undefined) {
       kept.delete(origin);
       if (kept.size === 0) this.#hopSlots.delete(key);
       // Back within its slot: the hop uses it. Back later, the slot is gone; it takes a new one.
-      if (now < keptUntil) return 'allow';
+      if (now < keptUntil) slot = now;
     }
-    const slot = this.#pacer.reserve(origin, delayMs, now);
-    if (slot <= now) return 'allow';
-    this.#keepHopSlot(key, origin, slot + delayMs, now);
-    return { action: 'defer', until: slot };
+    slot ??= this.#pacer.reserve(origin, delayMs, now);
+    // Its slot has come, but the origin's last request may have gone out late (a request held
+    // past its own slot): the hop waits for a delay after that one too.
+    const until = Math.max(slot, now + this.#pacer.waitToSend(origin, delayMs, now));
+    if (until <= now) {
+      this.#pacer.sent(origin, delayMs, now);
+      return 'allow';
+    }
+    this.#keepHopSlot(key, origin, until + delayMs, now);
+    return { action: 'defer', until };
   }
 
   /** Keeps a hop's slot for its request (see #hopSlots), sweeping the slots that have ended. */
