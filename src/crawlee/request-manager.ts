@@ -187,7 +187,8 @@ export class RequestManagerInterceptor {
 
   async #fetchNext(target: RequestManagerLike): Promise<Request | null> {
     for (let scanned = 0; scanned < MAX_SCAN_PER_FETCH; scanned++) {
-      const ready = await this.#takeReady(target);
+      // Nearly always none: no promise then.
+      const ready = this.#ready.length === 0 ? undefined : await this.#takeReady(target);
       let request: Request | null;
       let paced = false;
       if (ready !== undefined) {
