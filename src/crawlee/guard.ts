@@ -390,7 +390,14 @@ export class RobotsGuard implements HopChecker {
   ): HopVerdict {
     // A redirect of the request into another origin is a request to that origin: it is paced
     // by that origin's Crawl-delay. Hops within one origin belong to the request's own slot.
-    const paced = stage === 'redirect' && deferrable && from !== undefined && !isOn(from, check.origin);
+    // A hop back into the request's own origin (A, then B, then A) belongs to the request's slot
+    // too: deferring it would send the request to its origin again, and again.
+    const paced =
+      stage === 'redirect' &&
+      deferrable &&
+      from !== undefined &&
+      !isOn(from, check.origin) &&
+      !isOn(request.url, check.origin);
     // A hop that cannot wait is dropped at once: it is no deferral.
     const verdict = this.#verdictOf(check, deferrable ? request : undefined, paced);
     if (verdict.kind === 'allow') {

@@ -509,11 +509,17 @@ export function browserNavigationHooks(
         chain.url = hop.url;
       }
       const stage: RobotsDropStage = owned && redirect ? 'redirect' : 'navigation';
-      let verdict: HopVerdict = 'allow';
+      let verdict: HopVerdict;
       try {
         verdict = await guard.checkHop(crawler, request, hop.url, stage, owned && chain.own, from);
       } catch (error) {
+        // A navigation that cannot be checked (a closed store) does not leave the browser; its
+        // goto fails as a navigation error, retried and reported by the crawler.
         crawler.log.exception(error as Error, `RobotsGuard: checking ${withoutCredentials(hop.url)} failed`);
+        await session
+          .send('Fetch.failRequest', { requestId: event.requestId, errorReason: 'BlockedByClient' })
+          .catch(ignoreClosed);
+        return;
       }
       if (verdict === 'allow') {
         await session.send('Fetch.continueRequest', { requestId: event.requestId }).catch(ignoreClosed);

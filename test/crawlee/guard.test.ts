@@ -393,6 +393,29 @@ describe('RobotsGuard Crawl-delay', () => {
     for (let i = 1; i < sent.length; i++) expect(sent[i] - sent[i - 1]).toBeGreaterThanOrEqual(950);
   });
 
+  it("lets a redirect chain that leaves a paced origin and comes back to it end, on the request's own slot", async () => {
+    const paced = await server('User-agent: *\nCrawl-delay: 1\n');
+    const other = await server('User-agent: *\nAllow: /\n');
+    paced.route('/start', redirect(`${other.origin}/x`, 302));
+    other.route('/x', redirect(`${paced.origin}/final`, 302));
+    paced.route('/final', page('/final'));
+    const handled: string[] = [];
+    const crawler = new CheerioCrawler(
+      {
+        maxRequestRetries: 0,
+        requestHandler({ request }) {
+          handled.push(request.loadedUrl ?? request.url);
+        },
+      },
+      freshConfiguration(),
+    );
+    new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store: newStore() }).attach(crawler);
+    await crawler.run([`${paced.origin}/start`]);
+    expect(handled).toEqual([`${paced.origin}/final`]);
+    // Sent once: deferring the hop back would send the request to its origin again, and again.
+    expect(pagesHit(paced).sort()).toEqual(['/final', '/start']);
+  });
+
   it('finishes a crawl started from a RequestList whose handler adds links while a request waits for its slot', async () => {
     // Crawlee swaps the list for a tandem of list and queue at the first added link: a request
     // held by the list then comes out of the tandem.

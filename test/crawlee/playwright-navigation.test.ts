@@ -222,6 +222,33 @@ describe('PlaywrightCrawler with RobotsGuard: navigations the page starts (Debia
   });
 });
 
+describe('PlaywrightCrawler with RobotsGuard: a navigation that cannot be checked (Debian Chromium)', () => {
+  it('does not leave the browser when the store was closed', async () => {
+    const { main } = env.site;
+    main.route('/start', page('start'));
+    main.route('/after-close', page('after close'));
+    const crawler = new PlaywrightCrawler(
+      {
+        launchContext: CHROMIUM,
+        maxRequestRetries: 0,
+        navigationTimeoutSecs: 15,
+        async requestHandler({ page: browserPage }) {
+          await env.store.close();
+          // A navigation of the page itself, after the store is gone: nothing can say it is allowed.
+          await browserPage.evaluate(() => {
+            location.href = '/after-close';
+          });
+          await browserPage.waitForTimeout(1000);
+        },
+      },
+      freshConfiguration(),
+    );
+    new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store: env.store }).attach(crawler);
+    await crawler.run([`${main.origin}/start`]).catch(() => undefined);
+    expect(pagesHit(main)).toEqual(['/start']);
+  });
+});
+
 describe("PlaywrightCrawler with RobotsGuard: the handler's own page.goto (Debian Chromium)", () => {
   it('fails a goto into a disallowed URL with a RobotsSkipError; uncaught, it skips the request once', async () => {
     const { main } = env.site;
