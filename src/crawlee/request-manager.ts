@@ -119,8 +119,10 @@ export class RequestManagerInterceptor {
     const overrides: Record<PropertyKey, unknown> = {
       fetchNextRequest: () => this.#fetchNext(target),
       // Polled by Crawlee's pool between tasks: the real manager's promise unless a request is held.
-      isEmpty: () => (this.#hasReady(target) ? Promise.resolve(false) : target.isEmpty()),
-      isFinished: () => (this.#holds(target) ? Promise.resolve(false) : target.isFinished()),
+      // Any manager of the crawler answers for every held request (see #takeReady): the one it
+      // asks now is the one that hands them out, and the crawl is not finished while one is held.
+      isEmpty: () => (this.#ready.length > 0 ? Promise.resolve(false) : target.isEmpty()),
+      isFinished: () => (this.#held.size > 0 ? Promise.resolve(false) : target.isFinished()),
       addRequest: async (request: Source | string, options?: object) => {
         const [keep] = await this.#gate.admit([urlOf(request)]);
         if (keep) return target.addRequest!(request, options);
@@ -226,19 +228,6 @@ export class RequestManagerInterceptor {
       await entry.target.markRequestHandled(entry.request);
     }
     return undefined;
-  }
-
-  /**
-   * Whether a held request is ready. Any manager of the crawler answers for every held request
-   * (see #takeReady): the one it asks now is the one that will hand them out.
-   */
-  #hasReady(_target: RequestManagerLike): boolean {
-    return this.#ready.length > 0;
-  }
-
-  /** Whether a request is held: the crawl is not finished while one is, whichever manager it came from. */
-  #holds(_target: RequestManagerLike): boolean {
-    return this.#held.size > 0;
   }
 }
 

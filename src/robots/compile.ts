@@ -8,7 +8,7 @@ import { tokenOfUserAgentLine } from './agent.js';
 import type { GroupIndex } from './decide.js';
 import { MAX_EXPANSION, WROTE_END, WROTE_NORMALISED, WROTE_STAR, writePattern } from './encoding.js';
 import { type Directive, type FileSummary, type RobotsLineHandler, valueTextOf } from './lines.js';
-import { urlOrNull } from './url.js';
+import { HTTP_URL_START, urlOrNull } from './url.js';
 
 /** Rule flags, stored in the low bits of a rule's second field. */
 export const ALLOW = 1;
@@ -835,7 +835,6 @@ export function isHtmlPage(data: RobotsData): boolean {
  */
 export const MAX_CRAWL_DELAY_MS = 2 ** 31 - 1;
 
-const HTTP_URL_START = /^https?:\/\//i;
 const BLANK_IN_URL = /\s/;
 /**
  * A URL written as `URL.href` writes it, which most sitemap lines are: they need no parse.

@@ -1,3 +1,12 @@
+/** `http://` or `https://` at the start of a text, in any case. */
+export const HTTP_URL_START = /^https?:\/\//i;
+
+/** The href of `url` without its fragment (an empty one included). */
+export function hrefWithoutFragment(url: URL): string {
+  const hash = url.href.indexOf('#');
+  return hash < 0 ? url.href : url.href.slice(0, hash);
+}
+
 /**
  * `new URL(input, base)`, or null for what is no URL, without an exception to catch where the
  * runtime has `URL.parse` (Node 20.18 and later; a file may hold thousands of values to try).

@@ -1,5 +1,5 @@
 import { parseHttpUrl } from '../fetch/index.js';
-import { urlOrNull } from '../robots/url.js';
+import { hrefWithoutFragment, urlOrNull } from '../robots/url.js';
 import type { OriginPolicy, RobotsStore } from '../store/index.js';
 import type { SitemapSeedInput } from './options.js';
 
@@ -48,7 +48,13 @@ export async function discoverSitemaps(
   for (const input of inputs) {
     const { url, kind } = readInput(input);
     if (kind === 'site') sites.push(url);
-    else mergeSource(sources, { url: withoutHash(url), listedBy: new Set(), given: true, guessed: false });
+    else
+      mergeSource(sources, {
+        url: hrefWithoutFragment(url),
+        listedBy: new Set(),
+        given: true,
+        guessed: false,
+      });
   }
   const policies = await Promise.all(sites.map((site) => store.resolve(site)));
   const unreachable: OriginPolicy[] = [];
@@ -104,7 +110,7 @@ export function listedSitemaps(policy: OriginPolicy): string[] {
     // one is read against robots.txt, as crawlers commonly do.
     const url = urlOrNull(line, policy.robotsTxtUrl);
     if (url === null || (url.protocol !== 'http:' && url.protocol !== 'https:')) continue;
-    urls.push(withoutHash(url));
+    urls.push(hrefWithoutFragment(url));
   }
   return urls;
 }
@@ -122,11 +128,4 @@ function readInput(input: SitemapSeedInput): { url: URL; kind: 'site' | 'sitemap
   throw new TypeError(
     `A sitemap input is a URL string, a URL, { site } or { sitemap }; got ${JSON.stringify(input)}.`,
   );
-}
-
-function withoutHash(url: URL): string {
-  if (url.hash === '') return url.href;
-  const copy = new URL(url.href);
-  copy.hash = '';
-  return copy.href;
 }
