@@ -1,14 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  type SitemapDroppedUrl,
-  type SitemapFilteredUrl,
-  type SitemapRequest,
-  SitemapSeeder,
-  type SitemapSeedOptions,
-} from '../../src/sitemap/index.js';
-import { RobotsStore } from '../../src/store/index.js';
 import { redirect, startHttpServer, type TestHttpServer, text } from '../support/http-server.js';
-import { captureLog } from '../support/log.js';
+import { seedInto } from './support/seed.js';
 import { serveBody } from './support/sitemap-server.js';
 
 const urlset = (locs: string[]) =>
@@ -30,46 +22,6 @@ async function server(robots: string | null): Promise<TestHttpServer> {
 
 /** Paths a server received, in order. */
 const paths = (s: TestHttpServer) => s.requests.map((request) => request.path);
-
-async function seedInto(
-  inputs: string[],
-  options: Partial<SitemapSeedOptions> = {},
-  storeOptions: Partial<ConstructorParameters<typeof RobotsStore>[0]> = {},
-) {
-  const requests: SitemapRequest[] = [];
-  const dropped: SitemapDroppedUrl[] = [];
-  const filtered: SitemapFilteredUrl[] = [];
-  const { log, lines, warnings } = captureLog();
-  const store = new RobotsStore({
-    userAgent: 'Mozilla/5.0 (compatible; ExampleBot/1.0)',
-    log,
-    fetchTimeoutMs: 1000,
-    ...storeOptions,
-  });
-  try {
-    const result = await new SitemapSeeder({ store, log, timeoutMs: 2000 }).seed(inputs, {
-      enqueue: async (batch) => {
-        requests.push(...batch);
-      },
-      onDropped: (record) => {
-        dropped.push(record);
-      },
-      onFiltered: (record) => filtered.push(record),
-      progressIntervalMs: 0,
-      ...options,
-    });
-    return {
-      result,
-      dropped,
-      filtered,
-      lines,
-      warnings,
-      urls: requests.map((request) => request.url).sort(),
-    };
-  } finally {
-    await store.close();
-  }
-}
 
 describe('redirects of a sitemap, robots.txt first', () => {
   it('does not follow a redirect into a path robots.txt disallows, and reports it as a failure', async () => {

@@ -1,14 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type SitemapDroppedUrl,
-  type SitemapFilteredUrl,
-  type SitemapRequest,
-  SitemapSeeder,
-  type SitemapSeedOptions,
-} from '../../src/sitemap/index.js';
-import { RobotsStore } from '../../src/store/index.js';
 import { startHttpServer, type TestHttpServer, text } from '../support/http-server.js';
-import { captureLog } from '../support/log.js';
+import { seedInto } from './support/seed.js';
 import { gzipBomb, serveBody } from './support/sitemap-server.js';
 
 const urlset = (entries: { loc: string; lastmod?: string }[]) =>
@@ -31,35 +23,6 @@ async function openSite(): Promise<TestHttpServer> {
   const server = await startHttpServer();
   server.route('/robots.txt', text('User-agent: *\nAllow: /\n'));
   return server;
-}
-
-function newStore(): RobotsStore {
-  return new RobotsStore({ userAgent: 'Mozilla/5.0 (compatible; ExampleBot/1.0)', log: captureLog().log });
-}
-
-async function seedInto(
-  inputs: string[],
-  options: Partial<SitemapSeedOptions> = {},
-  seeder: Partial<ConstructorParameters<typeof SitemapSeeder>[0]> = {},
-) {
-  const requests: SitemapRequest[] = [];
-  const dropped: SitemapDroppedUrl[] = [];
-  const filtered: SitemapFilteredUrl[] = [];
-  const { log, lines } = captureLog();
-  const result = await new SitemapSeeder({ store: newStore(), log, timeoutMs: 2000, ...seeder }).seed(
-    inputs,
-    {
-      enqueue: async (batch) => {
-        requests.push(...batch);
-      },
-      onDropped: (record) => {
-        dropped.push(record);
-      },
-      onFiltered: (record) => filtered.push(record),
-      ...options,
-    },
-  );
-  return { result, requests, dropped, filtered, lines, urls: requests.map((request) => request.url).sort() };
 }
 
 describe('sitemaps.org same-host rule and cross-submission', () => {
