@@ -36,7 +36,7 @@ import {
   WILDCARD,
 } from './compile.js';
 import { matchesAt, type PieceSearches } from './match.js';
-import { type Gram, GramIndex, gramOf } from './pieces.js';
+import { type Gram, GramIndex, gramOf, pairMask } from './pieces.js';
 import {
   isRanked,
   plainBack,
@@ -62,7 +62,10 @@ const CHUNK = 32;
 interface Bucket {
   /** The position in `ints` of each rule, best first. */
   rules: number[];
-  /** By chunk of CHUNK rules: the bits of the character filter that every rule of the chunk has (low, high). */
+  /**
+   * By chunk of CHUNK rules, four ints: the bits of the character filter (low, high) and of
+   * the pair filter (low, high; see pairMask) that every rule of the chunk has.
+   */
   common: number[];
 }
 
@@ -147,7 +150,7 @@ export function prepareGroup(data: RobotsData, merged: number): void {
  */
 const SCAN_LIMIT = 4 * CHUNK;
 
-/** The pair filter of the path being checked (see pairMask); reused. */
+/** The pair filter of the path being checked (see pairMask), for indexed groups; reused. */
 const pathPairs = new Int32Array(2);
 /** The pieces searched for the rules tried on the path being checked (see bestMarked); reused. */
 const searches: PieceSearches = new Map();
@@ -327,6 +330,7 @@ function longestPrefixRule(
 function decideIndexed(data: RobotsData, index: GroupIndex, path: string, best: number): number {
   const exact = index.exact.get(path);
   if (exact !== undefined && outranks(data, exact, best)) best = exact;
+  pairMask(path, 0, path.length, pathPairs, 0);
   let count = 0;
   let rules = 0;
   for (const length of index.bucketLengths) {
@@ -343,12 +347,24 @@ function decideIndexed(data: RobotsData, index: GroupIndex, path: string, best: 
   return best;
 }
 
-/** How many rules of `bucket` are in chunks the character filter of the path lets through. */
+/**
+ * Whether the path being checked has the characters and the character pairs that every rule
+ * of the chunk at `common[j, j + 4)` needs (see Bucket).
+ */
+function chunkPasses(common: number[], j: number): boolean {
+  return (
+    pathHas(common[j], common[j + 1]) &&
+    (common[j + 2] & ~pathPairs[0]) === 0 &&
+    (common[j + 3] & ~pathPairs[1]) === 0
+  );
+}
+
+/** How many rules of `bucket` are in chunks the filters of the path let through. */
 function candidatesIn(bucket: Bucket): number {
   const { rules, common } = bucket;
   let count = 0;
-  for (let j = 0; j < common.length; j += 2) {
-    if (pathHas(common[j], common[j + 1])) count += CHUNK;
+  for (let j = 0; j < common.length; j += 4) {
+    if (chunkPasses(common, j)) count += CHUNK;
   }
   return Math.min(count, rules.length);
 }
@@ -359,8 +375,7 @@ function bestInBucket(data: RobotsData, bucket: Bucket, path: string, best: numb
   const { rules, common } = bucket;
   for (let c = 0; c < rules.length; c += CHUNK) {
     if (!outranks(data, ranked[rules[c]], best)) break;
-    const j = (c / CHUNK) * 2;
-    if (!pathHas(common[j], common[j + 1])) continue;
+    if (!chunkPasses(common, (c / CHUNK) * 4)) continue;
     for (let i = c; i < Math.min(c + CHUNK, rules.length); i++) {
       const found = tryRuleAt(data, rules[i], path, best, undefined);
       if (found !== NO_MATCH) return found === OUTRANKED ? best : found;
@@ -403,7 +418,6 @@ function bestMarked(data: RobotsData, index: GroupIndex, path: string, best: num
   // Marked rules may be thousands, their pieces alike: each distinct piece is searched once,
   // and a rule whose pieces pair characters the path never pairs is not read at all.
   searches.clear();
-  pairMask(path, 0, path.length, pathPairs, 0);
   const { pairs } = index;
   for (let w = 0; w < words; w++) {
     for (let bits = marks[w]; bits !== 0; bits &= bits - 1) {
@@ -457,7 +471,7 @@ function buildIndex(data: RobotsData, split: number, end: number): GroupIndex {
     else list.push(k);
   }
   const buckets = new Map<string, Bucket>();
-  for (const [key, list] of lists) buckets.set(key, bucketOf(ranked, list));
+  for (const [key, list] of lists) buckets.set(key, bucketOf(ranked, list, pairs, split));
   return {
     exact,
     buckets,
@@ -466,29 +480,6 @@ function buildIndex(data: RobotsData, split: number, end: number): GroupIndex {
     grams: new GramIndex(grams),
     pairs,
   };
-}
-
-/**
- * Writes the filter of the pairs of adjacent characters in `text[from, to)` to `out[at, at + 2)`:
- * 64 bits, a bit per pair (by a hash). No pair spans a `*`: a rule can only match a path that
- * holds every pair of its pieces, so a rule whose pieces pair characters the path never pairs
- * (`ab` in a path of `a`s after one `b`) is ruled out without reading the path again.
- */
-export function pairMask(text: string, from: number, to: number, out: Int32Array, at: number): void {
-  let low = 0;
-  let high = 0;
-  let previous = 42; /* * */
-  for (let i = from; i < to; i++) {
-    const c = text.charCodeAt(i);
-    if (previous !== 42 && c !== 42) {
-      const bit = (previous * 31 + c) & 63;
-      if (bit < 32) low |= 1 << bit;
-      else high |= 1 << (bit - 32);
-    }
-    previous = c;
-  }
-  out[at] = low;
-  out[at + 1] = high;
 }
 
 /** Bytes an index keeps (see size.ts): its maps, its buckets and its gram index. */
@@ -504,17 +495,26 @@ export function indexBytes(index: GroupIndex): number {
   return bytes;
 }
 
-/** A bucket of the rules at positions `list` of `ranked`, with the filter bits common to each chunk. */
-function bucketOf(ranked: Int32Array, rules: number[]): Bucket {
+/**
+ * A bucket of the rules at positions `rules` of `ranked`, with the filter bits common to each
+ * chunk; `pairs` holds the pair filter of each wildcard rule by rank, from position `split`.
+ */
+function bucketOf(ranked: Int32Array, rules: number[], pairs: Int32Array, split: number): Bucket {
   const common: number[] = [];
   for (let c = 0; c < rules.length; c += CHUNK) {
     let low = -1;
     let high = -1;
+    let pairLow = -1;
+    let pairHigh = -1;
     for (let i = c; i < Math.min(c + CHUNK, rules.length); i++) {
-      low &= ranked[rules[i] + 1];
-      high &= ranked[rules[i] + 2];
+      const k = rules[i];
+      low &= ranked[k + 1];
+      high &= ranked[k + 2];
+      const rank = (k - split) / OTHER_FIELDS;
+      pairLow &= pairs[rank * 2];
+      pairHigh &= pairs[rank * 2 + 1];
     }
-    common.push(low, high);
+    common.push(low, high, pairLow, pairHigh);
   }
   return { rules, common };
 }

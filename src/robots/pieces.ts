@@ -22,11 +22,19 @@ const FILTER_FACTOR = 40503;
 /** By gram length, what keyOf mixes in. */
 const LENGTH_SALT = Int32Array.from({ length: MAX_GRAM + 1 }, (_, length) => Math.imul(length, 0x9e3779b1));
 
-/** Hash of `text[from, from + length)`. */
-function hashOf(text: string, from: number, length: number): number {
+/**
+ * Writes to `out[k]`, for k from 0 to `to - from`, the hash of `text[from, from + k)`. The
+ * hash of a window `[from + a, from + b)` is then `out[b] - out[a] * BASE^(b - a)`. One helper
+ * for rules and paths: hashing every rule's gram while indexing has it optimized by the time
+ * a check hashes a path.
+ */
+function hashPrefixes(text: string, from: number, to: number, out: Int32Array): void {
   let h = 0;
-  for (let i = from; i < from + length; i++) h = (h * BASE + text.charCodeAt(i)) | 0;
-  return h;
+  out[0] = 0;
+  for (let i = from; i < to; i++) {
+    h = (h * BASE + text.charCodeAt(i)) | 0;
+    out[i - from + 1] = h;
+  }
 }
 
 /** The key a (hash, length) pair is stored under. */
@@ -68,10 +76,23 @@ export function gramOf(text: string, from: number, to: number): Gram {
   }
   if (bestLength < MIN_GRAM) return NO_GRAM;
   const length = Math.min(bestLength, MAX_GRAM);
-  return { key: keyOf(hashOf(text, best, length), length), length, first: text.charCodeAt(best) };
+  hashPrefixes(text, best, best + length, gramHashes);
+  return { key: keyOf(gramHashes[length], length), length, first: text.charCodeAt(best) };
 }
 
 const NO_GRAM: Gram = Object.freeze({ key: 0, length: 0, first: 0 });
+/** The prefix hashes of the gram being computed (see gramOf); reused. */
+const gramHashes = new Int32Array(MAX_GRAM + 1);
+
+/** By gram length, BASE to that power (wrapped to 32 bits): what a window's hash is read from two prefix hashes with. */
+const POWERS = Int32Array.from({ length: MAX_GRAM + 1 }, (_, length) => {
+  let power = 1;
+  for (let i = 0; i < length; i++) power = Math.imul(power, BASE);
+  return power;
+});
+
+/** By position i, the hash of the first i characters of the path being marked; reused by every check. */
+let prefixHashes = new Int32Array(1024);
 
 /**
  * The wildcard rules of one group by gram. A rule is known by its rank, its place in the
@@ -92,10 +113,9 @@ export class GramIndex {
    */
   private readonly filter: Int32Array;
   private readonly filterShift: number;
-  /** Characters a gram starts with, the gram lengths in use (by length), and the longest. */
+  /** Characters a gram starts with, and the gram lengths in use, shortest first. */
   private readonly starts = new Uint8Array(128);
-  private readonly inUse = new Uint8Array(MAX_GRAM + 1);
-  private longest = 0;
+  private readonly lengths: Int32Array;
 
   /**
    * @param grams by rank, the gram of each rule; null for a rank a check never needs (a rule
@@ -117,6 +137,7 @@ export class GramIndex {
     while (filterBits < distinct * 8) filterBits *= 2;
     this.filter = new Int32Array(filterBits >>> 5);
     this.filterShift = 32 - Math.log2(filterBits);
+    const inUse = new Uint8Array(MAX_GRAM + 1);
     // Filed from the worst rank up, each in front: every list runs best first.
     for (let r = count - 1; r >= 0; r--) {
       const gram = grams[r];
@@ -127,8 +148,7 @@ export class GramIndex {
         continue;
       }
       this.starts[first] = 1;
-      this.inUse[length] = 1;
-      this.longest = Math.max(this.longest, length);
+      inUse[length] = 1;
       const bit = filterBit(key, this.filterShift);
       this.filter[bit >>> 5] |= 1 << (bit & 31);
       const slot = this.slotOf(key);
@@ -136,11 +156,14 @@ export class GramIndex {
       this.next[r] = this.heads[slot] - 1;
       this.heads[slot] = r + 1;
     }
+    const lengths: number[] = [];
+    for (let length = 1; length <= MAX_GRAM; length++) if (inUse[length]) lengths.push(length);
+    this.lengths = Int32Array.from(lengths);
   }
 
   /** Bytes the index keeps: its arrays and their objects. */
   get bytes(): number {
-    const arrays = [this.keys, this.heads, this.next, this.always, this.filter, this.starts, this.inUse];
+    const arrays = [this.keys, this.heads, this.next, this.always, this.filter, this.starts, this.lengths];
     return arrays.reduce((sum, array) => sum + 200 + array.byteLength, 64);
   }
 
@@ -152,23 +175,35 @@ export class GramIndex {
   /**
    * Sets in `out`, for ranks, the bit of every rule whose gram occurs in `path` and of every
    * rule that needs none; `out` has at least `words` ints, whose old bits are overwritten.
+   *
+   * The path's prefixes are hashed first (see hashPrefixes), so that the hash of any window is
+   * one multiplication away whatever the gram lengths, and a window is read only where a gram
+   * could start. A long path is often checked before the optimizing compiler has `mark`, and
+   * interpreted, the cost is per step: few steps per character matter more than fast ones.
    */
   mark(path: string, out: Int32Array): void {
     out.set(this.always);
-    const { heads, next, starts, inUse, filter, filterShift } = this;
+    const { heads, next, starts, lengths, filter, filterShift } = this;
     const n = path.length;
+    if (prefixHashes.length <= n) prefixHashes = new Int32Array(Math.max(n + 1, prefixHashes.length * 2));
+    const prefix = prefixHashes;
+    hashPrefixes(path, 0, n, prefix);
+    // A path of one repeated character yields one key over and over: it is looked up once.
+    let lastKey = 0;
+    let haveLast = false;
     for (let i = 0; i < n; i++) {
       const c = path.charCodeAt(i);
       if (c >= 128 || starts[c] === 0) continue;
-      let h = 0;
-      const last = Math.min(this.longest, n - i);
-      for (let length = 1; length <= last; length++) {
-        h = (h * BASE + path.charCodeAt(i + length - 1)) | 0;
-        if (inUse[length] === 0) continue;
+      const before = prefix[i];
+      for (let j = 0; j < lengths.length; j++) {
+        const length = lengths[j];
+        if (i + length > n) break;
         // keyOf and filterBit written out: no call per window before `mark` is optimized.
-        const key = (h ^ LENGTH_SALT[length]) | 0;
+        const key = (prefix[i + length] - Math.imul(before, POWERS[length])) ^ LENGTH_SALT[length];
         const bit = ((key * FILTER_FACTOR) | 0) >>> filterShift;
-        if ((filter[bit >>> 5] & (1 << (bit & 31))) === 0) continue;
+        if ((filter[bit >>> 5] & (1 << (bit & 31))) === 0 || (haveLast && key === lastKey)) continue;
+        lastKey = key;
+        haveLast = true;
         const first = heads[this.slotOf(key)] - 1;
         // A list is marked whole or not at all: a gram the path holds many times is read once.
         if (first < 0 || (out[first >>> 5] & (1 << (first & 31))) !== 0) continue;
@@ -184,6 +219,30 @@ export class GramIndex {
     while (this.heads[slot] !== 0 && this.keys[slot] !== key) slot = (slot + 1) & mask;
     return slot;
   }
+}
+
+/**
+ * Writes the filter of the pairs of adjacent characters in `text[from, to)` to `out[at, at + 2)`:
+ * 64 bits, a bit per pair (by a hash). No pair spans a `*`: a rule can only match a path that
+ * holds every pair of its pieces, so a rule whose pieces pair characters the path never pairs
+ * (`ab` in a path of `a`s after one `b`) is ruled out without reading the path again. One
+ * helper for rules and paths, optimized by indexing the rules before any check of a path.
+ */
+export function pairMask(text: string, from: number, to: number, out: Int32Array, at: number): void {
+  let low = 0;
+  let high = 0;
+  let previous = 42; /* * */
+  for (let i = from; i < to; i++) {
+    const c = text.charCodeAt(i);
+    if (previous !== 42 && c !== 42) {
+      const bit = (previous * 31 + c) & 63;
+      if (bit < 32) low |= 1 << bit;
+      else high |= 1 << (bit - 32);
+    }
+    previous = c;
+  }
+  out[at] = low;
+  out[at + 1] = high;
 }
 
 /** Ints of a bitset of `count` bits. */

@@ -509,6 +509,24 @@ describe('many wildcard rules', () => {
     expect(mixed.explain('/x/z5z.html', 'a').rule).toMatchObject({ pattern: '/*z5z' });
   });
 
+  it('skips the chunks of rules that need a pair of characters the path lacks, and only those', () => {
+    // Every rule has the pair `ab`; a path of `a`s after one `b` holds every character but not that pair.
+    const alike = Array.from(
+      { length: 400 },
+      (_, i) => `disallow: /b${'a'.repeat(i % 50)}*${'a'.repeat(8 + (Math.floor(i / 50) % 8))}b`,
+    );
+    const pairs = RobotsTxt.parse(`user-agent: *\n${alike.join('\n')}\n`);
+    expect(pairs.isAllowed(`/b${'a'.repeat(8000)}`, 'a')).toBe(true);
+    // With the pair at its end, the longest rule the path holds decides.
+    expect(pairs.explain(`/b${'a'.repeat(8000)}b`, 'a').rule).toMatchObject({
+      pattern: `/b${'a'.repeat(49)}*${'a'.repeat(15)}b`,
+    });
+    // `/b` and eleven `a`s before the `b`: four rules fit; they tie, and the first in the file decides.
+    expect(pairs.explain(`/b${'a'.repeat(11)}b`, 'a').rule).toMatchObject({
+      pattern: `/baaa*${'a'.repeat(8)}b`,
+    });
+  });
+
   it('indexes a group once however many user-agent lines name it', () => {
     // 20,000 tokens share one group of 300 wildcard rules: one ranked table, one index.
     const agents = Array.from(
