@@ -8,9 +8,10 @@ import {
 } from 'node:zlib';
 
 /**
- * The content codings of a robots.txt answer (RFC 9110 8.4.1) are undone here, not by the HTTP
- * library: bytes that are still encoded would be parsed as a file without rules, and the crawler
- * would be allowed everywhere. So every listed coding is decoded, or the answer is refused.
+ * The content codings of a robots.txt answer (RFC 9110 8.4.1), and any transfer coding besides
+ * `chunked` (RFC 9112 7), are undone here, not by the HTTP library: bytes that are still encoded
+ * would be parsed as a file without rules, and the crawler would be allowed everywhere. So every
+ * listed coding is decoded, or the answer is refused.
  */
 
 /** One decoding step: the coding it undoes and the stream that does it. */
@@ -34,29 +35,41 @@ const DECODERS: ReadonlyMap<string, () => Transform> = new Map<string, () => Tra
 const MAX_CODINGS = 4;
 
 /**
- * The decoders for a `Content-Encoding` value. RFC 9110 8.4: the codings are listed in the order
- * they were applied, so the last one is undone first. `identity` is no coding.
+ * The decoders for the `Content-Encoding` and `Transfer-Encoding` values of an answer. RFC 9110
+ * 8.4: the codings are listed in the order they were applied, so the last one is undone first.
+ * RFC 9112 6.1: transfer codings are applied on top of the content codings; Node undoes `chunked`
+ * only and leaves any other (`Transfer-Encoding: gzip, chunked`) in the body. `identity` is no
+ * coding.
  */
-export function contentDecoding(header: string | undefined): ContentDecoding {
-  const codings = (header ?? '')
-    .split(',')
-    .map((coding) => coding.trim().toLowerCase())
-    .filter((coding) => coding !== '' && coding !== 'identity');
+export function contentDecoding(
+  contentEncoding: string | undefined,
+  transferEncoding?: string,
+): ContentDecoding {
+  const transferCodings = codingsOf(transferEncoding).filter((coding) => coding !== 'chunked');
+  const codings = [...codingsOf(contentEncoding), ...transferCodings];
   const unknown = codings.find((coding) => !DECODERS.has(coding));
   if (unknown !== undefined) {
+    const header = transferCodings.includes(unknown) ? 'Transfer-Encoding' : 'Content-Encoding';
     return {
       ok: false,
-      message: `Content-Encoding ${JSON.stringify(unknown)} cannot be decoded (only gzip, deflate and br are)`,
+      message: `${header} ${JSON.stringify(unknown)} cannot be decoded (only gzip, deflate and br are)`,
     };
   }
   if (codings.length > MAX_CODINGS) {
     return {
       ok: false,
-      message: `Content-Encoding ${JSON.stringify(header)} stacks ${codings.length} codings (at most ${MAX_CODINGS} are decoded)`,
+      message: `The body stacks ${codings.length} codings (${codings.join(', ')}; at most ${MAX_CODINGS} are decoded)`,
     };
   }
   const decoders = codings.reverse().map((coding) => ({ coding, stream: DECODERS.get(coding)!() }));
   return { ok: true, decoders };
+}
+
+function codingsOf(header: string | undefined): string[] {
+  return (header ?? '')
+    .split(',')
+    .map((coding) => coding.trim().toLowerCase())
+    .filter((coding) => coding !== '' && coding !== 'identity');
 }
 
 /**

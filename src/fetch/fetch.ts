@@ -154,7 +154,8 @@ const defaultClient: RobotsHttpClient = new GotScrapingRobotsClient();
  * status rules of RFC 9309 2.3.1. Never rejects for a network or server problem: every outcome
  * is a {@link RobotsFetchResult}.
  *
- * @throws TypeError when `url` is not an absolute http(s) URL, or `proxyUrl` not an http(s) URL.
+ * @throws TypeError when `url` is not an absolute http(s) URL, `proxyUrl` not an http(s) URL, or
+ *   `userAgent` not a value a header can hold.
  * @example
  * const result = await fetchRobotsTxt('https://example.com/some/page', { userAgent: 'ExampleBot/1.0' });
  * if (result.kind === 'rules') console.log(result.robots!.isAllowed('https://example.com/x', 'ExampleBot'));
@@ -168,6 +169,7 @@ export async function fetchRobotsTxt(
   const origin = computed === url ? url : computed;
   const robotsTxtUrl = robotsTxtUrlOf(origin);
   if (options.proxyUrl !== undefined) parseProxyUrl(options.proxyUrl);
+  validateUserAgent(options.userAgent);
   const clock = options.clock ?? Date.now;
   const client = options.client ?? defaultClient;
   const timeoutMs = options.timeoutMs ?? FETCH_DEFAULTS.timeoutMs;
@@ -339,6 +341,27 @@ function interpretFinalAnswer(
     why: `HTTP ${status} is not a status robots.txt rules know: treated as unreachable, everything is disallowed.`,
     ...common,
   });
+}
+
+/** What a header value cannot hold (RFC 9110 5.5): control characters but tab, and anything past U+00FF. */
+const NOT_IN_HEADER_VALUE = /[^\t\x20-\x7e\x80-\xff]/u;
+
+/**
+ * Checks the User-Agent robots.txt is fetched with. One that no request can carry (a line break, a
+ * character past U+00FF) would fail every fetch, and every origin would look unreachable: it is a
+ * mistake in the crawler's configuration, reported at once.
+ *
+ * @throws TypeError naming the value and the character.
+ * @example
+ * validateUserAgent('ExampleBot/1.0 (+https://example.com/bot)'); // passes
+ */
+export function validateUserAgent(userAgent: string): void {
+  const invalid = NOT_IN_HEADER_VALUE.exec(userAgent);
+  if (invalid === null) return;
+  const code = invalid[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
+  throw new TypeError(
+    `userAgent must be a value an HTTP header can hold (no line breaks or other control characters, nothing past U+00FF), got ${JSON.stringify(userAgent)} with U+${code}.`,
+  );
 }
 
 /**

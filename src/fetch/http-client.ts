@@ -332,7 +332,7 @@ function readAnswer(stream: Readable, request: RobotsHttpRequest): Promise<Robot
     }
 
     function readBody(): void {
-      const decoding = contentDecoding(headers['content-encoding']);
+      const decoding = contentDecoding(headers['content-encoding'], headers['transfer-encoding']);
       if (!decoding.ok) {
         finish({ ok: false, failure: 'decoding-error', message: decoding.message });
         return;

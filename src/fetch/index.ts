@@ -13,6 +13,7 @@ export {
   type RobotsFetchTimings,
   type RobotsPolicyKind,
   type RobotsRedirectFailure,
+  validateUserAgent,
 } from './fetch.js';
 export {
   classifyFailure,

@@ -55,6 +55,11 @@ export interface RobotsStoreBackend {
    * sharing leave it out.
    */
   lock?(origin: string, ttlMs: number, scope: RobotsBackendScope): Promise<RobotsFetchLock | undefined>;
+  /**
+   * Tells the backend that one more store uses it; each such store calls `close` once, when it is
+   * closed. A backend given to several stores keeps its connections until the last one is closed.
+   */
+  attach?(): void;
   /** Releases connections the backend opened itself. */
   close(): Promise<void>;
 }

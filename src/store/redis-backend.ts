@@ -150,6 +150,8 @@ export class RedisBackend implements RobotsStoreBackend {
   #inFlight = 0;
   #connecting: Promise<void> | undefined;
   #lastError: Error | undefined;
+  /** Stores using the backend (see attach): the last one to be closed closes the connection. */
+  #stores = 0;
 
   /**
    * @throws TypeError or RangeError when an option is of the wrong type or out of range; the
@@ -276,19 +278,39 @@ export class RedisBackend implements RobotsStoreBackend {
     await this.#ready();
     const key = this.#lockKey(origin, scope);
     const token = randomBytes(16).toString('hex');
-    const taken = await this.#limited(() =>
-      (this.#redis as ScriptedRedis).crawleeRobotsTakeLock(key, token, Math.max(1, Math.ceil(ttlMs))),
-    );
+    const release = () =>
+      this.#limited(() => (this.#redis as ScriptedRedis).crawleeRobotsReleaseIfOwner(key, token));
+    let taken: number | string;
+    try {
+      taken = await this.#limited(() =>
+        (this.#redis as ScriptedRedis).crawleeRobotsTakeLock(key, token, Math.max(1, Math.ceil(ttlMs))),
+      );
+    } catch (error) {
+      // A command that timed out still runs once Redis catches up: the lock it takes would hold the
+      // origin for the whole TTL, the fleet waiting for a fetch nobody makes. Sent after it on the
+      // same connection, the release runs after it.
+      release().catch(() => undefined);
+      throw error;
+    }
     if (taken === 0) return undefined;
     if (typeof taken === 'string') scope.ignored(origin, `its fetch lock key held ${taken}, not a lock`);
     return {
       release: async () => {
-        await this.#limited(() => (this.#redis as ScriptedRedis).crawleeRobotsReleaseIfOwner(key, token));
+        await release();
       },
     };
   }
 
+  attach(): void {
+    this.#stores++;
+  }
+
   async close(): Promise<void> {
+    if (this.#stores > 1) {
+      this.#stores--;
+      return;
+    }
+    this.#stores = 0;
     if (!this.#owned) return;
     await this.#connecting;
     if (this.#redis.status === 'end') return;

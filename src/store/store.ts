@@ -7,6 +7,7 @@ import {
   parseProxyUrl,
   type RobotsFetchResult,
   type RobotsHttpClient,
+  validateUserAgent,
 } from '../fetch/index.js';
 import { productTokenOf, RobotsTxt } from '../robots/index.js';
 import {
@@ -348,6 +349,11 @@ export class RobotsStore {
         'RobotsStore needs the crawler\'s User-Agent: new RobotsStore({ userAgent: "ExampleBot/1.0 (+https://example.com/bot)" }).',
       );
     }
+    try {
+      validateUserAgent(options.userAgent);
+    } catch (error) {
+      throw new TypeError(`RobotsStore option ${(error as Error).message}`);
+    }
     this.userAgent = options.userAgent;
     this.#log = (options.log ?? crawleeLog).child({ prefix: 'RobotsStore' });
     this.productToken = productTokenOf(options.productToken ?? options.userAgent);
@@ -486,6 +492,8 @@ export class RobotsStore {
       ),
       sizeCalculation: entrySize,
     });
+    // Last: a store whose options are refused never uses the backend, and never closes it.
+    this.#backend?.attach?.();
   }
 
   /**
@@ -579,7 +587,10 @@ export class RobotsStore {
     return { ...this.#stats, entries: this.#cache.size, bytesInMemory: this.#cache.calculatedSize };
   }
 
-  /** Waits for running fetches, then closes the backend. The store cannot be used afterwards. */
+  /**
+   * Waits for running fetches, then closes the backend, unless other stores still use it. The
+   * store cannot be used afterwards.
+   */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;

@@ -156,6 +156,30 @@ describe('fetchRobotsTxt: content codings (RFC 9110 8.4)', () => {
     expect(result).toMatchObject({ status: 'decoding-error', kind: 'disallow-all', robots: null });
   });
 
+  it.each([
+    ['gzip, chunked', 'gzip, chunked', `${gzipSync(rules).length.toString(16)}\r\n`, '\r\n0\r\n\r\n'],
+    ['gzip, the body ending with the connection', 'gzip', '', ''],
+  ])(
+    'decodes a transfer coding Node leaves in the body (Transfer-Encoding: %s)',
+    async (_name, transferEncoding, before, after) => {
+      const head = `HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTransfer-Encoding: ${transferEncoding}\r\nConnection: close\r\n\r\n${before}`;
+      const result = await fetchRawAnswer(
+        Buffer.concat([Buffer.from(head), gzipSync(rules), Buffer.from(after)]),
+      );
+      // Left encoded, the body would be a file without rules: everything allowed.
+      expect(result).toMatchObject({ status: 200, kind: 'rules' });
+      expect(Buffer.from(result.body!).toString()).toBe(RULES);
+      expect(result.robots?.isAllowed('/secret', USER_AGENT)).toBe(false);
+    },
+  );
+
+  it('refuses a transfer coding it cannot decode: unreachable, disallow all', async () => {
+    const head = 'HTTP/1.1 200 OK\r\nTransfer-Encoding: x-foo\r\nConnection: close\r\n\r\n';
+    const result = await fetchRawAnswer(Buffer.concat([Buffer.from(head), rules]));
+    expect(result).toMatchObject({ status: 'decoding-error', kind: 'disallow-all', robots: null });
+    expect(result.why).toContain('Transfer-Encoding "x-foo" cannot be decoded');
+  });
+
   it('reads an empty body as an empty file whatever its coding', async () => {
     const result = await fetchEncoded('gzip', Buffer.alloc(0));
     expect(result).toMatchObject({ status: 200, kind: 'rules' });

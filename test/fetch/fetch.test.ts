@@ -467,6 +467,20 @@ describe('fetchRobotsTxt: a proxy that refuses', () => {
   });
 });
 
+describe('fetchRobotsTxt: a User-Agent no request can carry', () => {
+  it('is refused at once, never sent as a network error of every origin', async () => {
+    const server = await startHttpServer({ '/robots.txt': text(RULES) });
+    try {
+      await expect(
+        fetchRobotsTxt(server.origin, { ...options, userAgent: `${USER_AGENT}\n` }),
+      ).rejects.toThrow(/^userAgent must be a value an HTTP header can hold .* with U\+000A\.$/);
+      expect(server.requests).toHaveLength(0);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe('fetchRobotsTxt: custom HTTP clients', () => {
   /** The rejections no handler took while `run` ran and `settleMs` after it. */
   async function unhandledRejectionsOf(run: () => Promise<void>, settleMs: number): Promise<unknown[]> {

@@ -620,6 +620,27 @@ describe('RedisBackend', () => {
     }
   });
 
+  it('keeps its connection for the other stores it serves when one of them is closed', async () => {
+    const keyPrefix = prefix();
+    const [first, second] = await sites(2);
+    const backend = new RedisBackend({ url: redis.url, keyPrefix, commandTimeoutMs: 300 });
+    const options = { backend, fetchTimeoutMs: 2000, log: captureLog().log };
+    const shop = new RobotsStore({ ...options, userAgent: 'ShopBot/1.0' });
+    const news = new RobotsStore({ ...options, userAgent: 'NewsBot/1.0' });
+    try {
+      await shop.resolve(first.origin);
+      await shop.close();
+      await news.resolve(second.origin);
+      expect(news.stats()).toMatchObject({ backendErrors: 0, backendSkipped: 0 });
+      expect(await client.exists(policyKey(keyPrefix, second.origin, 'NewsBot/1.0'))).toBe(1);
+      await news.close();
+      // The last store closed the connection the backend opened.
+      await expect(backend.load(second.origin, backendScope('NewsBot/1.0'))).rejects.toThrow();
+    } finally {
+      await Promise.all([shop.close(), news.close(), first.close(), second.close()]);
+    }
+  });
+
   it('does not trust the times of a writer whose clock is days ahead', async () => {
     const keyPrefix = prefix();
     let body = 'User-agent: *\nDisallow: /old\n';
@@ -804,6 +825,44 @@ describe('RobotsStore with a frozen Redis (circuit breaker)', () => {
       own.resume();
       await backend.close();
       await own.stop();
+    }
+  }, 15_000);
+
+  it('gives back a lock whose command timed out but ran once Redis caught up, so the fleet does not wait for it', async () => {
+    const own = await freezableRedis();
+    const [site] = await sites(1);
+    const keyPrefix = prefix();
+    const backend = new RedisBackend({
+      url: own.url,
+      keyPrefix,
+      commandTimeoutMs: 200,
+      connectTimeoutMs: 500,
+    });
+    const takeLock = backend.lock.bind(backend);
+    // Redis stalls just as the lock is asked for, and answers after the command timed out.
+    backend.lock = (origin, ttlMs, scope) => {
+      own.freeze();
+      setTimeout(own.resume, 400);
+      return takeLock(origin, ttlMs, scope);
+    };
+    // The lock outlives the test: only a release can remove it.
+    const robots = store(keyPrefix, { backend, lockTtlMs: 60_000 });
+    const peer = store(keyPrefix, { lockTtlMs: 60_000 }, own.url);
+    const admin = new Redis(own.url);
+    try {
+      expect((await robots.resolve(site.origin)).kind).toBe('rules');
+      expect(robots.stats().backendErrors).toBe(1);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(await admin.exists(lockKey(keyPrefix, site.origin))).toBe(0);
+      // Another process is not held up by a lock nobody fetches under.
+      expect((await peer.resolve(site.origin)).kind).toBe('rules');
+      expect(peer.stats().lockWaits).toBe(0);
+    } finally {
+      own.resume();
+      admin.disconnect();
+      await Promise.all([robots.close(), peer.close()]);
+      await own.stop();
+      await site.close();
     }
   }, 15_000);
 

@@ -246,6 +246,22 @@ describe('RobotsStore.resolve and check', () => {
     expect(() => robots.checkCached(`${site.origin}/no`)).toThrow(/closed/);
   });
 
+  it('rejects a User-Agent no request can carry when it is made, rather than taking every origin for unreachable', () => {
+    const log = captureLog().log;
+    for (const [userAgent, character] of [
+      ['ExampleBot/1.0\n', 'U+000A'],
+      ['ExampleBot/1.0 (\u2192 https://example.com/bot)', 'U+2192'],
+      ['ExampleBot/1.0 \u{1F916}', 'U+1F916'],
+    ]) {
+      expect(() => new RobotsStore({ userAgent, log })).toThrow(TypeError);
+      expect(() => new RobotsStore({ userAgent, log })).toThrow(
+        `RobotsStore option userAgent must be a value an HTTP header can hold (no line breaks or other control characters, nothing past U+00FF), got ${JSON.stringify(userAgent)} with ${character}.`,
+      );
+    }
+    // Latin-1 (obs-text, RFC 9110 5.5) and tabs are sent as they are.
+    expect(() => new RobotsStore({ userAgent: 'ExampleBöt/1.0\t(+https://example.com)', log })).not.toThrow();
+  });
+
   it('rejects a malformed proxyUrl when it is made, naming the option and the value', () => {
     const log = captureLog().log;
     for (const proxyUrl of [
