@@ -100,6 +100,11 @@ const tokenCache = new Map<string, string>();
 export function productTokenOf(userAgent: string): string {
   // A crawler asks with the same User-Agent again and again.
   if (userAgent === lastUserAgent) return lastToken;
+  if (typeof userAgent !== 'string') {
+    throw new TypeError(
+      `Expected a product token such as "ExampleBot" or a User-Agent header, got ${userAgent === null ? 'null' : typeof userAgent}.`,
+    );
+  }
   // A header-shaped string (`Name/1.0`, `Mozilla/5.0 (...)`) is searched for a token; a
   // single word is read like a user-agent line (`bot2` names `bot`); words with blanks
   // between them name no group, as in Google's parser.

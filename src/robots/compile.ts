@@ -267,7 +267,8 @@ interface PendingGroup {
   crawlDelay: number;
 }
 
-const DELAY = /^\d+(?:\.\d+)?$/;
+/** A crawl-delay value: a number of seconds, digits with an optional fraction (`10`, `1.5`, `.5`, `10.`). */
+export const CRAWL_DELAY_VALUE = /^(?:\d+(?:\.\d*)?|\.\d+)$/;
 const INDEX_HTM = Array.from('index.htm', (ch) => ch.charCodeAt(0));
 
 /**
@@ -334,7 +335,7 @@ export class RobotsCompiler implements RobotsLineHandler {
       case 'crawl-delay': {
         if (group === undefined) return;
         const value = valueTextOf(d);
-        if (DELAY.test(value)) {
+        if (CRAWL_DELAY_VALUE.test(value)) {
           // Several delays in one group: keep the most polite.
           const seconds = Number(value);
           group.crawlDelay = Number.isNaN(group.crawlDelay) ? seconds : Math.max(group.crawlDelay, seconds);

@@ -167,7 +167,8 @@ function selectGroup(data: RobotsData, productToken: string): GroupSelection {
   }
   let selection: GroupSelection;
   const own = lookupToken(data, productToken);
-  const fallback = FALLBACK_TOKENS[productToken];
+  // Own entries only: `constructor` is a product token, not a key of what every object inherits.
+  const fallback = Object.hasOwn(FALLBACK_TOKENS, productToken) ? FALLBACK_TOKENS[productToken] : undefined;
   const followed = own < 0 && fallback !== undefined ? lookupToken(data, fallback) : -1;
   const star = own < 0 && followed < 0 ? lookupToken(data, '*') : -1;
   if (own >= 0) selection = selected(own, 'token', productToken);

@@ -31,7 +31,10 @@ export interface Directive {
   keyEnd: number;
   valueStart: number;
   valueEnd: number;
-  /** Set when the key is one of the misspellings Google accepts (`useragent`, `dissallow`, ...). */
+  /**
+   * Set when the key is one of the misspellings Google accepts (`useragent`, `dissallow`, ...),
+   * `crawldelay`, or a longer word read by its prefix (`Disallowed`).
+   */
   typo: boolean;
   /**
    * Set when the key and value were separated by blanks instead of a colon, or when the colon
@@ -442,9 +445,15 @@ function classifyInto(d: Directive): { key: DirectiveKey; typo: boolean } {
   const keyText = d.source.slice(d.keyStart, d.keyEnd);
   const answer = classifyKey(keyText);
   const word = answer.wordLength;
-  if (word > 0 && word < keyText.length && isBlankAt(keyText, word)) {
-    d.keyEnd = d.keyStart + word;
-    d.missingColon = true;
+  if (word > 0 && word < keyText.length) {
+    if (isBlankAt(keyText, word)) {
+      d.keyEnd = d.keyStart + word;
+      d.missingColon = true;
+    } else {
+      // A longer key (`Disallowed`) is read by its prefix as Google reads it, but RFC 9309
+      // crawlers know only the word: the linter reports it like a misspelling.
+      answer.typo = true;
+    }
   }
   return answer;
 }
@@ -462,7 +471,20 @@ const KEYS: readonly { key: DirectiveKey; exact: string; typos: readonly string[
   { key: 'noindex', exact: 'noindex', typos: [] },
 ];
 
-const UNSUPPORTED = new Set(['host', 'clean-param', 'request-rate', 'visit-time', 'nofollow', 'cache-delay']);
+/**
+ * Directives some crawlers read that RFC 9309 does not define (Yandex's `host` and
+ * `clean-param`, ...), and Cloudflare's `content-signal` (how fetched content may be used),
+ * which its managed robots.txt writes into millions of files.
+ */
+const UNSUPPORTED = new Set([
+  'host',
+  'clean-param',
+  'request-rate',
+  'visit-time',
+  'nofollow',
+  'cache-delay',
+  'content-signal',
+]);
 
 /** The exact keys by length, each with the (shared) answer for it. */
 const EXACT_BY_LENGTH: [string, { key: DirectiveKey; typo: boolean }][][] = [];

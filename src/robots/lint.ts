@@ -6,6 +6,7 @@
 import { isTokenChar, tokenOfUserAgentLine } from './agent.js';
 import {
   ALLOW,
+  CRAWL_DELAY_VALUE,
   count,
   DERIVED,
   detach,
@@ -23,6 +24,7 @@ import {
 } from './compile.js';
 import {
   type Directive,
+  type DirectiveKey,
   type FileSummary,
   keyTextOf,
   MAX_LINE_OCTETS,
@@ -37,7 +39,14 @@ const CANONICAL: Record<string, string> = {
   disallow: 'Disallow',
   sitemap: 'Sitemap',
   'crawl-delay': 'Crawl-delay',
+  noindex: 'Noindex',
 };
+
+/**
+ * The directives Google's parser reads: only of these is "Google accepts the line" true. Google
+ * ignores crawl-delay, noindex and the other keys however they are spelt.
+ */
+const GOOGLE_READS: ReadonlySet<DirectiveKey> = new Set(['user-agent', 'allow', 'disallow', 'sitemap']);
 
 /** Shortens a value quoted in a message. */
 function quote(value: string): string {
@@ -104,12 +113,13 @@ export class RobotsLinter implements RobotsLineHandler {
         'accepted-typo',
         'warning',
         d.line,
-        `"${keyTextOf(d)}" is a misspelling of "${CANONICAL[d.key]}". Google accepts it; other crawlers may ignore the line.`,
+        `"${keyTextOf(d)}" is a misspelling of "${CANONICAL[d.key]}". ${GOOGLE_READS.has(d.key) ? 'Google accepts it; other crawlers' : 'Crawlers'} may ignore the line.`,
       );
     }
     // A line split at a colon of its value: the missing-colon finding says how it is read,
-    // and the findings about the value read would only mislead (`Did you mean "/b"?`).
-    const split = d.missingColon && this.missingColon(d);
+    // and the findings about the value read would only mislead (`Did you mean "/b"?`). Two
+    // words that name no directive (`Hello world`) miss no colon: unknown-directive says so.
+    const split = d.missingColon && d.key !== 'unknown' && this.missingColon(d);
     switch (d.key) {
       case 'user-agent':
         this.userAgent(d);
@@ -158,6 +168,7 @@ export class RobotsLinter implements RobotsLineHandler {
    */
   private missingColon(d: Directive): boolean {
     const key = keyTextOf(d);
+    const google = GOOGLE_READS.has(d.key);
     // The colon, if any, lies between the key and the value read.
     let colon = d.keyEnd;
     while (colon < d.valueStart && d.source.charCodeAt(colon) !== 58 /* : */) colon++;
@@ -166,7 +177,7 @@ export class RobotsLinter implements RobotsLineHandler {
         'missing-colon',
         'warning',
         d.line,
-        `The colon after "${key}" is missing. Google accepts the line; other crawlers may ignore it.`,
+        `The colon after "${key}" is missing. ${google ? 'Google accepts the line; other crawlers' : 'Crawlers'} may ignore it.`,
       );
       return false;
     }
@@ -176,14 +187,14 @@ export class RobotsLinter implements RobotsLineHandler {
       'missing-colon',
       'warning',
       d.line,
-      `The colon after "${key}" is missing, so the line is split at the next colon instead: Google reads it as ${quote(`${key}: ${valueTextOf(d)}`)}, other crawlers may ignore it. Write ${quote(meant)}.`,
+      `The colon after "${key}" is missing, so the line is split at the next colon instead: ${google ? 'Google reads it' : 'it is read'} as ${quote(`${key}: ${valueTextOf(d)}`)}, ${google ? 'other crawlers' : 'crawlers'} may ignore it. Write ${quote(meant)}.`,
     );
     return true;
   }
 
   private crawlDelay(d: Directive): void {
     const value = valueTextOf(d);
-    if (!/^\d+(?:\.\d+)?$/.test(value)) {
+    if (!CRAWL_DELAY_VALUE.test(value)) {
       this.add(
         'invalid-crawl-delay',
         'warning',

@@ -48,6 +48,12 @@ describe('productTokenOf', () => {
     expect(productTokenOf(header)).toBe(token);
   });
 
+  it.each([undefined, null, 42])('rejects %s, saying what it takes', (userAgent) => {
+    expect(() => productTokenOf(userAgent as unknown as string)).toThrow(
+      /product token such as "ExampleBot"/,
+    );
+  });
+
   it('reads a header of any length in one pass (blanks between a product and its version)', () => {
     // A pattern over the whole header once took seconds here.
     const header = `a/${' '.repeat(200_000)}1 (compatible; ExampleBot/1.0)`;

@@ -254,6 +254,71 @@ describe('a missing colon before a value that holds a colon', () => {
   });
 });
 
+describe('a key that only starts with a directive', () => {
+  it('is read by its prefix, as Google reads it, and reported like a misspelling', () => {
+    const robots = RobotsTxt.parse('User-agents: *\nDisallowed: /private\n');
+    expect(robots.isAllowed('/private', 'x')).toBe(false);
+    expect(robots.lints).toEqual([
+      expect.objectContaining({
+        code: 'accepted-typo',
+        line: 1,
+        message: expect.stringMatching(/^"User-agents" is a misspelling of "User-agent"/),
+      }),
+      expect.objectContaining({
+        code: 'accepted-typo',
+        line: 2,
+        message: expect.stringContaining('"Disallowed"'),
+      }),
+    ]);
+  });
+
+  it('names the directive it is read as, whichever it is', () => {
+    const lints = RobotsTxt.parse('User-agent: *\nNoindex-page: /x\nCrawl-delays: 4\n').lints;
+    expect(lints.filter((l) => l.code === 'accepted-typo').map((l) => l.message)).toEqual([
+      expect.stringMatching(/^"Noindex-page" is a misspelling of "Noindex"/),
+      expect.stringMatching(/^"Crawl-delays" is a misspelling of "Crawl-delay"/),
+    ]);
+  });
+});
+
+describe('extensions of other parties', () => {
+  it("reads Cloudflare's Content-Signal as a directive some crawlers understand, not an unknown one", () => {
+    const body = 'User-agent: *\nContent-Signal: search=yes, ai-train=no\nAllow: /\n';
+    expect(RobotsTxt.parse(body).lints).toEqual([
+      expect.objectContaining({ code: 'unsupported-directive', severity: 'info', line: 2 }),
+    ]);
+  });
+});
+
+describe('a line without a colon that names no directive', () => {
+  it.each(['Hello world', 'Disllow /private'])(
+    'is one unknown directive, not a missing colon: %j',
+    (line) => {
+      const lints = RobotsTxt.parse(`User-agent: *\n${line}\nDisallow: /x\n`).lints;
+      expect(lints).toEqual([expect.objectContaining({ code: 'unknown-directive', line: 2 })]);
+    },
+  );
+});
+
+describe('slips in directives Google does not read', () => {
+  it('never say that Google accepts the line', () => {
+    const lints = RobotsTxt.parse(
+      'User-agent: *\nCrawldelay: 5\nCrawl-delay 5\nCrawl-delay 5:00\nHost example.com\nNoindex /x\n',
+    ).lints;
+    const slips = lints.filter((l) => l.code === 'accepted-typo' || l.code === 'missing-colon');
+    expect(slips.map((l) => l.line)).toEqual([2, 3, 4, 5, 6]);
+    for (const lint of slips) expect(lint.message).not.toMatch(/Google/);
+  });
+
+  it('still say so of the directives Google reads', () => {
+    const lints = RobotsTxt.parse('Useragent: *\nDisallow /x\n').lints;
+    expect(lints.map((l) => l.message)).toEqual([
+      expect.stringContaining('Google accepts it'),
+      expect.stringContaining('Google accepts the line'),
+    ]);
+  });
+});
+
 describe('crawl-delay', () => {
   it('reports a delay longer than the table keeps, and the delay used instead', () => {
     const robots = RobotsTxt.parse('User-agent: *\nCrawl-delay: 99999999999\n');

@@ -205,6 +205,11 @@ describe('fallbacks between crawlers', () => {
   it('has no fallback for other crawlers', () => {
     expect(RobotsTxt.parse(body).explain('/g', 'Googlebot-Other').group.how).toBe('star');
   });
+  it.each(['constructor', 'toString', '__proto__'])('reads %s as a crawler like any other', (agent) => {
+    const robots = RobotsTxt.parse(body);
+    expect(robots.isAllowed('/star', agent)).toBe(false);
+    expect(robots.explain('/star', agent).group).toMatchObject({ how: 'star', token: '*' });
+  });
 });
 
 describe('rule precedence (RFC 9309 2.2.2)', () => {
@@ -628,6 +633,20 @@ describe('extensions', () => {
     expect(robots.crawlDelay('FooBot')).toBe(2.5);
     expect(robots.crawlDelay('Mozilla/5.0 (compatible; OtherBot/1)')).toBe(10);
     expect(RobotsTxt.parse('user-agent: *\ndisallow: /\n').crawlDelay('a')).toBeUndefined();
+  });
+  it.each([
+    ['.5', 0.5],
+    ['10.', 10],
+    ['1.25', 1.25],
+  ])('reads crawl-delay %s as a number of seconds, without a finding', (value, seconds) => {
+    const parsed = RobotsTxt.parse(`user-agent: *\ncrawl-delay: ${value}\n`);
+    expect(parsed.crawlDelay('a')).toBe(seconds);
+    expect(parsed.lints.map((l) => l.code)).toEqual(['crawl-delay-extension']);
+  });
+  it.each(['1e3', '-1', '1.2.3', '.', 'five'])('ignores crawl-delay %s and says so', (value) => {
+    const parsed = RobotsTxt.parse(`user-agent: *\ncrawl-delay: ${value}\n`);
+    expect(parsed.crawlDelay('a')).toBeUndefined();
+    expect(parsed.lints.map((l) => l.code)).toEqual(['invalid-crawl-delay']);
   });
   it('does not let sitemap lines end a group', () => {
     expect(robots.isAllowed('/x', 'FooBot')).toBe(false);
