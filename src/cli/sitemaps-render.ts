@@ -1,5 +1,6 @@
 /** The text output of `sitemaps`. */
 import { productTokenOf } from '../robots/index.js';
+import { SITEMAP_DEFAULTS } from '../sitemap/index.js';
 import { sameOriginPath } from './audit-render.js';
 import { closingNote } from './render.js';
 import type { SitemapsReport } from './sitemaps.js';
@@ -48,10 +49,14 @@ function headBlock(report: SitemapsReport, style: Style): string[] {
     `  ${count(result.sitemapsRead, 'sitemap')} read, ${result.sitemapsFailed} failed, ${result.sitemapsSkipped} skipped`,
     `  ${count(result.urlsFound, 'URL')}: ${result.kept} kept, ${result.droppedByRobots} blocked by robots.txt, ${result.filtered} filtered`,
   );
-  if (result.stoppedEarly)
-    lines.push(
-      `  ${style.yellow('stopped early at a limit (--max-urls): not every sitemap was read to its end')}`,
-    );
+  if (result.stoppedEarly) {
+    // The seeder's run limits stop a run too, with no option of their own.
+    const limit =
+      report.maxUrls !== null && result.urlsFound >= report.maxUrls
+        ? `--max-urls ${report.maxUrls}`
+        : `a run's limit of ${SITEMAP_DEFAULTS.maxSitemaps} sitemaps or ${SITEMAP_DEFAULTS.maxTotalBytes / 1024 ** 3} GiB`;
+    lines.push(`  ${style.yellow(`stopped early at ${limit}: not every sitemap was read to its end`)}`);
+  }
   return lines;
 }
 

@@ -28,6 +28,8 @@ export interface SitemapsOptions {
 export interface SitemapsReport extends SitemapsRead {
   site: string;
   agent: string;
+  /** `--max-urls`, or null. */
+  maxUrls: number | null;
   /** Why the exit code is 2, or null. */
   unreadable: string | null;
   exitCode: number;
@@ -60,7 +62,9 @@ export async function runSitemaps(
       ...(options.urlsOnly
         ? {
             onKept: (url: string) => {
-              pending.push(url);
+              // The seeder hands on a location as the sitemap wrote it; a crawler requests it as
+              // the URL parser writes it (`/a b` is `/a%20b`, a line feed inside is dropped).
+              pending.push(new URL(url).href);
               if (pending.length >= 1000) {
                 write(`${pending.join('\n')}\n`);
                 pending = [];
@@ -82,20 +86,22 @@ export async function runSitemaps(
 
 export function sitemapsReport(
   read: SitemapsRead,
-  options: Pick<SitemapsOptions, 'site' | 'agent'>,
+  options: Pick<SitemapsOptions, 'site' | 'agent' | 'maxUrls'>,
 ): SitemapsReport {
   const { policy, result } = read;
   // RFC 9309 2.3.1.4: 5xx, 429 or no answer: the file (and its Sitemap: lines) could not be read.
   const unreadable =
     policy.kind === 'disallow-all' && policy.robots === null
       ? `robots.txt could not be read (${typeof policy.status === 'number' ? `HTTP ${policy.status}` : policy.status}), so neither can its Sitemap: lines`
-      : read.declared.length > 0 && result.sitemapsRead === 0 && result.sitemapsFailed > 0
+      : // Not only failures: a declared sitemap in a redirect loop is skipped, and unread too.
+        read.declared.length > 0 && result.sitemapsRead === 0
         ? `none of the ${read.declared.length} declared sitemaps could be read`
         : null;
   return {
     ...read,
     site: options.site,
     agent: options.agent,
+    maxUrls: options.maxUrls ?? null,
     unreadable,
     exitCode: unreadable === null ? EXIT.allowed : EXIT.error,
   };

@@ -4,7 +4,12 @@
  * that robots.txt's `Sitemap:` lines lead to), or paths made up from the rules.
  */
 import { isUtf8 } from 'node:buffer';
-import type { RobotsFetchResult, RobotsHttpClient, RobotsHttpResult } from '../fetch/index.js';
+import {
+  GotScrapingRobotsClient,
+  type RobotsFetchResult,
+  type RobotsHttpClient,
+  type RobotsHttpResult,
+} from '../fetch/index.js';
 import type { RobotsTxt } from '../robots/index.js';
 import { urlOrNull } from '../robots/url.js';
 import { RobotsStore } from '../store/index.js';
@@ -142,7 +147,8 @@ export const DEFAULT_SITEMAP_URLS = 50;
  * `--from-sitemaps`: the first `maxUrls` URLs of the sitemaps robots.txt declares, on the
  * audited origin. URLs robots.txt blocks for `agent` are kept too: the matrix shows them.
  * The seeder's store is answered with the robots.txt the audit already read (fetched or
- * local), so the file is not fetched twice and `--file` applies to the sitemaps as well.
+ * local), so the file is not fetched twice and `--file` applies to the sitemaps as well; the
+ * robots.txt of any other origin (a sitemap stored elsewhere, a redirect target) is fetched.
  */
 export function urlsFromSitemaps(options: {
   maxUrls: number;
@@ -164,6 +170,7 @@ export function urlsFromSitemaps(options: {
       userAgent: options.userAgent,
       productToken: options.agent,
       httpClient: answeredWith(fetch),
+      fetchTimeoutMs: options.timeoutMs,
       log: QUIET_LOG,
     });
     const urls: string[] = [];
@@ -202,17 +209,23 @@ export function urlsFromSitemaps(options: {
   };
 }
 
-/** A stand-in HTTP client that answers every robots.txt request with the file already read. */
+/**
+ * An HTTP client that answers the audited origin's robots.txt with the file already read, and
+ * fetches any other: a 404 made up for another origin would let the sitemap seeder read files
+ * that origin's robots.txt disallows.
+ */
 function answeredWith(fetch: RobotsFetchResult): RobotsHttpClient {
+  const http = new GotScrapingRobotsClient();
   return {
     request: async (request): Promise<RobotsHttpResult> => {
-      const own = request.url.href === fetch.robotsTxtUrl && typeof fetch.status === 'number';
-      const status = own ? (fetch.status as number) : 404;
+      if (request.url.href !== fetch.robotsTxtUrl || typeof fetch.status !== 'number') {
+        return http.request(request);
+      }
       return {
         ok: true,
-        status,
+        status: fetch.status,
         headers: {},
-        body: own && fetch.body !== null ? fetch.body : new Uint8Array(0),
+        body: fetch.body ?? new Uint8Array(0),
         truncated: false,
       };
     },

@@ -65,6 +65,14 @@ export function contentDecoding(
   return { ok: true, decoders };
 }
 
+/**
+ * A decoder of one gzip stream of any number of members, which ignores octets after the last
+ * one (as browsers do) and fails on a stream cut short.
+ */
+export function gzipDecoder(): Transform {
+  return new GzipDecoder();
+}
+
 function codingsOf(header: string | undefined): string[] {
   return (header ?? '')
     .split(',')
@@ -153,7 +161,15 @@ class GzipDecoder extends Transform {
     const complete =
       this.#part === 'ignored' ||
       (this.#part === 'header' && this.#members > 0 && this.#pending.length === 0);
-    callback(complete ? null : zlibError('unexpected end of file', 'Z_BUF_ERROR'));
+    if (complete) {
+      callback();
+      return;
+    }
+    const cut = () => callback(zlibError('unexpected end of file', 'Z_BUF_ERROR'));
+    // A member cut short: what its data gives is passed on before the error, as zlib's own
+    // decoders do, so that a reader keeps the lines that came whole.
+    if (this.#part === 'deflate') this.#inflater!.end(cut);
+    else cut();
   }
 
   override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {

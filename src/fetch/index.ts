@@ -4,6 +4,12 @@
  */
 export { type CacheDirectives, parseCacheControl, parseRetryAfter } from './cache-control.js';
 export {
+  type ContentDecoder,
+  type ContentDecoding,
+  contentDecoding,
+  gzipDecoder,
+} from './content-encoding.js';
+export {
   FETCH_DEFAULTS,
   fetchRobotsTxt,
   type RobotsFetchHop,

@@ -1,7 +1,6 @@
-import { pipeline, Readable } from 'node:stream';
-import { createGunzip } from 'node:zlib';
+import { pipeline, Readable, type Transform } from 'node:stream';
 import { gotScraping } from 'got-scraping';
-import { classifyFailure } from '../fetch/index.js';
+import { classifyFailure, contentDecoding, gzipDecoder } from '../fetch/index.js';
 
 /** How one sitemap file is fetched. */
 export interface SitemapDownloadSettings {
@@ -34,6 +33,7 @@ export type SitemapDownloadFailureKind =
   | 'network'
   | 'redirects'
   | 'redirect-stopped'
+  | 'decoding'
   | 'aborted';
 
 /** A download that gave no body. */
@@ -209,8 +209,30 @@ export async function downloadSitemap(
       stream.destroy();
       return { ok: false, kind: 'http-status', why: `HTTP ${status}.`, hops };
     }
-    return readBody(stream, current, hops, budget, settings);
+    // The codings are undone here, as robots.txt's are, not by got: its decoder flushes a stream
+    // cut short as if it had ended, so a truncated body would read as a whole file, its last
+    // line cut into a URL nobody listed.
+    const decoding = contentDecoding(
+      headerText(head.headers['content-encoding']),
+      headerText(head.headers['transfer-encoding']),
+    );
+    if (!decoding.ok) {
+      stream.destroy();
+      return { ok: false, kind: 'decoding', why: `${decoding.message}.`, hops };
+    }
+    return readBody(
+      stream,
+      decoding.decoders.map((decoder) => decoder.stream),
+      current,
+      hops,
+      budget,
+      settings,
+    );
   }
+}
+
+function headerText(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value.join(', ') : value;
 }
 
 function openStream(url: string, settings: SitemapDownloadSettings): GotStream {
@@ -219,10 +241,12 @@ function openStream(url: string, settings: SitemapDownloadSettings): GotStream {
     headers: {
       'user-agent': settings.userAgent,
       accept: 'application/xml, text/xml;q=0.9, application/rss+xml;q=0.9, text/plain;q=0.8, */*;q=0.5',
+      'accept-encoding': 'gzip, deflate, br',
     },
     useHeaderGenerator: false,
     followRedirect: false,
-    decompress: true,
+    // Decoded in downloadSitemap (see contentDecoding).
+    decompress: false,
     throwHttpErrors: false,
     retry: { limit: 0 },
     http2: true,
@@ -234,12 +258,15 @@ function openStream(url: string, settings: SitemapDownloadSettings): GotStream {
 
 async function readBody(
   stream: GotStream,
+  content: Transform[],
   finalUrl: string,
   hops: string[],
   budget: WaitBudget,
   settings: SitemapDownloadSettings,
 ): Promise<SitemapBody | SitemapDownloadFailure> {
-  const raw = (stream as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
+  // pipeline() passes a source error on to the decoders, so the reader below sees it.
+  if (content.length > 0) pipeline([stream, ...content], () => {});
+  const raw = ((content.at(-1) ?? stream) as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
   // The first two octets decide whether the file is gzip: read until there are two.
   let head: Buffer = Buffer.alloc(0);
   try {
@@ -267,9 +294,11 @@ async function readBody(
     }
   })();
   let decoded: AsyncIterator<Buffer>;
-  let gunzip: ReturnType<typeof createGunzip> | undefined;
+  let gunzip: Transform | undefined;
   if (gzip) {
-    gunzip = createGunzip();
+    // The decoder of `Content-Encoding: gzip`: octets after the last member are ignored, as
+    // browsers and robots.txt do, rather than failing the whole file.
+    gunzip = gzipDecoder();
     // pipeline() passes a source error on to the gunzip stream, so the reader below sees it.
     pipeline(Readable.from(rest), gunzip, () => {});
     decoded = gunzip[Symbol.asyncIterator]();
@@ -284,6 +313,7 @@ async function readBody(
     if (closed) return;
     closed = true;
     gunzip?.destroy();
+    for (const decoder of content) decoder.destroy();
     stream.destroy();
   };
 

@@ -8,6 +8,14 @@ import type { SitemapEntry, SitemapFormat } from './types.js';
 export const MAX_LOC_LENGTH = 8192;
 
 /**
+ * The deepest element read. A sitemap goes four or five levels deep (`urlset`, `url`,
+ * `news:news`, `news:publication`, `news:name`), a feed's XHTML content a few dozen. saxes keeps
+ * every open element (about 250 octets each): 50 MiB of `<a>`, 50 KiB once gzipped, would hold
+ * gigabytes.
+ */
+const MAX_XML_DEPTH = 256;
+
+/**
  * Namespaces whose prefix, when a file binds one, still names the elements this parser reads:
  * the sitemaps.org schema (and Google's old 0.84 one) and Atom. Extensions (image, video, news,
  * xhtml) always come with a prefix of their own and are skipped.
@@ -319,6 +327,10 @@ export class SitemapParser {
   #open(tag: SaxesTagPlain): void {
     if (this.#mode !== 'xml') return;
     const depth = ++this.#depth;
+    if (depth > MAX_XML_DEPTH) {
+      this.#stop(`Refused: elements nested more than ${MAX_XML_DEPTH} deep (no sitemap nests so deep).`);
+      return;
+    }
     if (depth === 1) {
       for (const [attribute, value] of Object.entries(tag.attributes)) {
         if (attribute.startsWith('xmlns:') && OWN_NAMESPACES.test(value))

@@ -727,11 +727,16 @@ class SeedRun {
         return this.#filtered(url, file, 'cross-host');
       }
     }
-    if (this.#include.length > 0 && !this.#include.some((pattern) => pattern.test(url))) {
-      return this.#filtered(url, file, 'include');
-    }
-    if (this.#exclude.length > 0 && this.#exclude.some((pattern) => pattern.test(url))) {
-      return this.#filtered(url, file, 'exclude');
+    if (this.#include.length > 0 || this.#exclude.length > 0) {
+      // Patterns judge the URL the crawler will request, as the URL parser writes it:
+      // `/blog/../admin/x` is `/admin/x`, and a tab or line feed inside is dropped.
+      const href = new URL(url).href;
+      if (this.#include.length > 0 && !this.#include.some((pattern) => pattern.test(href))) {
+        return this.#filtered(url, file, 'include');
+      }
+      if (this.#exclude.length > 0 && this.#exclude.some((pattern) => pattern.test(href))) {
+        return this.#filtered(url, file, 'exclude');
+      }
     }
     let lastmod: string | undefined;
     if (entry.lastmod !== undefined) {

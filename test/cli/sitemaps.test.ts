@@ -1,5 +1,10 @@
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SitemapsRead } from '../../src/cli/sitemap-tally.js';
+import { sitemapsReport } from '../../src/cli/sitemaps.js';
+import { renderSitemaps } from '../../src/cli/sitemaps-render.js';
+import { createStyle } from '../../src/cli/style.js';
+import { RobotsTxt } from '../../src/robots/index.js';
 import { startHttpServer, type TestHttpServer, type TestRouteHandler, text } from '../support/http-server.js';
 import { cells, lineStarting, runInProcess } from './run-cli.js';
 
@@ -199,12 +204,85 @@ describe('sitemaps --urls', () => {
     );
   });
 
+  it('prints each URL as a crawler requests it: blanks encoded, a line feed inside one URL dropped', async () => {
+    const odd = await startHttpServer();
+    const o = odd.origin;
+    odd.route('/robots.txt', text(`User-agent: *\nDisallow: /private\n\nSitemap: ${o}/odd.xml\n`));
+    odd.route('/odd.xml', xml(urlset(o, ['/a b', '/line&#10;two', '/caf\u00e9', '/pri&#9;vate/x'])));
+    try {
+      const run = await runInProcess(['sitemaps', o, '--urls']);
+      expect(run.code).toBe(0);
+      expect(run.stdout).toBe(`${o}/a%20b\n${o}/linetwo\n${o}/caf%C3%A9\n`);
+    } finally {
+      await odd.close();
+    }
+  });
+
   it('stops at --max-urls', async () => {
     const run = await runInProcess(['sitemaps', site.origin, '--urls', '--max-urls', '2']);
     expect(run.code).toBe(0);
     expect(run.stdout.trimEnd().split('\n').length).toBeLessThanOrEqual(2);
     const text = await runInProcess(['sitemaps', site.origin, '--max-urls', '2']);
     expect(text.lines.some((line) => line.includes('stopped early'))).toBe(true);
+  });
+});
+
+describe('sitemaps: a run stopped early', () => {
+  /** The report of a run that stopped after `urlsFound` URLs. */
+  function stopped(urlsFound: number, maxUrls: number | undefined): string {
+    const origin = 'https://example.com';
+    const read: SitemapsRead = {
+      policy: {
+        origin,
+        robotsTxtUrl: `${origin}/robots.txt`,
+        finalUrl: `${origin}/robots.txt`,
+        kind: 'rules',
+        status: 200,
+        why: 'HTTP 200',
+        robots: RobotsTxt.parse(`Sitemap: ${origin}/index.xml\n`),
+        fetchedAt: 0,
+        expiresAt: 0,
+        hops: [],
+        failures: 0,
+        servedFromStaleCopy: false,
+        bodyBytes: 0,
+        truncated: false,
+        timings: { totalMs: 0, parseMs: 0 },
+      },
+      declared: [`${origin}/index.xml`],
+      sitemaps: [],
+      blockedBy: [],
+      result: {
+        sitemapsRead: 10_000,
+        sitemapsFailed: 0,
+        sitemapsSkipped: 1,
+        urlsFound,
+        kept: urlsFound,
+        droppedByRobots: 0,
+        filtered: 0,
+        filteredBy: { invalid: 0, 'cross-host': 0, include: 0, exclude: 0, lastmod: 0 },
+        failures: [],
+        warnings: [],
+        stoppedEarly: true,
+        durationMs: 0,
+      },
+    };
+    return renderSitemaps(
+      sitemapsReport(read, { site: `${origin}/`, agent: '*', maxUrls }),
+      createStyle(false),
+    );
+  }
+
+  it('names the limit that stopped it: --max-urls, or the limits of every run when no option did', () => {
+    expect(stopped(2, 2)).toContain(
+      '  stopped early at --max-urls 2: not every sitemap was read to its end\n',
+    );
+    // 10,000 sitemaps read (maxSitemaps): --max-urls was not given, or not reached.
+    for (const maxUrls of [undefined, 50_000]) {
+      expect(stopped(9_999, maxUrls)).toContain(
+        "  stopped early at a run's limit of 10000 sitemaps or 10 GiB: not every sitemap was read to its end\n",
+      );
+    }
   });
 });
 
@@ -247,6 +325,26 @@ describe('sitemaps: exit codes', () => {
     expect(urls.code).toBe(2);
     expect(urls.stdout).toBe('');
     expect(urls.stderr).toBe('crawlee-robots: none of the 1 declared sitemaps could be read\n');
+  });
+
+  it('exits 2 when the declared sitemaps redirect in a loop: skipped, none was read', async () => {
+    const loop = await startHttpServer();
+    const o = loop.origin;
+    loop.route('/robots.txt', text(`User-agent: *\nDisallow:\n\nSitemap: ${o}/a.xml\n`));
+    loop.route('/a.xml', text('', 301, { location: `${o}/b.xml` }));
+    loop.route('/b.xml', text('', 301, { location: `${o}/a.xml` }));
+    try {
+      const urls = await runInProcess(['sitemaps', o, '--urls']);
+      expect(urls.code).toBe(2);
+      expect(urls.stderr).toBe('crawlee-robots: none of the 1 declared sitemaps could be read\n');
+      const json = await runInProcess(['sitemaps', o, '--json']);
+      expect(JSON.parse(json.stdout)).toMatchObject({
+        totals: { sitemapsRead: 0, sitemapsFailed: 0, sitemapsSkipped: 1 },
+        exitCode: 2,
+      });
+    } finally {
+      await loop.close();
+    }
   });
 
   it.each([
@@ -379,6 +477,36 @@ describe('audit --from-sitemaps', () => {
       '/private/a': true,
       '/drafts/x': true,
     });
+  });
+
+  it("reads a sitemap stored on another origin only if that origin's robots.txt allows it", async () => {
+    const audited = await startHttpServer();
+    const storage = await startHttpServer();
+    audited.route(
+      '/robots.txt',
+      text(
+        `User-agent: *\nDisallow:\n\nSitemap: ${storage.origin}/closed.xml\nSitemap: ${storage.origin}/open.xml\n`,
+      ),
+    );
+    storage.route('/robots.txt', text('User-agent: *\nDisallow: /closed.xml\n'));
+    storage.route('/closed.xml', xml(urlset(audited.origin, ['/closed'])));
+    storage.route('/open.xml', xml(urlset(audited.origin, ['/open'])));
+    try {
+      const run = await runInProcess([
+        'audit',
+        audited.origin,
+        '--from-sitemaps',
+        '--agents',
+        'ExampleBot',
+        '--json',
+      ]);
+      expect(run.code).toBe(0);
+      expect(JSON.parse(run.stdout).urls.map((row: { path: string }) => row.path)).toEqual(['/open']);
+      expect(storage.hits('/robots.txt')).toBe(1);
+      expect(storage.hits('/closed.xml')).toBe(0);
+    } finally {
+      await Promise.all([audited.close(), storage.close()]);
+    }
   });
 
   it('exits 2 when robots.txt declares no sitemap, or with --urls or --max-urls alone', async () => {

@@ -223,6 +223,20 @@ describe('SitemapParser', () => {
       ]);
     }
   });
+
+  it('stops at elements nested deeper than any sitemap, keeping what came before: saxes holds every open element', () => {
+    const deep = parse(
+      `<urlset><url><loc>${O}/first</loc></url>${'<a>'.repeat(100_000)}<url><loc>${O}/never</loc></url>`,
+    );
+    expect(deep.entries).toEqual([{ kind: 'url', loc: `${O}/first` }]);
+    expect(deep.error).toMatch(/nested more than 256 deep/);
+    // A feed's XHTML content nests a few dozen levels: still read.
+    const nested = `${'<div>'.repeat(60)}text${'</div>'.repeat(60)}`;
+    const feed = parse(
+      `<feed xmlns="http://www.w3.org/2005/Atom"><entry><link href="${O}/e"/><content type="xhtml">${nested}</content></entry></feed>`,
+    );
+    expect(feed).toEqual({ entries: [{ kind: 'url', loc: `${O}/e` }], format: 'atom', error: undefined });
+  });
 });
 
 describe('globToRegExp', () => {

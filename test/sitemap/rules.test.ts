@@ -1,3 +1,4 @@
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHttpServer, type TestHttpServer, text } from '../support/http-server.js';
 import { seedInto } from './support/seed.js';
@@ -152,6 +153,33 @@ describe('filters, discovery and limits', () => {
     expect(run.result.sitemapsSkipped).toBe(1);
   });
 
+  it('matches include and exclude against the URL as the crawler requests it: dot segments resolved, tabs dropped', async () => {
+    const site = await openSite();
+    const s = site.origin;
+    site.route(
+      '/odd.xml',
+      serveBody(
+        urlset([
+          { loc: `${s}/blog/1` },
+          { loc: `${s}/blog/../admin/1` },
+          { loc: `${s}/blog/%2e%2e/admin/2` },
+          { loc: `${s}/./admin/3` },
+          { loc: `${s}/adm&#9;in/4` },
+        ]),
+      ),
+    );
+    try {
+      const excluded = await seedInto([`${s}/odd.xml`], { exclude: [`${s}/admin/**`] });
+      expect(excluded.urls).toEqual([`${s}/blog/1`]);
+      expect(excluded.result.filteredBy.exclude).toBe(4);
+      const included = await seedInto([`${s}/odd.xml`], { include: [`${s}/blog/**`] });
+      expect(included.urls).toEqual([`${s}/blog/1`]);
+      expect(included.result.filteredBy.include).toBe(4);
+    } finally {
+      await site.close();
+    }
+  });
+
   it('drops undated URLs and children with keepUndated: false', async () => {
     const before = server.hits('/undated.xml');
     const run = await seedInto([`${o}/`], { modifiedSince: '2024-01-01', keepUndated: false });
@@ -264,6 +292,45 @@ describe('hostile sitemaps', () => {
       expect(process.memoryUsage.rss() - rss).toBeLessThan(150 * 1024 * 1024);
     });
   }
+
+  it('reads each Content-Encoding, and a body it cuts short is a failure whose last line is no URL', async () => {
+    let list = '';
+    for (let i = 0; i < 2000; i++) list += `${o}/page/${i}\n`;
+    list += `${o}/private-area/secret\n`;
+    const encodings = {
+      gzip: gzipSync(list),
+      deflate: deflateSync(list),
+      br: brotliCompressSync(list),
+    };
+    for (const [coding, octets] of Object.entries(encodings)) {
+      server.route(`/whole-${coding}.txt`, text(octets, 200, { 'content-encoding': coding }));
+      const whole = await seedInto([`${o}/whole-${coding}.txt`]);
+      expect(whole.urls).toHaveLength(2001);
+      expect(whole.result.failures).toEqual([]);
+    }
+    // Cut inside the last line: `.../private-area/secret` would arrive as `.../pri`.
+    const cut = encodings.gzip.subarray(0, encodings.gzip.length - 30);
+    server.route('/cut.txt', text(cut, 200, { 'content-encoding': 'gzip' }));
+    const run = await seedInto([`${o}/cut.txt`]);
+    // The lines decoded before the cut are kept (how many depends on what the decoder had
+    // passed on when it failed); the cut line is not.
+    expect(run.urls.length).toBeGreaterThan(0);
+    expect(run.urls.every((url) => /\/page\/\d+$/.test(url))).toBe(true);
+    expect(run.result.sitemapsRead).toBe(0);
+    expect(run.result.failures[0].why).toMatch(/^Corrupt gzip data: unexpected end of file/);
+  });
+
+  it('reads a gzip file followed by stray octets, as browsers do, and refuses a coding it cannot undo', async () => {
+    const list = `${o}/page/1\n${o}/page/2\n`;
+    server.route('/stray.txt.gz', text(Buffer.concat([gzipSync(list), Buffer.from('garbage\n')])));
+    const stray = await seedInto([`${o}/stray.txt.gz`]);
+    expect(stray.urls).toEqual([`${o}/page/1`, `${o}/page/2`]);
+    expect(stray.result.failures).toEqual([]);
+    server.route('/zstd.txt', text(list, 200, { 'content-encoding': 'zstd' }));
+    const zstd = await seedInto([`${o}/zstd.txt`]);
+    expect(zstd.urls).toEqual([]);
+    expect(zstd.result.failures[0].why).toMatch(/^Content-Encoding "zstd" cannot be decoded/);
+  });
 
   it('reports corrupt gzip data as a failure', async () => {
     const run = await seedInto([`${o}/corrupt.xml.gz`]);
