@@ -95,7 +95,9 @@ export function sitemapsReport(
       ? `robots.txt could not be read (${typeof policy.status === 'number' ? `HTTP ${policy.status}` : policy.status}), so neither can its Sitemap: lines`
       : // Not only failures: a declared sitemap in a redirect loop is skipped, and unread too.
         read.declared.length > 0 && result.sitemapsRead === 0
-        ? `none of the ${read.declared.length} declared sitemaps could be read`
+        ? read.declared.length === 1
+          ? 'the declared sitemap could not be read'
+          : `none of the ${read.declared.length} declared sitemaps could be read`
         : null;
   return {
     ...read,

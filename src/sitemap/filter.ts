@@ -130,10 +130,12 @@ function timeOf(
   // A leap second is read as the last second of its minute.
   const seconds = second === 60 ? 59 : second;
   if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || seconds > 59) return undefined;
-  const time = Date.UTC(year, month - 1, day, hour, minute, seconds, ms);
-  // Date.UTC carries an overflowing day into the next month: 2024-02-30 is no date.
-  if (new Date(time).getUTCDate() !== day) return undefined;
-  return time - offset * 60_000;
+  const date = new Date(Date.UTC(2000, month - 1, day, hour, minute, seconds, ms));
+  // Set apart: Date.UTC reads the years 0 to 99 as 1900 to 1999.
+  date.setUTCFullYear(year);
+  // An overflowing day is carried into the next month: 2024-02-30 is no date.
+  if (date.getUTCDate() !== day) return undefined;
+  return date.getTime() - offset * 60_000;
 }
 
 /** Reads {@link SitemapSeedOptions.modifiedSince}. */

@@ -911,7 +911,8 @@ function hostOf(origin: string): string {
 
 function describeCheck(check: RobotsCheck): string {
   if (check.rule !== null) return `${check.rule.kind}: ${check.rule.pattern}, line ${check.rule.line}`;
-  return check.reason === 'disallow-all' ? `robots.txt unreachable: ${check.why}` : check.reason;
+  // The why of an unreachable robots.txt says so itself.
+  return check.reason === 'disallow-all' ? check.why : check.reason;
 }
 
 function positive(name: string, value: number | undefined, fallback: number): number {

@@ -317,14 +317,14 @@ describe('sitemaps: exit codes', () => {
     const json = await runInProcess(['sitemaps', broken.origin, '--json']);
     expect(json.code).toBe(2);
     expect(JSON.parse(json.stdout)).toMatchObject({
-      unreadable: 'none of the 1 declared sitemaps could be read',
+      unreadable: 'the declared sitemap could not be read',
       totals: { sitemapsRead: 0, sitemapsFailed: 1 },
       exitCode: 2,
     });
     const urls = await runInProcess(['sitemaps', broken.origin, '--urls']);
     expect(urls.code).toBe(2);
     expect(urls.stdout).toBe('');
-    expect(urls.stderr).toBe('crawlee-robots: none of the 1 declared sitemaps could be read\n');
+    expect(urls.stderr).toBe('crawlee-robots: the declared sitemap could not be read\n');
   });
 
   it('exits 2 when the declared sitemaps redirect in a loop: skipped, none was read', async () => {
@@ -336,7 +336,7 @@ describe('sitemaps: exit codes', () => {
     try {
       const urls = await runInProcess(['sitemaps', o, '--urls']);
       expect(urls.code).toBe(2);
-      expect(urls.stderr).toBe('crawlee-robots: none of the 1 declared sitemaps could be read\n');
+      expect(urls.stderr).toBe('crawlee-robots: the declared sitemap could not be read\n');
       const json = await runInProcess(['sitemaps', o, '--json']);
       expect(JSON.parse(json.stdout)).toMatchObject({
         totals: { sitemapsRead: 0, sitemapsFailed: 0, sitemapsSkipped: 1 },

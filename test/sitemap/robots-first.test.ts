@@ -68,7 +68,7 @@ describe('redirects of a sitemap, robots.txt first', () => {
     expect(run.result.sitemapsFailed).toBe(1);
     expect(run.result.failures[0].why).toMatch(
       new RegExp(
-        `^Redirects to ${down.origin}/sm.xml, which robots.txt does not allow \\(robots.txt unreachable: HTTP 503`,
+        `^Redirects to ${down.origin}/sm.xml, which robots.txt does not allow \\(HTTP 503: robots.txt is unreachable`,
       ),
     );
   });
