@@ -36,6 +36,15 @@ export class CrawlDelayPacer {
     return last === undefined ? 0 : Math.max(0, last + delayMs - now);
   }
 
+  /**
+   * Forgets the slots reserved for requests that will not go out (a run ended before them), so
+   * that the next requests do not wait for them: the first of each origin takes the slot `now`, and
+   * is held back as it goes out until a delay after the last one sent (see beforeSend).
+   */
+  forgetReservations(): void {
+    this.#nextSlot.clear();
+  }
+
   /** A request of `origin` goes out at `at`: the origin's next slot is a delay after it at the earliest. */
   sent(origin: string, delayMs: number, at: number): void {
     this.#lastSent.set(origin, Math.max(at, this.#lastSent.get(origin) ?? at));

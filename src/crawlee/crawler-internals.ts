@@ -21,13 +21,19 @@ export interface CrawlerInternals {
   readonly config: Configuration;
   readonly log: Log;
   readonly stats: { requestsInProgress?: Map<string, unknown> };
+  /** True while `run()` goes on: Crawlee refuses another `run()` then. */
+  readonly running?: boolean;
   /** A single crawler option: the guard calls it for its own skips and never replaces it. */
   onSkippedRequest?: SkippedRequestCallback;
+  /** HttpCrawler and BrowserCrawler: how long a navigation (redirects included) may take. */
+  navigationTimeoutMillis?: number;
   /** HttpCrawler and BrowserCrawler: read at every navigation, so hooks pushed later count. */
   preNavigationHooks?: unknown[];
   postNavigationHooks?: unknown[];
   /** BrowserCrawler only. */
   browserPool?: unknown;
+  /** The context of each request being processed, by its id (a browser crawler's page id). */
+  crawlingContexts?: Map<string, { request: Request }>;
   proxyConfiguration?: ProxyConfiguration;
   /** The `httpClient` option (a BaseHttpClient): HTTP crawlers send their page requests through it. */
   httpClient?: unknown;
@@ -112,6 +118,25 @@ function interceptProperty(
  */
 export function forgetStatisticsJob(crawler: CrawlerInternals, request: Request): void {
   crawler.stats.requestsInProgress?.delete(request.id ?? request.uniqueKey);
+}
+
+/**
+ * Calls `hook` with each page the crawler's browser pool opens for a request, and that request,
+ * before the crawler does anything with the page: BrowserCrawler opens it with the id of the
+ * request's crawling context (`browserPool.newPage({ id })`).
+ */
+export function onPageCreated(
+  crawler: CrawlerInternals,
+  hook: (page: object, request: Request) => Promise<void>,
+): void {
+  const pool = crawler.browserPool as
+    | { postPageCreateHooks?: unknown[]; getPageId(page: object): string | undefined }
+    | undefined;
+  pool?.postPageCreateHooks?.push(async (page: object) => {
+    const id = pool.getPageId(page);
+    const request = id === undefined ? undefined : crawler.crawlingContexts?.get(id)?.request;
+    if (request !== undefined) await hook(page, request);
+  });
 }
 
 /** The kind of crawler, by what it has. */

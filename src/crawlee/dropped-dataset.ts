@@ -1,4 +1,5 @@
 import { type Configuration, Dataset, type Log } from 'crawlee';
+import { RecentKeys } from './recent-keys.js';
 import type { RobotsDroppedRecord } from './record.js';
 
 /**
@@ -14,10 +15,16 @@ export class DroppedDataset {
   #buffer: RobotsDroppedRecord[] = [];
   #writing: Promise<void> = Promise.resolve();
   #scheduled = false;
+  /**
+   * The URLs recorded here that may be dropped again with no record (the guard's keys): the last
+   * `keptUrls` of them. Each storage gets its own record of a URL.
+   */
+  readonly recordedUrls: RecentKeys;
 
-  constructor(name: string, log: Log) {
+  constructor(name: string, log: Log, keptUrls: number) {
     this.#name = name;
     this.#log = log;
+    this.recordedUrls = new RecentKeys(keptUrls);
   }
 
   /** The storage configuration of the crawler the records belong to (its storage client). */

@@ -22,6 +22,7 @@ import {
   forgetStatisticsJob,
   httpClientNameOf,
   interceptRequestManager,
+  onPageCreated,
   sendsThroughGotScraping,
 } from './crawler-internals.js';
 import { DroppedDataset } from './dropped-dataset.js';
@@ -33,7 +34,6 @@ import {
   httpNavigationHook,
 } from './navigation.js';
 import { type ResolvedGuardOptions, type RobotsGuardOptions, resolveGuardOptions } from './options.js';
-import { RecentKeys } from './recent-keys.js';
 import { droppedRecord, type RobotsDropReason, type RobotsDropStage, withoutCredentials } from './record.js';
 import { type DequeueDecision, type RequestGate, RequestManagerInterceptor } from './request-manager.js';
 import { isRobotsSkip, type NavigationBlock, RobotsSkipError } from './skip.js';
@@ -42,9 +42,20 @@ import { formatSummary, type RobotsRunSummary, RunTally } from './summary.js';
 /** Stores shared by the guards of a process that have no store of their own: one per User-Agent and proxy. */
 const sharedStores = new Map<string, RobotsStore>();
 
+/**
+ * What to do with each request whose navigation a guard stopped, read in the crawler's error path.
+ * Shared by the guards of a process: of two guards on one crawler, the one attached last handles
+ * the errors first, and must carry out the other's deferral rather than take it for a skip.
+ */
+const navigationBlocks = new WeakMap<Request, NavigationBlock>();
+
 /** Origins resolved at the same time when URLs are added. */
 const ADMIT_CONCURRENCY = 64;
-/** How many URLs dropped before the queue a guard remembers, to record each once (see #droppedBeforeQueue). */
+/**
+ * How many URLs recorded at the stages `enqueue`, `sitemap` and `dequeue` each dataset remembers,
+ * so that adding one again records nothing (see #drop): sitemaps of millions of disallowed URLs
+ * keep a bounded memory (about 10 MB); one dropped again after that gets a second record.
+ */
 const DROPPED_URLS_KEPT = 100_000;
 /** Below this many requests with a kept hop slot, #hopSlots is not swept. */
 const HOP_SLOTS_SWEEP_MIN = 1024;
@@ -109,16 +120,8 @@ export class RobotsGuard implements HopChecker {
   readonly #deferredRequests = new Set<string>();
   /** Requests counted as allowed in the summary. */
   readonly #countedAllowed = new WeakSet<Request>();
-  readonly #blocked = new WeakMap<Request, NavigationBlock>();
   /** The Crawl-delay of each origin, and until when its policy holds. */
   readonly #crawlDelays = new Map<string, { seconds: number | undefined; until: number }>();
-  /**
-   * URLs already recorded at the stages `enqueue`, `sitemap` and `dequeue` (see recordKeyOf), so
-   * that adding one again records nothing: the last DROPPED_URLS_KEPT of them, so that sitemaps
-   * of millions of disallowed URLs keep a bounded memory (about 10 MB); one dropped again after
-   * that gets a second record.
-   */
-  readonly #droppedBeforeQueue = new RecentKeys(DROPPED_URLS_KEPT);
   /**
    * Per request, the origins whose Crawl-delay slot a redirect hop of it has taken while the
    * request waits for it, each with the time the slot ends: the hop uses that slot when the
@@ -129,6 +132,8 @@ export class RobotsGuard implements HopChecker {
   /** The size of #hopSlots at which it is swept next. */
   #hopSlotsSweepAt = HOP_SLOTS_SWEEP_MIN;
   readonly #interceptors = new Map<CrawlerInternals, RequestManagerInterceptor>();
+  /** Runs of the crawlers of this guard going on now. */
+  #runs = 0;
   /** @internal {@link HopChecker}: the crawler's User-Agent was seen (and warned about if needed). */
   userAgentObserved = false;
 
@@ -188,6 +193,7 @@ export class RobotsGuard implements HopChecker {
       );
       internals.preNavigationHooks!.push(hooks.pre);
       internals.postNavigationHooks?.push(hooks.post);
+      onPageCreated(internals, hooks.pageCreated);
     }
     // Crawl-delay again as the request goes out (see #beforeSend), after the user's hooks.
     internals.preNavigationHooks?.push(async ({ request }: { request: Request }) => {
@@ -200,10 +206,10 @@ export class RobotsGuard implements HopChecker {
     const handleError = internals._requestFunctionErrorHandler;
     internals._requestFunctionErrorHandler = async (error, context, source) => {
       const { request } = context;
-      let block = this.#blocked.get(request);
+      let block = navigationBlocks.get(request);
       if (block === undefined && isRobotsSkip(error)) block = { action: 'skip' };
       if (block === undefined) return handleError.call(internals, error, context, source);
-      this.#blocked.delete(request);
+      navigationBlocks.delete(request);
       forgetStatisticsJob(internals, request);
       if (block.action === 'defer') {
         interceptor.hold(source, request, block.until, false);
@@ -218,16 +224,22 @@ export class RobotsGuard implements HopChecker {
 
     const run = internals.run;
     internals.run = async (...args: unknown[]) => {
+      // Refused by Crawlee while a run goes on: that run's held requests stay held.
+      if (internals.running) return run.apply(internals, args);
       // A queue the user assigned to the crawler since: wrapped before the crawl reads it.
       rewrap();
       // Each run gives an unreachable origin's URLs their whole wait again (giveUpAfterMs): a
       // run of the URLs given up before is how they are tried later.
       this.#deferredSince.clear();
       this.#deferredRequests.clear();
+      this.#runs++;
       try {
         return await run.apply(internals, args);
       } finally {
-        interceptor.dispose();
+        await interceptor.dispose();
+        // The Crawl-delay slots of the requests given back are free, unless another crawler of
+        // this guard still runs with requests waiting for theirs.
+        if (--this.#runs === 0) this.#pacer.forgetReservations();
         await this.flush();
         if (this.#options.logSummary) this.#log.info(formatSummary(this.summary()));
       }
@@ -273,7 +285,7 @@ export class RobotsGuard implements HopChecker {
     const config = crawler?.config;
     let dataset = this.#datasets.get(config);
     if (dataset === undefined) {
-      dataset = new DroppedDataset(this.#options.datasetName, this.#log);
+      dataset = new DroppedDataset(this.#options.datasetName, this.#log, DROPPED_URLS_KEPT);
       if (config !== undefined) dataset.useConfiguration(config);
       this.#datasets.set(config, dataset);
     }
@@ -344,13 +356,20 @@ export class RobotsGuard implements HopChecker {
     from?: string,
   ): Promise<HopVerdict> {
     const store = await this.#storeFor(crawler);
-    let check: RobotsCheck;
+    // A robots.txt that takes long to answer (a silent server: the store's fetch timeout is as long
+    // as Crawlee's navigation timeout) would fail the request as a navigation timeout. A request
+    // that can wait leaves half its navigation time for the rest; past that, it waits aside as long
+    // again while the fetch goes on, and is decided when it comes back.
+    const navigationMs = crawler.navigationTimeoutMillis;
+    const waitMs = deferrable && navigationMs !== undefined ? navigationMs / 2 : Number.POSITIVE_INFINITY;
+    let check: RobotsCheck | undefined;
     try {
-      check = await store.check(url, this.productToken);
+      check = await withDeadline(store.check(url, this.productToken), waitMs);
     } catch (error) {
       if (notHttp(error)) return 'allow'; // data:, about:blank: robots.txt does not apply
       throw error;
     }
+    if (check === undefined) return { action: 'defer', until: this.#options.clock() + waitMs };
     return this.#hopVerdict(crawler, check, request, url, stage, deferrable, from);
   }
 
@@ -467,7 +486,7 @@ export class RobotsGuard implements HopChecker {
 
   /** @internal {@link HopChecker} */
   block(request: Request, block: NavigationBlock): void {
-    this.#blocked.set(request, block);
+    navigationBlocks.set(request, block);
   }
 
   /** @internal {@link HopChecker} */
@@ -707,12 +726,13 @@ export class RobotsGuard implements HopChecker {
   ): void {
     // Links to one disallowed URL from many pages (with fragments or not), listings in many
     // sitemaps, a link to a URL dropped when it left the queue: one record, as the queue would
-    // keep one request.
+    // keep one request. Per storage: another crawler's dataset gets a record of its own.
+    const dataset = this.#datasetOf(crawler);
     const key = recordKeyOf(url);
     if (stage === 'enqueue' || stage === 'sitemap') {
-      if (!this.#droppedBeforeQueue.add(key)) return;
+      if (!dataset.recordedUrls.add(key)) return;
     } else if (stage === 'dequeue') {
-      this.#droppedBeforeQueue.add(key);
+      dataset.recordedUrls.add(key);
     }
     const record = droppedRecord(check, {
       url,
@@ -723,7 +743,7 @@ export class RobotsGuard implements HopChecker {
       ...(crawlDelaySeconds === undefined ? {} : { crawlDelaySeconds }),
     });
     this.#tally.dropped(record);
-    this.#datasetOf(crawler).push(record);
+    dataset.push(record);
     const callback = crawler?.onSkippedRequest;
     if (callback !== undefined) {
       Promise.resolve()
@@ -775,9 +795,16 @@ async function forEachConcurrently<T>(items: T[], limit: number, task: (item: T)
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
 
-/** Waits for `promise`, at most `ms`. */
-async function withDeadline(promise: Promise<unknown>, ms: number): Promise<void> {
+/** The value of `promise`, or undefined when it has not settled within `ms` (Infinity: no limit). */
+async function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  if (ms === Number.POSITIVE_INFINITY) return promise;
   let timer: NodeJS.Timeout | undefined;
-  await Promise.race([promise, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
-  clearTimeout(timer);
+  try {
+    const deadline = new Promise<undefined>((resolve) => {
+      timer = setTimeout(() => resolve(undefined), ms);
+    });
+    return await Promise.race([promise, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

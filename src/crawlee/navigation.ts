@@ -571,7 +571,17 @@ export function browserNavigationHooks(
     if (state !== undefined) state.crawlerNavigation = false;
   };
 
-  return { pre, post };
+  /**
+   * A request with `skipNavigation` runs no navigation hooks, yet its handler may navigate the
+   * page: such a page is watched from its creation, each of its gotos the handler's own.
+   */
+  const pageCreated = async (page: object, request: Request): Promise<void> => {
+    if (!request.skipNavigation) return;
+    await pre({ request, page: page as PageLike });
+    post({ page: page as PageLike });
+  };
+
+  return { pre, post, pageCreated };
 }
 
 /** True for a request the browser makes on speculation: `Sec-Purpose: prefetch` (or the older `Purpose`). */

@@ -26,6 +26,7 @@ export interface RequestGate {
 interface RequestManagerLike {
   fetchNextRequest(): Promise<Request | null>;
   markRequestHandled(request: Request): Promise<unknown>;
+  reclaimRequest(request: Request): Promise<unknown>;
   isEmpty(): Promise<boolean>;
   isFinished(): Promise<boolean>;
   addRequest?(request: Source | string, options?: object): Promise<unknown>;
@@ -73,6 +74,12 @@ export class RequestManagerInterceptor {
   wrap<T>(manager: T): T {
     if (manager === null || typeof manager !== 'object') return manager;
     if (this.#targets.has(manager)) return manager;
+    // A tandem Crawlee built around the crawler's queue, which is wrapped already: each request is
+    // decided once, by the tandem. Checked twice, a request took two Crawl-delay slots, and one
+    // held by the queue's wrapper was later taken out by the tandem's and lost.
+    const tandem = manager as { requestQueue?: unknown };
+    if (this.#targets.has(tandem.requestQueue as object))
+      tandem.requestQueue = this.unwrap(tandem.requestQueue);
     let proxy = this.#proxies.get(manager);
     if (proxy === undefined) {
       proxy = this.#proxy(manager as unknown as RequestManagerLike);
@@ -108,11 +115,20 @@ export class RequestManagerInterceptor {
     }, delay);
   }
 
-  /** Forgets every held request and its timer (the crawl was aborted). */
-  dispose(): void {
-    for (const entry of this.#held.values()) if (entry.timer !== undefined) clearTimeout(entry.timer);
+  /**
+   * Gives every held request back to its manager and forgets it (the run ended before them:
+   * `maxRequestsPerCrawl`, `stop()`, an abort). Left locked in a queue, a held request would keep
+   * the next run, or any other client of the queue, waiting for its lock to expire.
+   */
+  async dispose(): Promise<void> {
+    const entries = [...this.#held.values()];
     this.#held.clear();
     this.#ready = [];
+    for (const entry of entries) if (entry.timer !== undefined) clearTimeout(entry.timer);
+    // A manager that cannot take one back (a queue dropped since) leaves it to its lock's expiry.
+    await Promise.all(
+      entries.map((entry) => entry.target.reclaimRequest(entry.request).catch(() => undefined)),
+    );
   }
 
   #proxy(target: RequestManagerLike): object {

@@ -24,7 +24,7 @@ import {
   USER_AGENT,
   useTemporaryStorageDir,
 } from '../support/crawlee-site.js';
-import { redirect, startHttpServer, type TestHttpServer, text } from '../support/http-server.js';
+import { never, redirect, startHttpServer, type TestHttpServer, text } from '../support/http-server.js';
 
 log.setLevel(LogLevel.OFF);
 
@@ -51,13 +51,13 @@ function newStore(): RobotsStore {
   return store;
 }
 
-/** A Log that keeps its warnings. */
-function recordingLog(warnings: string[]): Log {
+/** A Log that keeps its warnings (and its infos, when asked). */
+function recordingLog(warnings: string[], infos: string[] = []): Log {
   const fake = {
     child: () => fake,
     warning: (message: string) => warnings.push(message),
     warningOnce: (message: string) => warnings.push(message),
-    info: () => {},
+    info: (message: string) => infos.push(message),
     debug: () => {},
     exception: () => {},
     error: () => {},
@@ -260,6 +260,34 @@ describe('RobotsGuard request interceptor', () => {
     expect(await urls(second)).toEqual([`${site.origin}/private/b`]);
   });
 
+  it('records a URL in the storage of each crawler that drops it, and tells each its onSkippedRequest', async () => {
+    const site = await server('User-agent: *\nDisallow: /private/\n');
+    const guard = new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store: newStore() });
+    const first = freshConfiguration();
+    const second = freshConfiguration();
+    const skipped: string[] = [];
+    const crawler = (config: typeof first, name: string) =>
+      new CheerioCrawler(
+        {
+          requestHandler() {},
+          onSkippedRequest({ url }) {
+            skipped.push(`${name} ${url}`);
+          },
+        },
+        config,
+      );
+    const a = crawler(first, 'a');
+    const b = crawler(second, 'b');
+    guard.attach(a).attach(b);
+    const url = `${site.origin}/private/a`;
+    await a.run([url]);
+    await b.run([url]);
+    for (const config of [first, second]) {
+      expect((await datasetItems<RobotsDroppedRecord>(config)).map((record) => record.url)).toEqual([url]);
+    }
+    expect(skipped).toEqual([`a ${url}`, `b ${url}`]);
+  });
+
   it('records URLs without their credentials', async () => {
     const site = await server('User-agent: *\nDisallow: /private\n', ['/']);
     const config = freshConfiguration();
@@ -439,6 +467,104 @@ describe('RobotsGuard Crawl-delay', () => {
     expect(pagesHit(site).sort()).toEqual(['/1', '/2', '/3']);
   });
 
+  it('paces and finishes a crawl from a RequestList and a RequestQueue given together, each request on one slot', async () => {
+    // Crawlee builds a tandem around the crawler's queue, which the guard wraps as well.
+    const site = await server('User-agent: *\nCrawl-delay: 0.5\n');
+    const sent: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      site.route(`/p${i}`, (request, response) => {
+        sent.push(performance.now());
+        page(`/p${i}`)(request, response);
+      });
+    }
+    const config = freshConfiguration();
+    const requestList = await RequestList.open(
+      null,
+      [0, 1, 2, 3].map((i) => `${site.origin}/p${i}`),
+    );
+    const requestQueue = await RequestQueue.open(null, { config });
+    const crawler = new CheerioCrawler({ requestList, requestQueue, requestHandler() {} }, config);
+    const guard = new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store: newStore() }).attach(
+      crawler,
+    );
+    await crawler.run();
+    expect(pagesHit(site).sort()).toEqual(['/p0', '/p1', '/p2', '/p3']);
+    // Three delays of 0.5 s between the first page and the last, not six.
+    expect(Math.max(...sent) - Math.min(...sent)).toBeLessThan(2500);
+    expect(guard.summary().totals).toMatchObject({ allowed: 4, dropped: 0 });
+  });
+
+  it('gives the requests still waiting for their slot back to the queue when a run stops, for the next run', async () => {
+    const site = await server('User-agent: *\nCrawl-delay: 0.5\n');
+    const paths = ['/p0', '/p1', '/p2', '/p3'];
+    for (const path of paths) site.route(path, page(path));
+    const config = freshConfiguration();
+    const requestQueue = await RequestQueue.open('held', { config });
+    let handled = 0;
+    const crawler = new CheerioCrawler(
+      {
+        requestQueue,
+        requestHandler({ crawler: running }) {
+          if (++handled === 1) running.stop();
+        },
+      },
+      config,
+    );
+    new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store: newStore() }).attach(crawler);
+    await crawler.run(paths.map((path) => `${site.origin}${path}`));
+    expect(pagesHit(site).length).toBeLessThan(paths.length);
+    // Left locked, they would wait for their queue lock (over a minute) before this run saw them.
+    const started = performance.now();
+    await crawler.run();
+    expect(pagesHit(site)).toEqual(paths);
+    expect(performance.now() - started).toBeLessThan(10_000);
+  });
+
+  it('frees the slots of the requests a stopped run gave back: the next crawler of the guard does not wait for them', async () => {
+    const site = await server('User-agent: *\nCrawl-delay: 0.5\n');
+    const paths = Array.from({ length: 40 }, (_, i) => `/p${i}`);
+    for (const path of [...paths, '/b']) site.route(path, page(path));
+    const guard = new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store: newStore() });
+    let handled = 0;
+    const stopped = new CheerioCrawler(
+      {
+        requestHandler({ crawler: running }) {
+          if (++handled === 2) running.stop();
+        },
+      },
+      freshConfiguration(),
+    );
+    guard.attach(stopped);
+    await stopped.run(paths.map((path) => `${site.origin}${path}`));
+    const next = new CheerioCrawler({ requestHandler() {} }, freshConfiguration());
+    guard.attach(next);
+    const started = performance.now();
+    await next.run([`${site.origin}/b`]);
+    // Not after the 20 s of slots the 38 requests given back had taken.
+    expect(performance.now() - started).toBeLessThan(5000);
+    expect(pagesHit(site)).toContain('/b');
+  });
+
+  it('leaves a run alone when run() is called again while it goes on, which Crawlee refuses', async () => {
+    const site = await server('User-agent: *\nCrawl-delay: 0.3\n');
+    const paths = ['/p0', '/p1', '/p2', '/p3'];
+    for (const path of paths) site.route(path, page(path));
+    const summaries: string[] = [];
+    const crawler = new CheerioCrawler({ requestHandler() {} }, freshConfiguration());
+    new RobotsGuard({
+      productToken: TOKEN,
+      userAgent: USER_AGENT,
+      store: newStore(),
+      log: recordingLog([], summaries),
+    }).attach(crawler);
+    const running = crawler.run(paths.map((path) => `${site.origin}${path}`));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await expect(crawler.run()).rejects.toThrow(/already running/);
+    await running;
+    expect(pagesHit(site)).toEqual(paths);
+    expect(summaries.filter((message) => message.startsWith('robots.txt summary'))).toHaveLength(1);
+  });
+
   it("skips an origin whose Crawl-delay is over the maximum when overMax is 'skip'", async () => {
     const site = await server('User-agent: *\nCrawl-delay: 120\n', ['/a']);
     const config = freshConfiguration();
@@ -520,6 +646,78 @@ describe('RobotsGuard and an origin whose robots.txt stays unreachable', () => {
     expect(pagesHit(site)).toEqual([]);
     const records = await datasetItems<RobotsDroppedRecord>(config);
     expect(records.map((record) => record.reason)).toEqual(['robots-unreachable', 'robots-unreachable']);
+  });
+
+  it('fetches later a request another guard of the crawler deferred at a redirect, rather than skip it', async () => {
+    const from = await server('User-agent: *\nDisallow:\n');
+    const flaky = await server(null, ['/page']);
+    let answers = 0;
+    flaky.route('/robots.txt', (request, response) => {
+      answers++;
+      text(answers === 1 ? 'down' : 'User-agent: *\nDisallow:\n', answers === 1 ? 503 : 200)(
+        request,
+        response,
+      );
+    });
+    from.route('/r', redirect(`${flaky.origin}/page`, 302));
+    const handled: string[] = [];
+    const crawler = new CheerioCrawler(
+      {
+        requestHandler({ request }) {
+          handled.push(request.loadedUrl!);
+        },
+      },
+      freshConfiguration(),
+    );
+    const store = new RobotsStore({ userAgent: USER_AGENT, retry: { initialDelayMs: 50, maxDelayMs: 50 } });
+    stores.push(store);
+    const unreachable = { minRecheckDelayMs: 50 };
+    new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store, unreachable }).attach(crawler);
+    new RobotsGuard({
+      productToken: 'OtherBot',
+      userAgent: USER_AGENT,
+      store: newStore(),
+      unreachable,
+    }).attach(crawler);
+    await crawler.run([`${from.origin}/r`]);
+    expect(handled).toEqual([`${flaky.origin}/page`]);
+  });
+
+  it('defers, rather than fails, a request whose redirect enters an origin whose robots.txt answers slower than the navigation may take', async () => {
+    const from = await server('User-agent: *\nDisallow:\n');
+    const silent = await server(null, ['/page']);
+    silent.route('/robots.txt', never());
+    from.route('/r', redirect(`${silent.origin}/page`, 302));
+    const store = new RobotsStore({ userAgent: USER_AGENT, fetchTimeoutMs: 1500 });
+    stores.push(store);
+    const config = freshConfiguration();
+    const failed: string[] = [];
+    const crawler = new HttpCrawler(
+      {
+        navigationTimeoutSecs: 1,
+        maxRequestRetries: 0,
+        requestHandler() {},
+        failedRequestHandler({ request }) {
+          failed.push(request.url);
+        },
+      },
+      config,
+    );
+    new RobotsGuard({
+      productToken: TOKEN,
+      userAgent: USER_AGENT,
+      store,
+      unreachable: { giveUpAfterMs: 1000 },
+    }).attach(crawler);
+    const stats = await crawler.run([`${from.origin}/r`]);
+
+    expect(failed).toEqual([]);
+    expect(stats.requestsFailed).toBe(0);
+    expect(pagesHit(silent)).toEqual([]);
+    const records = await datasetItems<RobotsDroppedRecord>(config);
+    expect(records.map((r) => [r.url, r.stage, r.reason])).toEqual([
+      [`${silent.origin}/page`, 'redirect', 'robots-unreachable'],
+    ]);
   });
 });
 

@@ -303,3 +303,29 @@ describe("PlaywrightCrawler with RobotsGuard: the handler's own page.goto (Debia
     ]);
   });
 });
+
+describe('PlaywrightCrawler with RobotsGuard: a request with skipNavigation (Debian Chromium)', () => {
+  it("checks the handler's own page.goto, though no navigation hook runs for the request", async () => {
+    const { main } = env.site;
+    const config = freshConfiguration();
+    const caught: unknown[] = [];
+    const crawler = new PlaywrightCrawler(
+      {
+        launchContext: CHROMIUM,
+        maxRequestRetries: 0,
+        async requestHandler({ page: browserPage }) {
+          await browserPage.goto(`${main.origin}/a`);
+          await browserPage.goto(`${main.origin}/private/x`).catch((error: unknown) => caught.push(error));
+        },
+      },
+      config,
+    );
+    new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store: env.store }).attach(crawler);
+    await crawler.run([{ url: `${main.origin}/`, skipNavigation: true }]);
+
+    expect(caught).toHaveLength(1);
+    expect(caught[0]).toBeInstanceOf(RobotsSkipError);
+    expect(pagesHit(main)).toEqual(['/a']);
+    expect(await recordsOf(config)).toEqual([['main/private/x', 'navigation', 'disallowed', 'main/']]);
+  });
+});
