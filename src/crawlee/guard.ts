@@ -178,6 +178,7 @@ export class RobotsGuard implements HopChecker {
 
     // Navigation checks: appended, so the user's hooks (which may replace gotOptions.hooks) run first.
     const kind = crawlerKindOf(internals);
+    let browserBlockOf: ((context: object, error: Error) => NavigationBlock | undefined) | undefined;
     if (kind === 'http' && sendsThroughGotScraping(internals)) {
       internals.preNavigationHooks!.push(httpNavigationHook(this, internals, this.userAgent));
     } else if (kind === 'http') {
@@ -191,9 +192,13 @@ export class RobotsGuard implements HopChecker {
       const hooks = browserNavigationHooks(this, internals, this.userAgent, (url) =>
         crawler.addRequests([url]),
       );
-      internals.preNavigationHooks!.push(hooks.pre);
-      internals.postNavigationHooks?.push(hooks.post);
+      // The page is watched before the user's hooks run, so their gotos are checked too; only
+      // the goto between the last pre hook and the first post hook is the crawler's own.
+      internals.preNavigationHooks!.unshift(hooks.pre);
+      internals.preNavigationHooks!.push(hooks.navigate);
+      internals.postNavigationHooks?.unshift(hooks.post);
       onPageCreated(internals, hooks.pageCreated);
+      browserBlockOf = hooks.blockOf;
     }
     // Crawl-delay again as the request goes out (see #beforeSend), after the user's hooks.
     internals.preNavigationHooks?.push(async ({ request }: { request: Request }) => {
@@ -206,7 +211,7 @@ export class RobotsGuard implements HopChecker {
     const handleError = internals._requestFunctionErrorHandler;
     internals._requestFunctionErrorHandler = async (error, context, source) => {
       const { request } = context;
-      let block = navigationBlocks.get(request);
+      let block = navigationBlocks.get(request) ?? browserBlockOf?.(context, error);
       if (block === undefined && isRobotsSkip(error)) block = { action: 'skip' };
       if (block === undefined) return handleError.call(internals, error, context, source);
       navigationBlocks.delete(request);

@@ -310,10 +310,15 @@ interface GotoChain {
 
 interface PageState {
   readonly request: Request;
-  /** True from the preNavigationHook until the postNavigationHook. */
+  /**
+   * True from the last preNavigationHook until the first postNavigationHook: a goto then is the
+   * crawler's own; one in the user's hooks, as in the handler, is the handler's.
+   */
   crawlerNavigation: boolean;
   /** The `page.goto` running now, if any. */
   goto?: GotoChain;
+  /** True once a navigation of the page that no `page.goto` made was stopped (and recorded). */
+  navigationStopped?: boolean;
 }
 
 /** The isolated world the speculation-rules sweeper runs in, out of the page's sight. */
@@ -359,8 +364,10 @@ const SPECULATION_RULES_SWEEPER = `(() => {
  * the page (a script navigation, its redirects, an iframe) is a navigation of its own, recorded
  * with stage `navigation` when stopped. When a hop of the crawler's own goto is stopped, the
  * goto's error carries the verdict to the guard's error path (skip, or defer); when a hop of a
- * goto the handler makes is stopped, that goto throws a {@link RobotsSkipError}: the handler may
- * catch it, and if it does not, the request is skipped, not retried.
+ * goto the handler (or a navigation hook of the user) makes is stopped, that goto throws a
+ * {@link RobotsSkipError}: the handler may catch it, and if it does not, the request is skipped,
+ * not retried. A stopped navigation the handler awaits otherwise (`frame.goto`, a click and
+ * `waitForNavigation`) fails with Playwright's own error; `blockOf` has it skipped all the same.
  *
  * Speculative loads never leave the browser: speculation rules are removed from the page's
  * documents (see {@link SPECULATION_RULES_SWEEPER}), a `Speculation-Rules` response header is
@@ -471,7 +478,7 @@ export function browserNavigationHooks(
       }
       return;
     }
-    const state: PageState = { request, crawlerNavigation: true };
+    const state: PageState = { request, crawlerNavigation: false };
     states.set(page as object, state);
     wrapGoto(page);
     if (userAgent !== undefined) await session.send('Emulation.setUserAgentOverride', { userAgent });
@@ -525,10 +532,15 @@ export function browserNavigationHooks(
         await session.send('Fetch.continueRequest', { requestId: event.requestId }).catch(ignoreClosed);
         return;
       }
-      // Told before the request fails, so the goto's error finds it.
+      // Told before the request fails, so the goto's error (or the handler's) finds it.
       if (owned) chain.stopped = { url: hop.url, stage, block: verdict };
+      else state.navigationStopped = true;
+      // A handler's goto is aborted, not blocked: a blocked navigation leaves Chromium's error
+      // page in the frame, which interrupts the page's next goto, so a handler that catches the
+      // RobotsSkipError could not go on. The page stays where it was.
+      const errorReason = owned && !chain.own ? 'Aborted' : 'BlockedByClient';
       await session
-        .send('Fetch.failRequest', { requestId: event.requestId, errorReason: 'BlockedByClient' })
+        .send('Fetch.failRequest', { requestId: event.requestId, errorReason })
         .catch(ignoreClosed);
     };
 
@@ -566,6 +578,13 @@ export function browserNavigationHooks(
     });
   };
 
+  /** The crawler's own goto comes next (the last preNavigationHook). */
+  const navigate = (context: { page?: PageLike }): void => {
+    const state = context.page === undefined ? undefined : states.get(context.page as object);
+    if (state !== undefined) state.crawlerNavigation = true;
+  };
+
+  /** The crawler's own goto is over (the first postNavigationHook). */
   const post = (context: { page?: PageLike }): void => {
     const state = context.page === undefined ? undefined : states.get(context.page as object);
     if (state !== undefined) state.crawlerNavigation = false;
@@ -578,10 +597,22 @@ export function browserNavigationHooks(
   const pageCreated = async (page: object, request: Request): Promise<void> => {
     if (!request.skipNavigation) return;
     await pre({ request, page: page as PageLike });
-    post({ page: page as PageLike });
   };
 
-  return { pre, post, pageCreated };
+  /**
+   * What to do with a request whose processing failed. A navigation stopped outside a `page.goto`
+   * (`frame.goto`, a click or a script awaited with `waitForNavigation`) fails in Playwright with
+   * Chromium's `net::ERR_BLOCKED_BY_CLIENT`, not a {@link RobotsSkipError}: the request is skipped
+   * as for a stopped goto, since a retry would only be stopped, and recorded, again. Such a stop
+   * is never deferrable, so never a deferral.
+   */
+  const blockOf = (context: { page?: unknown }, error: Error): NavigationBlock | undefined => {
+    const state = context.page === undefined ? undefined : states.get(context.page as object);
+    if (!state?.navigationStopped || !error.message?.includes('net::ERR_BLOCKED_BY_CLIENT')) return undefined;
+    return { action: 'skip' };
+  };
+
+  return { pre, navigate, post, pageCreated, blockOf };
 }
 
 /** True for a request the browser makes on speculation: `Sec-Purpose: prefetch` (or the older `Purpose`). */

@@ -254,6 +254,7 @@ describe("PlaywrightCrawler with RobotsGuard: the handler's own page.goto (Debia
     const { main } = env.site;
     main.route('/catches', page('catches'));
     main.route('/lets-it-through', page('lets it through'));
+    main.route('/goes-on', page('goes on'));
 
     const config = freshConfiguration();
     const attempts: string[] = [];
@@ -275,6 +276,9 @@ describe("PlaywrightCrawler with RobotsGuard: the handler's own page.goto (Debia
               .goto(`${main.origin}/redirect-same`)
               .catch((error: unknown) => caught.push(error));
             after.push(browserPage.url());
+            // The page is still usable: the next goto is not interrupted by an error page.
+            await browserPage.goto(`${main.origin}/goes-on`);
+            after.push(await browserPage.title());
           } else {
             await browserPage.goto(`${main.origin}/private/x`);
           }
@@ -291,12 +295,12 @@ describe("PlaywrightCrawler with RobotsGuard: the handler's own page.goto (Debia
     expect(caught).toHaveLength(1);
     expect(caught[0]).toBeInstanceOf(RobotsSkipError);
     expect(caught[0]).toMatchObject({ url: `${main.origin}/private/y`, stage: 'redirect' });
-    expect(after).toEqual([`${main.origin}/a`]);
+    expect(after).toEqual([`${main.origin}/a`, 'goes on']);
     // Each handler ran once: the uncaught stop skipped its request instead of retrying it.
     expect(attempts.sort()).toEqual([`${main.origin}/catches`, `${main.origin}/lets-it-through`]);
     expect(failed).toEqual([]);
     expect(stats.requestsFailed).toBe(0);
-    expect(pagesHit(main)).toEqual(['/a', '/catches', '/lets-it-through', '/redirect-same']);
+    expect(pagesHit(main)).toEqual(['/a', '/catches', '/goes-on', '/lets-it-through', '/redirect-same']);
     expect(await recordsOf(config)).toEqual([
       ['main/private/x', 'navigation', 'disallowed', 'main/lets-it-through'],
       ['main/private/y', 'redirect', 'disallowed', 'main/catches'],
@@ -327,5 +331,109 @@ describe('PlaywrightCrawler with RobotsGuard: a request with skipNavigation (Deb
     expect(caught[0]).toBeInstanceOf(RobotsSkipError);
     expect(pagesHit(main)).toEqual(['/a']);
     expect(await recordsOf(config)).toEqual([['main/private/x', 'navigation', 'disallowed', 'main/']]);
+  });
+});
+
+describe("PlaywrightCrawler with RobotsGuard: the handler's navigations outside page.goto (Debian Chromium)", () => {
+  it('skips, not retries, a request whose handler awaits a navigation the guard stopped', async () => {
+    const { main } = env.site;
+    main.route('/frame-goto', page('frame goto', [], '<iframe name="inner" src="/a"></iframe>'));
+    main.route('/main-frame-goto', page('main frame goto'));
+    main.route('/clicks', page('clicks', ['/private/x']));
+    main.route('/assigns', page('assigns'));
+
+    const config = freshConfiguration();
+    const attempts: string[] = [];
+    const crawler = new PlaywrightCrawler(
+      {
+        launchContext: CHROMIUM,
+        maxConcurrency: 2,
+        maxRequestRetries: 2,
+        navigationTimeoutSecs: 15,
+        async requestHandler({ request, page: browserPage }) {
+          attempts.push(new URL(request.url).pathname);
+          const privateUrl = `${main.origin}/private/x`;
+          switch (new URL(request.url).pathname) {
+            case '/frame-goto':
+              await browserPage.waitForSelector('iframe');
+              await browserPage.frame({ name: 'inner' })!.goto(privateUrl);
+              break;
+            case '/main-frame-goto':
+              await browserPage.mainFrame().goto(privateUrl);
+              break;
+            case '/clicks':
+              await Promise.all([browserPage.waitForNavigation(), browserPage.click('a[href="/private/x"]')]);
+              break;
+            default:
+              await browserPage.evaluate(() => {
+                location.href = '/private/x';
+              });
+              await browserPage.waitForURL('**/private/x');
+          }
+        },
+      },
+      config,
+    );
+    new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store: env.store }).attach(crawler);
+    const pages = ['/frame-goto', '/main-frame-goto', '/clicks', '/assigns'];
+    const stats = await crawler.run(pages.map((path) => `${main.origin}${path}`));
+
+    // Each handler ran once: its Playwright error (net::ERR_BLOCKED_BY_CLIENT) was the guard's stop.
+    expect(attempts.sort()).toEqual([...pages].sort());
+    expect(stats.requestsFailed).toBe(0);
+    expect(pagesHit(main)).toEqual(['/a', ...pages].sort());
+    expect(await recordsOf(config)).toEqual(
+      pages.map((path) => ['main/private/x', 'navigation', 'disallowed', `main${path}`]).sort(),
+    );
+  });
+});
+
+describe("PlaywrightCrawler with RobotsGuard: a goto in the user's navigation hooks (Debian Chromium)", () => {
+  it("checks it as the handler's own goto, before and after the crawler's navigation", async () => {
+    const { main } = env.site;
+    main.route('/pre-hook', page('pre hook'));
+    main.route('/post-hook', page('post hook'));
+
+    const config = freshConfiguration();
+    const handled: string[] = [];
+    const caught: unknown[] = [];
+    const crawler = new PlaywrightCrawler(
+      {
+        launchContext: CHROMIUM,
+        maxConcurrency: 2,
+        maxRequestRetries: 2,
+        navigationTimeoutSecs: 15,
+        preNavigationHooks: [
+          async ({ request, page: browserPage }) => {
+            // Uncaught: the request is skipped, its own page never loaded.
+            if (request.url.endsWith('/pre-hook')) await browserPage.goto(`${main.origin}/private/x`);
+          },
+        ],
+        postNavigationHooks: [
+          async ({ request, page: browserPage }) => {
+            if (request.url.endsWith('/post-hook'))
+              await browserPage
+                .goto(`${main.origin}/private/y`)
+                .catch((error: unknown) => caught.push(error));
+          },
+        ],
+        async requestHandler({ request }) {
+          handled.push(request.url);
+        },
+      },
+      config,
+    );
+    new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store: env.store }).attach(crawler);
+    const stats = await crawler.run(['/pre-hook', '/post-hook'].map((path) => `${main.origin}${path}`));
+
+    expect(caught).toHaveLength(1);
+    expect(caught[0]).toBeInstanceOf(RobotsSkipError);
+    expect(handled).toEqual([`${main.origin}/post-hook`]);
+    expect(stats.requestsFailed).toBe(0);
+    expect(pagesHit(main)).toEqual(['/post-hook']);
+    expect(await recordsOf(config)).toEqual([
+      ['main/private/x', 'navigation', 'disallowed', 'main/pre-hook'],
+      ['main/private/y', 'navigation', 'disallowed', 'main/post-hook'],
+    ]);
   });
 });
