@@ -7,6 +7,8 @@ export class CrawlDelayPacer {
   readonly #nextSlot = new Map<string, number>();
   /** When the last request of each origin went out (see beforeSend). */
   readonly #lastSent = new Map<string, number>();
+  /** A delay after the last request of each origin handed to the crawler (see granted). */
+  readonly #grantedUntil = new Map<string, number>();
 
   /**
    * Reserves the next slot of `origin` for one request. Returns `now` when it may go at once, or
@@ -36,13 +38,19 @@ export class CrawlDelayPacer {
     return last === undefined ? 0 : Math.max(0, last + delayMs - now);
   }
 
+  /** A request of `origin` was handed to the crawler at `at`, to go out now. */
+  granted(origin: string, delayMs: number, at: number): void {
+    this.#grantedUntil.set(origin, Math.max(at + delayMs, this.#grantedUntil.get(origin) ?? 0));
+  }
+
   /**
    * Forgets the slots reserved for requests that will not go out (a run ended before them), so
-   * that the next requests do not wait for them: the first of each origin takes the slot `now`, and
-   * is held back as it goes out until a delay after the last one sent (see beforeSend).
+   * that the next requests do not wait for them. What was handed to the crawler still counts: a
+   * crawler with no hook as its requests go out (BasicCrawler) is paced by these slots alone.
    */
   forgetReservations(): void {
     this.#nextSlot.clear();
+    for (const [origin, until] of this.#grantedUntil) this.#nextSlot.set(origin, until);
   }
 
   /** A request of `origin` goes out at `at`: the origin's next slot is a delay after it at the earliest. */

@@ -217,7 +217,7 @@ export class RobotsGuard implements HopChecker {
       navigationBlocks.delete(request);
       forgetStatisticsJob(internals, request);
       if (block.action === 'defer') {
-        interceptor.hold(source, request, block.until, false);
+        interceptor.hold(source, request, block.until, false, block.wake);
         return;
       }
       request.noRetry = true;
@@ -368,13 +368,23 @@ export class RobotsGuard implements HopChecker {
     const navigationMs = crawler.navigationTimeoutMillis;
     const waitMs = deferrable && navigationMs !== undefined ? navigationMs / 2 : Number.POSITIVE_INFINITY;
     let check: RobotsCheck | undefined;
+    let pending: Promise<RobotsCheck> | undefined;
     try {
-      check = await withDeadline(store.check(url, this.productToken), waitMs);
+      pending = store.check(url, this.productToken);
+      check = await withDeadline(pending, waitMs);
     } catch (error) {
       if (notHttp(error)) return 'allow'; // data:, about:blank: robots.txt does not apply
       throw error;
     }
-    if (check === undefined) return { action: 'defer', until: this.#options.clock() + waitMs };
+    if (check === undefined) {
+      // Back as soon as the fetch settles: come back sooner, and the page that redirects would be
+      // fetched again for each wait. The time limit only guards against a store that never answers.
+      const wake = pending.then(
+        () => undefined,
+        () => undefined,
+      );
+      return { action: 'defer', until: this.#options.clock() + Math.max(4 * waitMs, 60_000), wake };
+    }
     return this.#hopVerdict(crawler, check, request, url, stage, deferrable, from);
   }
 
@@ -628,6 +638,9 @@ export class RobotsGuard implements HopChecker {
       const now = this.#options.clock();
       const slot = this.#pacer.reserve(check.origin, verdict.crawlDelayMs, now);
       if (slot > now) return { action: 'hold', until: slot, paced: true };
+    }
+    if (verdict.crawlDelayMs > 0) {
+      this.#pacer.granted(check.origin, verdict.crawlDelayMs, this.#options.clock());
     }
     // Once per request: one deferred at a redirect hop comes out of the queue again.
     if (request.retryCount === 0 && !this.#countedAllowed.has(request)) {

@@ -59,6 +59,9 @@ const ADMIT_CHUNK = 1000;
  * stay locked in the queue, so `isFinished()` stays false and the crawl waits for them while it
  * goes on with other origins, as Crawlee's own `sameDomainDelaySecs` does.
  */
+/** Every interceptor's proxies, to what each wraps: the guards of one crawler each wrap its queue once. */
+const wrappedBy = new WeakMap<object, object>();
+
 export class RequestManagerInterceptor {
   readonly #gate: RequestGate;
   readonly #proxies = new WeakMap<object, object>();
@@ -73,7 +76,11 @@ export class RequestManagerInterceptor {
   /** The wrapped manager (the same proxy each time for the same manager). */
   wrap<T>(manager: T): T {
     if (manager === null || typeof manager !== 'object') return manager;
-    if (this.#targets.has(manager)) return manager;
+    // Wrapped by this interceptor already, perhaps under another guard's wrapper: wrapped again,
+    // each re-wrap of two guards would nest them deeper, a request decided and held at each level.
+    for (let link: object | undefined = manager; link !== undefined; link = wrappedBy.get(link)) {
+      if (this.#targets.has(link)) return manager;
+    }
     // A tandem Crawlee built around the crawler's queue, which is wrapped already: each request is
     // decided once, by the tandem. Checked twice, a request took two Crawl-delay slots, and one
     // held by the queue's wrapper was later taken out by the tandem's and lost.
@@ -85,6 +92,7 @@ export class RequestManagerInterceptor {
       proxy = this.#proxy(manager as unknown as RequestManagerLike);
       this.#proxies.set(manager, proxy);
       this.#targets.set(proxy, manager);
+      wrappedBy.set(proxy, manager);
     }
     return proxy as T;
   }
@@ -100,8 +108,8 @@ export class RequestManagerInterceptor {
     return this.#held.size;
   }
 
-  /** Keeps a request aside until `until`; it is decided again then. */
-  hold(manager: object, request: Request, until: number, paced: boolean): void {
+  /** Keeps a request aside until `until`, or until `wake` settles if sooner; it is decided again then. */
+  hold(manager: object, request: Request, until: number, paced: boolean, wake?: Promise<unknown>): void {
     const target = this.unwrap(manager) as RequestManagerLike;
     const key = keyOf(request);
     const previous = this.#held.get(key);
@@ -113,6 +121,12 @@ export class RequestManagerInterceptor {
       entry.timer = undefined;
       this.#ready.push(entry);
     }, delay);
+    void wake?.then(() => {
+      if (this.#held.get(key) !== entry || entry.timer === undefined) return;
+      clearTimeout(entry.timer);
+      entry.timer = undefined;
+      this.#ready.push(entry);
+    });
   }
 
   /**

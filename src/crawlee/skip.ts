@@ -19,7 +19,10 @@ export class RobotsSkipError extends Error {
 }
 
 /** What the guard does with a request whose navigation it stopped. */
-export type NavigationBlock = { action: 'skip' } | { action: 'defer'; until: number };
+export type NavigationBlock =
+  | { action: 'skip' }
+  /** Deferred until `until`, or until `wake` settles if it does sooner (see RequestManagerInterceptor.hold). */
+  | { action: 'defer'; until: number; wake?: Promise<unknown> };
 
 /** True when `error` or one of its causes is a {@link RobotsSkipError} (got wraps hook errors). */
 export function isRobotsSkip(error: unknown): boolean {

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { setFlagsFromString } from 'node:v8';
 import {
+  BasicCrawler,
   CheerioCrawler,
   createCheerioRouter,
   HttpCrawler,
@@ -545,6 +546,55 @@ describe('RobotsGuard Crawl-delay', () => {
     expect(pagesHit(site)).toContain('/b');
   });
 
+  it('finishes a paced crawl with two guards on one crawler, each wrapping its queue once', async () => {
+    const site = await server('User-agent: *\nCrawl-delay: 0.3\n', ['/p0', '/p1', '/p2']);
+    const crawler = new CheerioCrawler({ requestHandler() {} }, freshConfiguration());
+    const first = new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store: newStore() });
+    const second = new RobotsGuard({ productToken: 'OtherBot', userAgent: USER_AGENT, store: newStore() });
+    first.attach(crawler);
+    second.attach(crawler);
+    await crawler.run(['/p0', '/p1', '/p2'].map((path) => `${site.origin}${path}`));
+    expect(pagesHit(site)).toEqual(['/p0', '/p1', '/p2']);
+    expect(first.summary().totals).toMatchObject({ allowed: 3 });
+    expect(second.summary().totals).toMatchObject({ allowed: 3 });
+  });
+
+  it('still spaces the request a stopped run sent from the next run of a BasicCrawler, which has no hook as requests go out', async () => {
+    const site = await server('User-agent: *\nCrawl-delay: 1\n');
+    const sent: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      site.route(`/p${i}`, (request, response) => {
+        sent.push(performance.now());
+        page(`/p${i}`)(request, response);
+      });
+    }
+    const config = freshConfiguration();
+    const requestQueue = await RequestQueue.open('basic', { config });
+    const guard = new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store: newStore() });
+    const crawler = (stopAfterFirst: boolean): BasicCrawler => {
+      const basic: BasicCrawler = new BasicCrawler(
+        {
+          requestQueue,
+          async requestHandler({ sendRequest }) {
+            await sendRequest({ headers: { 'user-agent': USER_AGENT } });
+            if (stopAfterFirst) basic.stop();
+          },
+        },
+        config,
+      );
+      guard.attach(basic);
+      return basic;
+    };
+    const first = crawler(true);
+    await first.addRequests([0, 1, 2].map((i) => `${site.origin}/p${i}`));
+    await first.run();
+    await crawler(false).run();
+    expect(pagesHit(site)).toEqual(['/p0', '/p1', '/p2']);
+    const gaps = sent.slice(1).map((at, i) => at - sent[i]);
+    // One second apart at least (timers may fire a little early).
+    for (const gap of gaps) expect(gap).toBeGreaterThan(950);
+  });
+
   it('leaves a run alone when run() is called again while it goes on, which Crawlee refuses', async () => {
     const site = await server('User-agent: *\nCrawl-delay: 0.3\n');
     const paths = ['/p0', '/p1', '/p2', '/p3'];
@@ -681,6 +731,33 @@ describe('RobotsGuard and an origin whose robots.txt stays unreachable', () => {
     }).attach(crawler);
     await crawler.run([`${from.origin}/r`]);
     expect(handled).toEqual([`${flaky.origin}/page`]);
+  });
+
+  it('comes back to a request deferred at a redirect as soon as the robots.txt it waits for answers', async () => {
+    const from = await server('User-agent: *\nDisallow:\n');
+    const slow = await server(null, ['/page']);
+    // Answers after four times what a hop may wait (half the navigation timeout).
+    slow.route('/robots.txt', (request, response) => {
+      setTimeout(() => text('User-agent: *\nDisallow:\n')(request, response), 2000);
+    });
+    from.route('/r', redirect(`${slow.origin}/page`, 302));
+    const store = new RobotsStore({ userAgent: USER_AGENT, fetchTimeoutMs: 5000 });
+    stores.push(store);
+    const handled: string[] = [];
+    const crawler = new HttpCrawler(
+      {
+        navigationTimeoutSecs: 1,
+        requestHandler({ request }) {
+          handled.push(request.loadedUrl!);
+        },
+      },
+      freshConfiguration(),
+    );
+    new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store }).attach(crawler);
+    await crawler.run([`${from.origin}/r`]);
+    expect(handled).toEqual([`${slow.origin}/page`]);
+    // Once before the wait, once after: not once more for each half second of it.
+    expect(pagesHit(from)).toEqual(['/r', '/r']);
   });
 
   it('defers, rather than fails, a request whose redirect enters an origin whose robots.txt answers slower than the navigation may take', async () => {
