@@ -46,6 +46,18 @@ async function server(robots: string | null, pages: string[] = []): Promise<Test
   return started;
 }
 
+/** Routes `/p0` to `/p<count - 1>` on `site`; the list returned fills with the time each is fetched. */
+function timedPages(site: TestHttpServer, count: number): number[] {
+  const sent: number[] = [];
+  for (let i = 0; i < count; i++) {
+    site.route(`/p${i}`, (request, response) => {
+      sent.push(performance.now());
+      page(`/p${i}`)(request, response);
+    });
+  }
+  return sent;
+}
+
 function newStore(): RobotsStore {
   const store = new RobotsStore({ userAgent: USER_AGENT, fetchTimeoutMs: 1000 });
   stores.push(store);
@@ -392,13 +404,7 @@ describe('RobotsGuard Crawl-delay', () => {
 
   it('spaces the requests of an origin as they go out, when something holds one past its slot', async () => {
     const site = await server('User-agent: *\nCrawl-delay: 1\n');
-    const sent: number[] = [];
-    for (let i = 0; i < 3; i++) {
-      site.route(`/p${i}`, (request, response) => {
-        sent.push(performance.now());
-        page(`/p${i}`)(request, response);
-      });
-    }
+    const sent = timedPages(site, 3);
     let first = true;
     const crawler = new CheerioCrawler(
       {
@@ -471,13 +477,7 @@ describe('RobotsGuard Crawl-delay', () => {
   it('paces and finishes a crawl from a RequestList and a RequestQueue given together, each request on one slot', async () => {
     // Crawlee builds a tandem around the crawler's queue, which the guard wraps as well.
     const site = await server('User-agent: *\nCrawl-delay: 0.5\n');
-    const sent: number[] = [];
-    for (let i = 0; i < 4; i++) {
-      site.route(`/p${i}`, (request, response) => {
-        sent.push(performance.now());
-        page(`/p${i}`)(request, response);
-      });
-    }
+    const sent = timedPages(site, 4);
     const config = freshConfiguration();
     const requestList = await RequestList.open(
       null,
@@ -561,13 +561,7 @@ describe('RobotsGuard Crawl-delay', () => {
 
   it('still spaces the request a stopped run sent from the next run of a BasicCrawler, which has no hook as requests go out', async () => {
     const site = await server('User-agent: *\nCrawl-delay: 1\n');
-    const sent: number[] = [];
-    for (let i = 0; i < 3; i++) {
-      site.route(`/p${i}`, (request, response) => {
-        sent.push(performance.now());
-        page(`/p${i}`)(request, response);
-      });
-    }
+    const sent = timedPages(site, 3);
     const config = freshConfiguration();
     const requestQueue = await RequestQueue.open('basic', { config });
     const guard = new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store: newStore() });
