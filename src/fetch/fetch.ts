@@ -416,6 +416,8 @@ function failureWhy({ failure, message }: RobotsHttpFailure): string {
   if (failure === 'decoding-error') {
     return `decoding-error (${detail}): the body cannot be read; robots.txt is unreachable, everything is disallowed (RFC 9309 2.3.1.4).`;
   }
+  // The other failures name their cause (timeout, dns-error, ...); this one needs what happened.
+  if (failure === 'network-error' && detail !== '') return unreachableWhy(`network-error (${detail})`);
   return unreachableWhy(failure);
 }
 

@@ -467,6 +467,24 @@ describe('fetchRobotsTxt: a proxy that refuses', () => {
   });
 });
 
+describe('fetchRobotsTxt: an answer that is not HTTP', () => {
+  it('is unreachable, and the explanation says what was wrong with it', async () => {
+    const server = createNetServer((socket) => {
+      socket.on('error', () => {});
+      socket.once('data', () => socket.end('SPDY/9 banana\r\n\r\n'));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as { port: number };
+    try {
+      const result = await fetchRobotsTxt(`http://127.0.0.1:${port}/`, options);
+      expect(result).toMatchObject({ status: 'network-error', kind: 'disallow-all' });
+      expect(result.why).toMatch(/^network-error \(Parse Error: .+\): robots\.txt is unreachable/);
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+});
+
 describe('fetchRobotsTxt: a User-Agent no request can carry', () => {
   it('is refused at once, never sent as a network error of every origin', async () => {
     const server = await startHttpServer({ '/robots.txt': text(RULES) });
