@@ -363,22 +363,20 @@ export class RobotsGuard implements HopChecker {
     const store = await this.#storeFor(crawler);
     // A robots.txt that takes long to answer (a silent server: the store's fetch timeout is as long
     // as Crawlee's navigation timeout) would fail the request as a navigation timeout. A request
-    // that can wait leaves half its navigation time for the rest; past that, it waits aside as long
-    // again while the fetch goes on, and is decided when it comes back.
+    // that can wait leaves half its navigation time for the rest; past that, it waits aside until
+    // the fetch settles (sooner, the page that redirects would be fetched again for each wait),
+    // and is decided then. The time limit only guards against a store that never answers.
     const navigationMs = crawler.navigationTimeoutMillis;
     const waitMs = deferrable && navigationMs !== undefined ? navigationMs / 2 : Number.POSITIVE_INFINITY;
+    const pending = store.check(url, this.productToken);
     let check: RobotsCheck | undefined;
-    let pending: Promise<RobotsCheck> | undefined;
     try {
-      pending = store.check(url, this.productToken);
       check = await withDeadline(pending, waitMs);
     } catch (error) {
       if (notHttp(error)) return 'allow'; // data:, about:blank: robots.txt does not apply
       throw error;
     }
     if (check === undefined) {
-      // Back as soon as the fetch settles: come back sooner, and the page that redirects would be
-      // fetched again for each wait. The time limit only guards against a store that never answers.
       const wake = pending.then(
         () => undefined,
         () => undefined,

@@ -117,16 +117,15 @@ export class RequestManagerInterceptor {
     const entry: HeldRequest = { target, request, paced, timer: undefined };
     this.#held.set(key, entry);
     const delay = Math.max(0, until - this.#gate.now());
-    entry.timer = setTimeout(() => {
-      entry.timer = undefined;
-      this.#ready.push(entry);
-    }, delay);
-    void wake?.then(() => {
-      if (this.#held.get(key) !== entry || entry.timer === undefined) return;
+    // Once, by whichever comes first; not after the request was held again or given back.
+    const release = () => {
+      if (entry.timer === undefined || this.#held.get(key) !== entry) return;
       clearTimeout(entry.timer);
       entry.timer = undefined;
       this.#ready.push(entry);
-    });
+    };
+    entry.timer = setTimeout(release, delay);
+    void wake?.then(release);
   }
 
   /**
