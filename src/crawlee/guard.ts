@@ -216,6 +216,10 @@ export class RobotsGuard implements HopChecker {
       if (block === undefined) return handleError.call(internals, error, context, source);
       navigationBlocks.delete(request);
       forgetStatisticsJob(internals, request);
+      // Crawlee marks the session bad after every error it handled. A skip or a deferral says
+      // nothing about the session: counted, a few of them would retire it, and on a browser
+      // crawler the browser with it.
+      (context as { session?: unknown }).session = undefined;
       if (block.action === 'defer') {
         interceptor.hold(source, request, block.until, false, block.wake);
         return;

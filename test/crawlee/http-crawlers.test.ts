@@ -167,5 +167,42 @@ for (const Kind of [CheerioCrawler, HttpCrawler] as const) {
       });
       expect(summary.origins.find((o) => o.origin === paced.origin)?.crawlDelaySeconds).toBe(1);
     });
+
+    it('leaves the session of a skipped request as it was', async () => {
+      // One session that a single failure retires: a skip counted as a failure would show here.
+      const config = freshConfiguration();
+      const sessions: { path: string; id: string; errorScore: number }[] = [];
+      const crawler = new Kind(
+        {
+          maxConcurrency: 1,
+          maxRequestRetries: 0,
+          sessionPoolOptions: { maxPoolSize: 1, sessionOptions: { maxErrorScore: 1 } },
+          preNavigationHooks: [
+            ({ request, session }) => {
+              sessions.push({
+                path: new URL(request.url).pathname,
+                id: session!.id,
+                errorScore: session!.errorScore,
+              });
+            },
+          ],
+          async requestHandler() {},
+        },
+        config,
+      );
+      guardFor().attach(crawler);
+      const { main } = env.site;
+      const stats = await crawler.run([
+        `${main.origin}/redirect-same`,
+        `${main.origin}/redirect-other`,
+        `${main.origin}/a`,
+      ]);
+      expect(stats.requestsFinished).toBe(1);
+      expect(sessions.map((s) => s.path)).toEqual(['/redirect-same', '/redirect-other', '/a']);
+      expect(new Set(sessions.map((s) => s.id)).size).toBe(1);
+      expect(sessions.map((s) => s.errorScore)).toEqual([0, 0, 0]);
+      const records = await datasetItems<RobotsDroppedRecord>(config);
+      expect(records.map((r) => r.stage)).toEqual(['redirect', 'redirect']);
+    });
   });
 }

@@ -252,3 +252,54 @@ describe('PlaywrightCrawler with RobotsGuard: popups (Debian Chromium)', () => {
     });
   });
 });
+
+describe('PlaywrightCrawler with RobotsGuard: sessions (Debian Chromium)', () => {
+  it('keeps the session and the browser of requests whose navigation it stopped', async () => {
+    const { main } = env.site;
+    // One session that a single failure retires, and with it its browser.
+    const config = freshConfiguration();
+    const sessions: { path: string; id: string; errorScore: number }[] = [];
+    let launches = 0;
+    const crawler = new PlaywrightCrawler(
+      {
+        launchContext: CHROMIUM,
+        maxConcurrency: 1,
+        maxRequestRetries: 0,
+        navigationTimeoutSecs: 15,
+        sessionPoolOptions: { maxPoolSize: 1, sessionOptions: { maxErrorScore: 1 } },
+        browserPoolOptions: {
+          postLaunchHooks: [
+            () => {
+              launches++;
+            },
+          ],
+        },
+        preNavigationHooks: [
+          ({ request, session }) => {
+            sessions.push({
+              path: new URL(request.url).pathname,
+              id: session!.id,
+              errorScore: session!.errorScore,
+            });
+          },
+        ],
+        async requestHandler() {},
+      },
+      config,
+    );
+    new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store: env.store }).attach(crawler);
+    const stats = await crawler.run([
+      `${main.origin}/redirect-same`,
+      `${main.origin}/redirect-other`,
+      `${main.origin}/a`,
+    ]);
+
+    expect(stats.requestsFinished).toBe(1);
+    expect(sessions.map((s) => s.path)).toEqual(['/redirect-same', '/redirect-other', '/a']);
+    expect(new Set(sessions.map((s) => s.id)).size).toBe(1);
+    expect(sessions.map((s) => s.errorScore)).toEqual([0, 0, 0]);
+    expect(launches).toBe(1);
+    const records = await datasetItems<RobotsDroppedRecord>(config);
+    expect(records.map((r) => r.stage)).toEqual(['redirect', 'redirect']);
+  });
+});
