@@ -19,6 +19,13 @@ const MAX_LEADING_COMMENTS = 100;
 const MAX_XML_DEPTH = 256;
 
 /**
+ * The most characters read without saxes finishing a tag, a text or a CDATA section. saxes keeps
+ * what it has not finished whole: a tag of 50 MiB of attributes, within the file cap, held more
+ * than 500 MB. A sitemap's longest pieces are a feed's article texts, far below this.
+ */
+const MAX_PENDING_CHARACTERS = 8 * 1024 * 1024;
+
+/**
  * Namespaces whose prefix, when a file binds one, still names the elements this parser reads:
  * the sitemaps.org schema (and Google's old 0.84 one) and Atom. Extensions (image, video, news,
  * xhtml) always come with a prefix of their own and are skipped.
@@ -201,6 +208,10 @@ export class SitemapParser {
   #lastmod = '';
   /** Atom's `published`: the entry's lastmod only when it has no `updated`. */
   #published = '';
+  /** Tags, texts and CDATA sections saxes has finished so far. */
+  #finished = 0;
+  /** Characters handed to saxes since it last finished one (see MAX_PENDING_CHARACTERS). */
+  #pending = 0;
 
   /** Feeds the next piece of decoded text. */
   write(text: string): void {
@@ -249,6 +260,7 @@ export class SitemapParser {
     if (this.#mode === 'stopped') return;
     this.error = why;
     this.#mode = 'stopped';
+    this.#sax = undefined; // and what it was holding
   }
 
   // ------------------------------------------------------------------ text sitemaps
@@ -320,10 +332,22 @@ export class SitemapParser {
       // Positions are off (they cost a fifth of the parse); the caller says how many entries came before.
       this.#stop(`Broken XML: ${error.message}`);
     });
-    sax.on('opentag', (tag) => this.#open(tag));
-    sax.on('closetag', () => this.#close());
-    sax.on('text', (text) => this.#appendText(text));
-    sax.on('cdata', (text) => this.#appendText(text));
+    sax.on('opentag', (tag) => {
+      this.#finished++;
+      this.#open(tag);
+    });
+    sax.on('closetag', () => {
+      this.#finished++;
+      this.#close();
+    });
+    sax.on('text', (text) => {
+      this.#finished++;
+      this.#appendText(text);
+    });
+    sax.on('cdata', (text) => {
+      this.#finished++;
+      this.#appendText(text);
+    });
     this.#sax = sax;
   }
 
@@ -334,7 +358,16 @@ export class SitemapParser {
   #feedXml(text: string): void {
     // The DOCTYPE is refused before saxes reads it: saxes would buffer a whole internal subset.
     if (this.#prefilter.doctype) this.#stop('Refused: the file has a DOCTYPE (sitemaps never need one).');
-    if (text.length > 0 && this.#mode === 'xml') this.#sax!.write(text);
+    if (text.length === 0 || this.#mode !== 'xml') return;
+    const finished = this.#finished;
+    this.#sax!.write(text);
+    // Counted by chunk: a chunk in which saxes finished something resets the count.
+    this.#pending = this.#finished === finished ? this.#pending + text.length : 0;
+    if (this.#pending > MAX_PENDING_CHARACTERS) {
+      this.#stop(
+        `Refused: more than ${MAX_PENDING_CHARACTERS / 2 ** 20} Mi characters in one tag, text or comment (no sitemap holds one so long).`,
+      );
+    }
   }
 
   /** The local name of an element this parser reads, or undefined for a foreign (extension) element. */

@@ -257,6 +257,61 @@ describe('SitemapParser', () => {
   });
 });
 
+describe('SitemapParser on long tags and texts', () => {
+  /** Writes `head`, then `filler` in chunks of 64 KiB until `total` characters, then `tail`. */
+  function parseStream(head: string, filler: (index: number) => string, total: number, tail: string) {
+    const parser = new SitemapParser();
+    const entries: SitemapEntry[] = [];
+    parser.write(head);
+    for (let written = 0, index = 0; written < total && parser.error === undefined; index++) {
+      let chunk = '';
+      while (chunk.length < 65_536) chunk += filler(index++);
+      parser.write(chunk);
+      written += chunk.length;
+      entries.push(...parser.take());
+    }
+    parser.write(tail);
+    parser.end();
+    entries.push(...parser.take());
+    return { entries, error: parser.error };
+  }
+
+  it('stops at a tag of more than 8 Mi characters, keeping what came before: saxes holds a tag whole', () => {
+    const attributes = parseStream(
+      `<urlset><url><loc>${O}/first</loc></url><url `,
+      (index) => ` a${index}="${'v'.repeat(20)}"`,
+      9 * 2 ** 20,
+      `><loc>${O}/never</loc></url></urlset>`,
+    );
+    expect(attributes.entries).toEqual([{ kind: 'url', loc: `${O}/first` }]);
+    expect(attributes.error).toMatch(/^Refused: more than 8 Mi characters in one tag/);
+    const comment = parseStream(
+      `<urlset><url><loc>${O}/first</loc></url><!--`,
+      () => 'c',
+      9 * 2 ** 20,
+      `--><url><loc>${O}/never</loc></url></urlset>`,
+    );
+    expect(comment.entries).toEqual([{ kind: 'url', loc: `${O}/first` }]);
+    expect(comment.error).toMatch(/^Refused: more than 8 Mi/);
+  });
+
+  it('reads a feed whose article text is megabytes long, and what follows it', () => {
+    const feed = parseStream(
+      `<rss><channel><item><link>${O}/a</link><description>`,
+      () => 'word ',
+      3 * 2 ** 20,
+      `</description></item><item><link>${O}/b</link></item></channel></rss>`,
+    );
+    expect(feed).toEqual({
+      entries: [
+        { kind: 'url', loc: `${O}/a` },
+        { kind: 'url', loc: `${O}/b` },
+      ],
+      error: undefined,
+    });
+  });
+});
+
 describe('globToRegExp', () => {
   it('keeps * within a segment, lets ** cross segments, escapes the rest', () => {
     expect(globToRegExp(`${O}/blog/*`).test(`${O}/blog/a`)).toBe(true);
