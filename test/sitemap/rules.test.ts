@@ -283,11 +283,13 @@ describe('hostile sitemaps', () => {
     it(`stops a gzip bomb at the decoded-size cap (${path})`, async () => {
       const rss = process.memoryUsage.rss();
       const started = performance.now();
-      const run = await seedInto([`${o}${path}`], { maxBytesPerFile: 20 * 1024 * 1024 });
+      // A cap below the 8 Mi characters of blank text the parser holds at most, so the size
+      // cap is what stops it here (the long-text refusal has its own tests).
+      const run = await seedInto([`${o}${path}`], { maxBytesPerFile: 4 * 1024 * 1024 });
       expect(performance.now() - started).toBeLessThan(5000);
       expect(run.urls).toEqual([`${o}/bomb/1`]);
       expect(run.result.warnings.map((warning) => warning.why)).toEqual([
-        'Cut after 20971520 decoded octets (maxBytesPerFile or maxTotalBytes); 1 URLs read.',
+        'Cut after 4194304 decoded octets (maxBytesPerFile or maxTotalBytes); 1 URLs read.',
       ]);
       expect(process.memoryUsage.rss() - rss).toBeLessThan(150 * 1024 * 1024);
     });
