@@ -59,9 +59,14 @@ const SYNTAX = 'blocked:<agent>, allowed:<agent>, lint:<error|warning|info|code>
 
 export function parseFailOn(values: readonly string[]): FailOnRule[] {
   const rules: FailOnRule[] = [];
-  for (const text of values.flatMap(splitAtCommas).map((part) => part.trim())) {
-    if (text === '') continue;
-    rules.push(parseRule(text));
+  for (const value of values) {
+    const texts = splitAtCommas(value)
+      .map((part) => part.trim())
+      .filter((text) => text !== '');
+    // An empty value is most often an unset CI variable: reading it as no rule would turn the gate off.
+    if (texts.length === 0)
+      throw new CliInputError(`--fail-on ${JSON.stringify(value)} names no rule; use ${SYNTAX}`);
+    for (const text of texts) rules.push(parseRule(text));
   }
   return rules;
 }

@@ -33,6 +33,8 @@ describe('--fail-on syntax', () => {
     ['denied:Googlebot', /is not a rule/],
     ['lint:fatal', /unknown lint; use lint:error, lint:warning, lint:info or a lint code/],
     ['blocked:Foo Bar', /names no crawler/],
+    ['', /"" names no rule; use blocked:<agent>/],
+    [' , ', /" , " names no rule/],
   ])('refuses %s with a message that shows the syntax', (text, message) => {
     expect(() => parseFailOn([text])).toThrow(CliInputError);
     expect(() => parseFailOn([text])).toThrow(message);
