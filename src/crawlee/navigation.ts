@@ -535,10 +535,15 @@ export function browserNavigationHooks(
       // Told before the request fails, so the goto's error (or the handler's) finds it.
       if (owned) chain.stopped = { url: hop.url, stage, block: verdict };
       else state.navigationStopped = true;
-      // A handler's goto is aborted, not blocked: a blocked navigation leaves Chromium's error
-      // page in the frame, which interrupts the page's next goto, so a handler that catches the
-      // RobotsSkipError could not go on. The page stays where it was.
-      const errorReason = owned && !chain.own ? 'Aborted' : 'BlockedByClient';
+      // Blocked, Chromium's error page commits in the frame; aborted, the frame keeps the document
+      // it has. The crawler's own goto is blocked, and so is a navigation of the page while a goto
+      // loads it: aborted then, the document being loaded never fires its load event, and the
+      // goto times out. Anything else is aborted: an error page would interrupt the page's next
+      // goto (a handler that catches the RobotsSkipError could not go on), leave the handler a
+      // page with nothing of the site on it, and throw away the state of scripts running there
+      // (Crawlee's enqueueLinksByClickingElements crashed on it).
+      const blocked = owned ? chain.own : state.goto !== undefined;
+      const errorReason = blocked ? 'BlockedByClient' : 'Aborted';
       await session
         .send('Fetch.failRequest', { requestId: event.requestId, errorReason })
         .catch(ignoreClosed);
@@ -602,13 +607,14 @@ export function browserNavigationHooks(
   /**
    * What to do with a request whose processing failed. A navigation stopped outside a `page.goto`
    * (`frame.goto`, a click or a script awaited with `waitForNavigation`) fails in Playwright with
-   * Chromium's `net::ERR_BLOCKED_BY_CLIENT`, not a {@link RobotsSkipError}: the request is skipped
-   * as for a stopped goto, since a retry would only be stopped, and recorded, again. Such a stop
-   * is never deferrable, so never a deferral.
+   * Chromium's `net::ERR_ABORTED`, not a {@link RobotsSkipError}: once the guard has stopped a
+   * navigation of the page, the request is skipped as for a stopped goto, since a retry would
+   * only be stopped, and recorded, again. Such a stop is never deferrable, so never a deferral.
    */
   const blockOf = (context: { page?: unknown }, error: Error): NavigationBlock | undefined => {
     const state = context.page === undefined ? undefined : states.get(context.page as object);
-    if (!state?.navigationStopped || !error.message?.includes('net::ERR_BLOCKED_BY_CLIENT')) return undefined;
+    if (!state?.navigationStopped || !/net::ERR_(ABORTED|BLOCKED_BY_CLIENT)\b/.test(error.message ?? ''))
+      return undefined;
     return { action: 'skip' };
   };
 

@@ -177,6 +177,67 @@ describe('PlaywrightCrawler with RobotsGuard: navigations the page starts (Debia
     ]);
   });
 
+  it('leaves the page on the document it loaded: the handler reads it, and clicking elements goes on', async () => {
+    const { main } = env.site;
+    main.route(
+      '/navigates-away',
+      page(
+        'still here',
+        [],
+        `<script>onload = () => setTimeout(() => { location.href = '/private/gone'; }, 50);</script>`,
+      ),
+    );
+    const clickable = [
+      `<div class="c" onclick="location.href='/private/clicked'">p</div>`,
+      `<div class="c" onclick="location.href='/allowed/a'">a</div>`,
+    ].join('');
+    main.route('/clicks', (_request, response) => {
+      response
+        .writeHead(200, { 'content-type': 'text/html' })
+        .end(`<!doctype html><title>clicks</title>${clickable}`);
+    });
+    main.route('/allowed/a', page('allowed a'));
+
+    const config = freshConfiguration();
+    const seen: string[] = [];
+    const enqueued: string[] = [];
+    const crawler = new PlaywrightCrawler(
+      {
+        launchContext: CHROMIUM,
+        maxConcurrency: 1,
+        maxRequestRetries: 1,
+        navigationTimeoutSecs: 15,
+        async requestHandler({ request, page: browserPage, enqueueLinksByClickingElements }) {
+          await browserPage.waitForTimeout(300);
+          seen.push(
+            `${new URL(request.url).pathname}: ${await browserPage.title()} at ${new URL(browserPage.url()).pathname}`,
+          );
+          if (request.url.endsWith('/clicks')) {
+            const { processedRequests } = await enqueueLinksByClickingElements({ selector: '.c' });
+            enqueued.push(...processedRequests.map((added) => new URL(added.uniqueKey).pathname));
+          }
+        },
+      },
+      config,
+    );
+    new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store: env.store }).attach(crawler);
+    const stats = await crawler.run([`${main.origin}/navigates-away`, `${main.origin}/clicks`]);
+
+    expect(seen.sort()).toEqual([
+      '/allowed/a: allowed a at /allowed/a',
+      '/clicks: clicks at /clicks',
+      '/navigates-away: still here at /navigates-away',
+    ]);
+    expect(enqueued).toEqual(['/allowed/a']);
+    expect(stats.requestsFailed).toBe(0);
+    expect(stats.retryHistogram).toEqual([3]);
+    expect(pagesHit(main)).toEqual(['/allowed/a', '/clicks', '/navigates-away']);
+    expect(await recordsOf(config)).toEqual([
+      ['main/private/clicked', 'navigation', 'disallowed', 'main/clicks'],
+      ['main/private/gone', 'navigation', 'disallowed', 'main/navigates-away'],
+    ]);
+  });
+
   it('fails and retries a request whose handler throws, after its page had a navigation stopped', async () => {
     const { main } = env.site;
     main.route('/script-then-redirect', page('s', [], `<script>location.href = '/go-private';</script>`));
@@ -378,7 +439,7 @@ describe("PlaywrightCrawler with RobotsGuard: the handler's navigations outside 
     const pages = ['/frame-goto', '/main-frame-goto', '/clicks', '/assigns'];
     const stats = await crawler.run(pages.map((path) => `${main.origin}${path}`));
 
-    // Each handler ran once: its Playwright error (net::ERR_BLOCKED_BY_CLIENT) was the guard's stop.
+    // Each handler ran once: its Playwright error (net::ERR_ABORTED) was the guard's stop.
     expect(attempts.sort()).toEqual([...pages].sort());
     expect(stats.requestsFailed).toBe(0);
     expect(pagesHit(main)).toEqual(['/a', ...pages].sort());
