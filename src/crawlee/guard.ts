@@ -248,7 +248,12 @@ export class RobotsGuard implements HopChecker {
         await interceptor.dispose();
         // The Crawl-delay slots of the requests given back are free, unless another crawler of
         // this guard still runs with requests waiting for theirs.
-        if (--this.#runs === 0) this.#pacer.forgetReservations();
+        // The URLs recorded are remembered for one run (with the seeding before it): a later run
+        // that drops them again records them, counts them and tells onSkippedRequest again.
+        if (--this.#runs === 0) {
+          this.#pacer.forgetReservations();
+          for (const dataset of this.#datasets.values()) dataset.recordedUrls.clear();
+        }
         await this.flush();
         if (this.#options.logSummary) this.#log.info(formatSummary(this.summary()));
       }
@@ -746,9 +751,10 @@ export class RobotsGuard implements HopChecker {
   ): void {
     // Links to one disallowed URL from many pages (with fragments or not), listings in many
     // sitemaps, a link to a URL dropped when it left the queue: one record, as the queue would
-    // keep one request. Per storage: another crawler's dataset gets a record of its own.
+    // keep one request. Per storage: another crawler's dataset gets a record of its own. Per
+    // reason: a URL given up while robots.txt was unreachable and now disallowed is recorded again.
     const dataset = this.#datasetOf(crawler);
-    const key = recordKeyOf(url);
+    const key = `${reason} ${recordKeyOf(url)}`;
     if (stage === 'enqueue' || stage === 'sitemap') {
       if (!dataset.recordedUrls.add(key)) return;
     } else if (stage === 'dequeue') {

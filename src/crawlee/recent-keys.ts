@@ -22,6 +22,11 @@ export class RecentKeys {
     return true;
   }
 
+  /** Forgets every key. */
+  clear(): void {
+    this.#keys.clear();
+  }
+
   get size(): number {
     return this.#keys.size;
   }

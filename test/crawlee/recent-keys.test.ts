@@ -20,6 +20,14 @@ describe('RecentKeys', () => {
     expect(keys.add('https://example.com/private/0')).toBe(true);
   });
 
+  it('forgets every key when cleared', () => {
+    const keys = new RecentKeys(3);
+    keys.add('a');
+    keys.clear();
+    expect(keys.size).toBe(0);
+    expect(keys.add('a')).toBe(true);
+  });
+
   it('refuses a limit that is not a positive integer', () => {
     expect(() => new RecentKeys(0)).toThrow(RangeError);
     expect(() => new RecentKeys(1.5)).toThrow(RangeError);

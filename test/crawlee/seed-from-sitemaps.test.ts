@@ -80,11 +80,23 @@ describe('guard.seedFromSitemaps records', () => {
     const site = await server();
     const o = site.origin;
     site.route('/robots.txt', text('User-agent: *\nDisallow: /private\n'));
+    site.route('/links', page('links', ['/private/y#again']));
     const config = freshConfiguration();
-    // A request that entered the queue before the guard saw it, dropped when it leaves the queue.
+    // A request that entered the queue before the guard saw it, dropped when it leaves the queue,
+    // then linked from a page handled after it.
     const queue = await RequestQueue.open(null, { config });
     await queue.addRequest({ url: `${o}/private/y` });
-    const crawler = new CheerioCrawler({ requestQueue: queue, requestHandler() {} }, config);
+    await queue.addRequest({ url: `${o}/links` });
+    const crawler = new CheerioCrawler(
+      {
+        requestQueue: queue,
+        maxConcurrency: 1,
+        async requestHandler({ enqueueLinks }) {
+          await enqueueLinks();
+        },
+      },
+      config,
+    );
     new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store: newStore() }).attach(crawler);
     await crawler.addRequests([
       `${o}/private/x#top`,
@@ -94,14 +106,64 @@ describe('guard.seedFromSitemaps records', () => {
       `${o.replace('http://', 'HTTP://')}/private/x`,
     ]);
     await crawler.run();
-    await crawler.addRequests([`${o}/private/y#again`]);
-    await crawler.run();
+
+    expect(pagesHit(site)).toEqual(['/links']);
 
     const records = await datasetItems<RobotsDroppedRecord>(config);
     expect(records.map((r) => [r.url, r.stage])).toEqual([
       [`${o}/private/x#top`, 'enqueue'],
       [`${o}/private/y`, 'dequeue'],
     ]);
+  });
+
+  it('again in a later run, and again when the reason changed, each time counted and told to onSkippedRequest', async () => {
+    const site = await server();
+    const o = site.origin;
+    let robots = text('down', 503);
+    site.route('/robots.txt', (request, response) => robots(request, response));
+    site.route('/a', page('a'));
+    const config = freshConfiguration();
+    const skipped: string[] = [];
+    const crawler = new CheerioCrawler(
+      {
+        requestHandler() {},
+        onSkippedRequest: ({ url }) => void skipped.push(url.replace(o, '')),
+      },
+      config,
+    );
+    const store = new RobotsStore({
+      userAgent: USER_AGENT,
+      fetchTimeoutMs: 1000,
+      retry: { initialDelayMs: 50, maxDelayMs: 50 },
+      log: captureLog().log,
+    });
+    stores.push(store);
+    const guard = new RobotsGuard({
+      productToken: TOKEN,
+      userAgent: USER_AGENT,
+      store,
+      logSummary: false,
+      unreachable: { giveUpAfterMs: 300, minRecheckDelayMs: 20, maxRecheckDelayMs: 100 },
+    }).attach(crawler);
+
+    // Run 1: robots.txt answers 503, so /private/x waits, then is given up.
+    await crawler.run([`${o}/private/x`]);
+    // Run 2, the README's recipe for URLs given up: robots.txt is back, and disallows them.
+    robots = text('User-agent: *\nDisallow: /private\n');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await crawler.run([`${o}/private/x`]);
+    // Run 3: dropped for the same reason as in run 2, in a run of its own.
+    await crawler.run([`${o}/private/x`, `${o}/a`]);
+
+    const records = await datasetItems<RobotsDroppedRecord>(config);
+    expect(records.map((r) => [r.url.replace(o, ''), r.stage, r.reason])).toEqual([
+      ['/private/x', 'dequeue', 'robots-unreachable'],
+      ['/private/x', 'enqueue', 'disallowed'],
+      ['/private/x', 'enqueue', 'disallowed'],
+    ]);
+    expect(skipped).toEqual(['/private/x', '/private/x', '/private/x']);
+    expect(guard.summary().totals).toMatchObject({ allowed: 1, dropped: 3, givenUp: 1 });
+    expect(pagesHit(site)).toEqual(['/a']);
   });
 
   it('reason robots-unreachable for URLs dropped because their robots.txt is unreachable', async () => {
