@@ -43,12 +43,25 @@ export class CrawlDelayPacer {
     this.#grantedUntil.set(origin, Math.max(at + delayMs, this.#grantedUntil.get(origin) ?? 0));
   }
 
+  /** Runs of crawlers paced here going on now. */
+  #runs = 0;
+
+  /** A crawler paced here starts a run. */
+  runStarted(): void {
+    this.#runs++;
+  }
+
+  /** A run ends; once none goes on, the slots reserved for requests that did not go out are forgotten. */
+  runEnded(): void {
+    if (--this.#runs === 0) this.#forgetReservations();
+  }
+
   /**
-   * Forgets the slots reserved for requests that will not go out (a run ended before them), so
+   * Forgets the slots reserved for requests that will not go out (the runs ended before them), so
    * that the next requests do not wait for them. What was handed to the crawler still counts: a
    * crawler with no hook as its requests go out (BasicCrawler) is paced by these slots alone.
    */
-  forgetReservations(): void {
+  #forgetReservations(): void {
     this.#nextSlot.clear();
     for (const [origin, until] of this.#grantedUntil) this.#nextSlot.set(origin, until);
   }
@@ -58,4 +71,27 @@ export class CrawlDelayPacer {
     this.#lastSent.set(origin, Math.max(at, this.#lastSent.get(origin) ?? at));
     this.#nextSlot.set(origin, Math.max(this.#nextSlot.get(origin) ?? 0, at + delayMs));
   }
+}
+
+/** The pacers of the process: one per store and product token (see pacerOf). */
+const pacers = new WeakMap<object, Map<string, CrawlDelayPacer>>();
+
+/**
+ * The pacer of a crawler: guards that share a store and a product token are one crawler to the
+ * sites, so they share the slots of each origin (two guards with pacers of their own would each
+ * send a request per delay).
+ */
+export function pacerOf(store: object, productToken: string): CrawlDelayPacer {
+  let byToken = pacers.get(store);
+  if (byToken === undefined) {
+    byToken = new Map();
+    pacers.set(store, byToken);
+  }
+  const token = productToken.toLowerCase();
+  let pacer = byToken.get(token);
+  if (pacer === undefined) {
+    pacer = new CrawlDelayPacer();
+    byToken.set(token, pacer);
+  }
+  return pacer;
 }

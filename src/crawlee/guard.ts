@@ -15,7 +15,7 @@ import {
   type SitemapSeedResult,
 } from '../sitemap/index.js';
 import { originOf, type RobotsCheck, RobotsStore } from '../store/index.js';
-import { CrawlDelayPacer } from './crawl-delay.js';
+import { CrawlDelayPacer, pacerOf } from './crawl-delay.js';
 import {
   type CrawlerInternals,
   crawlerKindOf,
@@ -113,7 +113,10 @@ export class RobotsGuard implements HopChecker {
   /** The dataset of dropped URLs in the storage of each crawler the guard is attached to. */
   readonly #datasets = new Map<Configuration | undefined, DroppedDataset>();
   readonly #tally = new RunTally();
-  readonly #pacer = new CrawlDelayPacer();
+  /** The Crawl-delay pacer, shared with the guards of the same store and product token (see #pacer). */
+  #sharedPacer: CrawlDelayPacer | undefined;
+  /** Stands in before the guard has a store, when nothing can be paced yet. */
+  readonly #ownPacer = new CrawlDelayPacer();
   /** When each unreachable origin was first deferred: the give-up clock. */
   readonly #deferredSince = new Map<string, number>();
   /** Requests counted as deferred (each once). */
@@ -232,9 +235,20 @@ export class RobotsGuard implements HopChecker {
     };
 
     const run = internals.run;
+    let starting = false;
     internals.run = async (...args: unknown[]) => {
       // Refused by Crawlee while a run goes on: that run's held requests stay held.
-      if (internals.running) return run.apply(internals, args);
+      if (internals.running || starting) return run.apply(internals, args);
+      // The store first, so that the run is counted by the Crawl-delay pacer it shares with the
+      // other guards of the store (a store that cannot be made fails the crawl's first check).
+      if (this.#givenStore === undefined && this.#settledStore === undefined) {
+        starting = true;
+        await this.#storeFor(internals)
+          .catch(() => undefined)
+          .finally(() => {
+            starting = false;
+          });
+      }
       // A queue the user assigned to the crawler since: wrapped before the crawl reads it.
       rewrap();
       // Each run gives an unreachable origin's URLs their whole wait again (giveUpAfterMs): a
@@ -242,18 +256,18 @@ export class RobotsGuard implements HopChecker {
       this.#deferredSince.clear();
       this.#deferredRequests.clear();
       this.#runs++;
+      const pacer = this.#pacer;
+      pacer.runStarted();
       try {
         return await run.apply(internals, args);
       } finally {
         await interceptor.dispose();
         // The Crawl-delay slots of the requests given back are free, unless another crawler of
-        // this guard still runs with requests waiting for theirs.
-        // The URLs recorded are remembered for one run (with the seeding before it): a later run
-        // that drops them again records them, counts them and tells onSkippedRequest again.
-        if (--this.#runs === 0) {
-          this.#pacer.forgetReservations();
-          for (const dataset of this.#datasets.values()) dataset.recordedUrls.clear();
-        }
+        // the pacer still runs with requests waiting for theirs. The URLs recorded are remembered
+        // for one run (with the seeding before it): a later run that drops them again records
+        // them, counts them and tells onSkippedRequest again.
+        pacer.runEnded();
+        if (--this.#runs === 0) for (const dataset of this.#datasets.values()) dataset.recordedUrls.clear();
         await this.flush();
         if (this.#options.logSummary) this.#log.info(formatSummary(this.summary()));
       }
@@ -523,6 +537,15 @@ export class RobotsGuard implements HopChecker {
   }
 
   #settledStore: RobotsStore | undefined;
+
+  /** The Crawl-delay pacer of the guard's store and product token, once the store is known. */
+  get #pacer(): CrawlDelayPacer {
+    if (this.#sharedPacer !== undefined) return this.#sharedPacer;
+    const store = this.#givenStore ?? this.#settledStore;
+    if (store === undefined) return this.#ownPacer;
+    this.#sharedPacer = pacerOf(store, this.productToken);
+    return this.#sharedPacer;
+  }
 
   #storeFor(crawler: CrawlerInternals | undefined): Promise<RobotsStore> {
     if (this.#givenStore !== undefined) return Promise.resolve(this.#givenStore);

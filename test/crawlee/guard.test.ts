@@ -14,6 +14,7 @@ import {
   RequestQueue,
 } from 'crawlee';
 import { afterEach, describe, expect, it } from 'vitest';
+import { pacerOf } from '../../src/crawlee/crawl-delay.js';
 import { type RobotsDroppedRecord, RobotsGuard } from '../../src/crawlee/index.js';
 import { RobotsStore } from '../../src/store/index.js';
 import {
@@ -587,6 +588,30 @@ describe('RobotsGuard Crawl-delay', () => {
     const gaps = sent.slice(1).map((at, i) => at - sent[i]);
     // One second apart at least (timers may fire a little early).
     for (const gap of gaps) expect(gap).toBeGreaterThan(950);
+  });
+
+  it('paces the crawlers of two guards with one store and product token as one crawler, and no others', async () => {
+    const site = await server('User-agent: *\nCrawl-delay: 0.5\n');
+    const sent = timedPages(site, 6);
+    const store = newStore();
+    const crawlers = [0, 1].map(
+      () => new CheerioCrawler({ maxConcurrency: 5, requestHandler() {} }, freshConfiguration()),
+    );
+    for (const crawler of crawlers)
+      new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store, logSummary: false }).attach(
+        crawler,
+      );
+    await Promise.all(
+      crawlers.map((crawler, c) => crawler.run([0, 1, 2].map((i) => `${site.origin}/p${c * 3 + i}`))),
+    );
+    expect(pagesHit(site)).toEqual(['/p0', '/p1', '/p2', '/p3', '/p4', '/p5']);
+    const gaps = sent.slice(1).map((at, i) => at - sent[i]);
+    for (const gap of gaps) expect(gap).toBeGreaterThan(450);
+
+    // Another store, or another product token, is another pacer.
+    expect(pacerOf(store, 'ExampleBot')).toBe(pacerOf(store, 'examplebot'));
+    expect(pacerOf(store, 'ExampleBot')).not.toBe(pacerOf(store, 'OtherBot'));
+    expect(pacerOf(store, 'ExampleBot')).not.toBe(pacerOf(newStore(), 'ExampleBot'));
   });
 
   it('leaves a run alone when run() is called again while it goes on, which Crawlee refuses', async () => {
