@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { type Configuration, KeyValueStore } from 'crawlee';
+import { Configuration, KeyValueStore } from 'crawlee';
 import type { RobotsBackendScope, RobotsStoreBackend } from './backend.js';
-import { functionOption, stringOption } from './options.js';
+import { functionOption, instanceOption, stringOption } from './options.js';
 import { type PolicyRecord, recordProblem, type StoredPolicy } from './policy.js';
 
 const OWNER = 'KeyValueStoreBackend';
@@ -60,10 +60,14 @@ export class KeyValueStoreBackend implements RobotsStoreBackend {
     this.#storeName = stringOption(OWNER, 'storeName', options.storeName, 'robots-policies', {
       nonEmpty: true,
     });
-    if (options.config !== undefined && (typeof options.config !== 'object' || options.config === null)) {
-      throw new TypeError(`${OWNER} option config must be a Crawlee Configuration.`);
-    }
-    this.#config = options.config;
+    // KeyValueStore.open takes nothing else, and would refuse it only on the first load.
+    this.#config = instanceOption(
+      OWNER,
+      'config',
+      options.config,
+      Configuration,
+      'a Crawlee Configuration (new Configuration({ ... }) or Configuration.getGlobalConfig())',
+    );
     this.#clock = functionOption(OWNER, 'clock', options.clock, Date.now);
   }
 

@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import type { RobotsBackendScope, RobotsFetchLock, RobotsStoreBackend } from './backend.js';
+import { CLOCK_SKEW_TOLERANCE_MS } from './lifetime.js';
 import { functionOption, MAX_LRU_ENTRIES, numberOption } from './options.js';
 import type { StoredPolicy } from './policy.js';
 
@@ -92,8 +93,12 @@ export class MemoryBackend implements RobotsStoreBackend {
     const key = keyOf(origin, scope);
     // Read without counting as a use: a refused save leaves the order as it was.
     const kept = this.#records.peek(key);
-    // The newer answer wins, as with the Redis backend.
-    if (kept !== undefined && kept.policy.record.fetchedAt > policy.record.fetchedAt) return;
+    // The newer answer wins, as with the Redis backend, unless it was fetched by a store whose
+    // clock is ahead of the backend's by more than the tolerance: that one fences nobody, or its
+    // copy would stay until the other clocks caught up with it.
+    const keptAt = kept?.policy.record.fetchedAt;
+    const fences = keptAt !== undefined && keptAt <= this.#clock() + CLOCK_SKEW_TOLERANCE_MS;
+    if (fences && keptAt > policy.record.fetchedAt) return;
     // A record larger than maxBytes is refused by the LRU, which drops the one it replaces.
     this.#records.set(key, { policy, retainUntil: this.#clock() + retainMs });
   }

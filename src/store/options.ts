@@ -1,10 +1,12 @@
 /*
- * The checks of the numeric options of the store and its backends. A value a timer, Redis or
- * lru-cache cannot hold would not fail where it is given but later, in every call: Node cuts a
- * timer longer than 2^31 - 1 ms to 1 ms, lru-cache preallocates its tables for `max` entries,
- * Redis refuses a TTL that is not an integer. So each option is refused when it is made, with a
+ * The checks of the options of the store and its backends. A value a timer, Redis or lru-cache
+ * cannot hold would not fail where it is given but later, in every call: Node cuts a timer
+ * longer than 2^31 - 1 ms to 1 ms, lru-cache preallocates its tables for `max` entries, Redis
+ * refuses a TTL that is not an integer, a client without `request()` fails every fetch, a blank
+ * product token matches the `*` group. So each option is refused when it is made, with a
  * message that names it and says what is accepted.
  */
+import { productTokenOf } from '../robots/index.js';
 
 /** The longest delay a Node timer holds (about 24.8 days); longer ones fire after 1 ms. */
 export const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -108,6 +110,83 @@ export function stringOption(
     );
   }
   return value;
+}
+
+/**
+ * An object option given by the caller (a client, a backend, a logger, a group of settings), or
+ * undefined when it is not given. One without the methods it is called through would not fail
+ * here but in every call, as `x.load is not a function`.
+ *
+ * @param expected what the option is, for the message: `a RobotsHttpClient`.
+ * @param methods the methods it must have; `optional` ones must be functions when present.
+ * @throws TypeError when `value` is not an object, or lacks one of the methods.
+ */
+export function objectOption<T extends object>(
+  owner: string,
+  name: string,
+  value: unknown,
+  expected: string,
+  { methods = [], optional = [] }: { methods?: readonly string[]; optional?: readonly string[] } = {},
+): T | undefined {
+  if (value === undefined) return undefined;
+  let got = show(value);
+  if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+    const fields = value as Record<string, unknown>;
+    const missing = [
+      ...methods.filter((method) => typeof fields[method] !== 'function'),
+      ...optional.filter((method) => fields[method] !== undefined && typeof fields[method] !== 'function'),
+    ];
+    if (missing.length === 0) return value as T;
+    const names = missing.map((method) => `${method}()`);
+    got = `${got} without ${names.length === 1 ? names[0] : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`}`;
+  }
+  throw new TypeError(`${owner} option ${name} must be ${expected}, got ${got}.`);
+}
+
+/**
+ * An option that must be an instance of `type` (a Crawlee Configuration), or undefined when it
+ * is not given.
+ *
+ * @param expected what the option is, for the message: `a Crawlee Configuration`.
+ * @throws TypeError when `value` is not an instance of `type`.
+ */
+export function instanceOption<T>(
+  owner: string,
+  name: string,
+  value: unknown,
+  type: abstract new (...args: never[]) => T,
+  expected: string,
+): T | undefined {
+  if (value === undefined || value instanceof type) return value;
+  throw new TypeError(`${owner} option ${name} must be ${expected}, got ${show(value)}.`);
+}
+
+/** RFC 9309 2.2.1: a product token is made of `A-Z a-z _ -` (read in lower case). */
+const PRODUCT_TOKEN = /^[a-z_-]+$/;
+
+/**
+ * The product token (lower case) that `value`, a bare token or a whole User-Agent header, names,
+ * or `*`, which asks for the `*` group alone. A value that names none (`''`, blanks, an unset
+ * environment variable, `Example Bot`, `é-Bot/1.0`) would match no group and so fall silently
+ * to `*`: it is refused.
+ *
+ * @param subject what `value` is, for the message: `RobotsStore option productToken`.
+ * @param options.star accept `*`.
+ * @param options.hint said after the message: how to fix it.
+ * @throws TypeError when `value` names no product token.
+ */
+export function productTokenOption(
+  subject: string,
+  value: unknown,
+  { star = true, hint }: { star?: boolean; hint?: string } = {},
+): string {
+  if (star && value === '*') return '*';
+  const token = typeof value === 'string' ? productTokenOf(value) : '';
+  if (PRODUCT_TOKEN.test(token)) return token;
+  const orStar = star ? ' or be "*" for the * group alone' : '';
+  throw new TypeError(
+    `${subject} must name a product token (RFC 9309 2.2.1: letters, "-" and "_", such as "ExampleBot", alone or in a User-Agent header)${orStar}, got ${show(value)}.${hint === undefined ? '' : ` ${hint}`}`,
+  );
 }
 
 function describe({ min, minExclusive, max, integer, unit }: NumberBounds): string {

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Redis, type RedisOptions, ReplyError } from 'ioredis';
 import type { RobotsBackendScope, RobotsFetchLock, RobotsStoreBackend } from './backend.js';
 import { CLOCK_SKEW_TOLERANCE_MS } from './lifetime.js';
-import { durationOption, numberOption, stringOption } from './options.js';
+import { durationOption, numberOption, objectOption, stringOption } from './options.js';
 import { recordProblem, type StoredPolicy } from './policy.js';
 
 /** The client with the backend's scripts, as `defineCommand` adds them. */
@@ -48,6 +48,28 @@ export interface RedisBackendOptions {
    * @default 64
    */
   maxInFlight?: number;
+}
+
+/**
+ * A client of the url option, checked here rather than failing in every command: ioredis reads
+ * anything without a `redis://` or `rediss://` scheme as a host (`http://x` would connect to a
+ * host named `http`), and throws a bare "Invalid URL" for what it cannot read.
+ *
+ * @throws TypeError naming the option.
+ */
+function clientOfUrl(url: string, options: RedisOptions): Redis {
+  const refused = (why: string) =>
+    new TypeError(
+      `${OWNER} option url must be a Redis URL such as "redis://127.0.0.1:6379/0" (rediss:// for TLS), got ${JSON.stringify(url)}: ${why}.`,
+    );
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(url)?.[1];
+  if (scheme !== undefined && !/^rediss?$/i.test(scheme)) throw refused(`${scheme}:// is not Redis`);
+  try {
+    // With lazyConnect this only reads the URL.
+    return new Redis(url, options);
+  } catch (error) {
+    throw refused((error as Error)?.message ?? String(error));
+  }
 }
 
 /**
@@ -152,6 +174,8 @@ export class RedisBackend implements RobotsStoreBackend {
   #lastError: Error | undefined;
   /** Stores using the backend (see attach): the last one to be closed closes the connection. */
   #stores = 0;
+  /** The connection the backend opened was closed, for good (see close). */
+  #closed = false;
 
   /**
    * @throws TypeError or RangeError when an option is of the wrong type or out of range; the
@@ -169,11 +193,11 @@ export class RedisBackend implements RobotsStoreBackend {
       integer: true,
     });
     const url = stringOption(OWNER, 'url', options.url, 'redis://127.0.0.1:6379', { nonEmpty: true });
-    if (options.redis !== undefined && (typeof options.redis !== 'object' || options.redis === null)) {
-      throw new TypeError(`${OWNER} option redis must be an ioredis client (new Redis(...)).`);
-    }
-    if (options.redis) {
-      this.#redis = options.redis;
+    const given = objectOption<Redis>(OWNER, 'redis', options.redis, 'an ioredis client (new Redis(...))', {
+      methods: ['on', 'defineCommand'],
+    });
+    if (given !== undefined) {
+      this.#redis = given;
       this.#owned = false;
     } else {
       const redisOptions: RedisOptions = {
@@ -186,7 +210,7 @@ export class RedisBackend implements RobotsStoreBackend {
         // Keep reconnecting in the background, at most every 2 s.
         retryStrategy: (attempt) => Math.min(attempt * 100, 2000),
       };
-      this.#redis = new Redis(url, redisOptions);
+      this.#redis = clientOfUrl(url, redisOptions);
       this.#owned = true;
       this.#connecting = this.#redis
         .connect()
@@ -301,10 +325,19 @@ export class RedisBackend implements RobotsStoreBackend {
     };
   }
 
+  /**
+   * @throws Error when the backend was closed: a store made after the last one using it was
+   *   closed would otherwise run without it, each of its calls failing.
+   */
   attach(): void {
+    this.#assertOpen();
     this.#stores++;
   }
 
+  /**
+   * Closes the connection the backend opened, when the last store using it is closed; the
+   * backend cannot be used afterwards. A client given as the `redis` option is left open.
+   */
   async close(): Promise<void> {
     if (this.#stores > 1) {
       this.#stores--;
@@ -312,13 +345,25 @@ export class RedisBackend implements RobotsStoreBackend {
     }
     this.#stores = 0;
     if (!this.#owned) return;
+    // Closed for good: opening it again would race with the QUIT below, and a backend shared by
+    // stores that come and go is simply kept open by one of them.
+    this.#closed = true;
     await this.#connecting;
     if (this.#redis.status === 'end') return;
     await this.#redis.quit().catch(() => this.#redis.disconnect());
   }
 
+  #assertOpen(): void {
+    if (this.#closed) {
+      throw new Error(
+        'This RedisBackend is closed (the stores using it were closed, and its Redis connection with them); create a new one.',
+      );
+    }
+  }
+
   /** Commands are never queued: until the connection is ready, they fail at once. */
   async #ready(): Promise<void> {
+    this.#assertOpen();
     if (this.#redis.status === 'ready') return;
     if (this.#connecting !== undefined) {
       // The first connection: worth a short, bounded wait.

@@ -9,7 +9,7 @@ import {
   type RobotsHttpClient,
   validateUserAgent,
 } from '../fetch/index.js';
-import { productTokenOf, RobotsTxt } from '../robots/index.js';
+import { RobotsTxt } from '../robots/index.js';
 import {
   clientOf,
   type RobotsBackendScope,
@@ -40,6 +40,8 @@ import {
   MAX_SPAN_MS,
   MAX_TIMER_MS,
   numberOption,
+  objectOption,
+  productTokenOption,
 } from './options.js';
 import { needsBody, type OriginPolicy, type StoredPolicy } from './policy.js';
 
@@ -83,11 +85,15 @@ export interface RobotsStoreOptions {
   /**
    * The User-Agent header robots.txt is fetched with: the crawler's own, containing its
    * product token (RFC 9309 2.2.1), e.g. `Mozilla/5.0 (compatible; ExampleBot/1.0; +https://example.com/bot)`.
+   * Without `productToken`, one that names no product token is a TypeError.
    */
   userAgent: string;
   /**
    * The product token the rules are matched for, when {@link RobotsStore.check} is not given
-   * one. It should appear in `userAgent`; the store warns once if it does not.
+   * one: letters, `-` and `_` (RFC 9309 2.2.1), alone or in a User-Agent header, or `*` for the
+   * `*` group alone. One that names no token (`''`, blanks, `Example Bot`) is a TypeError: it
+   * would match `*` alone, silently. It should appear in `userAgent`; the store warns once if
+   * it does not.
    * @default the product token read from `userAgent`
    */
   productToken?: string;
@@ -143,8 +149,9 @@ export interface RobotsStoreOptions {
   maxAgeMs?: number;
   /**
    * Shortest a fetched robots.txt is used, even under `Cache-Control: no-cache` or
-   * `max-age=0`, so a crawler never asks for robots.txt before every page.
-   * @default 60000 (1 minute)
+   * `max-age=0`, so a crawler never asks for robots.txt before every page. At most 24 hours
+   * (RFC 9309 2.4) and at most `maxAgeMs`; a larger one is a RangeError when the store is made.
+   * @default 60000 (1 minute), or `maxAgeMs` if that is shorter
    */
   minAgeMs?: number;
   /** Backoff of an unreachable robots.txt (5xx, 429, network failure). */
@@ -336,12 +343,15 @@ export class RobotsStore {
   readonly #scope: RobotsBackendScope;
   /** Origins whose ignored backend record was reported already (one warning per origin). */
   readonly #ignoredOrigins = new Set<string>();
+  /** The last agent a check was given that names a product token (see #agentOf). */
+  #checkedAgent: string;
   #skewWarned = false;
   #closed = false;
 
   /**
    * @throws TypeError or RangeError when an option is of the wrong type or out of range; the
    *   message names it and says what is accepted.
+   * @throws Error when `backend` takes no more stores (a RedisBackend whose stores were closed).
    */
   constructor(options: RobotsStoreOptions) {
     if (typeof options?.userAgent !== 'string' || options.userAgent.trim() === '') {
@@ -355,18 +365,53 @@ export class RobotsStore {
       throw new TypeError(`RobotsStore option ${(error as Error).message}`);
     }
     this.userAgent = options.userAgent;
-    this.#log = (options.log ?? crawleeLog).child({ prefix: 'RobotsStore' });
-    this.productToken = productTokenOf(options.productToken ?? options.userAgent);
+    const log = objectOption<Log>(OWNER, 'log', options.log, "a Crawlee Log (`log` from 'crawlee')", {
+      methods: ['child'],
+    });
+    this.#log = (log ?? crawleeLog).child({ prefix: 'RobotsStore' });
+    // A token that names no group would match `*` alone, silently (RFC 9309 2.2.1).
+    this.productToken =
+      options.productToken === undefined
+        ? productTokenOption(`${OWNER} option userAgent`, options.userAgent, {
+            star: false,
+            hint: 'Put the crawler\'s name in it ("ExampleBot/1.0 (+https://example.com/bot)"), or give the productToken option ({ productToken: "ExampleBot" }).',
+          })
+        : productTokenOption(`${OWNER} option productToken`, options.productToken);
     this.#agent = options.productToken ?? options.userAgent;
-    if (!options.userAgent.toLowerCase().includes(this.productToken)) {
+    this.#checkedAgent = this.#agent;
+    if (this.productToken !== '*' && !options.userAgent.toLowerCase().includes(this.productToken)) {
       // RFC 9309 2.2.1: the crawler identifies itself by the product token in its User-Agent.
       this.#log.warning(
         `The User-Agent "${options.userAgent}" does not contain the product token "${this.productToken}": site owners cannot address this crawler in robots.txt.`,
       );
     }
     this.#proxyUrl = proxyUrlOf(options.proxyUrl);
-    this.#backend = options.backend;
-    this.#httpClient = options.httpClient;
+    this.#backend = objectOption<RobotsStoreBackend>(
+      OWNER,
+      'backend',
+      options.backend,
+      'a RobotsStoreBackend (new MemoryBackend(), new KeyValueStoreBackend() or new RedisBackend())',
+      { methods: ['load', 'save', 'close'], optional: ['lock', 'attach'] },
+    );
+    this.#httpClient = objectOption<RobotsHttpClient>(
+      OWNER,
+      'httpClient',
+      options.httpClient,
+      'a RobotsHttpClient (an object with a request() method)',
+      { methods: ['request'] },
+    );
+    const retry = objectOption<RobotsRetryOptions>(
+      OWNER,
+      'retry',
+      options.retry,
+      'an object such as { initialDelayMs: 60000, maxDelayMs: 3600000 }',
+    );
+    const backendRetry = objectOption<RobotsBackendRetryOptions>(
+      OWNER,
+      'backendRetry',
+      options.backendRetry,
+      'an object such as { initialDelayMs: 5000, maxDelayMs: 60000 }',
+    );
     this.#scope = {
       client: clientOf(options.userAgent),
       ignored: (origin, reason) => this.#reportIgnored(origin, reason),
@@ -417,26 +462,31 @@ export class RobotsStore {
       STORE_DEFAULTS.unreachableGraceDays,
       { min: 0, max: MAX_GRACE_DAYS, unit: 'days' },
     );
+    // RFC 9309 2.4: no copy is used for more than 24 hours, however short maxAgeMs is not.
+    const minAgeMs = durationOption(OWNER, 'minAgeMs', options.minAgeMs, STORE_DEFAULTS.minAgeMs, {
+      max: RFC_MAX_AGE_MS,
+      allowZero: true,
+    });
+    if (options.minAgeMs !== undefined && minAgeMs > maxAgeMs) {
+      throw new RangeError(
+        `${OWNER} option minAgeMs must be at most maxAgeMs (${maxAgeMs}), got ${minAgeMs}: a copy cannot be kept longer than it may be used.`,
+      );
+    }
     this.#lifetime = {
       maxAgeMs,
-      minAgeMs: Math.min(
-        maxAgeMs,
-        durationOption(OWNER, 'minAgeMs', options.minAgeMs, STORE_DEFAULTS.minAgeMs, {
-          ...span,
-          allowZero: true,
-        }),
-      ),
+      // The default gives way to a shorter maxAgeMs.
+      minAgeMs: Math.min(maxAgeMs, minAgeMs),
       retryInitialDelayMs: durationOption(
         OWNER,
         'retry.initialDelayMs',
-        options.retry?.initialDelayMs,
+        retry?.initialDelayMs,
         STORE_DEFAULTS.retryInitialDelayMs,
         span,
       ),
       retryMaxDelayMs: durationOption(
         OWNER,
         'retry.maxDelayMs',
-        options.retry?.maxDelayMs,
+        retry?.maxDelayMs,
         STORE_DEFAULTS.retryMaxDelayMs,
         span,
       ),
@@ -465,13 +515,13 @@ export class RobotsStore {
         initialDelayMs: durationOption(
           OWNER,
           'backendRetry.initialDelayMs',
-          options.backendRetry?.initialDelayMs,
+          backendRetry?.initialDelayMs,
           STORE_DEFAULTS.backendRetryInitialDelayMs,
         ),
         maxDelayMs: durationOption(
           OWNER,
           'backendRetry.maxDelayMs',
-          options.backendRetry?.maxDelayMs,
+          backendRetry?.maxDelayMs,
           STORE_DEFAULTS.backendRetryMaxDelayMs,
         ),
       },
@@ -516,8 +566,10 @@ export class RobotsStore {
    * May the crawler fetch `url`? The core's verdict (decisive rule, group, normalised path) plus
    * the policy behind it: kind, robots.txt status, age.
    *
-   * @param productTokenOrUserAgent matched instead of the store's product token.
-   * @throws TypeError (as a rejection) when `url` is not an absolute http(s) URL.
+   * @param productTokenOrUserAgent matched instead of the store's product token: a product token,
+   *   a User-Agent header holding one, or `*` for the `*` group alone.
+   * @throws TypeError (as a rejection) when `url` is not an absolute http(s) URL, or when
+   *   `productTokenOrUserAgent` names no product token (`''`, blanks): it would match `*` alone.
    */
   check(
     url: string | URL,
@@ -528,9 +580,9 @@ export class RobotsStore {
     // already settled promise, without an async frame.
     try {
       this.#assertOpen();
+      const agent = this.#agentOf(productTokenOrUserAgent, 'check');
       // One clock read on the hot path: the clock may be a system call.
       const now = this.#clock();
-      const agent = productTokenOrUserAgent ?? this.#agent;
       const cached = this.#cachedEntry(url);
       if (cached?.isFreshAt(now)) {
         return Promise.resolve(checkPolicy(cached, url, agent, now, options));
@@ -557,7 +609,8 @@ export class RobotsStore {
   /**
    * {@link RobotsStore.check} from memory only: undefined when no fresh policy is in memory.
    *
-   * @throws TypeError when `url` is not an absolute http(s) URL.
+   * @throws TypeError when `url` is not an absolute http(s) URL, or when
+   *   `productTokenOrUserAgent` names no product token.
    * @throws Error when the store is closed.
    */
   checkCached(
@@ -566,10 +619,11 @@ export class RobotsStore {
     options?: RobotsCheckOptions,
   ): RobotsCheck | undefined {
     this.#assertOpen();
+    const agent = this.#agentOf(productTokenOrUserAgent, 'checkCached');
     const now = this.#clock();
     const entry = this.#cachedEntry(url);
     if (entry === undefined || !entry.isFreshAt(now)) return undefined;
-    return checkPolicy(entry, url, productTokenOrUserAgent ?? this.#agent, now, options);
+    return checkPolicy(entry, url, agent, now, options);
   }
 
   /**
@@ -597,6 +651,21 @@ export class RobotsStore {
     await Promise.allSettled([...this.#inflight.values()]);
     this.#listeners.clear();
     await this.#backend?.close();
+  }
+
+  /**
+   * The agent a check matches: the store's, or the one given if it names a product token (or is
+   * `*`). Checked once per new value: a crawler passes the same one on every call.
+   *
+   * @throws TypeError when the given one names no product token: it would match `*` alone.
+   */
+  #agentOf(given: string | undefined, method: string): string {
+    if (given === undefined) return this.#agent;
+    if (given !== this.#checkedAgent) {
+      productTokenOption(`RobotsStore.${method}'s productTokenOrUserAgent`, given);
+      this.#checkedAgent = given;
+    }
+    return given;
   }
 
   #assertOpen(): void {

@@ -51,6 +51,21 @@ describe('MemoryBackend', () => {
     expect(backend.stats().entries).toBeLessThan(600);
   });
 
+  it('replaces a record fetched by a clock far ahead, as the Redis backend does, rather than keep it until the clocks catch up', async () => {
+    const now = Date.UTC(2026, 0, 1);
+    const backend = new MemoryBackend({ clock: () => now });
+    const origin = 'https://a.example';
+    const saved = (fetchedAt: number) => ({ record: policyRecord(origin, fetchedAt), body: null });
+    // Ten minutes ahead: past the tolerance (CLOCK_SKEW_TOLERANCE_MS), it fences nobody.
+    await backend.save(origin, saved(now + 10 * 60_000), 60_000, SCOPE);
+    await backend.save(origin, saved(now), 60_000, SCOPE);
+    expect((await backend.load(origin, SCOPE))?.record.fetchedAt).toBe(now);
+    // Thirty seconds ahead: within it, the newer record still wins over an older one.
+    await backend.save(origin, saved(now + 30_000), 60_000, SCOPE);
+    await backend.save(origin, saved(now - 1000), 60_000, SCOPE);
+    expect((await backend.load(origin, SCOPE))?.record.fetchedAt).toBe(now + 30_000);
+  });
+
   it('keeps the records and locks of each User-Agent apart', async () => {
     const backend = new MemoryBackend();
     const other = backendScope('OtherBot/2.0');

@@ -1,3 +1,4 @@
+import { Configuration } from 'crawlee';
 import { describe, expect, it } from 'vitest';
 import {
   KeyValueStoreBackend,
@@ -36,11 +37,14 @@ describe('RobotsStore options', () => {
         new RegExp(`option ${name} must be .* 2147483647, got 2147483648`),
       );
     }
-    // Lifetimes and backoffs are compared with the clock, never timers: a century at most.
+    // Lifetimes and backoffs are compared with the clock, never timers: a century at most
+    // (maxAgeMs is then cut to 24 hours, and minAgeMs may not pass it: see below).
     const spans = ['maxAgeMs', 'minAgeMs', 'keepExpiredMs'] as const;
     const century = 100 * 365 * 86_400_000;
-    for (const name of spans) {
+    for (const name of ['maxAgeMs', 'keepExpiredMs'] as const) {
       expect(() => robotsStore({ [name]: 30 * 86_400_000 })).not.toThrow();
+    }
+    for (const name of spans) {
       expect(() => robotsStore({ [name]: century + 1 })).toThrow(new RegExp(`option ${name} must be`));
     }
     expect(() => robotsStore({ retry: { maxDelayMs: 30 * 86_400_000 } })).not.toThrow();
@@ -75,6 +79,84 @@ describe('RobotsStore options', () => {
       /option maxBytesInMemory must be a whole number/,
     );
     expect(() => robotsStore({ clock: 5 })).toThrow('RobotsStore option clock must be a function, got 5.');
+  });
+
+  it('refuses a minAgeMs over 24 hours or over maxAgeMs, which the store could not honour', () => {
+    // RFC 9309 2.4: no copy is used for more than 24 hours.
+    expect(() => robotsStore({ minAgeMs: 2 * 86_400_000 })).toThrow(
+      'RobotsStore option minAgeMs must be a number of milliseconds from 0 to 86400000, got 172800000.',
+    );
+    expect(() => robotsStore({ minAgeMs: 2 * 86_400_000 })).toThrow(RangeError);
+    expect(() => robotsStore({ maxAgeMs: 3_600_000, minAgeMs: 7_200_000 })).toThrow(
+      'RobotsStore option minAgeMs must be at most maxAgeMs (3600000), got 7200000',
+    );
+    expect(() => robotsStore({ minAgeMs: 86_400_000 })).not.toThrow();
+    // The default minAgeMs gives way to a shorter maxAgeMs.
+    expect(() => robotsStore({ maxAgeMs: 1000 })).not.toThrow();
+  });
+
+  it('refuses a productToken that names no product token, which would match the * group alone, silently', () => {
+    for (const productToken of ['', '   ', 'Example Bot', '/1.0', 5]) {
+      expect(() => robotsStore({ productToken })).toThrow(TypeError);
+      expect(() => robotsStore({ productToken })).toThrow(
+        /^RobotsStore option productToken must name a product token \(RFC 9309 2\.2\.1: letters, "-" and "_", such as "ExampleBot", alone or in a User-Agent header\) or be "\*" for the \* group alone, got /,
+      );
+    }
+    expect(robotsStore({ productToken: 'ExampleBot' }).productToken).toBe('examplebot');
+    expect(robotsStore({ productToken: 'Mozilla/5.0 (compatible; ExampleBot/1.0)' }).productToken).toBe(
+      'examplebot',
+    );
+    // Asked for on purpose, the * group alone is fine.
+    expect(robotsStore({ productToken: '*' }).productToken).toBe('*');
+  });
+
+  it('refuses a User-Agent that names no product token when no productToken is given, saying how to fix it', () => {
+    for (const userAgent of ['é-Bot/1.0', 'Example Bot', '*']) {
+      expect(() => robotsStore({ userAgent })).toThrow(TypeError);
+      expect(() => robotsStore({ userAgent })).toThrow(
+        `RobotsStore option userAgent must name a product token (RFC 9309 2.2.1: letters, "-" and "_", such as "ExampleBot", alone or in a User-Agent header), got ${JSON.stringify(userAgent)}. Put the crawler's name in it ("ExampleBot/1.0 (+https://example.com/bot)"), or give the productToken option ({ productToken: "ExampleBot" }).`,
+      );
+    }
+    expect(robotsStore({ userAgent: 'é-Bot/1.0', productToken: 'ExampleBot' }).productToken).toBe(
+      'examplebot',
+    );
+  });
+
+  it('refuses a client, backend, logger or group of settings of the wrong type when it is made', () => {
+    const cases: [Loose<RobotsStoreOptions>, string][] = [
+      [
+        { httpClient: 5 },
+        'RobotsStore option httpClient must be a RobotsHttpClient (an object with a request() method), got 5.',
+      ],
+      [
+        { httpClient: {} },
+        'option httpClient must be a RobotsHttpClient (an object with a request() method), got an object without request().',
+      ],
+      [
+        { backend: {} },
+        'RobotsStore option backend must be a RobotsStoreBackend (new MemoryBackend(), new KeyValueStoreBackend() or new RedisBackend()), got an object without load(), save() and close().',
+      ],
+      [{ backend: 5 }, 'RobotsStore option backend must be a RobotsStoreBackend'],
+      [
+        { backend: { name: 'x', load() {}, save() {}, close() {}, lock: true } },
+        'option backend must be a RobotsStoreBackend (new MemoryBackend(), new KeyValueStoreBackend() or new RedisBackend()), got an object without lock().',
+      ],
+      [
+        { retry: 5 },
+        'RobotsStore option retry must be an object such as { initialDelayMs: 60000, maxDelayMs: 3600000 }, got 5.',
+      ],
+      [{ retry: null }, 'RobotsStore option retry must be an object'],
+      [
+        { backendRetry: 'fast' },
+        'RobotsStore option backendRetry must be an object such as { initialDelayMs: 5000, maxDelayMs: 60000 }, got "fast".',
+      ],
+      [{ log: 5 }, "RobotsStore option log must be a Crawlee Log (`log` from 'crawlee'), got 5."],
+    ];
+    for (const [options, message] of cases) {
+      expect(() => robotsStore(options), JSON.stringify(options)).toThrow(TypeError);
+      expect(() => robotsStore(options), JSON.stringify(options)).toThrow(message);
+    }
+    expect(() => robotsStore({ backend: new MemoryBackend(), retry: {}, backendRetry: {} })).not.toThrow();
   });
 
   it('bounds unreachableGraceDays so that every retention time is a whole number Redis accepts', () => {
@@ -114,6 +196,23 @@ describe('backend options', () => {
     );
   });
 
+  it('RedisBackend refuses a redis option that is no ioredis client, and a url that is no Redis URL, naming the option', async () => {
+    expect(() => new RedisBackend({ redis: {} as never })).toThrow(
+      'RedisBackend option redis must be an ioredis client (new Redis(...)), got an object without on() and defineCommand().',
+    );
+    expect(() => new RedisBackend({ url: 'not a url' })).toThrow(
+      'RedisBackend option url must be a Redis URL such as "redis://127.0.0.1:6379/0" (rediss:// for TLS), got "not a url": Invalid URL.',
+    );
+    // ioredis would take the scheme for a host name, and connect to `http`.
+    expect(() => new RedisBackend({ url: 'http://127.0.0.1:6379' })).toThrow(
+      'RedisBackend option url must be a Redis URL such as "redis://127.0.0.1:6379/0" (rediss:// for TLS), got "http://127.0.0.1:6379": http:// is not Redis.',
+    );
+    for (const url of ['redis://127.0.0.1:1/0', 'rediss://127.0.0.1:1', '127.0.0.1:1']) {
+      const backend = new RedisBackend({ url, connectTimeoutMs: 100 });
+      await backend.close();
+    }
+  });
+
   it('KeyValueStoreBackend refuses a storeName or clock of the wrong type', () => {
     expect(() => new KeyValueStoreBackend({ storeName: '' })).toThrow(
       'KeyValueStoreBackend option storeName must be a non-empty string, got "".',
@@ -122,6 +221,11 @@ describe('backend options', () => {
       /option clock must be a function/,
     );
     expect(() => new KeyValueStoreBackend({ config: 'default' as never })).toThrow(/option config/);
+    // Crawlee itself would refuse it only on the first load, which the store takes for a backend outage.
+    expect(() => new KeyValueStoreBackend({ config: { storageClient: 'nope' } as never })).toThrow(
+      'KeyValueStoreBackend option config must be a Crawlee Configuration (new Configuration({ ... }) or Configuration.getGlobalConfig()), got an object.',
+    );
+    expect(() => new KeyValueStoreBackend({ config: new Configuration() })).not.toThrow();
     expect(() => new KeyValueStoreBackend({ storeName: 'robots' })).not.toThrow();
   });
 

@@ -641,6 +641,32 @@ describe('RedisBackend', () => {
     }
   });
 
+  it('refuses a store made on a RedisBackend whose stores were all closed, rather than running without Redis', async () => {
+    const keyPrefix = prefix();
+    const [site] = await sites(1);
+    const backend = new RedisBackend({ url: redis.url, keyPrefix, commandTimeoutMs: 300 });
+    const options = { userAgent: USER_AGENT, backend, fetchTimeoutMs: 2000, log: captureLog().log };
+    const first = new RobotsStore(options);
+    try {
+      await first.resolve(site.origin);
+      await first.close();
+      const closed =
+        'This RedisBackend is closed (the stores using it were closed, and its Redis connection with them); create a new one.';
+      expect(() => new RobotsStore(options)).toThrow(closed);
+      await expect(backend.load(site.origin, SCOPE)).rejects.toThrow(closed);
+      // A new backend on the same Redis shares what the first one saved.
+      const second = new RobotsStore({
+        ...options,
+        backend: new RedisBackend({ url: redis.url, keyPrefix }),
+      });
+      await second.resolve(site.origin);
+      expect(second.stats()).toMatchObject({ fetches: 0, backendHits: 1, backendErrors: 0 });
+      await second.close();
+    } finally {
+      await Promise.all([first.close(), site.close()]);
+    }
+  });
+
   it('does not trust the times of a writer whose clock is days ahead', async () => {
     const keyPrefix = prefix();
     let body = 'User-agent: *\nDisallow: /old\n';

@@ -174,6 +174,39 @@ describe('RobotsStore.resolve and check', () => {
     expect(() => new RobotsStore({ userAgent: '' })).toThrow(TypeError);
   });
 
+  it('refuses a check for an agent that names no product token, instead of answering for the * group', async () => {
+    const site = await server({
+      '/robots.txt': text('User-agent: ExampleBot\nDisallow: /\n\nUser-agent: *\nAllow: /\n'),
+    });
+    const robots = store();
+    for (const agent of ['', '   ', 'Example Bot']) {
+      await expect(robots.check(`${site.origin}/page`, agent)).rejects.toThrow(
+        `RobotsStore.check's productTokenOrUserAgent must name a product token (RFC 9309 2.2.1: letters, "-" and "_", such as "ExampleBot", alone or in a User-Agent header) or be "*" for the * group alone, got ${JSON.stringify(agent)}.`,
+      );
+    }
+    expect(site.hits('/robots.txt')).toBe(0);
+    expect(await robots.check(`${site.origin}/page`)).toMatchObject({ allowed: false });
+    expect(() => robots.checkCached(`${site.origin}/page`, '')).toThrow(
+      /^RobotsStore\.checkCached's productTokenOrUserAgent must name a product token/,
+    );
+    expect(robots.checkCached(`${site.origin}/page`, 'ExampleBot')).toMatchObject({ allowed: false });
+    // The * group alone, asked for on purpose.
+    expect(await robots.check(`${site.origin}/page`, '*')).toMatchObject({ allowed: true });
+    expect(robots.checkCached(`${site.origin}/page`, '*')).toMatchObject({ allowed: true });
+  });
+
+  it('matches the * group alone for productToken "*"', async () => {
+    const site = await server({
+      '/robots.txt': text('User-agent: ExampleBot\nDisallow: /\n\nUser-agent: *\nDisallow: /star\n'),
+    });
+    const { log, warnings } = captureLog();
+    const robots = store({ productToken: '*', log });
+    expect(robots.productToken).toBe('*');
+    expect(await robots.check(`${site.origin}/page`)).toMatchObject({ allowed: true });
+    expect(await robots.check(`${site.origin}/star`)).toMatchObject({ allowed: false });
+    expect(warnings()).toEqual([]);
+  });
+
   it('peek and checkCached answer from memory only, never fetch', async () => {
     const site = await server({ '/robots.txt': text('User-agent: *\nDisallow: /no\n') });
     const clock = manualClock();
