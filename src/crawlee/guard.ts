@@ -141,13 +141,15 @@ export class RobotsGuard implements HopChecker {
   userAgentObserved = false;
 
   constructor(options: RobotsGuardOptions) {
-    if (typeof options?.productToken !== 'string' || productTokenOf(options.productToken) === '') {
+    const token = typeof options?.productToken === 'string' ? productTokenOf(options.productToken) : '';
+    // RFC 9309 2.2.1: letters, '-' and '_'. Anything else names no group, and would match `*` alone.
+    if (!/^[a-z_-]+$/.test(token)) {
       throw new TypeError(
-        "RobotsGuard needs the crawler's product token, the name robots.txt groups address: new RobotsGuard({ productToken: 'ExampleBot' }).",
+        `RobotsGuard needs the crawler's product token, the name robots.txt groups address (letters, "-" and "_"), alone or in a User-Agent header: new RobotsGuard({ productToken: 'ExampleBot' }); got ${JSON.stringify(options?.productToken)}.`,
       );
     }
     this.#options = resolveGuardOptions(options);
-    this.productToken = productTokenOf(options.productToken);
+    this.productToken = token;
     this.userAgent = options.userAgent;
     this.#log = (options.log ?? crawleeLog).child({ prefix: 'RobotsGuard' });
     this.#givenStore = options.store;

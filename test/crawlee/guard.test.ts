@@ -959,7 +959,11 @@ describe('RobotsGuard router middleware and user hooks', () => {
   });
 
   it('rejects misuse with a message that says what to do', () => {
-    expect(() => new RobotsGuard({ productToken: '' })).toThrow(/productToken: 'ExampleBot'/);
+    for (const productToken of ['', '  ', 'Example Bot', 'é-Bot/1.0', '*', 5])
+      expect(() => new RobotsGuard({ productToken } as never)).toThrow(/productToken: 'ExampleBot'/);
+    expect(new RobotsGuard({ productToken: 'Mozilla/5.0 (compatible; ExampleBot/2.1)' }).productToken).toBe(
+      'examplebot',
+    );
     expect(() => new RobotsGuard({ productToken: TOKEN, crawlDelay: { maxSeconds: -1 } })).toThrow(
       RangeError,
     );
