@@ -1,5 +1,6 @@
 import type { Request } from 'crawlee';
 import type { CrawlerInternals } from './crawler-internals.js';
+import { type CdpSessionLike, watchFrameTargets } from './frame-targets.js';
 import { type RobotsDropStage, withoutCredentials } from './record.js';
 import { type NavigationBlock, RobotsSkipError } from './skip.js';
 
@@ -268,11 +269,6 @@ function withoutFragment(url: string): string {
   }
 }
 
-interface CdpSessionLike {
-  send(method: string, params?: object): Promise<unknown>;
-  on(event: string, listener: (event: never) => void): unknown;
-}
-
 interface BrowserLike {
   newBrowserCDPSession(): Promise<CdpSessionLike>;
 }
@@ -481,7 +477,6 @@ export function browserNavigationHooks(
     const state: PageState = { request, crawlerNavigation: false };
     states.set(page as object, state);
     wrapGoto(page);
-    if (userAgent !== undefined) await session.send('Emulation.setUserAgentOverride', { userAgent });
     const { frameTree } = (await session.send('Page.getFrameTree')) as {
       frameTree: { frame: { id: string } };
     };
@@ -489,16 +484,7 @@ export function browserNavigationHooks(
     const popupBlocker = await popupBlockerOf(page);
     popupBlocker?.trackPage(page, mainFrameId, request.url);
 
-    // Init scripts of a session run only while its Page domain is enabled.
-    await session.send('Page.enable');
-    await session.send('Page.addScriptToEvaluateOnNewDocument', {
-      source: SPECULATION_RULES_SWEEPER,
-      worldName: SWEEPER_WORLD,
-    });
-    // A prerendered page is a target this session does not see (experimental command: best effort).
-    await session.send('Page.setPrerenderingAllowed', { isAllowed: false }).catch(() => undefined);
-
-    const onNavigation = async (event: RequestPausedEvent): Promise<void> => {
+    const onNavigation = async (target: CdpSessionLike, event: RequestPausedEvent): Promise<void> => {
       const hop = event.request;
       if (!guard.userAgentObserved)
         guard.observeUserAgent(hop.headers['User-Agent'] ?? hop.headers['user-agent']);
@@ -523,13 +509,13 @@ export function browserNavigationHooks(
         // A navigation that cannot be checked (a closed store) does not leave the browser; its
         // goto fails as a navigation error, retried and reported by the crawler.
         crawler.log.exception(error as Error, `RobotsGuard: checking ${withoutCredentials(hop.url)} failed`);
-        await session
+        await target
           .send('Fetch.failRequest', { requestId: event.requestId, errorReason: 'BlockedByClient' })
           .catch(ignoreClosed);
         return;
       }
       if (verdict === 'allow') {
-        await session.send('Fetch.continueRequest', { requestId: event.requestId }).catch(ignoreClosed);
+        await target.send('Fetch.continueRequest', { requestId: event.requestId }).catch(ignoreClosed);
         return;
       }
       // Told before the request fails, so the goto's error (or the handler's) finds it.
@@ -544,43 +530,56 @@ export function browserNavigationHooks(
       // (Crawlee's enqueueLinksByClickingElements crashed on it).
       const blocked = owned ? chain.own : state.goto !== undefined;
       const errorReason = blocked ? 'BlockedByClient' : 'Aborted';
-      await session
-        .send('Fetch.failRequest', { requestId: event.requestId, errorReason })
-        .catch(ignoreClosed);
+      await target.send('Fetch.failRequest', { requestId: event.requestId, errorReason }).catch(ignoreClosed);
     };
 
-    const onPaused = async (event: RequestPausedEvent): Promise<void> => {
+    const onPaused = async (target: CdpSessionLike, event: RequestPausedEvent): Promise<void> => {
       if (event.responseStatusCode !== undefined || event.responseErrorReason !== undefined) {
-        await continueWithoutSpeculationRules(session, event);
+        await continueWithoutSpeculationRules(target, event);
         return;
       }
       if (isSpeculative(event.request.headers)) {
         crawler.log.debug(
           `RobotsGuard: stopped a speculative load of ${withoutCredentials(event.request.url)}.`,
         );
-        await session
+        await target
           .send('Fetch.failRequest', { requestId: event.requestId, errorReason: 'BlockedByClient' })
           .catch(ignoreClosed);
         return;
       }
       if (event.resourceType !== 'Document') {
-        await session.send('Fetch.continueRequest', { requestId: event.requestId }).catch(ignoreClosed);
+        await target.send('Fetch.continueRequest', { requestId: event.requestId }).catch(ignoreClosed);
         return;
       }
-      await onNavigation(event);
+      await onNavigation(target, event);
     };
-    session.on('Fetch.requestPaused', (event: RequestPausedEvent) => {
-      void onPaused(event);
-    });
-    await session.send('Fetch.enable', {
-      patterns: [
-        { resourceType: 'Document', requestStage: 'Request' },
-        // For its Speculation-Rules header.
-        { resourceType: 'Document', requestStage: 'Response' },
-        // `<link rel=prefetch>`, which Chromium 156 pauses as a Fetch (its filter knows no Prefetch).
-        { resourceType: 'Fetch', requestStage: 'Request' },
-      ],
-    });
+    /** Watches the page, or an out-of-process iframe of it (see {@link watchFrameTargets}). */
+    const watch = async (target: CdpSessionLike): Promise<void> => {
+      if (userAgent !== undefined) await target.send('Emulation.setUserAgentOverride', { userAgent });
+      // Init scripts of a session run only while its Page domain is enabled.
+      await target.send('Page.enable');
+      await target.send('Page.addScriptToEvaluateOnNewDocument', {
+        source: SPECULATION_RULES_SWEEPER,
+        worldName: SWEEPER_WORLD,
+      });
+      target.on('Fetch.requestPaused', (event: RequestPausedEvent) => {
+        void onPaused(target, event);
+      });
+      await target.send('Fetch.enable', {
+        patterns: [
+          { resourceType: 'Document', requestStage: 'Request' },
+          // For its Speculation-Rules header.
+          { resourceType: 'Document', requestStage: 'Response' },
+          // `<link rel=prefetch>`, which Chromium 156 pauses as a Fetch (its filter knows no Prefetch).
+          { resourceType: 'Fetch', requestStage: 'Request' },
+        ],
+      });
+      // A frame of another site inside this one is a target of its own, seen by no session above.
+      await watchFrameTargets(target, (frame) => watch(frame).catch(ignoreClosed));
+    };
+    // A prerendered page is a target this session does not see (experimental command: best effort).
+    await session.send('Page.setPrerenderingAllowed', { isAllowed: false }).catch(() => undefined);
+    await watch(session);
   };
 
   /** The crawler's own goto comes next (the last preNavigationHook). */

@@ -186,6 +186,51 @@ describe('PlaywrightCrawler with RobotsGuard: Crawl-delay (Debian Chromium)', ()
   });
 });
 
+describe('PlaywrightCrawler with RobotsGuard: frames of another site (Debian Chromium)', () => {
+  it('checks the navigations inside an out-of-process iframe, and sends them with the User-Agent', async () => {
+    const { main } = env.site;
+    // localhost is another site than 127.0.0.1: Chromium runs the frame in a process of its own.
+    const crossSite = `http://localhost:${main.port}`;
+    main.route('/embeds', page('embeds', [], `<iframe src="${crossSite}/inner"></iframe>`));
+    main.route(
+      '/inner',
+      page(
+        'inner',
+        [],
+        `<iframe src="/private/nested"></iframe><iframe src="/allowed-nested"></iframe>
+        <script>setTimeout(() => { location.href = '/private/by-script'; }, 300);</script>`,
+      ),
+    );
+    for (const path of ['/private/nested', '/private/by-script', '/allowed-nested'])
+      main.route(path, page(path));
+
+    const config = freshConfiguration();
+    const crawler = new PlaywrightCrawler(
+      {
+        launchContext: CHROMIUM,
+        maxRequestRetries: 0,
+        navigationTimeoutSecs: 15,
+        async requestHandler({ page: browserPage }) {
+          await browserPage.waitForTimeout(1000);
+        },
+      },
+      config,
+    );
+    new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store: env.store }).attach(crawler);
+    const stats = await crawler.run([`${main.origin}/embeds`]);
+
+    expect(stats.requestsFailed).toBe(0);
+    expect(pagesHit(main)).toEqual(['/allowed-nested', '/embeds', '/inner']);
+    for (const path of ['/inner', '/allowed-nested'])
+      expect(main.requests.find((r) => r.path === path)?.headers['user-agent']).toBe(USER_AGENT);
+    const records = await datasetItems<RobotsDroppedRecord>(config);
+    expect(records.map((r) => [r.url, r.stage, r.reason, r.requestUrl]).sort()).toEqual([
+      [`${crossSite}/private/by-script`, 'navigation', 'disallowed', `${main.origin}/embeds`],
+      [`${crossSite}/private/nested`, 'navigation', 'disallowed', `${main.origin}/embeds`],
+    ]);
+  });
+});
+
 describe('PlaywrightCrawler with RobotsGuard: popups (Debian Chromium)', () => {
   it('stops popup navigations in the browser and enqueues their URLs as requests of their own', async () => {
     const { main } = env.site;
