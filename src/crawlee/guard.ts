@@ -351,6 +351,8 @@ export class RobotsGuard implements HopChecker {
       connectTimeoutMs,
       log: this.#log,
     });
+    const { enabled, maxSeconds, overMax } = this.#options.crawlDelay;
+    const now = () => this.#options.clock();
     return seeder.seed(inputs, {
       // URLs of an origin whose robots.txt is unreachable are queued: the guard defers them.
       enqueueWhenRobotsUnreachable: true,
@@ -358,7 +360,17 @@ export class RobotsGuard implements HopChecker {
       enqueue: async (batch) => {
         await crawler.addRequests(batch);
       },
-      onDropped: ({ url, check }) =>
+      // An origin whose Crawl-delay the guard will not wait for: its URLs would be dropped as
+      // they are added, so they are dropped here, and the seeder's counts say so.
+      ...(enabled && overMax === 'skip'
+        ? { keep: (check: RobotsCheck) => !((this.#crawlDelayOf(check, now()) ?? 0) > maxSeconds) }
+        : {}),
+      onDropped: ({ url, check }) => {
+        if (check.allowed) {
+          const seconds = this.#crawlDelayOf(check, now());
+          this.#drop(internals, check, undefined, url, 'sitemap', 'crawl-delay-over-max', seconds);
+          return;
+        }
         this.#drop(
           internals,
           check,
@@ -367,7 +379,8 @@ export class RobotsGuard implements HopChecker {
           'sitemap',
           // As at the other stages: a complete disallow for want of robots.txt is no rule of the site.
           check.policyKind === 'disallow-all' ? 'robots-unreachable' : 'disallowed',
-        ),
+        );
+      },
     });
   }
 

@@ -1,5 +1,5 @@
 import type { Log } from 'crawlee';
-import type { RobotsStore } from '../store/index.js';
+import type { RobotsCheck, RobotsStore } from '../store/index.js';
 import type { SitemapDroppedUrl, SitemapFilteredUrl, SitemapRequest } from './types.js';
 
 /** Defaults of {@link SitemapSeederOptions} and {@link SitemapSeedOptions}. */
@@ -100,6 +100,14 @@ export interface SitemapSeedOptions {
    * @default none: the URLs are only counted
    */
   onDropped?: (record: SitemapDroppedUrl) => void | Promise<void>;
+  /**
+   * A further say on each URL robots.txt allows: false drops it as robots.txt would (counted in
+   * `droppedByRobots`, handed to `onDropped` with its allowing verdict). RobotsGuard uses it for
+   * an origin whose Crawl-delay is over its `crawlDelay.maxSeconds` with `overMax: 'skip'`, so
+   * that what the seeder counts as kept is what the queue gets.
+   * @default none: every allowed URL is kept
+   */
+  keep?: (check: RobotsCheck) => boolean;
   /**
    * Receives each URL a filter dropped (cross-host, include, exclude, lastmod, invalid). Not awaited.
    * @default none: the URLs are only counted

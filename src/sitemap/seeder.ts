@@ -99,6 +99,10 @@ export class SitemapSeeder {
         'seed() needs an enqueue function, e.g. { enqueue: (batch) => crawler.addRequests(batch) }.',
       );
     }
+    for (const name of ['onDropped', 'onFiltered', 'keep'] as const) {
+      if (options[name] !== undefined && typeof options[name] !== 'function')
+        throw new TypeError(`seed() option ${name} must be a function, got ${typeof options[name]}.`);
+    }
     if (!Array.isArray(inputs)) throw new TypeError('seed() takes an array of site or sitemap URLs.');
     const run = new SeedRun(this.#store, this.#productToken, this.#download, this.#log, options);
     return run.run(inputs);
@@ -779,7 +783,10 @@ class SeedRun {
     file: FileState,
   ): Promise<void> | undefined {
     const result = this.#result;
-    if (!check.allowed && !(check.reason === 'disallow-all' && this.#options.enqueueWhenRobotsUnreachable)) {
+    const dropped = check.allowed
+      ? this.#options.keep !== undefined && !this.#options.keep(check)
+      : !(check.reason === 'disallow-all' && this.#options.enqueueWhenRobotsUnreachable);
+    if (dropped) {
       result.droppedByRobots++;
       const onDropped = this.#options.onDropped;
       if (onDropped === undefined) return undefined;

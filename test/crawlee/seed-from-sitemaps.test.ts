@@ -166,6 +166,35 @@ describe('guard.seedFromSitemaps records', () => {
     expect(pagesHit(site)).toEqual(['/a']);
   });
 
+  it('reason crawl-delay-over-max for the URLs of a site whose Crawl-delay is over maxSeconds, with overMax skip', async () => {
+    const site = await server();
+    const o = site.origin;
+    site.route(
+      '/robots.txt',
+      text(`User-agent: *\nCrawl-delay: 120\nDisallow: /private\nSitemap: ${o}/sm.txt\n`),
+    );
+    site.route('/sm.txt', text(`${o}/a\n${o}/b\n${o}/private/c\n`));
+    const config = freshConfiguration();
+    const crawler = new CheerioCrawler({ requestHandler() {} }, config);
+    const guard = new RobotsGuard({
+      productToken: TOKEN,
+      userAgent: USER_AGENT,
+      store: newStore(),
+      crawlDelay: { maxSeconds: 10, overMax: 'skip' },
+    }).attach(crawler);
+    const result = await guard.seedFromSitemaps(crawler, [`${o}/`], { progressIntervalMs: 0 });
+    await guard.flush();
+
+    // What the seeder counts as kept is what the queue got: nothing (no record of stage enqueue).
+    expect(result).toMatchObject({ kept: 0, droppedByRobots: 3 });
+    const records = await datasetItems<RobotsDroppedRecord>(config);
+    expect(records.map((r) => [r.url.replace(o, ''), r.stage, r.reason, r.crawlDelaySeconds])).toEqual([
+      ['/a', 'sitemap', 'crawl-delay-over-max', 120],
+      ['/b', 'sitemap', 'crawl-delay-over-max', 120],
+      ['/private/c', 'sitemap', 'disallowed', undefined],
+    ]);
+  });
+
   it('reason robots-unreachable for URLs dropped because their robots.txt is unreachable', async () => {
     const down = await server();
     down.route('/robots.txt', text('down', 503));

@@ -202,3 +202,28 @@ describe('SitemapSeeder on a site with every format', () => {
     );
   });
 });
+
+describe('SitemapSeeder keep option', () => {
+  it('drops an allowed URL it refuses as robots.txt would: counted, handed to onDropped, never enqueued', async () => {
+    const server = await startHttpServer();
+    const o = server.origin;
+    server.route('/robots.txt', text(`User-agent: *\nDisallow: /private/\nSitemap: ${o}/sm.xml\n`));
+    server.route('/sm.xml', text(smallUrlset(o, ['/a', '/b', '/private/c'])));
+    const store = newStore();
+    try {
+      const run = await seedInto(store, [`${o}/`], { keep: (check) => !check.url.endsWith('/b') });
+      expect(run.urls).toEqual([`${o}/a`]);
+      expect(run.result).toMatchObject({ kept: 1, droppedByRobots: 2 });
+      expect(run.dropped.map((record) => [record.url, record.check.allowed]).sort()).toEqual([
+        [`${o}/b`, true],
+        [`${o}/private/c`, false],
+      ]);
+      await expect(seedInto(store, [`${o}/`], { keep: true as never })).rejects.toThrow(
+        'seed() option keep must be a function, got boolean.',
+      );
+    } finally {
+      await store.close();
+      await server.close();
+    }
+  });
+});
