@@ -7,6 +7,8 @@ export class CrawlDelayPacer {
   readonly #nextSlot = new Map<string, number>();
   /** When the last request of each origin went out (see beforeSend). */
   readonly #lastSent = new Map<string, number>();
+  /** When the last page load of each origin left the browser, as the browser saw it (see leavesBrowser). */
+  readonly #leftBrowser = new Map<string, number>();
   /** A delay after the last request of each origin handed to the crawler (see granted). */
   readonly #grantedUntil = new Map<string, number>();
 
@@ -28,6 +30,20 @@ export class CrawlDelayPacer {
    */
   beforeSend(origin: string, delayMs: number, now: number): number {
     const wait = this.waitToSend(origin, delayMs, now);
+    this.sent(origin, delayMs, now + wait);
+    return wait;
+  }
+
+  /**
+   * A page load of `origin` leaves the browser at `now`: how long it must still wait to follow
+   * the origin's last one by `delayMs`. The wait before it (see beforeSend) was reckoned from the
+   * navigation hook, before the browser's own latency, which varies from one page load to the next
+   * by tens of milliseconds; this one is reckoned from what the browser did.
+   */
+  leavesBrowser(origin: string, delayMs: number, now: number): number {
+    const last = this.#leftBrowser.get(origin);
+    const wait = last === undefined ? 0 : Math.max(0, last + delayMs - now);
+    this.#leftBrowser.set(origin, now + wait);
     this.sent(origin, delayMs, now + wait);
     return wait;
   }

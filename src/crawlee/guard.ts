@@ -695,6 +695,13 @@ export class RobotsGuard implements HopChecker {
     return { action: 'fetch' };
   }
 
+  /** @internal {@link HopChecker}: the crawler's own page load leaves the browser now. */
+  leavesBrowser(url: string): number {
+    const delay = this.#crawlDelayMsOf(url);
+    if (delay === undefined) return 0;
+    return this.#pacer.leavesBrowser(delay.origin, delay.ms, this.#options.clock());
+  }
+
   /**
    * How long a request must wait before it goes out, by its origin's Crawl-delay. Its slot was
    * taken when it left the queue; a browser that starts, or a slow hook, can then hold one
@@ -702,17 +709,23 @@ export class RobotsGuard implements HopChecker {
    * request's sending is kept, and the origin's next slot moved after it.
    */
   #beforeSend(url: string): number {
-    if (!this.#options.crawlDelay.enabled) return 0;
+    const delay = this.#crawlDelayMsOf(url);
+    if (delay === undefined) return 0;
+    return this.#pacer.beforeSend(delay.origin, delay.ms, this.#options.clock());
+  }
+
+  /** The origin of `url` and the Crawl-delay the guard applies to it, if any. */
+  #crawlDelayMsOf(url: string): { origin: string; ms: number } | undefined {
+    if (!this.#options.crawlDelay.enabled) return undefined;
     let origin: string;
     try {
       origin = originOf(url);
     } catch {
-      return 0;
+      return undefined;
     }
     const seconds = this.#crawlDelays.get(origin)?.seconds;
-    if (seconds === undefined || seconds <= 0) return 0;
-    const delayMs = Math.min(seconds, this.#options.crawlDelay.maxSeconds) * 1000;
-    return this.#pacer.beforeSend(origin, delayMs, this.#options.clock());
+    if (seconds === undefined || seconds <= 0) return undefined;
+    return { origin, ms: Math.min(seconds, this.#options.crawlDelay.maxSeconds) * 1000 };
   }
 
   /** The guard's reading of a store check. `request` is set when a request can be deferred. */

@@ -39,6 +39,11 @@ export interface HopChecker {
   block(request: Request, block: NavigationBlock): void;
   /** Warns once when the User-Agent the crawler really sends lacks the product token. */
   observeUserAgent(userAgent: unknown): void;
+  /**
+   * The crawler's own page load leaves the browser now: how many milliseconds it must still wait
+   * to follow the last one of its origin by the Crawl-delay.
+   */
+  leavesBrowser(url: string): number;
   /** True once a User-Agent was observed (nothing more to learn from the next ones). */
   readonly userAgentObserved: boolean;
 }
@@ -515,6 +520,10 @@ export function browserNavigationHooks(
         return;
       }
       if (verdict === 'allow') {
+        if (owned && chain.own && !redirect) {
+          const wait = guard.leavesBrowser(hop.url);
+          if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+        }
         await target.send('Fetch.continueRequest', { requestId: event.requestId }).catch(ignoreClosed);
         return;
       }

@@ -147,6 +147,30 @@ describe('PlaywrightCrawler with RobotsGuard (Debian Chromium)', () => {
 });
 
 describe('PlaywrightCrawler with RobotsGuard: Crawl-delay (Debian Chromium)', () => {
+  it('spaces the page loads of an origin by its whole Crawl-delay as they leave the browser', async () => {
+    const { paced } = env.site;
+    const paths = ['/q1', '/q2', '/q3', '/q4', '/q5'];
+    const times: number[] = [];
+    for (const path of paths) {
+      paced.route(path, (request, response) => {
+        times.push(performance.now());
+        page(path)(request, response);
+      });
+    }
+    const crawler = new PlaywrightCrawler(
+      { launchContext: CHROMIUM, maxConcurrency: 4, navigationTimeoutSecs: 15, requestHandler() {} },
+      freshConfiguration(),
+    );
+    new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store: env.store }).attach(crawler);
+    await crawler.run(paths.map((path) => `${paced.origin}${path}`));
+
+    expect(pagesHit(paced)).toEqual(paths);
+    const gaps = times.slice(1).map((t, i) => t - times[i]);
+    // Crawl-delay: 1. Reckoned from the navigation hook alone, the browser's varying latency made
+    // gaps of 940 to 980 ms.
+    for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(995);
+  });
+
   it("paces redirect hops into another origin by that origin's Crawl-delay", async () => {
     const { main, paced } = env.site;
     // paced asks for Crawl-delay: 1; main's pages redirect into it.
