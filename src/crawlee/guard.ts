@@ -263,7 +263,8 @@ export class RobotsGuard implements HopChecker {
       try {
         return await run.apply(internals, args);
       } finally {
-        await interceptor.dispose();
+        const givenBack = await interceptor.dispose();
+        if (givenBack > 0) this.#log.info(givenBackMessage(givenBack, internals));
         // The Crawl-delay slots of the requests given back are free, unless another crawler of
         // the pacer still runs with requests waiting for theirs. The URLs recorded are remembered
         // for one run (with the seeding before it): a later run that drops them again records
@@ -828,6 +829,16 @@ export class RobotsGuard implements HopChecker {
         .catch((error: unknown) => this.#log.exception(error as Error, 'onSkippedRequest threw'));
     }
   }
+}
+
+/** What the guard says of the requests a run left waiting (`maxRequestsPerCrawl`, `stop()`). */
+function givenBackMessage(count: number, crawler: CrawlerInternals): string {
+  const requests = count === 1 ? '1 request' : `${count} requests`;
+  const message = `${requests} still waiting for robots.txt or a Crawl-delay slot went back to the queue, for the next run.`;
+  // Crawlee drops the default queue when run() is called again, these requests with it.
+  const queue = crawler.requestQueue as { name?: string } | undefined;
+  if (queue?.name !== 'default') return message;
+  return `${message} crawler.run() empties the default queue first unless given { purgeRequestQueue: false }.`;
 }
 
 /**

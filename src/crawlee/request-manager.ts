@@ -133,7 +133,8 @@ export class RequestManagerInterceptor {
    * `maxRequestsPerCrawl`, `stop()`, an abort). Left locked in a queue, a held request would keep
    * the next run, or any other client of the queue, waiting for its lock to expire.
    */
-  async dispose(): Promise<void> {
+  /** Gives every held request back to its manager; resolves to how many there were. */
+  async dispose(): Promise<number> {
     const entries = [...this.#held.values()];
     this.#held.clear();
     this.#ready = [];
@@ -142,6 +143,7 @@ export class RequestManagerInterceptor {
     await Promise.all(
       entries.map((entry) => entry.target.reclaimRequest(entry.request).catch(() => undefined)),
     );
+    return entries.length;
   }
 
   #proxy(target: RequestManagerLike): object {

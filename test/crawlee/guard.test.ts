@@ -27,6 +27,7 @@ import {
   useTemporaryStorageDir,
 } from '../support/crawlee-site.js';
 import { never, redirect, startHttpServer, type TestHttpServer, text } from '../support/http-server.js';
+import { captureLog } from '../support/log.js';
 
 log.setLevel(LogLevel.OFF);
 
@@ -520,6 +521,34 @@ describe('RobotsGuard Crawl-delay', () => {
     await crawler.run();
     expect(pagesHit(site)).toEqual(paths);
     expect(performance.now() - started).toBeLessThan(10_000);
+  });
+
+  it('says how many requests a stopped run gave back, and that the next run() empties the default queue', async () => {
+    const site = await server('User-agent: *\nCrawl-delay: 0.5\n');
+    const paths = ['/p0', '/p1', '/p2', '/p3'];
+    for (const path of paths) site.route(path, page(path));
+    let handled = 0;
+    const crawler = new CheerioCrawler(
+      {
+        requestHandler({ crawler: running }) {
+          if (++handled === 1) running.stop();
+        },
+      },
+      freshConfiguration(),
+    );
+    const { log, lines } = captureLog();
+    new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store: newStore(), log }).attach(crawler);
+    await crawler.run(paths.map((path) => `${site.origin}${path}`));
+    const said = lines
+      .map((line) => line.message)
+      .filter((message) => message.includes('went back to the queue'));
+    expect(said).toHaveLength(1);
+    expect(said[0]).toMatch(
+      /^\d+ requests? still waiting for robots\.txt or a Crawl-delay slot went back to the queue, for the next run\. crawler\.run\(\) empties the default queue first unless given \{ purgeRequestQueue: false \}\.$/,
+    );
+    // As it says: kept, they are crawled by the next run.
+    await crawler.run(undefined, { purgeRequestQueue: false });
+    expect(pagesHit(site)).toEqual(paths);
   });
 
   it('frees the slots of the requests a stopped run gave back: the next crawler of the guard does not wait for them', async () => {
