@@ -95,9 +95,7 @@ export function sitemapsReport(
       ? `robots.txt could not be read (${typeof policy.status === 'number' ? `HTTP ${policy.status}` : policy.status}), so neither can its Sitemap: lines`
       : // Not only failures: a declared sitemap in a redirect loop is skipped, and unread too.
         read.declared.length > 0 && result.sitemapsRead === 0
-        ? read.declared.length === 1
-          ? 'the declared sitemap could not be read'
-          : `none of the ${read.declared.length} declared sitemaps could be read`
+        ? unreadSitemaps(read.declared.length, result.urlsFound)
         : null;
   return {
     ...read,
@@ -107,6 +105,19 @@ export function sitemapsReport(
     unreadable,
     exitCode: unreadable === null ? EXIT.allowed : EXIT.error,
   };
+}
+
+/** Why no declared sitemap was read, saying so when some URLs were read before each failed. */
+function unreadSitemaps(declared: number, urlsRead: number): string {
+  const urls = urlsRead === 1 ? '1 URL was' : `${urlsRead} URLs were`;
+  if (declared === 1) {
+    return urlsRead === 0
+      ? 'the declared sitemap could not be read'
+      : `the declared sitemap failed after ${urls} read, so the list is incomplete`;
+  }
+  return urlsRead === 0
+    ? `none of the ${declared} declared sitemaps could be read`
+    : `none of the ${declared} declared sitemaps could be read to its end (${urls} read before they failed), so the list is incomplete`;
 }
 
 /** The `--json` output of `sitemaps`. */

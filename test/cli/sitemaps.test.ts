@@ -327,6 +327,27 @@ describe('sitemaps: exit codes', () => {
     expect(urls.stderr).toBe('crawlee-robots: the declared sitemap could not be read\n');
   });
 
+  it('exits 2 when the declared sitemap fails after some URLs, saying the list is incomplete', async () => {
+    const stall = await startHttpServer();
+    const o = stall.origin;
+    stall.route('/robots.txt', text(`User-agent: *\nDisallow:\n\nSitemap: ${o}/stall.xml\n`));
+    stall.route('/stall.xml', (_request, response) => {
+      // Two URLs, then nothing more, ever.
+      response.writeHead(200, { 'content-type': 'application/xml' });
+      response.write(`<urlset><url><loc>${o}/one</loc></url><url><loc>${o}/two</loc></url>`);
+    });
+    try {
+      const urls = await runInProcess(['sitemaps', o, '--urls', '--timeout', '1000']);
+      expect(urls.code).toBe(2);
+      expect(urls.stdout).toBe(`${o}/one\n${o}/two\n`);
+      expect(urls.stderr).toBe(
+        'crawlee-robots: the declared sitemap failed after 2 URLs were read, so the list is incomplete\n',
+      );
+    } finally {
+      await stall.close();
+    }
+  });
+
   it('exits 2 when the declared sitemaps redirect in a loop: skipped, none was read', async () => {
     const loop = await startHttpServer();
     const o = loop.origin;
