@@ -42,7 +42,9 @@ export class CrawlDelayPacer {
    */
   leavesBrowser(origin: string, delayMs: number, now: number): number {
     const last = this.#leftBrowser.get(origin);
-    const wait = last === undefined ? 0 : Math.max(0, last + delayMs - now);
+    // One millisecond more: the clock counts whole milliseconds, so a gap it reads as `delayMs`
+    // may be up to one less.
+    const wait = last === undefined ? 0 : Math.max(0, last + delayMs + 1 - now);
     this.#leftBrowser.set(origin, now + wait);
     this.sent(origin, delayMs, now + wait);
     return wait;

@@ -167,8 +167,8 @@ describe('PlaywrightCrawler with RobotsGuard: Crawl-delay (Debian Chromium)', ()
     expect(pagesHit(paced)).toEqual(paths);
     const gaps = times.slice(1).map((t, i) => t - times[i]);
     // Crawl-delay: 1. Reckoned from the navigation hook alone, the browser's varying latency made
-    // gaps of 940 to 980 ms.
-    for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(995);
+    // gaps of 940 to 983 ms. A few milliseconds are left to the loopback and the server's clock.
+    for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(990);
   });
 
   it("paces redirect hops into another origin by that origin's Crawl-delay", async () => {
