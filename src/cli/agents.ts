@@ -1,3 +1,4 @@
+import { isProductToken } from '../robots/agent.js';
 import { productTokenOf } from '../robots/index.js';
 import { headerProblem } from './args.js';
 import { CliInputError } from './io.js';
@@ -64,7 +65,7 @@ export function checkAgent(agent: string, option: string, allowStar = false): vo
     );
   }
   // RFC 9309 2.2.1: a product token is made of `A-Z a-z _ -`; `Foo Bar` is neither a token nor a header.
-  if (!/^[a-z_-]+$/.test(productTokenOf(agent))) {
+  if (!isProductToken(productTokenOf(agent))) {
     throw new CliInputError(
       `${option}: ${JSON.stringify(agent)} names no crawler; use a product token such as ExampleBot (letters, "-" and "_").`,
     );

@@ -6,6 +6,7 @@ import {
   type Request,
   RequestState,
 } from 'crawlee';
+import { isProductToken } from '../robots/agent.js';
 import { productTokenOf } from '../robots/index.js';
 import {
   SitemapSeeder,
@@ -142,8 +143,7 @@ export class RobotsGuard implements HopChecker {
 
   constructor(options: RobotsGuardOptions) {
     const token = typeof options?.productToken === 'string' ? productTokenOf(options.productToken) : '';
-    // RFC 9309 2.2.1: letters, '-' and '_'. Anything else names no group, and would match `*` alone.
-    if (!/^[a-z_-]+$/.test(token)) {
+    if (!isProductToken(token)) {
       throw new TypeError(
         `RobotsGuard needs the crawler's product token, the name robots.txt groups address (letters, "-" and "_"), alone or in a User-Agent header: new RobotsGuard({ productToken: 'ExampleBot' }); got ${JSON.stringify(options?.productToken)}.`,
       );

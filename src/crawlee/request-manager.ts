@@ -131,9 +131,9 @@ export class RequestManagerInterceptor {
   /**
    * Gives every held request back to its manager and forgets it (the run ended before them:
    * `maxRequestsPerCrawl`, `stop()`, an abort). Left locked in a queue, a held request would keep
-   * the next run, or any other client of the queue, waiting for its lock to expire.
+   * the next run, or any other client of the queue, waiting for its lock to expire. Resolves to
+   * how many requests were given back.
    */
-  /** Gives every held request back to its manager; resolves to how many there were. */
   async dispose(): Promise<number> {
     const entries = [...this.#held.values()];
     this.#held.clear();

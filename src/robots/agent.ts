@@ -119,6 +119,15 @@ export function productTokenOf(userAgent: string): string {
   return token;
 }
 
+/**
+ * True when `token`, as {@link productTokenOf} reads it, is a product token (RFC 9309 2.2.1:
+ * `A-Z a-z _ -`), one a group can address. What `Foo Bar`, `''` or `é-Bot/1.0` yield is none: it
+ * matches no group, so a crawler named by it would follow `*` alone.
+ */
+export function isProductToken(token: string): boolean {
+  return TOKEN.test(token);
+}
+
 let lastUserAgent = '';
 let lastToken = '';
 

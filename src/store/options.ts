@@ -6,6 +6,7 @@
  * product token matches the `*` group. So each option is refused when it is made, with a
  * message that names it and says what is accepted.
  */
+import { isProductToken } from '../robots/agent.js';
 import { productTokenOf } from '../robots/index.js';
 
 /** The longest delay a Node timer holds (about 24.8 days); longer ones fire after 1 ms. */
@@ -161,9 +162,6 @@ export function instanceOption<T>(
   throw new TypeError(`${owner} option ${name} must be ${expected}, got ${show(value)}.`);
 }
 
-/** RFC 9309 2.2.1: a product token is made of `A-Z a-z _ -` (read in lower case). */
-const PRODUCT_TOKEN = /^[a-z_-]+$/;
-
 /**
  * The product token (lower case) that `value`, a bare token or a whole User-Agent header, names,
  * or `*`, which asks for the `*` group alone. A value that names none (`''`, blanks, an unset
@@ -182,7 +180,7 @@ export function productTokenOption(
 ): string {
   if (star && value === '*') return '*';
   const token = typeof value === 'string' ? productTokenOf(value) : '';
-  if (PRODUCT_TOKEN.test(token)) return token;
+  if (isProductToken(token)) return token;
   const orStar = star ? ' or be "*" for the * group alone' : '';
   throw new TypeError(
     `${subject} must name a product token (RFC 9309 2.2.1: letters, "-" and "_", such as "ExampleBot", alone or in a User-Agent header)${orStar}, got ${show(value)}.${hint === undefined ? '' : ` ${hint}`}`,
