@@ -1,4 +1,5 @@
 import { type Configuration, Dataset, type Log } from 'crawlee';
+import { outsideRequestHandlers } from '../store/outside-handlers.js';
 import { RecentKeys } from './recent-keys.js';
 import type { RobotsDroppedRecord } from './record.js';
 
@@ -60,16 +61,19 @@ export class DroppedDataset {
     if (this.#buffer.length === 0) return;
     const batch = this.#buffer;
     this.#buffer = [];
-    this.#writing = this.#writing.then(async () => {
-      try {
-        const dataset = await this.open();
-        await dataset.pushData(batch);
-      } catch (error) {
-        this.#log.exception(
-          error as Error,
-          `Writing ${batch.length} records to Dataset ${this.#name} failed`,
-        );
-      }
-    });
+    // Written outside the request handler that dropped the URL (see outsideRequestHandlers).
+    this.#writing = outsideRequestHandlers(() =>
+      this.#writing.then(async () => {
+        try {
+          const dataset = await this.open();
+          await dataset.pushData(batch);
+        } catch (error) {
+          this.#log.exception(
+            error as Error,
+            `Writing ${batch.length} records to Dataset ${this.#name} failed`,
+          );
+        }
+      }),
+    );
   }
 }

@@ -16,6 +16,7 @@ import {
   type SitemapSeedResult,
 } from '../sitemap/index.js';
 import { originOf, type RobotsCheck, RobotsStore } from '../store/index.js';
+import { guardPlainHttpRuns, isAdaptive } from './adaptive.js';
 import { CrawlDelayPacer, pacerOf } from './crawl-delay.js';
 import {
   type CrawlerInternals,
@@ -197,11 +198,28 @@ export class RobotsGuard implements HopChecker {
       const hooks = browserNavigationHooks(this, internals, this.userAgent, (url) =>
         crawler.addRequests([url]),
       );
+      // AdaptivePlaywrightCrawler fetches the pages it predicts to be static without the browser:
+      // those runs are checked as an HTTP crawler's are, and the browser hooks leave them alone.
+      let plainHttp: WeakSet<Request> | undefined;
+      if (isAdaptive(internals)) {
+        const http = sendsThroughGotScraping(internals)
+          ? { pre: httpNavigationHook(this, internals, this.userAgent) }
+          : httpClientNavigationHooks(this, internals, this.userAgent, httpClientNameOf(internals));
+        plainHttp = guardPlainHttpRuns(
+          internals,
+          http,
+          (error, request) => navigationBlocks.has(request) || isRobotsSkip(error),
+        );
+      }
+      const inBrowser =
+        <C>(hook: (context: C) => unknown) =>
+        (context: C & { request: Request }) =>
+          plainHttp?.has(context.request) ? undefined : hook(context);
       // The page is watched before the user's hooks run, so their gotos are checked too; only
       // the goto between the last pre hook and the first post hook is the crawler's own.
-      internals.preNavigationHooks!.unshift(hooks.pre);
-      internals.preNavigationHooks!.push(hooks.navigate);
-      internals.postNavigationHooks?.unshift(hooks.post);
+      internals.preNavigationHooks!.unshift(inBrowser(hooks.pre));
+      internals.preNavigationHooks!.push(inBrowser(hooks.navigate));
+      internals.postNavigationHooks?.unshift(inBrowser(hooks.post));
       onPageCreated(internals, hooks.pageCreated);
       browserBlockOf = hooks.blockOf;
     }

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { Configuration, KeyValueStore } from 'crawlee';
 import type { RobotsBackendScope, RobotsStoreBackend } from './backend.js';
 import { functionOption, instanceOption, stringOption } from './options.js';
+import { outsideRequestHandlers } from './outside-handlers.js';
 import { type PolicyRecord, recordProblem, type StoredPolicy } from './policy.js';
 
 const OWNER = 'KeyValueStoreBackend';
@@ -76,7 +77,11 @@ export class KeyValueStoreBackend implements RobotsStoreBackend {
    * deleted), or when the value is not a usable record (that is told to `scope.ignored`, and
    * the next save replaces it).
    */
-  async load(origin: string, scope: RobotsBackendScope): Promise<StoredPolicy | undefined> {
+  load(origin: string, scope: RobotsBackendScope): Promise<StoredPolicy | undefined> {
+    return outsideRequestHandlers(() => this.#load(origin, scope));
+  }
+
+  async #load(origin: string, scope: RobotsBackendScope): Promise<StoredPolicy | undefined> {
     const store = await this.#open();
     const key = keyOf(origin, scope.client);
     const value = await store.getValue<KeyValueRecord>(key);
@@ -103,19 +108,16 @@ export class KeyValueStoreBackend implements RobotsStoreBackend {
     return { record: value.record, body };
   }
 
-  async save(
-    origin: string,
-    policy: StoredPolicy,
-    retainMs: number,
-    scope: RobotsBackendScope,
-  ): Promise<void> {
-    const store = await this.#open();
-    const value: KeyValueRecord = {
-      record: policy.record,
-      body: policy.body === null ? null : Buffer.from(policy.body).toString('base64'),
-      retainUntil: this.#clock() + retainMs,
-    };
-    await store.setValue(keyOf(origin, scope.client), value);
+  save(origin: string, policy: StoredPolicy, retainMs: number, scope: RobotsBackendScope): Promise<void> {
+    return outsideRequestHandlers(async () => {
+      const store = await this.#open();
+      const value: KeyValueRecord = {
+        record: policy.record,
+        body: policy.body === null ? null : Buffer.from(policy.body).toString('base64'),
+        retainUntil: this.#clock() + retainMs,
+      };
+      await store.setValue(keyOf(origin, scope.client), value);
+    });
   }
 
   async close(): Promise<void> {

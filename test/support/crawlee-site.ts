@@ -3,7 +3,7 @@ import type { ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Configuration, Dataset } from 'crawlee';
-import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest';
 import { RobotsStore } from '../../src/store/index.js';
 import {
   never,
@@ -152,6 +152,31 @@ export function pagesHit(server: TestHttpServer): string[] {
     .map((request) => request.path)
     .filter((path) => path !== '/robots.txt' && path !== '/favicon.ico')
     .sort();
+}
+
+/**
+ * What a crawl of the whole site from `main`'s home page (every link followed, the guard attached)
+ * must have requested of each server: the allowed pages once, nothing disallowed, nothing of an
+ * origin whose robots.txt stays unreachable.
+ */
+export function expectWholeSiteHit(site: TestSite): void {
+  const { main, other, notFound, forbidden, flaky, tooMany, silent, paced } = site;
+  expect(pagesHit(main)).toEqual([
+    '/',
+    '/a',
+    '/hop-1',
+    '/private/open',
+    '/redirect-chain',
+    '/redirect-other',
+    '/redirect-same',
+  ]);
+  expect(pagesHit(other)).toEqual(['/public']);
+  expect(pagesHit(notFound)).toEqual(['/p']);
+  expect(pagesHit(forbidden)).toEqual(['/p']);
+  expect(pagesHit(flaky)).toEqual(['/d1', '/d2']);
+  expect(pagesHit(tooMany)).toEqual([]);
+  expect(pagesHit(silent)).toEqual([]);
+  expect(pagesHit(paced)).toEqual(['/g1', '/g2', '/g3']);
 }
 
 /** A Crawlee configuration whose storages live in memory only: a fresh, isolated storage per test. */

@@ -1,0 +1,81 @@
+import type { Request } from 'crawlee';
+import type { CrawlerInternals } from './crawler-internals.js';
+
+/** A crawling context of AdaptivePlaywrightCrawler before it has a page. */
+interface AdaptiveContext {
+  request: Request;
+  /** Crawlee's `sendRequest`, bound to the request: the HTTP-only run fetches the page with it. */
+  sendRequest(overrides?: Record<string, unknown>): Promise<unknown>;
+}
+
+/** The members of Crawlee 3.18's AdaptivePlaywrightCrawler the guard wraps (`@crawlee/playwright`). */
+interface AdaptiveInternals {
+  /** Runs the handler on the page fetched over plain HTTP; resolves `{ ok: false, error }` on failure. */
+  runRequestHandlerWithPlainHTTP(context: AdaptiveContext, ...rest: unknown[]): Promise<unknown>;
+  /** False: a failed HTTP-only run is logged as an error and the request goes to the browser. */
+  shouldPropagateError(error: Error, context: AdaptiveContext): boolean | Promise<boolean>;
+}
+
+/** The navigation hooks of an HTTP crawler, as navigation.ts makes them. */
+export interface PlainHttpHooks {
+  /** Sets the User-Agent and the redirect checks on the request's options. */
+  pre(context: { request: Request }, options: Record<string, unknown>): void;
+  /** Checks what the response was reached through (custom HTTP clients only). */
+  post?(context: { request: Request; response?: unknown }): Promise<void>;
+}
+
+/** True for an AdaptivePlaywrightCrawler (or a crawler built the same way). */
+export function isAdaptive(crawler: CrawlerInternals): boolean {
+  const adaptive = crawler as unknown as Partial<AdaptiveInternals>;
+  return (
+    typeof adaptive.runRequestHandlerWithPlainHTTP === 'function' &&
+    typeof adaptive.shouldPropagateError === 'function'
+  );
+}
+
+/**
+ * AdaptivePlaywrightCrawler fetches a page it predicts to be static with `sendRequest`, not with
+ * the browser, and runs the navigation hooks with a context whose `page` throws. The guard's
+ * browser hooks must leave such runs alone, or every one of them would fail and go to the
+ * browser; its checks then go where the HTTP crawlers have them:
+ *
+ * - the request of the HTTP-only run is sent with the hooks of an HTTP crawler on the crawler's
+ *   `httpClient` (User-Agent, each redirect hop checked before it is followed);
+ * - a run stopped by the guard is not taken for a page that needs a browser: its error goes to
+ *   the crawler's error path (where the guard skips or defers the request) instead of the
+ *   browser, which would only be stopped, and recorded, again.
+ *
+ * Returns the requests whose HTTP-only run is going on, for the browser hooks to leave alone.
+ */
+export function guardPlainHttpRuns(
+  crawler: CrawlerInternals,
+  hooks: PlainHttpHooks,
+  stoppedByGuard: (error: Error, request: Request) => boolean,
+): WeakSet<Request> {
+  const adaptive = crawler as unknown as AdaptiveInternals;
+  const running = new WeakSet<Request>();
+  const runPlain = adaptive.runRequestHandlerWithPlainHTTP;
+  adaptive.runRequestHandlerWithPlainHTTP = async (context, ...rest) => {
+    const { request } = context;
+    const send = context.sendRequest;
+    context.sendRequest = async (overrides = {}) => {
+      // Crawlee's sendRequest sends the request's headers unless given others: kept, User-Agent added.
+      const options: Record<string, unknown> = { headers: { ...request.headers }, ...overrides };
+      hooks.pre({ request }, options);
+      const response = await send(options);
+      await hooks.post?.({ request, response });
+      return response;
+    };
+    running.add(request);
+    try {
+      return await runPlain.call(crawler, context, ...rest);
+    } finally {
+      running.delete(request);
+      context.sendRequest = send;
+    }
+  };
+  const propagate = adaptive.shouldPropagateError;
+  adaptive.shouldPropagateError = (error, context) =>
+    stoppedByGuard(error, context.request) || propagate.call(crawler, error, context);
+  return running;
+}

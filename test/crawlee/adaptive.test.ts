@@ -1,0 +1,263 @@
+import {
+  AdaptivePlaywrightCrawler,
+  type BaseHttpClient,
+  type Configuration,
+  KeyValueStore,
+  LogLevel,
+  log,
+  type Request,
+} from 'crawlee';
+import { describe, expect, it } from 'vitest';
+import { type RobotsDroppedRecord, RobotsGuard } from '../../src/crawlee/index.js';
+import { KeyValueStoreBackend, RobotsStore } from '../../src/store/index.js';
+import { CHROMIUM_LAUNCH_OPTIONS } from '../support/chromium.js';
+import {
+  datasetItems,
+  expectWholeSiteHit,
+  freshConfiguration,
+  page,
+  pagesHit,
+  TOKEN,
+  USER_AGENT,
+  useTemporaryStorageDir,
+  useTestSite,
+} from '../support/crawlee-site.js';
+import { FetchHttpClient, GotInterfaceHttpClient } from '../support/http-clients.js';
+import { redirect } from '../support/http-server.js';
+import { captureLog } from '../support/log.js';
+
+log.setLevel(LogLevel.OFF);
+
+useTemporaryStorageDir();
+
+const env = useTestSite();
+
+type RenderingType = 'static' | 'clientOnly';
+
+/** A predictor that always answers `renderingType` and never asks for a detection run. */
+function always(renderingType: RenderingType) {
+  return {
+    initialize: async () => {},
+    predict: (_request: Request) => ({ renderingType, detectionProbabilityRecommendation: 0 }),
+    storeResult: () => {},
+  };
+}
+
+/** The URLs each test crawls: allowed, disallowed, and redirects into disallowed paths of two origins. */
+function startUrls(): string[] {
+  const { main, flaky } = env.site;
+  return [
+    `${main.origin}/a`,
+    `${main.origin}/private/x`,
+    `${main.origin}/redirect-same`,
+    `${main.origin}/redirect-other`,
+    `${main.origin}/redirect-chain`,
+    `${main.origin}/redirect-allowed`,
+    `${flaky.origin}/d1`,
+  ];
+}
+
+interface CrawlOptions {
+  httpClient?: BaseHttpClient;
+  store?: RobotsStore;
+  config?: Configuration;
+  urls?: string[];
+  /** Follows the links of each page (through the guard, as every request the crawler adds). */
+  enqueue?: boolean;
+}
+
+async function crawl(renderingType: RenderingType, options: CrawlOptions = {}) {
+  const { main } = env.site;
+  main.route('/redirect-allowed', redirect('/a', 302));
+  const config = options.config ?? freshConfiguration();
+  const crawlerLog = captureLog();
+  const handled: { url: string; loadedUrl?: string; browser: boolean }[] = [];
+  const crawler = new AdaptivePlaywrightCrawler(
+    {
+      launchContext: { launchOptions: CHROMIUM_LAUNCH_OPTIONS },
+      renderingTypePredictor: always(renderingType),
+      maxConcurrency: 4,
+      maxRequestRetries: 1,
+      navigationTimeoutSecs: 15,
+      log: crawlerLog.log,
+      httpClient: options.httpClient,
+      async requestHandler(context) {
+        const { request, querySelector, enqueueLinks } = context;
+        // An HTTP-only run's context has a page that throws when read.
+        let browser = true;
+        try {
+          void context.page.url();
+        } catch {
+          browser = false;
+        }
+        const title = await querySelector('title');
+        handled.push({ url: request.url, loadedUrl: request.loadedUrl, browser });
+        expect(title.text()).not.toBe('');
+        if (options.enqueue) await enqueueLinks({ strategy: 'all' });
+      },
+    },
+    config,
+  );
+  const guard = new RobotsGuard({
+    productToken: TOKEN,
+    userAgent: USER_AGENT,
+    store: options.store ?? env.store,
+    unreachable: { giveUpAfterMs: 2500, minRecheckDelayMs: 50, maxRecheckDelayMs: 500 },
+  }).attach(crawler);
+  const stats = await crawler.run(options.urls ?? startUrls());
+  const records = await datasetItems<RobotsDroppedRecord>(config);
+  return { crawler, guard, stats, handled, records, lines: crawlerLog.lines };
+}
+
+/** The records of a crawl as `[url, stage, reason]`, sorted, with `main` and `other` for their origins. */
+function droppedRows(result: Awaited<ReturnType<typeof crawl>>): string[][] {
+  const { main, other } = env.site;
+  return result.records
+    .map((r) => [r.url.replace(main.origin, 'main').replace(other.origin, 'other'), r.stage, r.reason])
+    .sort();
+}
+
+/** What every route of the test crawls must end with, whichever way the pages are loaded. */
+function expectRobotsObeyed(result: Awaited<ReturnType<typeof crawl>>): void {
+  const { main, other, flaky } = env.site;
+  // Nothing disallowed was requested: not the start URL, not a redirect hop on either origin.
+  expect(pagesHit(main)).toEqual([
+    '/a',
+    '/a',
+    '/hop-1',
+    '/redirect-allowed',
+    '/redirect-chain',
+    '/redirect-other',
+    '/redirect-same',
+  ]);
+  expect(pagesHit(other)).toEqual([]);
+  expect(pagesHit(flaky)).toEqual(['/d1']);
+  // Every page request carried the crawler's User-Agent (the browser's favicon is not the page's).
+  const pageRequests = main.requests.filter((r) => r.path !== '/favicon.ico');
+  expect(pageRequests.every((r) => r.headers['user-agent'] === USER_AGENT)).toBe(true);
+
+  expect(result.handled.map((h) => h.url).sort()).toEqual(
+    [`${main.origin}/a`, `${main.origin}/redirect-allowed`, `${flaky.origin}/d1`].sort(),
+  );
+  expect(result.handled.find((h) => h.url.endsWith('/redirect-allowed'))?.loadedUrl).toBe(`${main.origin}/a`);
+  expect(result.stats.requestsFailed).toBe(0);
+  expect(droppedRows(result)).toEqual(
+    [
+      ['main/private/x', 'enqueue', 'disallowed'],
+      ['main/private/y', 'redirect', 'disallowed'],
+      ['other/secret', 'redirect', 'disallowed'],
+      ['other/secret', 'redirect', 'disallowed'],
+    ].sort(),
+  );
+  expect(result.guard.summary().totals).toMatchObject({ dropped: 4 });
+  // No request went through the crawler's error paths: a robots.txt stop is no failure.
+  expect(result.lines.filter((line) => line.level <= LogLevel.ERROR)).toEqual([]);
+}
+
+describe('AdaptivePlaywrightCrawler with RobotsGuard (Debian Chromium)', () => {
+  it('crawls HTTP-only pages without the browser, redirect hops checked before they are sent', async () => {
+    const result = await crawl('static');
+    expectRobotsObeyed(result);
+    // Each page was handled once, over plain HTTP: the guard sent nothing to the browser.
+    expect(result.handled.every((h) => !h.browser)).toBe(true);
+    const state = (result.crawler.stats as unknown as { state: Record<string, number> }).state;
+    expect(state.httpOnlyRequestHandlerRuns).toBe(result.handled.length + 3);
+    expect(state.browserRequestHandlerRuns ?? 0).toBe(0);
+  });
+
+  it('crawls browser-rendered pages the way PlaywrightCrawler does', async () => {
+    const result = await crawl('clientOnly');
+    expectRobotsObeyed(result);
+    expect(result.handled.every((h) => h.browser)).toBe(true);
+  });
+
+  it('follows links through the guard and keeps the Crawl-delay', async () => {
+    const { main, other, tooMany, silent, paced } = env.site;
+    const times: number[] = [];
+    for (const path of ['/g1', '/g2', '/g3']) {
+      paced.route(path, (request, response) => {
+        times.push(performance.now());
+        page(path)(request, response);
+      });
+    }
+    const result = await crawl('static', { urls: [`${main.origin}/`], enqueue: true });
+    expect(result.handled.every((h) => !h.browser)).toBe(true);
+    expectWholeSiteHit(env.site);
+    // Crawl-delay: 1 (a few milliseconds left to the loopback and the server's clock).
+    const gaps = times.slice(1).map((t, i) => t - times[i]);
+    for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(990);
+
+    const seen = result.records.map((r) => [r.url, r.stage, r.reason]);
+    expect(seen.sort()).toEqual(
+      [
+        [`${main.origin}/private/x`, 'enqueue', 'disallowed'],
+        [`${main.origin}/private/y`, 'redirect', 'disallowed'],
+        [`${other.origin}/secret`, 'enqueue', 'disallowed'],
+        [`${other.origin}/secret`, 'redirect', 'disallowed'],
+        [`${other.origin}/secret`, 'redirect', 'disallowed'],
+        [`${tooMany.origin}/t1`, 'dequeue', 'robots-unreachable'],
+        [`${silent.origin}/s1`, 'dequeue', 'robots-unreachable'],
+      ].sort(),
+    );
+    expect(result.stats.requestsFailed).toBe(0);
+    expect(result.lines.filter((line) => line.level <= LogLevel.ERROR)).toEqual([]);
+  });
+
+  it('keeps in a KeyValueStore the policies it reads during HTTP-only runs', async () => {
+    const config = freshConfiguration();
+    const storeLog = captureLog();
+    const store = new RobotsStore({
+      userAgent: USER_AGENT,
+      backend: new KeyValueStoreBackend({ config }),
+      log: storeLog.log,
+      fetchTimeoutMs: 400,
+      connectTimeoutMs: 400,
+      retry: { initialDelayMs: 200, maxDelayMs: 400 },
+    });
+    try {
+      // The robots.txt of `other` is first read for a redirect hop, inside a handler run, where
+      // AdaptivePlaywrightCrawler refuses storage access.
+      const result = await crawl('static', { config, store });
+      expectRobotsObeyed(result);
+      expect(storeLog.warnings()).toEqual([]);
+      const saved: string[] = [];
+      await (await KeyValueStore.open('robots-policies', { config })).forEachKey(async (key) => {
+        saved.push(key);
+      });
+      // main, other and flaky (whose robots.txt answered after two 500s).
+      expect(saved).toHaveLength(3);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('checks each redirect hop of a custom httpClient through its followRedirect option', async () => {
+    const result = await crawl('static', { httpClient: new GotInterfaceHttpClient() });
+    expectRobotsObeyed(result);
+    expect(result.handled.every((h) => !h.browser)).toBe(true);
+  });
+
+  it('drops what a client that follows redirects unasked reached through a disallowed URL', async () => {
+    const result = await crawl('static', { httpClient: new FetchHttpClient() });
+    const { main, other, flaky } = env.site;
+    // node's fetch follows redirects before anyone can check them: the hops were requested...
+    expect(pagesHit(other)).toEqual(['/secret', '/secret']);
+    // ...and the responses reached through them never got to the handler.
+    expect(result.handled.map((h) => h.url).sort()).toEqual(
+      [`${main.origin}/a`, `${main.origin}/redirect-allowed`, `${flaky.origin}/d1`].sort(),
+    );
+    expect(result.handled.every((h) => !h.browser)).toBe(true);
+    expect(droppedRows(result)).toEqual(
+      [
+        ['main/private/x', 'enqueue', 'disallowed'],
+        ['main/private/y', 'navigation', 'disallowed'],
+        ['other/secret', 'navigation', 'disallowed'],
+        ['other/secret', 'navigation', 'disallowed'],
+      ].sort(),
+    );
+    const warnings = result.lines.filter((line) => line.level === LogLevel.WARNING);
+    expect(warnings.filter((line) => line.message.includes('FetchHttpClient'))).toHaveLength(1);
+    expect(result.stats.requestsFailed).toBe(0);
+    expect(result.lines.filter((line) => line.level <= LogLevel.ERROR)).toEqual([]);
+  });
+});
