@@ -50,6 +50,15 @@ export class CrawlDelayPacer {
     return wait;
   }
 
+  /**
+   * The browser has a response from `origin` at `at`: the request reached the server before, however
+   * long after it left the browser. The origin's next page load follows it by `delayMs` at least.
+   */
+  answered(origin: string, delayMs: number, at: number): void {
+    this.#leftBrowser.set(origin, Math.max(at, this.#leftBrowser.get(origin) ?? at));
+    this.sent(origin, delayMs, at);
+  }
+
   /** How long a request of `origin` must wait at `now` to follow its last one by `delayMs`. */
   waitToSend(origin: string, delayMs: number, now: number): number {
     const last = this.#lastSent.get(origin);

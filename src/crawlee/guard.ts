@@ -714,11 +714,17 @@ export class RobotsGuard implements HopChecker {
     return { action: 'fetch' };
   }
 
-  /** @internal {@link HopChecker}: the crawler's own page load leaves the browser now. */
+  /** @internal {@link HopChecker}: a goto's page load leaves the browser now. */
   leavesBrowser(url: string): number {
     const delay = this.#crawlDelayMsOf(url);
     if (delay === undefined) return 0;
     return this.#pacer.leavesBrowser(delay.origin, delay.ms, this.#options.clock());
+  }
+
+  /** @internal {@link HopChecker}: the browser has the response of a document of `url`. */
+  answered(url: string): void {
+    const delay = this.#crawlDelayMsOf(url);
+    if (delay !== undefined) this.#pacer.answered(delay.origin, delay.ms, this.#options.clock());
   }
 
   /**

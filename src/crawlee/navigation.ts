@@ -40,10 +40,16 @@ export interface HopChecker {
   /** Warns once when the User-Agent the crawler really sends lacks the product token. */
   observeUserAgent(userAgent: unknown): void;
   /**
-   * The crawler's own page load leaves the browser now: how many milliseconds it must still wait
-   * to follow the last one of its origin by the Crawl-delay.
+   * A goto's page load leaves the browser now: how many milliseconds it must still wait to follow
+   * the last one of its origin by the Crawl-delay.
    */
   leavesBrowser(url: string): number;
+  /**
+   * The browser has the response of a document of `url`: its request reached the server by now,
+   * which may be well after it left the browser (a new connection). The next page load of the
+   * origin waits its Crawl-delay from here at least.
+   */
+  answered(url: string): void;
   /** True once a User-Agent was observed (nothing more to learn from the next ones). */
   readonly userAgentObserved: boolean;
 }
@@ -520,7 +526,8 @@ export function browserNavigationHooks(
         return;
       }
       if (verdict === 'allow') {
-        if (owned && chain.own && !redirect) {
+        // A page load of a goto, the crawler's or the handler's, keeps the origin's Crawl-delay.
+        if (owned && !redirect) {
           const wait = guard.leavesBrowser(hop.url);
           if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
         }
@@ -544,6 +551,7 @@ export function browserNavigationHooks(
 
     const onPaused = async (target: CdpSessionLike, event: RequestPausedEvent): Promise<void> => {
       if (event.responseStatusCode !== undefined || event.responseErrorReason !== undefined) {
+        if (event.responseStatusCode !== undefined) guard.answered(event.request.url);
         await continueWithoutSpeculationRules(target, event);
         return;
       }

@@ -208,6 +208,39 @@ describe('PlaywrightCrawler with RobotsGuard: Crawl-delay (Debian Chromium)', ()
     expect(stats.requestsFailed).toBe(0);
     expect(await datasetItems<RobotsDroppedRecord>(config)).toEqual([]);
   });
+
+  it("paces the page loads of the handler's own page.goto, and the crawler's after them", async () => {
+    const { paced } = env.site;
+    const paths = ['/h1', '/h1-next', '/h1-last', '/h2', '/h2-next', '/h2-last'];
+    const times: number[] = [];
+    for (const path of paths) {
+      paced.route(path, (request, response) => {
+        times.push(performance.now());
+        page(path)(request, response);
+      });
+    }
+    const crawler = new PlaywrightCrawler(
+      {
+        launchContext: CHROMIUM,
+        maxConcurrency: 2,
+        navigationTimeoutSecs: 15,
+        async requestHandler({ request, page: browserPage }) {
+          // Two more pages of the same origin, loaded by the handler itself.
+          await browserPage.goto(`${request.url}-next`);
+          await browserPage.goto(`${request.url}-last`);
+        },
+      },
+      freshConfiguration(),
+    );
+    new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store: env.store }).attach(crawler);
+    const stats = await crawler.run([`${paced.origin}/h1`, `${paced.origin}/h2`]);
+
+    expect(pagesHit(paced)).toEqual([...paths].sort());
+    // Crawl-delay: 1, between any two page loads of the origin, whoever started them.
+    const gaps = times.slice(1).map((t, i) => t - times[i]);
+    for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(990);
+    expect(stats.requestsFailed).toBe(0);
+  });
 });
 
 describe('PlaywrightCrawler with RobotsGuard: frames of another site (Debian Chromium)', () => {
