@@ -16,6 +16,7 @@ import {
   type SitemapSeedResult,
 } from '../sitemap/index.js';
 import { originOf, type RobotsCheck, RobotsStore } from '../store/index.js';
+import { outsideRequestHandlers } from '../store/outside-handlers.js';
 import { guardPlainHttpRuns, isAdaptive } from './adaptive.js';
 import { CrawlDelayPacer, pacerOf } from './crawl-delay.js';
 import {
@@ -114,6 +115,8 @@ export class RobotsGuard implements HopChecker {
   #store: Promise<RobotsStore> | undefined;
   /** The dataset of dropped URLs in the storage of each crawler the guard is attached to. */
   readonly #datasets = new Map<Configuration | undefined, DroppedDataset>();
+  /** The calls of crawlers' `onSkippedRequest` not returned yet (awaited by flush). */
+  readonly #skipCallbacks = new Set<Promise<void>>();
   readonly #tally = new RunTally();
   /** The Crawl-delay pacer, shared with the guards of the same store and product token (see #pacer). */
   #sharedPacer: CrawlDelayPacer | undefined;
@@ -324,9 +327,15 @@ export class RobotsGuard implements HopChecker {
     );
   }
 
-  /** Resolves when every record is written to the Dataset (done at the end of `crawler.run()`). */
+  /**
+   * Resolves when every record is written to the Dataset and every `onSkippedRequest` call has
+   * returned (done at the end of `crawler.run()`).
+   */
   async flush(): Promise<void> {
-    await Promise.all([...this.#datasets.values()].map((dataset) => dataset.flush()));
+    await Promise.all([
+      ...[...this.#datasets.values()].map((dataset) => dataset.flush()),
+      ...this.#skipCallbacks,
+    ]);
   }
 
   /** The dataset of dropped URLs in the crawler's storage (its configuration's storage client). */
@@ -848,9 +857,14 @@ export class RobotsGuard implements HopChecker {
     dataset.push(record);
     const callback = crawler?.onSkippedRequest;
     if (callback !== undefined) {
-      Promise.resolve()
-        .then(() => callback({ url: request?.url ?? url, reason: 'robotsTxt' }))
-        .catch((error: unknown) => this.#log.exception(error as Error, 'onSkippedRequest threw'));
+      // Outside the handler run that dropped it, where the callback may use Crawlee storage.
+      const call: Promise<void> = outsideRequestHandlers(() =>
+        Promise.resolve()
+          .then(() => callback({ url: request?.url ?? url, reason: 'robotsTxt' }))
+          .catch((error: unknown) => this.#log.exception(error as Error, 'onSkippedRequest threw'))
+          .finally(() => this.#skipCallbacks.delete(call)),
+      );
+      this.#skipCallbacks.add(call);
     }
   }
 }

@@ -2,6 +2,7 @@ import {
   AdaptivePlaywrightCrawler,
   type BaseHttpClient,
   type Configuration,
+  Dataset,
   KeyValueStore,
   LogLevel,
   log,
@@ -81,6 +82,10 @@ async function crawl(renderingType: RenderingType, options: CrawlOptions = {}) {
       navigationTimeoutSecs: 15,
       log: crawlerLog.log,
       httpClient: options.httpClient,
+      // A callback that keeps what it is told in storage, as a crawler would.
+      async onSkippedRequest({ url }) {
+        await (await Dataset.open('skipped', { config })).pushData({ url });
+      },
       async requestHandler(context) {
         const { request, querySelector, enqueueLinks } = context;
         // An HTTP-only run's context has a page that throws when read.
@@ -102,11 +107,13 @@ async function crawl(renderingType: RenderingType, options: CrawlOptions = {}) {
     productToken: TOKEN,
     userAgent: USER_AGENT,
     store: options.store ?? env.store,
+    log: crawlerLog.log,
     unreachable: { giveUpAfterMs: 2500, minRecheckDelayMs: 50, maxRecheckDelayMs: 500 },
   }).attach(crawler);
   const stats = await crawler.run(options.urls ?? startUrls());
   const records = await datasetItems<RobotsDroppedRecord>(config);
-  return { crawler, guard, stats, handled, records, lines: crawlerLog.lines };
+  const skipped = await datasetItems<{ url: string }>(config, 'skipped');
+  return { crawler, guard, stats, handled, records, skipped, lines: crawlerLog.lines };
 }
 
 /** The records of a crawl as `[url, stage, reason]`, sorted, with `main` and `other` for their origins. */
@@ -150,6 +157,13 @@ function expectRobotsObeyed(result: Awaited<ReturnType<typeof crawl>>): void {
     ].sort(),
   );
   expect(result.guard.summary().totals).toMatchObject({ dropped: 4 });
+  // Crawlee's onSkippedRequest heard of each, by the URL of the request.
+  expect(result.skipped.map((s) => s.url.replace(main.origin, 'main')).sort()).toEqual([
+    'main/private/x',
+    'main/redirect-chain',
+    'main/redirect-other',
+    'main/redirect-same',
+  ]);
   // No request went through the crawler's error paths: a robots.txt stop is no failure.
   expect(result.lines.filter((line) => line.level <= LogLevel.ERROR)).toEqual([]);
 }
