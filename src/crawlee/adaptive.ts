@@ -24,6 +24,22 @@ export interface PlainHttpHooks {
   post?(context: { request: Request; response?: unknown }): Promise<void>;
 }
 
+/** What the guard checks HTTP-only runs with (see guardPlainHttpRuns). */
+export interface PlainHttpGuard {
+  /** The hooks of a run that fetches the request's page instead of the browser. */
+  run: PlainHttpHooks;
+  /**
+   * The hooks of a rendering-type detection run: the HTTP fetch Crawlee makes after a browser run
+   * has handled the request, to compare the two. Nothing it meets is a drop or a deferral of the
+   * request (see RobotsGuard's detection checks).
+   */
+  detection: PlainHttpHooks;
+  /** The request leaves now: how long it must still wait for its origin's Crawl-delay. */
+  leavesNow(url: string): number;
+  /** True when the guard stopped the run with `error` (a skip or a deferral of `request`). */
+  stoppedByGuard(error: Error, request: Request): boolean;
+}
+
 /** True for an AdaptivePlaywrightCrawler (or a crawler built the same way). */
 export function isAdaptive(crawler: CrawlerInternals): boolean {
   const adaptive = crawler as unknown as Partial<AdaptiveInternals>;
@@ -40,28 +56,31 @@ export function isAdaptive(crawler: CrawlerInternals): boolean {
  * browser; its checks then go where the HTTP crawlers have them:
  *
  * - the request of the HTTP-only run is sent with the hooks of an HTTP crawler on the crawler's
- *   `httpClient` (User-Agent, each redirect hop checked before it is followed);
+ *   `httpClient` (User-Agent, each redirect hop checked before it is followed), and paced again
+ *   as it is sent: its wait was reckoned in a navigation hook, and a browser page load of the
+ *   same origin planned before it may have left the browser after that;
  * - a run stopped by the guard is not taken for a page that needs a browser: its error goes to
  *   the crawler's error path (where the guard skips or defers the request) instead of the
- *   browser, which would only be stopped, and recorded, again.
+ *   browser, which would only be stopped, and recorded, again;
+ * - a rendering-type detection run (Crawlee calls it with the state the browser run started
+ *   from, a second argument; the HTTP-first run has one) gets the detection hooks.
  *
  * Returns the requests whose HTTP-only run is going on, for the browser hooks to leave alone.
  */
-export function guardPlainHttpRuns(
-  crawler: CrawlerInternals,
-  hooks: PlainHttpHooks,
-  stoppedByGuard: (error: Error, request: Request) => boolean,
-): WeakSet<Request> {
+export function guardPlainHttpRuns(crawler: CrawlerInternals, guard: PlainHttpGuard): WeakSet<Request> {
   const adaptive = crawler as unknown as AdaptiveInternals;
   const running = new WeakSet<Request>();
   const runPlain = adaptive.runRequestHandlerWithPlainHTTP;
   adaptive.runRequestHandlerWithPlainHTTP = async (context, ...rest) => {
     const { request } = context;
+    const hooks = rest.length > 0 ? guard.detection : guard.run;
     const send = context.sendRequest;
     context.sendRequest = async (overrides = {}) => {
       // Crawlee's sendRequest sends the request's headers unless given others: kept, User-Agent added.
       const options: Record<string, unknown> = { headers: { ...request.headers }, ...overrides };
       hooks.pre({ request }, options);
+      const wait = guard.leavesNow(request.url);
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
       const response = await send(options);
       await hooks.post?.({ request, response });
       return response;
@@ -76,6 +95,6 @@ export function guardPlainHttpRuns(
   };
   const propagate = adaptive.shouldPropagateError;
   adaptive.shouldPropagateError = (error, context) =>
-    stoppedByGuard(error, context.request) || propagate.call(crawler, error, context);
+    guard.stoppedByGuard(error, context.request) || propagate.call(crawler, error, context);
   return running;
 }

@@ -7,8 +7,12 @@ export class CrawlDelayPacer {
   readonly #nextSlot = new Map<string, number>();
   /** When the last request of each origin went out (see beforeSend). */
   readonly #lastSent = new Map<string, number>();
-  /** When the last page load of each origin left the browser, as the browser saw it (see leavesBrowser). */
-  readonly #leftBrowser = new Map<string, number>();
+  /**
+   * When the last request of each origin really left (a page load as the browser let it go, a
+   * plain HTTP request of AdaptivePlaywrightCrawler as it was sent), or its response came back
+   * (see leavesNow, answered).
+   */
+  readonly #leftNow = new Map<string, number>();
   /** A delay after the last request of each origin handed to the crawler (see granted). */
   readonly #grantedUntil = new Map<string, number>();
 
@@ -35,27 +39,29 @@ export class CrawlDelayPacer {
   }
 
   /**
-   * A page load of `origin` leaves the browser at `now`: how long it must still wait to follow
-   * the origin's last one by `delayMs`. The wait before it (see beforeSend) was reckoned from the
-   * navigation hook, before the browser's own latency, which varies from one page load to the next
-   * by tens of milliseconds; this one is reckoned from what the browser did.
+   * A request of `origin` really leaves at `now` (a page load as the browser lets it go, or a plain
+   * HTTP request as it is sent): how long it must still wait to follow the origin's last one by
+   * `delayMs`. The wait before it (see beforeSend) was reckoned in a navigation hook, from when the
+   * requests before it were planned to go; the browser's own latency varies by tens of
+   * milliseconds, and a request planned to go later than this one may well have gone out earlier.
+   * This wait is reckoned from what really went out.
    */
-  leavesBrowser(origin: string, delayMs: number, now: number): number {
-    const last = this.#leftBrowser.get(origin);
+  leavesNow(origin: string, delayMs: number, now: number): number {
+    const last = this.#leftNow.get(origin);
     // One millisecond more: the clock counts whole milliseconds, so a gap it reads as `delayMs`
     // may be up to one less.
     const wait = last === undefined ? 0 : Math.max(0, last + delayMs + 1 - now);
-    this.#leftBrowser.set(origin, now + wait);
+    this.#leftNow.set(origin, now + wait);
     this.sent(origin, delayMs, now + wait);
     return wait;
   }
 
   /**
    * The browser has a response from `origin` at `at`: the request reached the server before, however
-   * long after it left the browser. The origin's next page load follows it by `delayMs` at least.
+   * long after it left the browser. The origin's next request follows it by `delayMs` at least.
    */
   answered(origin: string, delayMs: number, at: number): void {
-    this.#leftBrowser.set(origin, Math.max(at, this.#leftBrowser.get(origin) ?? at));
+    this.#leftNow.set(origin, Math.max(at, this.#leftNow.get(origin) ?? at));
     this.sent(origin, delayMs, at);
   }
 

@@ -205,14 +205,16 @@ export class RobotsGuard implements HopChecker {
       // those runs are checked as an HTTP crawler's are, and the browser hooks leave them alone.
       let plainHttp: WeakSet<Request> | undefined;
       if (isAdaptive(internals)) {
-        const http = sendsThroughGotScraping(internals)
-          ? { pre: httpNavigationHook(this, internals, this.userAgent) }
-          : httpClientNavigationHooks(this, internals, this.userAgent, httpClientNameOf(internals));
-        plainHttp = guardPlainHttpRuns(
-          internals,
-          http,
-          (error, request) => navigationBlocks.has(request) || isRobotsSkip(error),
-        );
+        const httpHooks = (checker: HopChecker) =>
+          sendsThroughGotScraping(internals)
+            ? { pre: httpNavigationHook(checker, internals, this.userAgent) }
+            : httpClientNavigationHooks(checker, internals, this.userAgent, httpClientNameOf(internals));
+        plainHttp = guardPlainHttpRuns(internals, {
+          run: httpHooks(this),
+          detection: httpHooks(this.#detectionChecks()),
+          leavesNow: (url) => this.leavesNow(url),
+          stoppedByGuard: (error, request) => navigationBlocks.has(request) || isRobotsSkip(error),
+        });
       }
       const inBrowser =
         <C>(hook: (context: C) => unknown) =>
@@ -513,6 +515,57 @@ export class RobotsGuard implements HopChecker {
   }
 
   /**
+   * The checks of the HTTP fetch AdaptivePlaywrightCrawler makes to detect a page's rendering type,
+   * after the browser has handled the request. The request is neither dropped nor deferred there,
+   * so a hop is never recorded nor told to `onSkippedRequest`: a hop robots.txt does not allow now
+   * is not followed, and the detection run fails (as for a page that needs a browser); a hop into
+   * another origin waits for that origin's Crawl-delay in place. With a custom `httpClient`, a hop
+   * into an origin whose robots.txt is not in memory is not followed either.
+   */
+  #detectionChecks(): HopChecker {
+    const guard = this;
+    return {
+      checkHop: (crawler, request, url, _stage, _deferrable, from) =>
+        this.#detectionHop(crawler, request, url, from),
+      checkHopCached: () => undefined,
+      block: () => {},
+      observeUserAgent: (userAgent) => this.observeUserAgent(userAgent),
+      leavesNow: (url) => this.leavesNow(url),
+      answered: (url) => this.answered(url),
+      get userAgentObserved() {
+        return guard.userAgentObserved;
+      },
+    };
+  }
+
+  async #detectionHop(
+    crawler: CrawlerInternals,
+    request: Request,
+    url: string,
+    from: string | undefined,
+  ): Promise<HopVerdict> {
+    const store = await this.#storeFor(crawler);
+    let check: RobotsCheck;
+    try {
+      check = await store.check(url, this.productToken);
+    } catch (error) {
+      if (notHttp(error)) return 'allow';
+      throw error;
+    }
+    const verdict = this.#verdictOf(check, undefined, false);
+    if (verdict.kind !== 'allow') return { action: 'skip' };
+    const entersOrigin = from !== undefined && !isOn(from, check.origin) && !isOn(request.url, check.origin);
+    if (entersOrigin && verdict.crawlDelayMs > 0) {
+      const wait = this.#pacer.beforeSend(check.origin, verdict.crawlDelayMs, this.#options.clock());
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      // What went out while it waited (see CrawlDelayPacer.leavesNow).
+      const rest = this.#pacer.leavesNow(check.origin, verdict.crawlDelayMs, this.#options.clock());
+      if (rest > 0) await new Promise((resolve) => setTimeout(resolve, rest));
+    }
+    return 'allow';
+  }
+
+  /**
    * A redirect hop into an origin with a Crawl-delay takes that origin's next slot, as a request
    * taken out of the queue does. Waiting for it in the redirect hook would hold one of the
    * crawler's slots, slowing other origins, and count against its navigation timeout; so a hop
@@ -723,11 +776,11 @@ export class RobotsGuard implements HopChecker {
     return { action: 'fetch' };
   }
 
-  /** @internal {@link HopChecker}: a goto's page load leaves the browser now. */
-  leavesBrowser(url: string): number {
+  /** @internal {@link HopChecker}: a request leaves now (see CrawlDelayPacer.leavesNow). */
+  leavesNow(url: string): number {
     const delay = this.#crawlDelayMsOf(url);
     if (delay === undefined) return 0;
-    return this.#pacer.leavesBrowser(delay.origin, delay.ms, this.#options.clock());
+    return this.#pacer.leavesNow(delay.origin, delay.ms, this.#options.clock());
   }
 
   /** @internal {@link HopChecker}: the browser has the response of a document of `url`. */

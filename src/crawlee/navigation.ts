@@ -40,10 +40,10 @@ export interface HopChecker {
   /** Warns once when the User-Agent the crawler really sends lacks the product token. */
   observeUserAgent(userAgent: unknown): void;
   /**
-   * A goto's page load leaves the browser now: how many milliseconds it must still wait to follow
-   * the last one of its origin by the Crawl-delay.
+   * A request leaves now (a goto's page load, as the browser lets it go): how many milliseconds it
+   * must still wait to follow the last one of its origin by the Crawl-delay.
    */
-  leavesBrowser(url: string): number;
+  leavesNow(url: string): number;
   /**
    * The browser has the response of a document of `url`: its request reached the server by now,
    * which may be well after it left the browser (a new connection). The next page load of the
@@ -528,7 +528,7 @@ export function browserNavigationHooks(
       if (verdict === 'allow') {
         // A page load of a goto, the crawler's or the handler's, keeps the origin's Crawl-delay.
         if (owned && !redirect) {
-          const wait = guard.leavesBrowser(hop.url);
+          const wait = guard.leavesNow(hop.url);
           if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
         }
         await target.send('Fetch.continueRequest', { requestId: event.requestId }).catch(ignoreClosed);

@@ -35,12 +35,29 @@ const env = useTestSite();
 
 type RenderingType = 'static' | 'clientOnly';
 
-/** A predictor that always answers `renderingType` and never asks for a detection run. */
-function always(renderingType: RenderingType) {
+interface Predictor {
+  initialize(): Promise<void>;
+  predict(request: Request): { renderingType: RenderingType; detectionProbabilityRecommendation: number };
+  storeResult(request: Request, renderingType: RenderingType): void;
+}
+
+/**
+ * A predictor that answers `renderingType` (or what it returns for the request), asks for a
+ * detection run with the given probability, and keeps what detection runs found, by path.
+ */
+function predictor(
+  renderingType: RenderingType | ((request: Request) => RenderingType),
+  detectionProbabilityRecommendation = 0,
+): Predictor & { detected: string[] } {
+  const detected: string[] = [];
   return {
+    detected,
     initialize: async () => {},
-    predict: (_request: Request) => ({ renderingType, detectionProbabilityRecommendation: 0 }),
-    storeResult: () => {},
+    predict: (request) => ({
+      renderingType: typeof renderingType === 'string' ? renderingType : renderingType(request),
+      detectionProbabilityRecommendation,
+    }),
+    storeResult: (request, found) => void detected.push(`${new URL(request.url).pathname} ${found}`),
   };
 }
 
@@ -67,7 +84,7 @@ interface CrawlOptions {
   enqueue?: boolean;
 }
 
-async function crawl(renderingType: RenderingType, options: CrawlOptions = {}) {
+async function crawl(prediction: RenderingType | Predictor, options: CrawlOptions = {}) {
   const { main } = env.site;
   main.route('/redirect-allowed', redirect('/a', 302));
   const config = options.config ?? freshConfiguration();
@@ -76,7 +93,7 @@ async function crawl(renderingType: RenderingType, options: CrawlOptions = {}) {
   const crawler = new AdaptivePlaywrightCrawler(
     {
       launchContext: { launchOptions: CHROMIUM_LAUNCH_OPTIONS },
-      renderingTypePredictor: always(renderingType),
+      renderingTypePredictor: typeof prediction === 'string' ? predictor(prediction) : prediction,
       maxConcurrency: 4,
       maxRequestRetries: 1,
       navigationTimeoutSecs: 15,
@@ -272,6 +289,65 @@ describe('AdaptivePlaywrightCrawler with RobotsGuard (Debian Chromium)', () => {
     const warnings = result.lines.filter((line) => line.level === LogLevel.WARNING);
     expect(warnings.filter((line) => line.message.includes('FetchHttpClient'))).toHaveLength(1);
     expect(result.stats.requestsFailed).toBe(0);
+    expect(result.lines.filter((line) => line.level <= LogLevel.ERROR)).toEqual([]);
+  });
+
+  it('keeps the Crawl-delay when browser and HTTP-only runs load pages of one origin', async () => {
+    const { paced } = env.site;
+    const paths = ['/m1', '/m2', '/m3', '/m4', '/m5', '/m6', '/m7', '/m8'];
+    const times: number[] = [];
+    for (const path of paths) {
+      paced.route(path, (request, response) => {
+        times.push(performance.now());
+        page(path)(request, response);
+      });
+    }
+    // Odd pages in the browser, even ones over plain HTTP, three at a time.
+    const mixed = predictor((request) => (Number(request.url.slice(-1)) % 2 === 0 ? 'static' : 'clientOnly'));
+    const result = await crawl(mixed, { urls: paths.map((path) => `${paced.origin}${path}`) });
+
+    expect(pagesHit(paced)).toEqual(paths);
+    expect(result.handled.filter((h) => h.browser)).toHaveLength(4);
+    // Crawl-delay: 1. A plain HTTP request paced from when the page load before it was planned to
+    // leave the browser came 30-104 ms short when that load left late.
+    const gaps = times.slice(1).map((t, i) => t - times[i]);
+    for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(990);
+    expect(result.stats.requestsFailed).toBe(0);
+  });
+
+  it('neither drops nor defers a request in the HTTP fetch that detects its rendering type', async () => {
+    const { main, paced } = env.site;
+    const times: number[] = [];
+    paced.route('/p', (request, response) => {
+      times.push(performance.now());
+      page('paced')(request, response);
+    });
+    main.route('/to-paced', redirect(`${paced.origin}/p`, 302));
+    // A page that redirects into a disallowed path from its second request on.
+    let served = 0;
+    main.route('/changing', (request, response) =>
+      served++ === 0 ? page('changing')(request, response) : redirect('/private/y', 302)(request, response),
+    );
+    // Every page in the browser, then fetched again over HTTP to compare.
+    const detecting = predictor('clientOnly', 1);
+    const result = await crawl(detecting, { urls: [`${main.origin}/to-paced`, `${main.origin}/changing`] });
+
+    expect(result.handled.map((h) => [new URL(h.url).pathname, h.browser]).sort()).toEqual([
+      ['/changing', true],
+      ['/to-paced', false],
+      ['/to-paced', true],
+    ]);
+    // The redirect into the paced origin waited for its slot in place, and the page was found
+    // static (deferred, the run had failed and the page been taken for one that needs a browser).
+    expect(pagesHit(paced)).toEqual(['/p', '/p']);
+    expect(times[1] - times[0]).toBeGreaterThanOrEqual(990);
+    // The disallowed hop was not followed, and nothing says a request was dropped: both were handled.
+    expect(pagesHit(main)).toEqual(['/changing', '/changing', '/to-paced', '/to-paced']);
+    expect(detecting.detected.sort()).toEqual(['/changing clientOnly', '/to-paced static']);
+    expect(result.records).toEqual([]);
+    expect(result.skipped).toEqual([]);
+    expect(result.guard.summary().totals).toMatchObject({ allowed: 2, dropped: 0, deferred: 0 });
+    expect(result.stats.requestsFinished).toBe(2);
     expect(result.lines.filter((line) => line.level <= LogLevel.ERROR)).toEqual([]);
   });
 });
