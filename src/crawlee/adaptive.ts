@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Request } from 'crawlee';
 import type { CrawlerInternals } from './crawler-internals.js';
 
@@ -80,7 +81,7 @@ export function guardPlainHttpRuns(crawler: CrawlerInternals, guard: PlainHttpGu
       const options: Record<string, unknown> = { headers: { ...request.headers }, ...overrides };
       hooks.pre({ request }, options);
       const wait = guard.leavesNow(request.url);
-      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      if (wait > 0) await sleep(wait);
       const response = await send(options);
       await hooks.post?.({ request, response });
       return response;

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   type BasicCrawler,
   type Configuration,
@@ -231,7 +232,7 @@ export class RobotsGuard implements HopChecker {
     // Crawl-delay again as the request goes out (see #beforeSend), after the user's hooks.
     internals.preNavigationHooks?.push(async ({ request }: { request: Request }) => {
       const wait = this.#beforeSend(request.url);
-      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      if (wait > 0) await sleep(wait);
     });
 
     // Skips raised inside processing (redirects, navigations, the middleware) become skips or
@@ -492,12 +493,7 @@ export class RobotsGuard implements HopChecker {
     // by that origin's Crawl-delay. Hops within one origin belong to the request's own slot.
     // A hop back into the request's own origin (A, then B, then A) belongs to the request's slot
     // too: deferring it would send the request to its origin again, and again.
-    const paced =
-      stage === 'redirect' &&
-      deferrable &&
-      from !== undefined &&
-      !isOn(from, check.origin) &&
-      !isOn(request.url, check.origin);
+    const paced = stage === 'redirect' && deferrable && entersOtherOrigin(request, from, check.origin);
     // A hop that cannot wait is dropped at once: it is no deferral.
     const verdict = this.#verdictOf(check, deferrable ? request : undefined, paced);
     if (verdict.kind === 'allow') {
@@ -554,13 +550,12 @@ export class RobotsGuard implements HopChecker {
     }
     const verdict = this.#verdictOf(check, undefined, false);
     if (verdict.kind !== 'allow') return { action: 'skip' };
-    const entersOrigin = from !== undefined && !isOn(from, check.origin) && !isOn(request.url, check.origin);
-    if (entersOrigin && verdict.crawlDelayMs > 0) {
+    if (verdict.crawlDelayMs > 0 && entersOtherOrigin(request, from, check.origin)) {
       const wait = this.#pacer.beforeSend(check.origin, verdict.crawlDelayMs, this.#options.clock());
-      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      if (wait > 0) await sleep(wait);
       // What went out while it waited (see CrawlDelayPacer.leavesNow).
       const rest = this.#pacer.leavesNow(check.origin, verdict.crawlDelayMs, this.#options.clock());
-      if (rest > 0) await new Promise((resolve) => setTimeout(resolve, rest));
+      if (rest > 0) await sleep(rest);
     }
     return 'allow';
   }
@@ -951,6 +946,14 @@ function recordKeyOf(url: string): string {
  */
 function notHttp(error: unknown): boolean {
   return error instanceof TypeError;
+}
+
+/**
+ * True when a hop from `from` enters `origin`, which is neither the origin it comes from nor the
+ * request's own (a hop back into it, A then B then A, belongs to the request's slot).
+ */
+function entersOtherOrigin(request: Request, from: string | undefined, origin: string): boolean {
+  return from !== undefined && !isOn(from, origin) && !isOn(request.url, origin);
 }
 
 /** True when `url` is on `origin` (`scheme://host[:port]`, as the store spells it). */

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Request } from 'crawlee';
 import type { CrawlerInternals } from './crawler-internals.js';
 import { type CdpSessionLike, watchFrameTargets } from './frame-targets.js';
@@ -529,7 +530,7 @@ export function browserNavigationHooks(
         // A page load of a goto, the crawler's or the handler's, keeps the origin's Crawl-delay.
         if (owned && !redirect) {
           const wait = guard.leavesNow(hop.url);
-          if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+          if (wait > 0) await sleep(wait);
         }
         await target.send('Fetch.continueRequest', { requestId: event.requestId }).catch(ignoreClosed);
         return;

@@ -5,9 +5,11 @@ import { CHROMIUM_LAUNCH_OPTIONS } from '../support/chromium.js';
 import {
   datasetItems,
   freshConfiguration,
+  gapsOf,
   page,
   pagesHit,
   TOKEN,
+  timedPages,
   USER_AGENT,
   useTemporaryStorageDir,
   useTestSite,
@@ -150,13 +152,7 @@ describe('PlaywrightCrawler with RobotsGuard: Crawl-delay (Debian Chromium)', ()
   it('spaces the page loads of an origin by its whole Crawl-delay as they leave the browser', async () => {
     const { paced } = env.site;
     const paths = ['/q1', '/q2', '/q3', '/q4', '/q5'];
-    const times: number[] = [];
-    for (const path of paths) {
-      paced.route(path, (request, response) => {
-        times.push(performance.now());
-        page(path)(request, response);
-      });
-    }
+    const times = timedPages(paced, paths);
     const crawler = new PlaywrightCrawler(
       { launchContext: CHROMIUM, maxConcurrency: 4, navigationTimeoutSecs: 15, requestHandler() {} },
       freshConfiguration(),
@@ -165,10 +161,9 @@ describe('PlaywrightCrawler with RobotsGuard: Crawl-delay (Debian Chromium)', ()
     await crawler.run(paths.map((path) => `${paced.origin}${path}`));
 
     expect(pagesHit(paced)).toEqual(paths);
-    const gaps = times.slice(1).map((t, i) => t - times[i]);
     // Crawl-delay: 1. Reckoned from the navigation hook alone, the browser's varying latency made
     // gaps of 940 to 983 ms. A few milliseconds are left to the loopback and the server's clock.
-    for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(990);
+    for (const gap of gapsOf(times)) expect(gap).toBeGreaterThanOrEqual(990);
   });
 
   it("paces redirect hops into another origin by that origin's Crawl-delay", async () => {
@@ -199,11 +194,7 @@ describe('PlaywrightCrawler with RobotsGuard: Crawl-delay (Debian Chromium)', ()
     const stats = await crawler.run(['/to/g1', '/to/g2', '/to/g3'].map((path) => `${main.origin}${path}`));
 
     expect(pagesHit(paced)).toEqual(['/g1', '/g2', '/g3']);
-    const gaps = times
-      .sort((a, b) => a - b)
-      .slice(1)
-      .map((t, i) => t - times[i]);
-    for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(950);
+    for (const gap of gapsOf(times.sort((a, b) => a - b))) expect(gap).toBeGreaterThanOrEqual(950);
     expect(handled.sort()).toEqual(['/g1', '/g2', '/g3'].map((path) => `${paced.origin}${path}`));
     expect(stats.requestsFailed).toBe(0);
     expect(await datasetItems<RobotsDroppedRecord>(config)).toEqual([]);
@@ -212,13 +203,7 @@ describe('PlaywrightCrawler with RobotsGuard: Crawl-delay (Debian Chromium)', ()
   it("paces the page loads of the handler's own page.goto, and the crawler's after them", async () => {
     const { paced } = env.site;
     const paths = ['/h1', '/h1-next', '/h1-last', '/h2', '/h2-next', '/h2-last'];
-    const times: number[] = [];
-    for (const path of paths) {
-      paced.route(path, (request, response) => {
-        times.push(performance.now());
-        page(path)(request, response);
-      });
-    }
+    const times = timedPages(paced, paths);
     const crawler = new PlaywrightCrawler(
       {
         launchContext: CHROMIUM,
@@ -237,8 +222,7 @@ describe('PlaywrightCrawler with RobotsGuard: Crawl-delay (Debian Chromium)', ()
 
     expect(pagesHit(paced)).toEqual([...paths].sort());
     // Crawl-delay: 1, between any two page loads of the origin, whoever started them.
-    const gaps = times.slice(1).map((t, i) => t - times[i]);
-    for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(990);
+    for (const gap of gapsOf(times)) expect(gap).toBeGreaterThanOrEqual(990);
     expect(stats.requestsFailed).toBe(0);
   });
 });

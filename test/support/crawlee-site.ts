@@ -146,6 +146,26 @@ export async function startTestSite(): Promise<TestSite> {
   };
 }
 
+/**
+ * Serves a page at each of `paths` on `server`, and returns the times (`performance.now()`) their
+ * requests arrived, in arrival order.
+ */
+export function timedPages(server: TestHttpServer, paths: string[]): number[] {
+  const times: number[] = [];
+  for (const path of paths) {
+    server.route(path, (request, response) => {
+      times.push(performance.now());
+      page(path)(request, response);
+    });
+  }
+  return times;
+}
+
+/** The time between each two successive `times`, in milliseconds. */
+export function gapsOf(times: number[]): number[] {
+  return times.slice(1).map((t, i) => t - times[i]);
+}
+
 /** Paths a server received, robots.txt and the browser's favicon request left out, sorted. */
 export function pagesHit(server: TestHttpServer): string[] {
   return server.requests
