@@ -367,6 +367,34 @@ describe('reading the file', () => {
     expect(RobotsTxt.parse(body, { maxBytes: 2_000_000 }).isAllowed('/late', 'a')).toBe(false);
     expect(RobotsTxt.parse(new TextEncoder().encode(body)).isAllowed('/late', 'a')).toBe(true);
   });
+  it('cuts a string where it cuts its UTF-8 octets, at every size limit', () => {
+    // Characters of two, three and four octets, a lone surrogate (U+FFFD, three octets), lines
+    // that start with them, and CR, LF and CRLF line ends: every limit falls inside one of them.
+    const body =
+      'user-agent: *\ndisallow: /é\rdisallow: /€x\r\ndisallow: /😀\n\ndisallow: /\ud800y\né: /a\n€: /b\r😀: /c\r\n\ud800: /d\ndisallow: /z\n';
+    const octets = new TextEncoder().encode(body);
+    const reading = (robots: RobotsTxt) => ({
+      rules: robots.groups.flatMap((group) =>
+        group.rules.map((rule) => `${rule.line} ${rule.normalizedPattern}`),
+      ),
+      lints: robots.lints.map((lint) => `${lint.code} ${lint.line}`),
+    });
+    for (let maxBytes = 1; maxBytes <= octets.length + 1; maxBytes++) {
+      expect(reading(RobotsTxt.parse(body, { maxBytes })), `maxBytes ${maxBytes}`).toEqual(
+        reading(RobotsTxt.parse(octets, { maxBytes })),
+      );
+    }
+  });
+  it('cuts a line of many-octet characters at 16,663 octets, never inside one', () => {
+    // 'disallow: /' is 11 octets; 5,550 x 'é€' (5 octets each) reach 27,761; the cap falls
+    // after 3,330 pairs and one more `é` (16,663 octets exactly).
+    const robots = RobotsTxt.parse(`user-agent: *\ndisallow: /${'é€'.repeat(5550)}\n`);
+    expect(robots.groups[0].rules[0].pattern).toBe(`/${'é€'.repeat(3330)}é`);
+    // One octet fewer for the text before: the next `€` does not fit either.
+    const shorter = RobotsTxt.parse(`user-agent: *\ndisallow:/${'é€'.repeat(5550)}\n`);
+    expect(shorter.groups[0].rules[0].pattern).toBe(`/${'é€'.repeat(3330)}é`);
+    expect(robots.lints).toContainEqual(expect.objectContaining({ code: 'line-too-long', line: 2 }));
+  });
   it('finishes the line that crosses the size limit', () => {
     const body = `user-agent: *\ndisallow: /${'a'.repeat(200)}\n`;
     const robots = RobotsTxt.parse(body, { maxBytes: 40 });
