@@ -21,7 +21,11 @@ export type BackendAdmission = 'call' | 'probe' | 'skip';
  *   backend stop waiting ({@link BackendBreaker.whenOpen}).
  * - After the cool-down, one call is the probe (the others are still skipped while it runs):
  *   its success closes the breaker, its failure opens it again for twice as long, up to
- *   `maxDelayMs`. A success closes it with the cool-down back at `initialDelayMs`.
+ *   `maxDelayMs`.
+ * - A failure less than `maxDelayMs` after a probe closed it is the same outage again (a
+ *   backend that answers reads and refuses writes, say): it opens the breaker for twice as
+ *   long, like a failed probe. A failure after that is a new outage, with the cool-down back
+ *   at `initialDelayMs`.
  *
  * Times are read on the store's clock, so tests need no sleeps.
  */
@@ -32,6 +36,10 @@ export class BackendBreaker {
   #openUntil: number | undefined;
   #coolDownMs: number;
   #probing = false;
+  /** When a probe last closed the breaker; undefined since a new outage opened it. */
+  #closedAt: number | undefined;
+  /** Whether a probe closed the breaker since the outage began: its recovery was told. */
+  #recovered = false;
   /** Calls waiting for the backend, told when it opens. */
   readonly #waiting = new Set<() => void>();
 
@@ -76,18 +84,24 @@ export class BackendBreaker {
     return 'probe';
   }
 
-  /** A call succeeded. Returns true when it was the probe and closed the breaker. */
-  succeeded(admission: BackendAdmission): boolean {
-    if (admission !== 'probe') return false;
+  /**
+   * A call succeeded. Returns `closed` when it was the probe and closed the breaker for the first
+   * time in this outage, `reclosed` when it closed it after a relapse, else undefined.
+   */
+  succeeded(admission: BackendAdmission): 'closed' | 'reclosed' | undefined {
+    if (admission !== 'probe') return undefined;
     this.#probing = false;
     this.#openUntil = undefined;
-    this.#coolDownMs = this.#settings.initialDelayMs;
-    return true;
+    this.#closedAt = this.#clock();
+    if (this.#recovered) return 'reclosed';
+    this.#recovered = true;
+    return 'closed';
   }
 
   /**
-   * A call failed. Returns `opened` when it opened the breaker, `reopened` when it was the probe,
-   * and undefined for a call that fails while the breaker is open already.
+   * A call failed. Returns `opened` when it opened the breaker for a new outage, `reopened` when
+   * it was the probe or a relapse (see the class), and undefined for a call that fails while the
+   * breaker is open already.
    */
   failed(admission: BackendAdmission): 'opened' | 'reopened' | undefined {
     if (admission === 'probe') {
@@ -97,11 +111,20 @@ export class BackendBreaker {
       return 'reopened';
     }
     if (this.#openUntil !== undefined) return undefined;
-    this.#coolDownMs = Math.min(this.#settings.initialDelayMs, this.#settings.maxDelayMs);
-    this.#openUntil = this.#clock() + this.#coolDownMs;
+    const now = this.#clock();
+    const sinceClosed = this.#closedAt === undefined ? Number.POSITIVE_INFINITY : now - this.#closedAt;
+    // A clock set back gives a negative time: taken as a new outage, never as a long relapse.
+    const relapse = sinceClosed >= 0 && sinceClosed < this.#settings.maxDelayMs;
+    if (relapse) this.#coolDownMs = Math.min(this.#coolDownMs * 2, this.#settings.maxDelayMs);
+    else {
+      this.#coolDownMs = Math.min(this.#settings.initialDelayMs, this.#settings.maxDelayMs);
+      this.#closedAt = undefined;
+      this.#recovered = false;
+    }
+    this.#openUntil = now + this.#coolDownMs;
     const waiting = [...this.#waiting];
     this.#waiting.clear();
     for (const listener of waiting) listener();
-    return 'opened';
+    return relapse ? 'reopened' : 'opened';
   }
 }

@@ -1002,7 +1002,7 @@ export class RobotsStore {
    * returned as a value. The first failure opens the breaker, with one warning: calls are then
    * skipped (`{ ok: false }` at once) until the cool-down is over, and calls still waiting for
    * the backend stop waiting. After the cool-down one call probes the backend; its success closes
-   * the breaker, with one info line.
+   * the breaker, with one info line. A failure soon after is the same outage: no new warning.
    *
    * @param options.always make the call even while the breaker is open, without waiting for it
    *   (releasing a lock: nobody waits for a down backend, but the fleet should get it back).
@@ -1041,8 +1041,12 @@ export class RobotsStore {
         if (!skipped) this.#stats.backendSkipped++;
         return { ok: false };
       }
-      if (breaker.succeeded(admission)) {
-        this.#log.info(`The ${this.#backend?.name} backend answers again; policies are shared again.`);
+      const closed = breaker.succeeded(admission);
+      if (closed !== undefined) {
+        // Told once an outage: a backend that answers reads and refuses writes closes it again and again.
+        this.#log[closed === 'closed' ? 'info' : 'debug'](
+          `The ${this.#backend?.name} backend answers again; policies are shared again.`,
+        );
       }
       return { ok: true, value };
     } catch (error) {

@@ -59,7 +59,7 @@ describe('BackendBreaker', () => {
     expect([subject.admit(), subject.admit()]).toEqual(['skip', 'skip']);
   });
 
-  it('closes when the probe succeeds, and opens again for 5 s at the next failure', () => {
+  it('closes when the probe succeeds, and opens again for 5 s at a failure a longest cool-down later', () => {
     const { breaker: subject, clock } = breaker();
     subject.failed(subject.admit());
     clock.advance(5000);
@@ -67,16 +67,49 @@ describe('BackendBreaker', () => {
     clock.advance(10_000);
     const probe = subject.admit();
     // Only the probe closes it: a call that got through before it opened proves nothing.
-    expect(subject.succeeded('call')).toBe(false);
-    expect(subject.succeeded(probe)).toBe(true);
+    expect(subject.succeeded('call')).toBeUndefined();
+    expect(subject.succeeded(probe)).toBe('closed');
     expect(subject.isOpen).toBe(false);
     const told: string[] = [];
     subject.whenOpen(() => told.push('waiting'));
     expect(told).toEqual([]);
     expect(subject.admit()).toBe('call');
+    clock.advance(60_000);
     expect(subject.failed('call')).toBe('opened');
     expect(told).toEqual(['waiting']);
     expect(subject.coolDownMs).toBe(5000);
+  });
+
+  it('takes a failure soon after a probe closed it as the same outage: the cool-down keeps doubling', () => {
+    // A backend that answers the probe (a read) and refuses the next call (a write).
+    const { breaker: subject, clock } = breaker();
+    expect(subject.failed(subject.admit())).toBe('opened');
+    const outcomes: string[] = [];
+    const coolDowns: number[] = [];
+    for (let round = 0; round < 6; round++) {
+      clock.advance(subject.coolDownMs);
+      outcomes.push(String(subject.succeeded(subject.admit())));
+      const told: string[] = [];
+      subject.whenOpen(() => told.push('waiting'));
+      clock.advance(100);
+      outcomes.push(String(subject.failed(subject.admit())));
+      expect(told).toEqual(['waiting']);
+      coolDowns.push(subject.coolDownMs);
+    }
+    expect(outcomes).toEqual([
+      'closed',
+      'reopened',
+      ...Array.from({ length: 5 }, () => ['reclosed', 'reopened']).flat(),
+    ]);
+    expect(coolDowns).toEqual([10_000, 20_000, 40_000, 60_000, 60_000, 60_000]);
+    // Quiet for the longest cool-down: the next failure is a new outage, told again.
+    clock.advance(subject.coolDownMs);
+    expect(subject.succeeded(subject.admit())).toBe('reclosed');
+    clock.advance(60_000);
+    expect(subject.failed(subject.admit())).toBe('opened');
+    expect(subject.coolDownMs).toBe(5000);
+    clock.advance(5000);
+    expect(subject.succeeded(subject.admit())).toBe('closed');
   });
 
   it('doubles the cool-down after each failed probe, up to the longest', () => {

@@ -786,6 +786,36 @@ describe('RobotsStore with a frozen Redis (circuit breaker)', () => {
     }
   }, 15_000);
 
+  it('warns once about a Redis that answers reads and refuses writes (READONLY), trying it less and less often', async () => {
+    const readOnly = await startRedis();
+    const admin = new Redis(readOnly.url);
+    // A replica of a master that is not there: reads are answered, writes get READONLY.
+    await admin.call('REPLICAOF', '127.0.0.1', '1');
+    const servers = await sites(40);
+    const clock = manualClock();
+    const { log, lines, warnings } = captureLog();
+    const robots = store(prefix(), { clock: clock.now, log }, readOnly.url);
+    try {
+      // Two minutes of crawling, a new origin every 3 s: each one loads (a read) and locks (a write).
+      for (const site of servers) {
+        expect((await robots.resolve(site.origin)).kind).toBe('rules');
+        clock.advance(3000);
+      }
+      expect(warnings()).toEqual([expect.stringContaining('READONLY')]);
+      const answers = lines.filter((line) => line.message.includes('answers again'));
+      expect(answers.filter((line) => line.level === LogLevel.INFO)).toHaveLength(1);
+      // Tried after 5, 10, 20, 40 and 60 s: six failed writes at most, not one every 5 s (24).
+      expect(robots.stats().backendErrors).toBeGreaterThanOrEqual(4);
+      expect(robots.stats().backendErrors).toBeLessThanOrEqual(6);
+      expect(robots.stats().fetches).toBe(40);
+    } finally {
+      await robots.close();
+      admin.disconnect();
+      await readOnly.stop();
+      await Promise.all(servers.map((site) => site.close()));
+    }
+  }, 30_000);
+
   it('a burst of new origins stops waiting for a frozen Redis after the first timeout', async () => {
     const own = await freezableRedis();
     const servers = await sites(12);
