@@ -56,6 +56,12 @@ export interface RobotsStoreBackend {
    */
   lock?(origin: string, ttlMs: number, scope: RobotsBackendScope): Promise<RobotsFetchLock | undefined>;
   /**
+   * The `record.fetchedAt` of the policy stored for an origin and the scope's client, or undefined
+   * when there is none. Optional: a store waiting for another fetcher's result asks it on each
+   * poll, and loads the record (body and all) only once it has changed.
+   */
+  fetchedAt?(origin: string, scope: RobotsBackendScope): Promise<number | undefined>;
+  /**
    * Tells the backend that one more store uses it; each such store calls `close` once, when it is
    * closed. A backend given to several stores keeps its connections until the last one is closed.
    */

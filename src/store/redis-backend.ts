@@ -8,6 +8,7 @@ import { recordProblem, type StoredPolicy } from './policy.js';
 /** The client with the backend's scripts, as `defineCommand` adds them. */
 type ScriptedRedis = Redis & {
   crawleeRobotsLoadBuffer(key: string): Promise<Buffer | Buffer[] | null>;
+  crawleeRobotsFetchedAt(key: string): Promise<string | null>;
   crawleeRobotsSaveIfNewer(key: string, ...args: (string | Buffer)[]): Promise<number>;
   crawleeRobotsReleaseIfOwner(key: string, token: string): Promise<number>;
   crawleeRobotsTakeLock(key: string, token: string, ttlMs: number): Promise<number | string>;
@@ -81,6 +82,15 @@ const LOAD = `
 local kind = redis.call('TYPE', KEYS[1])['ok']
 if kind ~= 'hash' then return kind end
 return redis.call('HGETALL', KEYS[1])
+`;
+
+/**
+ * The fetch time of a policy key: its `at` field, or nil when the key is not a hash.
+ * KEYS[1] policy key.
+ */
+const FETCHED_AT = `
+if redis.call('TYPE', KEYS[1])['ok'] ~= 'hash' then return false end
+return redis.call('HGET', KEYS[1], 'at')
 `;
 
 /**
@@ -227,6 +237,7 @@ export class RedisBackend implements RobotsStoreBackend {
     });
     // Scripts are sent once and then called by their SHA1 (EVALSHA, ioredis falls back to EVAL).
     this.#redis.defineCommand('crawleeRobotsLoad', { numberOfKeys: 1, lua: LOAD });
+    this.#redis.defineCommand('crawleeRobotsFetchedAt', { numberOfKeys: 1, lua: FETCHED_AT });
     this.#redis.defineCommand('crawleeRobotsSaveIfNewer', { numberOfKeys: 1, lua: SAVE_IF_NEWER });
     this.#redis.defineCommand('crawleeRobotsReleaseIfOwner', { numberOfKeys: 1, lua: RELEASE_IF_OWNER });
     this.#redis.defineCommand('crawleeRobotsTakeLock', { numberOfKeys: 1, lua: TAKE_LOCK });
@@ -271,6 +282,16 @@ export class RedisBackend implements RobotsStoreBackend {
       return undefined;
     }
     return { record: record as StoredPolicy['record'], body };
+  }
+
+  async fetchedAt(origin: string, scope: RobotsBackendScope): Promise<number | undefined> {
+    await this.#ready();
+    const at = await this.#limited(() =>
+      (this.#redis as ScriptedRedis).crawleeRobotsFetchedAt(this.#policyKey(origin, scope)),
+    );
+    // What is not a time is no record: `load` says why, once the store reads it.
+    const value = at === null ? Number.NaN : Number(at);
+    return Number.isFinite(value) ? value : undefined;
   }
 
   async save(

@@ -313,6 +313,41 @@ describe('RedisBackend', () => {
     }
   });
 
+  it("polls the fetch time of another fetcher's record while it waits, and loads the record once it changed", async () => {
+    const keyPrefix = prefix();
+    const [site] = await sites(1);
+    const peer = new RedisBackend({ url: redis.url, keyPrefix });
+    peer.attach();
+    const now = Date.now();
+    // An expired record of the origin, and a peer fetching it again.
+    const expired = policyRecord(site.origin, now - 2 * DAY, { expiresAt: now - DAY });
+    await peer.save(site.origin, { record: expired, body: null }, 60_000, SCOPE);
+    await client.set(lockKey(keyPrefix, site.origin), 'peer', 'PX', 10_000);
+    const backend = new RedisBackend({ url: redis.url, keyPrefix, commandTimeoutMs: 300 });
+    const calls = countCalls(backend);
+    let polls = 0;
+    const fetchedAt = backend.fetchedAt.bind(backend);
+    backend.fetchedAt = (origin, scope) => {
+      polls++;
+      return fetchedAt(origin, scope);
+    };
+    const robots = store(keyPrefix, { backend, lockPollMs: 20, lockWaitMs: 5000 });
+    try {
+      const resolved = robots.resolve(site.origin);
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      const fresh = policyRecord(site.origin, Date.now());
+      await peer.save(site.origin, { record: fresh, body: null }, 60_000, SCOPE);
+      await client.del(lockKey(keyPrefix, site.origin));
+      expect((await resolved).fetchedAt).toBe(fresh.fetchedAt);
+      expect(site.hits('/robots.txt')).toBe(0);
+      expect(polls).toBeGreaterThan(5);
+      // The expired record before waiting, the peer's once it was there: never one per poll.
+      expect(calls.taken().load).toBe(2);
+    } finally {
+      await Promise.all([robots.close(), peer.close(), site.close()]);
+    }
+  });
+
   it('releases only its own lock (compare-and-delete)', async () => {
     const keyPrefix = prefix();
     const backend = new RedisBackend({ url: redis.url, keyPrefix });
