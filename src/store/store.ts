@@ -260,6 +260,14 @@ export interface RobotsStoreStats {
 
 type BackendResult<T> = { ok: true; value: T } | { ok: false };
 
+/** Rejects a check that waited for another process's fetch when the store was closed. */
+class ClosedWhileWaiting extends Error {
+  constructor(origin: string) {
+    super(`This RobotsStore was closed while a check waited for another process to fetch ${origin}/robots.txt.`);
+    this.name = 'Error';
+  }
+}
+
 /** What a backend call raced with the breaker's opening resolves to when the breaker won. */
 const ABANDONED: unique symbol = Symbol('abandoned');
 
@@ -644,7 +652,8 @@ export class RobotsStore {
 
   /**
    * Waits for running fetches, then closes the backend, unless other stores still use it. The
-   * store cannot be used afterwards.
+   * store cannot be used afterwards. A check waiting for another process to fetch its origin's
+   * robots.txt (a shared backend's lock) stops waiting and rejects with an Error.
    */
   async close(): Promise<void> {
     if (this.#closed) return;
@@ -787,6 +796,7 @@ export class RobotsStore {
         }
       }
     } catch (error) {
+      if (error instanceof ClosedWhileWaiting) throw error;
       // A bug, not the network: still answer, with the safe policy, and say so.
       this.#log.exception(error as Error, `Resolving the robots.txt policy of ${origin} failed`);
       return this.#install(origin, this.#internalFailure(origin, error), local, previous);
@@ -901,6 +911,8 @@ export class RobotsStore {
     for (;;) {
       const remainingMs = deadline - performance.now();
       await sleep(Math.max(0, Math.min(this.#lockPollMs, remainingMs)));
+      // close() waits for what is in flight: not for another process, nor for a fetch started after it.
+      if (this.#closed) throw new ClosedWhileWaiting(origin);
       let changed = true;
       if (backend.fetchedAt !== undefined) {
         const stamp = await this.#call('load', () => backend.fetchedAt!(origin, this.#scope));

@@ -348,6 +348,28 @@ describe('RedisBackend', () => {
     }
   });
 
+  it('stops a wait for another process when the store is closed: close() does not wait for it, the check rejects', async () => {
+    const keyPrefix = prefix();
+    const [site] = await sites(1);
+    await client.set(lockKey(keyPrefix, site.origin), 'other-process', 'PX', 60_000);
+    const { log, lines } = captureLog();
+    const robots = store(keyPrefix, { lockWaitMs: 30_000, lockPollMs: 20, log });
+    try {
+      const pending = robots.check(`${site.origin}/page`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const started = performance.now();
+      await robots.close();
+      expect(performance.now() - started).toBeLessThan(1000);
+      await expect(pending).rejects.toThrow(/closed while a check waited for another process to fetch/);
+      expect(site.hits('/robots.txt')).toBe(0);
+      // Not taken for a bug: nothing logged as an error.
+      expect(lines.filter((line) => line.level <= LogLevel.WARNING)).toEqual([]);
+    } finally {
+      await robots.close();
+      await site.close();
+    }
+  });
+
   it('releases only its own lock (compare-and-delete)', async () => {
     const keyPrefix = prefix();
     const backend = new RedisBackend({ url: redis.url, keyPrefix });
