@@ -5,6 +5,9 @@ import { CLOCK_SKEW_TOLERANCE_MS } from './lifetime.js';
 import { durationOption, numberOption, objectOption, stringOption } from './options.js';
 import { recordProblem, type StoredPolicy } from './policy.js';
 
+/** The states of an ioredis client on its way to its first connection. */
+const FIRST_CONNECTION = new Set(['connecting', 'connect']);
+
 /** The client with the backend's scripts, as `defineCommand` adds them. */
 type ScriptedRedis = Redis & {
   crawleeRobotsLoadBuffer(key: string): Promise<Buffer | Buffer[] | null>;
@@ -24,8 +27,9 @@ export interface RedisBackendOptions {
    */
   url?: string;
   /**
-   * A connected ioredis client to use instead of opening one. The backend does not close it;
-   * give it `enableOfflineQueue: false` and a `commandTimeout` so a dead Redis cannot hang the crawl.
+   * An ioredis client to use instead of opening one. The backend does not close it; give it
+   * `enableOfflineQueue: false` and a `commandTimeout` so a dead Redis cannot hang the crawl. One
+   * still connecting is waited for (up to `connectTimeoutMs`) by the first commands.
    */
   redis?: Redis;
   /**
@@ -186,6 +190,8 @@ export class RedisBackend implements RobotsStoreBackend {
   #stores = 0;
   /** The connection the backend opened was closed, for good (see close). */
   #closed = false;
+  /** The backend's own connection was opened (on first use). */
+  #opened = false;
 
   /**
    * @throws TypeError or RangeError when an option is of the wrong type or out of range; the
@@ -220,21 +226,29 @@ export class RedisBackend implements RobotsStoreBackend {
         // Keep reconnecting in the background, at most every 2 s.
         retryStrategy: (attempt) => Math.min(attempt * 100, 2000),
       };
+      // Connected on first use (see #connect): a backend whose store refused its options is
+      // never used, and a connection opened here would keep the process alive.
       this.#redis = clientOfUrl(url, redisOptions);
       this.#owned = true;
-      this.#connecting = this.#redis
-        .connect()
-        .catch((error: Error) => {
-          this.#lastError = error;
-        })
-        .finally(() => {
-          this.#connecting = undefined;
-        });
     }
     // ioredis reports connection errors as events; without a listener they would crash the process.
     this.#redis.on('error', (error: Error) => {
       this.#lastError = error;
     });
+    if (!this.#owned && FIRST_CONNECTION.has(this.#redis.status)) {
+      // A client still connecting (`new Redis(url)` just made): the first commands wait for it, as
+      // they wait for a connection of the backend's own, rather than failing the crawl's first burst.
+      this.#connecting = new Promise<void>((resolve) => {
+        // Connected, or the attempt failed ('close'): later commands do not wait for retries.
+        const events = ['ready', 'close', 'end'];
+        const settle = () => {
+          for (const event of events) this.#redis.off(event, settle);
+          this.#connecting = undefined;
+          resolve();
+        };
+        for (const event of events) this.#redis.on(event, settle);
+      });
+    }
     // Scripts are sent once and then called by their SHA1 (EVALSHA, ioredis falls back to EVAL).
     this.#redis.defineCommand('crawleeRobotsLoad', { numberOfKeys: 1, lua: LOAD });
     this.#redis.defineCommand('crawleeRobotsFetchedAt', { numberOfKeys: 1, lua: FETCHED_AT });
@@ -353,6 +367,21 @@ export class RedisBackend implements RobotsStoreBackend {
   attach(): void {
     this.#assertOpen();
     this.#stores++;
+    this.#connect();
+  }
+
+  /** Opens the backend's own connection, once. */
+  #connect(): void {
+    if (!this.#owned || this.#opened) return;
+    this.#opened = true;
+    this.#connecting = this.#redis
+      .connect()
+      .catch((error: Error) => {
+        this.#lastError = error;
+      })
+      .finally(() => {
+        this.#connecting = undefined;
+      });
   }
 
   /**
@@ -370,7 +399,7 @@ export class RedisBackend implements RobotsStoreBackend {
     // stores that come and go is simply kept open by one of them.
     this.#closed = true;
     await this.#connecting;
-    if (this.#redis.status === 'end') return;
+    if (this.#redis.status === 'end' || this.#redis.status === 'wait') return;
     await this.#redis.quit().catch(() => this.#redis.disconnect());
   }
 
@@ -386,6 +415,7 @@ export class RedisBackend implements RobotsStoreBackend {
   async #ready(): Promise<void> {
     this.#assertOpen();
     if (this.#redis.status === 'ready') return;
+    this.#connect();
     if (this.#connecting !== undefined) {
       // The first connection: worth a short, bounded wait.
       let timer: NodeJS.Timeout | undefined;

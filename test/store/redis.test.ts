@@ -677,6 +677,48 @@ describe('RedisBackend', () => {
     }
   });
 
+  it('opens no connection until a store uses it: a store refusing its options leaves nothing open', async () => {
+    const own = await startRedis();
+    const admin = new Redis(own.url);
+    const clients = async () => Number(/connected_clients:(\d+)/.exec(await admin.info('clients'))?.[1]);
+    const backend = new RedisBackend({ url: own.url, keyPrefix: prefix() });
+    try {
+      // Refused before it attaches: the backend is never used, and nothing of it keeps the process alive.
+      expect(() => new RobotsStore({ userAgent: USER_AGENT, backend, maxEntries: 0 })).toThrow(/maxEntries/);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(await clients()).toBe(1);
+      const robots = new RobotsStore({ userAgent: USER_AGENT, backend, log: captureLog().log });
+      await robots.close();
+      expect(await clients()).toBe(1);
+    } finally {
+      await backend.close();
+      admin.disconnect();
+      await own.stop();
+    }
+  });
+
+  it('waits for a given client that is still connecting instead of running the first checks without Redis', async () => {
+    const keyPrefix = prefix();
+    const servers = await sites(5);
+    // As such a client is usually made: not waited for, and no offline queue (see RedisBackendOptions.redis).
+    const given = () => new Redis(redis.url, { enableOfflineQueue: false, commandTimeout: 1000 });
+    const [first, second] = [given(), given()];
+    const { log, warnings } = captureLog();
+    const writer = store(keyPrefix, { backend: new RedisBackend({ redis: first, keyPrefix }), log });
+    const reader = store(keyPrefix, { backend: new RedisBackend({ redis: second, keyPrefix }), log });
+    try {
+      await Promise.all(servers.map((site) => writer.resolve(site.origin)));
+      await Promise.all(servers.map((site) => reader.resolve(site.origin)));
+      expect(warnings()).toEqual([]);
+      expect(reader.stats()).toMatchObject({ fetches: 0, backendHits: 5 });
+      expect(servers.map((site) => site.hits('/robots.txt'))).toEqual([1, 1, 1, 1, 1]);
+    } finally {
+      await Promise.all([writer.close(), reader.close(), ...servers.map((site) => site.close())]);
+      first.disconnect();
+      second.disconnect();
+    }
+  });
+
   it('keeps its connection for the other stores it serves when one of them is closed', async () => {
     const keyPrefix = prefix();
     const [first, second] = await sites(2);
