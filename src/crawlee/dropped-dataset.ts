@@ -15,6 +15,8 @@ export class DroppedDataset {
   #dataset: Promise<Dataset> | undefined;
   #buffer: RobotsDroppedRecord[] = [];
   #writing: Promise<void> = Promise.resolve();
+  /** Records handed to the Dataset and not yet written. */
+  #inFlight = 0;
   #scheduled = false;
   /**
    * The URLs recorded here that may be dropped again with no record (the guard's keys): the last
@@ -57,10 +59,20 @@ export class DroppedDataset {
     await this.#writing;
   }
 
+  /**
+   * Undefined while at most `limit` records wait to be written; else the promise of their writing.
+   * For producers that can wait (a sitemap drops URLs far faster than a Dataset writes them):
+   * their records would otherwise pile up in memory.
+   */
+  backlog(limit: number): Promise<void> | undefined {
+    return this.#buffer.length + this.#inFlight > limit ? this.flush() : undefined;
+  }
+
   #writeBuffer(): void {
     if (this.#buffer.length === 0) return;
     const batch = this.#buffer;
     this.#buffer = [];
+    this.#inFlight += batch.length;
     // Written outside the request handler that dropped the URL (see outsideRequestHandlers).
     this.#writing = outsideRequestHandlers(() =>
       this.#writing.then(async () => {
@@ -72,6 +84,8 @@ export class DroppedDataset {
             error as Error,
             `Writing ${batch.length} records to Dataset ${this.#name} failed`,
           );
+        } finally {
+          this.#inFlight -= batch.length;
         }
       }),
     );

@@ -55,6 +55,9 @@ const navigationBlocks = new WeakMap<Request, NavigationBlock>();
 
 /** Origins resolved at the same time when URLs are added. */
 const ADMIT_CONCURRENCY = 64;
+/** Records of a sitemap's dropped URLs waiting to be written before the seeder waits for them. */
+const DROP_BACKLOG = 1000;
+
 /**
  * How many URLs recorded at the stages `enqueue`, `sitemap` and `dequeue` each dataset remembers,
  * so that adding one again records nothing (see #drop): sitemaps of millions of disallowed URLs
@@ -384,7 +387,10 @@ export class RobotsGuard implements HopChecker {
     });
     const { enabled, maxSeconds, overMax } = this.#options.crawlDelay;
     const now = () => this.#options.clock();
-    return seeder.seed(inputs, {
+    // Seeding during crawler.run(): the run waits for the URLs still to come rather than ending
+    // when its queue is empty and leaving them in it.
+    const interceptor = this.#interceptors.get(internals);
+    const seeding = seeder.seed(inputs, {
       // URLs of an origin whose robots.txt is unreachable are queued: the guard defers them.
       enqueueWhenRobotsUnreachable: true,
       ...seedOptions,
@@ -400,19 +406,30 @@ export class RobotsGuard implements HopChecker {
         if (check.allowed) {
           const seconds = this.#crawlDelayOf(check, now());
           this.#drop(internals, check, undefined, url, 'sitemap', 'crawl-delay-over-max', seconds);
-          return;
+        } else {
+          this.#drop(
+            internals,
+            check,
+            undefined,
+            url,
+            'sitemap',
+            // As at the other stages: a complete disallow for want of robots.txt is no rule of the site.
+            check.policyKind === 'disallow-all' ? 'robots-unreachable' : 'disallowed',
+          );
         }
-        this.#drop(
-          internals,
-          check,
-          undefined,
-          url,
-          'sitemap',
-          // As at the other stages: a complete disallow for want of robots.txt is no rule of the site.
-          check.policyKind === 'disallow-all' ? 'robots-unreachable' : 'disallowed',
-        );
+        // The seeder waits while records are written: a sitemap of disallowed URLs drops them far
+        // faster than a Dataset takes them, and their records would pile up in memory.
+        return this.#dropBacklog(internals);
       },
     });
+    return interceptor === undefined ? seeding : interceptor.whileBusy(seeding);
+  }
+
+  /** A wait while more than DROP_BACKLOG records or onSkippedRequest calls are pending, else undefined. */
+  #dropBacklog(crawler: CrawlerInternals): Promise<void> | undefined {
+    const writing = this.#datasetOf(crawler).backlog(DROP_BACKLOG);
+    if (this.#skipCallbacks.size <= DROP_BACKLOG) return writing;
+    return Promise.all([writing, ...this.#skipCallbacks]).then(() => undefined);
   }
 
   /** The store this guard decides with (created on first use when none was given). */

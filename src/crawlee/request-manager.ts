@@ -68,9 +68,19 @@ export class RequestManagerInterceptor {
   readonly #targets = new WeakMap<object, object>();
   readonly #held = new Map<string, HeldRequest>();
   #ready: HeldRequest[] = [];
+  /** Work still adding requests (a sitemap seeding): the crawl is not finished before it ends. */
+  #busy = 0;
 
   constructor(gate: RequestGate) {
     this.#gate = gate;
+  }
+
+  /** Keeps the crawl from finishing until `work` settles; returns it. */
+  whileBusy<T>(work: Promise<T>): Promise<T> {
+    this.#busy++;
+    return work.finally(() => {
+      this.#busy--;
+    });
   }
 
   /** The wrapped manager (the same proxy each time for the same manager). */
@@ -153,7 +163,8 @@ export class RequestManagerInterceptor {
       // Any manager of the crawler answers for every held request (see #takeReady): the one it
       // asks now is the one that hands them out, and the crawl is not finished while one is held.
       isEmpty: () => (this.#ready.length > 0 ? Promise.resolve(false) : target.isEmpty()),
-      isFinished: () => (this.#held.size > 0 ? Promise.resolve(false) : target.isFinished()),
+      isFinished: () =>
+        this.#held.size > 0 || this.#busy > 0 ? Promise.resolve(false) : target.isFinished(),
       addRequest: async (request: Source | string, options?: object) => {
         const [keep] = await this.#gate.admit([urlOf(request)]);
         if (keep) return target.addRequest!(request, options);

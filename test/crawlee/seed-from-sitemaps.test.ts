@@ -244,3 +244,61 @@ describe('guard.seedFromSitemaps records', () => {
     expect(warnings()).toContainEqual(expect.stringContaining(`Site ${site.origin} not read`));
   });
 });
+
+describe('guard.seedFromSitemaps while the crawler runs', () => {
+  it('keeps the run going until the seeding ends: the URLs it adds late are crawled, not left in the queue', async () => {
+    const site = await server();
+    const o = site.origin;
+    site.route('/robots.txt', text(`User-agent: *\nAllow: /\nSitemap: ${o}/sitemap.xml\n`));
+    site.route('/', page('home'));
+    const paths = ['/p0', '/p1', '/p2', '/p3'];
+    for (const path of paths) site.route(path, page(path));
+    // Slower than the crawl of the start URL: the queue is empty before the sitemap has arrived.
+    site.route('/sitemap.xml', (_request, response) => {
+      setTimeout(() => response.writeHead(200).end(urlset(paths.map((path) => `${o}${path}`))), 600);
+    });
+    const crawler = new CheerioCrawler({ requestHandler() {} }, freshConfiguration());
+    const guard = new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store: newStore() }).attach(
+      crawler,
+    );
+    const [result] = await Promise.all([
+      guard.seedFromSitemaps(crawler, [`${o}/`], { progressIntervalMs: 0 }),
+      crawler.run([`${o}/`]),
+    ]);
+    expect(result.kept).toBe(4);
+    expect(pagesHit(site).sort()).toEqual(['/', '/p0', '/p1', '/p2', '/p3', '/sitemap.xml']);
+  });
+
+  it('waits for the records of the URLs it drops: no more than a bounded number wait to be written or told', async () => {
+    const site = await server();
+    const o = site.origin;
+    const disallowed = Array.from({ length: 6000 }, (_, i) => `${o}/private/${i}`);
+    site.route('/robots.txt', text(`User-agent: *\nDisallow: /private\nSitemap: ${o}/urls.txt\n`));
+    site.route('/urls.txt', text(`${disallowed.join('\n')}\n`));
+    let waiting = 0;
+    let mostWaiting = 0;
+    const crawler = new CheerioCrawler(
+      {
+        requestHandler() {},
+        // A callback slower than the seeder drops URLs.
+        onSkippedRequest: async () => {
+          mostWaiting = Math.max(mostWaiting, ++waiting);
+          await new Promise((resolve) => setTimeout(resolve, 1));
+          waiting--;
+        },
+      },
+      freshConfiguration(),
+    );
+    const guard = new RobotsGuard({
+      productToken: TOKEN,
+      userAgent: USER_AGENT,
+      store: newStore(),
+      logSummary: false,
+    }).attach(crawler);
+    const result = await guard.seedFromSitemaps(crawler, [`${o}/`], { progressIntervalMs: 0 });
+    expect(result.droppedByRobots).toBe(6000);
+    await guard.flush();
+    expect(mostWaiting).toBeGreaterThan(100);
+    expect(mostWaiting).toBeLessThanOrEqual(1500);
+  });
+});
