@@ -252,7 +252,10 @@ function openStream(url: string, settings: SitemapDownloadSettings): GotStream {
     http2: true,
     https: { rejectUnauthorized: !settings.ignoreTlsErrors },
     proxyUrl: settings.proxyUrl,
-    timeout: { connect: settings.connectTimeoutMs },
+    // No total timeout of got's (got-scraping's default is 60 s): the budget of downloadSitemap
+    // bounds the waits for the site, and leaves out the time the reader spends on what it read
+    // (a crawler's queue, the records of dropped URLs), which a total would count.
+    timeout: { connect: settings.connectTimeoutMs, request: undefined },
   });
 }
 
