@@ -3,7 +3,11 @@ import type { RobotsGroup, RobotsTxt, RuleKind } from '../robots/index.js';
 
 /** A rule that was added to or removed from a robots.txt. */
 export interface RobotsRuleChange {
-  /** Product tokens of the group the rule belongs to (lower case, `*` for the star group). */
+  /**
+   * Product tokens (lower case, `*` for the star group) that gained or lost the rule: a crawler
+   * obeys the rules of every group naming its token, so moving a rule between groups of the same
+   * tokens is no change.
+   */
   userAgents: readonly string[];
   kind: RuleKind;
   pattern: string;
@@ -12,11 +16,11 @@ export interface RobotsRuleChange {
 }
 
 /**
- * A group whose `crawl-delay` changed: an extension RFC 9309 does not define, by which crawlers
+ * Crawlers whose `crawl-delay` changed: an extension RFC 9309 does not define, by which crawlers
  * (this plugin among them) pace their requests to an origin.
  */
 export interface RobotsCrawlDelayChange {
-  /** Product tokens of the group (lower case, `*` for the star group). */
+  /** Product tokens whose delay changed so (lower case, `*` for the star group). */
   userAgents: readonly string[];
   /** Seconds in the old file, or null when the group had none there. */
   previous: number | null;
@@ -37,7 +41,7 @@ export interface RobotsChange {
   addedRules: readonly RobotsRuleChange[];
   /** Rules in the old file and not in the new one. */
   removedRules: readonly RobotsRuleChange[];
-  /** Groups whose crawl-delay is not the same in both files (compared as rules are). */
+  /** Product tokens whose crawl-delay is not the same in both files (compared as rules are). */
   changedCrawlDelays: readonly RobotsCrawlDelayChange[];
   addedSitemaps: readonly string[];
   removedSitemaps: readonly string[];
@@ -74,10 +78,10 @@ export function diffPolicies(previous: ComparedPolicy, current: ComparedPolicy):
   const oldFile = previous.file;
   const newFile = current.file;
   const bothFiles = oldFile !== null && newFile !== null;
-  const oldRules = bothFiles ? rulesOf(oldFile) : new Map<string, RobotsRuleChange>();
-  const newRules = bothFiles ? rulesOf(newFile) : new Map<string, RobotsRuleChange>();
-  const addedRules = [...newRules].filter(([key]) => !oldRules.has(key)).map(([, rule]) => rule);
-  const removedRules = [...oldRules].filter(([key]) => !newRules.has(key)).map(([, rule]) => rule);
+  const oldRules = bothFiles ? rulesByToken(oldFile) : new Map();
+  const newRules = bothFiles ? rulesByToken(newFile) : new Map();
+  const addedRules = ruleChanges(newRules, oldRules);
+  const removedRules = ruleChanges(oldRules, newRules);
   const changedCrawlDelays = bothFiles ? crawlDelayChanges(oldFile, newFile) : [];
   const oldSitemaps = new Set(oldFile?.sitemaps ?? []);
   const newSitemaps = new Set(newFile?.sitemaps ?? []);
@@ -106,54 +110,101 @@ export function diffPolicies(previous: ComparedPolicy, current: ComparedPolicy):
   };
 }
 
-/** The product tokens of a group, as change events name it: unique, sorted. */
-function tokensOf(group: RobotsGroup): string[] {
-  return [...new Set(group.userAgents.map((agent) => agent.token))].sort();
+/** A rule of a file as the diff keeps it: the first of its kind and pattern among a token's groups. */
+interface TokenRule {
+  kind: RuleKind;
+  pattern: string;
+  line: number;
 }
 
 /**
- * The rules of a file keyed by what makes them mean something: the group's tokens, the kind and
- * the normalised pattern. Moving a rule to another line is not a change.
+ * The pattern as it decides: a trailing `*` (or `*$`) matches what any path has after the rest,
+ * so `/x*` is `/x`.
  */
-function rulesOf(robots: RobotsTxt): Map<string, RobotsRuleChange> {
-  const rules = new Map<string, RobotsRuleChange>();
-  for (const group of robots.groups) {
-    const userAgents = tokensOf(group);
-    for (const rule of group.rules) {
-      if (rule.derived !== undefined) continue;
-      const key = `${userAgents.join(' ')}\n${rule.kind}\n${rule.normalizedPattern}`;
-      if (!rules.has(key))
-        rules.set(key, { userAgents, kind: rule.kind, pattern: rule.pattern, line: rule.line });
-    }
-  }
-  return rules;
+function effectivePattern(normalized: string): string {
+  let end = normalized.length;
+  if (end > 1 && normalized.endsWith('*$')) end--;
+  while (end > 0 && normalized.charCodeAt(end - 1) === 42 /* * */) end--;
+  return normalized.slice(0, end);
 }
 
-/** The groups whose crawl-delay differs between two files, keyed by their tokens as rules are. */
+/**
+ * The rules of a file by product token (RFC 9309 2.2.1: a crawler obeys every group naming its
+ * token, merged), each keyed by kind and pattern as it decides. A rule that matches nothing (an
+ * empty `disallow`) and Google's derived `index.html` rules are left out.
+ */
+function rulesByToken(robots: RobotsTxt): Map<string, Map<string, TokenRule>> {
+  const byToken = new Map<string, Map<string, TokenRule>>();
+  for (const group of robots.groups) {
+    for (const token of new Set(group.userAgents.map((agent) => agent.token))) {
+      if (token === '') continue;
+      let rules = byToken.get(token);
+      if (rules === undefined) {
+        rules = new Map();
+        byToken.set(token, rules);
+      }
+      for (const rule of group.rules) {
+        const pattern = effectivePattern(rule.normalizedPattern);
+        if (rule.derived !== undefined || pattern === '') continue;
+        const key = `${rule.kind}\n${pattern}`;
+        if (!rules.has(key)) rules.set(key, { kind: rule.kind, pattern: rule.pattern, line: rule.line });
+      }
+    }
+  }
+  return byToken;
+}
+
+/**
+ * The rules one file has for a token and the other has not (`from` minus `to`), as changes:
+ * the tokens of one rule on one line are one change, listed in token order.
+ */
+function ruleChanges(
+  from: Map<string, Map<string, TokenRule>>,
+  to: Map<string, Map<string, TokenRule>>,
+): RobotsRuleChange[] {
+  const changes = new Map<string, { userAgents: string[]; kind: RuleKind; pattern: string; line: number }>();
+  for (const [token, rules] of from) {
+    const other = to.get(token);
+    for (const [key, rule] of rules) {
+      if (other?.has(key)) continue;
+      const id = `${key}\n${rule.line}`;
+      const change = changes.get(id);
+      if (change === undefined) changes.set(id, { userAgents: [token], ...rule });
+      else change.userAgents.push(token);
+    }
+  }
+  return [...changes.values()].map((change) => ({ ...change, userAgents: change.userAgents.sort() }));
+}
+
+/**
+ * The tokens whose crawl-delay differs between two files (the largest of the groups naming the
+ * token, as the parser reads it), those with the same old and new delay together.
+ */
 function crawlDelayChanges(previous: RobotsTxt, current: RobotsTxt): RobotsCrawlDelayChange[] {
   const before = crawlDelaysOf(previous);
   const after = crawlDelaysOf(current);
-  const changes: RobotsCrawlDelayChange[] = [];
-  for (const [key, { userAgents }] of new Map([...before, ...after])) {
-    const old = before.get(key)?.seconds ?? null;
-    const now = after.get(key)?.seconds ?? null;
-    if (old !== now) changes.push({ userAgents, previous: old, current: now });
+  const changes = new Map<string, RobotsCrawlDelayChange & { userAgents: string[] }>();
+  for (const token of new Set([...before.keys(), ...after.keys()])) {
+    const old = before.get(token) ?? null;
+    const now = after.get(token) ?? null;
+    if (old === now) continue;
+    const key = `${old} ${now}`;
+    const change = changes.get(key);
+    if (change === undefined) changes.set(key, { userAgents: [token], previous: old, current: now });
+    else change.userAgents.push(token);
   }
-  return changes;
+  return [...changes.values()].map((change) => ({ ...change, userAgents: change.userAgents.sort() }));
 }
 
-/**
- * The crawl-delay of each group that has one, by the group's tokens. Groups naming the same
- * tokens keep the largest, as the parser does within a group: the most polite wins.
- */
-function crawlDelaysOf(robots: RobotsTxt): Map<string, { userAgents: string[]; seconds: number }> {
-  const delays = new Map<string, { userAgents: string[]; seconds: number }>();
+/** The crawl-delay of each product token that has one: the largest of its groups (the most polite). */
+function crawlDelaysOf(robots: RobotsTxt): Map<string, number> {
+  const delays = new Map<string, number>();
   for (const group of robots.groups) {
     if (group.crawlDelay === undefined) continue;
-    const userAgents = tokensOf(group);
-    const key = userAgents.join(' ');
-    const seconds = Math.max(group.crawlDelay, delays.get(key)?.seconds ?? 0);
-    delays.set(key, { userAgents, seconds });
+    for (const agent of group.userAgents) {
+      if (agent.token === '') continue;
+      delays.set(agent.token, Math.max(group.crawlDelay, delays.get(agent.token) ?? 0));
+    }
   }
   return delays;
 }
