@@ -74,10 +74,7 @@ export function nextState(
   const retryAt = now + retryDelayMs(failures, fetched.retryAfterMs, settings);
   const good = before?.good;
   const stale = good !== undefined && now - unreachableSince >= settings.unreachableGraceMs;
-  const outageDays = Math.floor((now - unreachableSince) / DAY_MS);
-  const why = stale
-    ? `${fetched.why} Unreachable for ${outageDays} days: the copy fetched at ${new Date(good.fetchedAt).toISOString()} is used again (RFC 9309 2.3.1.4).`
-    : `${fetched.why} Next attempt at ${new Date(retryAt).toISOString()}.`;
+  const why = outageWhy(fetched.why, stale, now, unreachableSince, good?.fetchedAt, retryAt);
   const record: PolicyRecord = {
     ...base,
     kind: stale ? good.kind : 'disallow-all',
@@ -91,6 +88,50 @@ export function nextState(
     ...(good === undefined ? {} : { good }),
   };
   return { record, body: good === undefined ? null : (previous?.body ?? null) };
+}
+
+/** The `why` of an outage record: what failed, then what is served and until when. */
+function outageWhy(
+  failed: string,
+  stale: boolean,
+  now: number,
+  unreachableSince: number,
+  goodFetchedAt: number | undefined,
+  retryAt: number,
+): string {
+  if (!stale) return `${failed}${NEXT_ATTEMPT}${new Date(retryAt).toISOString()}.`;
+  const days = Math.floor((now - unreachableSince) / DAY_MS);
+  return `${failed}${UNREACHABLE_FOR}${days} days: the copy fetched at ${new Date(goodFetchedAt ?? now).toISOString()} is used again (RFC 9309 2.3.1.4).`;
+}
+/** Where outageWhy's two endings start: what comes before them is what failed. */
+const NEXT_ATTEMPT = ' Next attempt at ';
+const UNREACHABLE_FOR = ' Unreachable for ';
+
+/**
+ * An outage record another store wrote, with this store's `unreachableGraceMs`: whether the last
+ * good copy is used is this store's choice (a store told to wait a year for a site to come back
+ * does not use the copy a store told to wait 30 days wrote). The record as it is when it needs no
+ * change, or when the good copy it would serve is not in it.
+ */
+function withOurGrace(stored: StoredPolicy, now: number, settings: LifetimeSettings): StoredPolicy {
+  const { record } = stored;
+  const { good, unreachableSince, retryAt } = record;
+  if (record.failures === 0 || good === undefined || unreachableSince === undefined) return stored;
+  const stale = now - unreachableSince >= settings.unreachableGraceMs;
+  if (stale === record.servedFromStaleCopy) return stored;
+  if (stale && good.kind === 'rules' && stored.body === null) return stored;
+  const ending = record.why.indexOf(record.servedFromStaleCopy ? UNREACHABLE_FOR : NEXT_ATTEMPT);
+  const failed = ending < 0 ? record.why : record.why.slice(0, ending);
+  return {
+    record: {
+      ...record,
+      kind: stale ? good.kind : 'disallow-all',
+      servedFromStaleCopy: stale,
+      truncated: stale ? good.truncated : false,
+      why: outageWhy(failed, stale, now, unreachableSince, good.fetchedAt, retryAt ?? record.expiresAt),
+    },
+    body: stored.body,
+  };
 }
 
 /** How long a good answer is kept: RFC 9309 2.4 and RFC 9111 `max-age`, within [minAgeMs, maxAgeMs]. */
@@ -158,5 +199,5 @@ export function onClock(stored: StoredPolicy, now: number, settings: LifetimeSet
   if (record.retryAt !== undefined) clamped.retryAt = Math.min(record.retryAt, expiresAt);
   if (record.good !== undefined)
     clamped.good = { ...record.good, fetchedAt: Math.min(record.good.fetchedAt, now) };
-  return { record: clamped, body: stored.body };
+  return withOurGrace({ record: clamped, body: stored.body }, now, settings);
 }

@@ -449,6 +449,49 @@ describe('RobotsStore lifetimes (RFC 9309 2.4), on an injected clock', () => {
     expect((await robots.check(`${site.origin}/private/x`)).allowed).toBe(false);
   });
 
+  it('applies its own unreachableGraceDays to an outage record another store wrote, either way', async () => {
+    const site = await server({ '/robots.txt': text('User-agent: *\nDisallow: /private\n') });
+    const clock = manualClock();
+    const backend = new MemoryBackend({ clock: clock.now });
+    const shared = { clock: clock.now, backend, retry: { initialDelayMs: DAY, maxDelayMs: DAY } };
+    const patient = store({ ...shared, unreachableGraceDays: 365 });
+    const impatient = store({ ...shared, unreachableGraceDays: 30 });
+    await patient.resolve(site.origin);
+    site.route('/robots.txt', text('maintenance', 503));
+    clock.advance(DAY);
+    // 40 days of outage, its records written by the patient store only.
+    for (let day = 0; day < 40; day++) {
+      await patient.resolve(site.origin);
+      clock.advance(DAY);
+    }
+    await patient.resolve(site.origin);
+    expect(await patient.check(`${site.origin}/public`)).toMatchObject({
+      allowed: false,
+      policyKind: 'disallow-all',
+      servedFromStaleCopy: false,
+    });
+    // Read from the backend by a store whose grace is over: the good copy, as it would have chosen.
+    const lenient = await impatient.check(`${site.origin}/public`);
+    expect(lenient).toMatchObject({
+      allowed: true,
+      policyKind: 'rules',
+      servedFromStaleCopy: true,
+      status: 503,
+    });
+    expect(lenient.why).toMatch(/Unreachable for 40 days: the copy fetched at .* is used again/);
+    expect((await impatient.check(`${site.origin}/private/x`)).allowed).toBe(false);
+    expect(impatient.stats()).toMatchObject({ fetches: 0, backendHits: 1 });
+
+    // And the other way: the impatient store writes the stale-copy record, the patient one reads it.
+    clock.advance(DAY);
+    await impatient.resolve(site.origin);
+    const fresh = store({ ...shared, unreachableGraceDays: 365 });
+    const strict = await fresh.check(`${site.origin}/public`);
+    expect(strict).toMatchObject({ allowed: false, policyKind: 'disallow-all', servedFromStaleCopy: false });
+    expect(strict.why).toMatch(/^HTTP 503.* Next attempt at /);
+    expect(fresh.stats()).toMatchObject({ fetches: 0, backendHits: 1 });
+  });
+
   it('keeps an origin that never answered disallowed after the grace period', async () => {
     const site = await server({ '/robots.txt': text('maintenance', 500) });
     const clock = manualClock();
