@@ -22,9 +22,10 @@ export interface RobotsBackendScope {
   /**
    * Tells the store that the record stored for `origin` was ignored (malformed, of another
    * type, or written by another version), and why; the backend then answers as if there were
-   * none. The store logs it.
+   * none. With `what` `lock`: the key of the origin's fetch lock held no lock and was taken over.
+   * The store logs it.
    */
-  ignored(origin: string, reason: string): void;
+  ignored(origin: string, reason: string, what?: 'record' | 'lock'): void;
 }
 
 /**

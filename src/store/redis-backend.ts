@@ -129,10 +129,6 @@ return 1
 `;
 
 /**
- * Deletes the lock only if it still holds our token (compare-and-delete); a key of another type
- * (not ours either) is left alone rather than failing the script.
- */
-/**
  * Takes the fetch lock (`SET NX PX` with the token) unless a lock is held. A key that is no lock
  * of ours (another type, or a string without expiry, which no holder ever sets) would look held
  * forever: it is replaced, and the script says so, for the store's one warning.
@@ -153,6 +149,10 @@ end
 return 0
 `;
 
+/**
+ * Deletes the lock only if it still holds our token (compare-and-delete); a key of another type
+ * (not ours either) is left alone rather than failing the script.
+ */
 const RELEASE_IF_OWNER = `
 if redis.call('TYPE', KEYS[1])['ok'] == 'string' and redis.call('GET', KEYS[1]) == ARGV[1] then
   return redis.call('DEL', KEYS[1])
@@ -352,7 +352,7 @@ export class RedisBackend implements RobotsStoreBackend {
       throw error;
     }
     if (taken === 0) return undefined;
-    if (typeof taken === 'string') scope.ignored(origin, `its fetch lock key held ${taken}, not a lock`);
+    if (typeof taken === 'string') scope.ignored(origin, `its fetch lock key held ${taken}, not a lock`, 'lock');
     return {
       release: async () => {
         await release();

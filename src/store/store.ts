@@ -423,7 +423,7 @@ export class RobotsStore {
     );
     this.#scope = {
       client: clientOf(options.userAgent),
-      ignored: (origin, reason) => this.#reportIgnored(origin, reason),
+      ignored: (origin, reason, what) => this.#reportIgnored(origin, reason, what),
     };
     const fetchTimer = { max: MAX_TIMER_MS - FETCH_TIMER_SLACK_MS };
     this.#fetchTimeoutMs = durationOption(
@@ -840,12 +840,15 @@ export class RobotsStore {
    * Warns that the backend ignored the record of an origin (see RobotsBackendScope.ignored): once
    * per origin, so a record read on every refresh does not flood the log.
    */
-  #reportIgnored(origin: string, reason: string): void {
-    if (this.#ignoredOrigins.has(origin)) return;
+  #reportIgnored(origin: string, reason: string, what: 'record' | 'lock' = 'record'): void {
+    const key = `${what} ${origin}`;
+    if (this.#ignoredOrigins.has(key)) return;
     if (this.#ignoredOrigins.size >= IGNORED_REPORTS_KEPT) this.#ignoredOrigins.clear();
-    this.#ignoredOrigins.add(origin);
+    this.#ignoredOrigins.add(key);
     this.#log.warning(
-      `The ${this.#backend?.name} backend's record of ${origin} is ignored: ${reason}. robots.txt is fetched again and the record replaced.`,
+      what === 'lock'
+        ? `The ${this.#backend?.name} backend's fetch lock of ${origin} was no lock: ${reason}. It was taken over, and robots.txt is fetched here.`
+        : `The ${this.#backend?.name} backend's record of ${origin} is ignored: ${reason}. robots.txt is fetched again and the record replaced.`,
     );
   }
 

@@ -275,24 +275,29 @@ describe('RedisBackend', () => {
   it.each([
     ['a hash', (key: string) => client.hset(key, 'x', 'y')],
     ['a string without expiry', (key: string) => client.set(key, 'left-by-hand')],
-  ])('takes a lock key that holds %s as no lock: replaced, one fetch, one warning', async (_, plant) => {
-    const keyPrefix = prefix();
-    const [site] = await sites(1);
-    await plant(lockKey(keyPrefix, site.origin));
-    const logs = Array.from({ length: 3 }, () => captureLog());
-    const fleet = logs.map(({ log }) => store(keyPrefix, { lockPollMs: 25, log }));
-    try {
-      const checks = await Promise.all(fleet.map((robots) => robots.check(`${site.origin}/private-0`)));
-      expect(checks.map((check) => check.allowed)).toEqual([false, false, false]);
-      expect(site.hits('/robots.txt')).toBe(1);
-      const warnings = logs.flatMap(({ warnings }) => warnings());
-      expect(warnings.filter((warning) => warning.includes('fetch lock key held'))).toHaveLength(1);
-      // The lock taken in its place was released.
-      expect(await client.exists(lockKey(keyPrefix, site.origin))).toBe(0);
-    } finally {
-      await Promise.all([...fleet.map((robots) => robots.close()), site.close()]);
-    }
-  });
+  ])(
+    'takes a lock key that holds %s as no lock: replaced, one fetch, one warning',
+    async (description, plant) => {
+      const keyPrefix = prefix();
+      const [site] = await sites(1);
+      await plant(lockKey(keyPrefix, site.origin));
+      const logs = Array.from({ length: 3 }, () => captureLog());
+      const fleet = logs.map(({ log }) => store(keyPrefix, { lockPollMs: 25, log }));
+      try {
+        const checks = await Promise.all(fleet.map((robots) => robots.check(`${site.origin}/private-0`)));
+        expect(checks.map((check) => check.allowed)).toEqual([false, false, false]);
+        expect(site.hits('/robots.txt')).toBe(1);
+        const warnings = logs.flatMap(({ warnings }) => warnings());
+        expect(warnings).toEqual([
+          `The redis backend's fetch lock of ${site.origin} was no lock: its fetch lock key held ${description}, not a lock. It was taken over, and robots.txt is fetched here.`,
+        ]);
+        // The lock taken in its place was released.
+        expect(await client.exists(lockKey(keyPrefix, site.origin))).toBe(0);
+      } finally {
+        await Promise.all([...fleet.map((robots) => robots.close()), site.close()]);
+      }
+    },
+  );
 
   it('stops waiting for a holder that takes too long and fetches itself, with a warning', async () => {
     const keyPrefix = prefix();
