@@ -1,5 +1,5 @@
 import type { RobotsFetchStatus, RobotsPolicyKind } from '../fetch/index.js';
-import type { RobotsGroup, RobotsTxt, RuleKind } from '../robots/index.js';
+import type { RobotsTxt, RuleKind } from '../robots/index.js';
 
 /** A rule that was added to or removed from a robots.txt. */
 export interface RobotsRuleChange {

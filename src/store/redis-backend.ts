@@ -352,7 +352,8 @@ export class RedisBackend implements RobotsStoreBackend {
       throw error;
     }
     if (taken === 0) return undefined;
-    if (typeof taken === 'string') scope.ignored(origin, `its fetch lock key held ${taken}, not a lock`, 'lock');
+    if (typeof taken === 'string')
+      scope.ignored(origin, `its fetch lock key held ${taken}, not a lock`, 'lock');
     return {
       release: async () => {
         await release();

@@ -263,7 +263,9 @@ type BackendResult<T> = { ok: true; value: T } | { ok: false };
 /** Rejects a check that waited for another process's fetch when the store was closed. */
 class ClosedWhileWaiting extends Error {
   constructor(origin: string) {
-    super(`This RobotsStore was closed while a check waited for another process to fetch ${origin}/robots.txt.`);
+    super(
+      `This RobotsStore was closed while a check waited for another process to fetch ${origin}/robots.txt.`,
+    );
     this.name = 'Error';
   }
 }
@@ -927,7 +929,8 @@ export class RobotsStore {
         if (!loaded.ok) return { lock: undefined };
         seen = loaded.value?.record.fetchedAt;
         const stored = this.#onOurClock(loaded.value);
-        if (stored !== undefined && this.#isFresh(stored) && !this.#olderThan(stored, local)) return { stored };
+        if (stored !== undefined && this.#isFresh(stored) && !this.#olderThan(stored, local))
+          return { stored };
       }
       const locked = await this.#call('lock', () => backend.lock!(origin, this.#lockTtlMs, this.#scope), {
         late: giveBack,
