@@ -4,7 +4,6 @@
  */
 import type { AuditReport } from './audit.js';
 import { sameOriginPath } from './audit-render.js';
-import { EXIT } from './io.js';
 import { printable } from './style.js';
 import { displayToken } from './verdicts.js';
 
@@ -56,7 +55,7 @@ ${aiTable(report)}
 <h2>Verdicts</h2>
 <p>Each cell: the verdict and the decisive line of robots.txt (– when no line decided).</p>
 <ol class="urls">${report.urls.map((url) => `<li><code>${esc(sameOriginPath(url, report.origin))}</code></li>`).join('')}</ol>
-<div class="scroll"><table class="matrix">
+${sitemapsSection(report)}<div class="scroll"><table class="matrix">
 <thead><tr><th>crawler</th>${report.urls.map((url, i) => `<th title="${esc(url)}">${i + 1}</th>`).join('')}</tr></thead>
 <tbody>
 ${report.agents
@@ -84,9 +83,11 @@ ${listing(report)}
 function failOnBanner(report: AuditReport): string {
   const { rules, tripped } = report.failOn;
   if (rules.length === 0) return '';
-  // No HTTP answer outranks the rules: the exit code is 2 whatever they say.
-  if (report.exitCode === EXIT.error) {
-    return `<div class="banner fail"><strong>Fail-on: robots.txt got no HTTP answer (exit 2)</strong>, so no rule passed: ${rules.map((rule) => `<code>${esc(rule)}</code>`).join(', ')}</div>`;
+  // No HTTP answer, or an incomplete sample, outranks the rules: the exit code is 2 whatever they say.
+  if (report.error !== null) {
+    const why =
+      report.sitemaps?.incomplete === report.error ? 'the sitemap sample is incomplete' : report.error;
+    return `<div class="banner fail"><strong>Fail-on: ${esc(why)} (exit 2)</strong>, so no rule passed: ${rules.map((rule) => `<code>${esc(rule)}</code>`).join(', ')}</div>`;
   }
   if (tripped.length === 0) {
     return `<div class="banner pass"><strong>Fail-on passed:</strong> ${rules.map((rule) => `<code>${esc(rule)}</code>`).join(', ')}</div>`;
@@ -98,6 +99,24 @@ function failOnBanner(report: AuditReport): string {
     )
     .join('');
   return `<div class="banner fail"><strong>Fail-on: ${tripped.length} of ${rules.length} rules tripped</strong><ul>${items}</ul></div>`;
+}
+
+/** With --from-sitemaps: the sitemaps read, each that failed, and whether the sample is whole. */
+function sitemapsSection(report: AuditReport): string {
+  const { sitemaps } = report;
+  if (sitemaps === null) return '';
+  const items = sitemaps.failures
+    .map(
+      (failure) =>
+        `<li><strong>${failure.refused ? 'refused' : 'FAILED'}</strong> <code>${esc(failure.url)}</code>: ${esc(failure.why)}</li>`,
+    )
+    .join('');
+  const more =
+    sitemaps.failures.length < sitemaps.failed
+      ? `<li>… and ${sitemaps.failed - sitemaps.failures.length} more failed</li>`
+      : '';
+  return `<p>Sitemaps: ${sitemaps.read} read, ${sitemaps.failed} failed${sitemaps.stoppedAtMax ? `; stopped at ${report.urls.length} URLs (--max-urls)` : ''}.</p>
+${items === '' ? '' : `<ul class="sitemap-failures">${items}${more}</ul>\n`}${sitemaps.incomplete === null ? '' : `<div class="banner fail"><strong>Incomplete sample (exit 2):</strong> ${esc(sitemaps.incomplete)}</div>\n`}`;
 }
 
 function aiTable(report: AuditReport): string {

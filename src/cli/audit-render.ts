@@ -1,6 +1,5 @@
 /** The text output of `audit`. */
 import type { AuditReport } from './audit.js';
-import { EXIT } from './io.js';
 import { closingNote, lintBlock, statusBlock } from './render.js';
 import { printable, type Style } from './style.js';
 import { type Cell, renderTable } from './table.js';
@@ -14,6 +13,7 @@ export function renderAudit(report: AuditReport, style: Style): string {
     ],
     statusBlock(report.source, style),
     urlsBlock(report, style),
+    sitemapsBlock(report, style),
     matrixBlock(report, style),
     [style.bold('AI crawlers'), ...wrap(report.ai.summary, 96).map((line) => `  ${line}`)],
     report.source.fetch.robots === null ? [] : lintBlock(report.lints, style),
@@ -35,6 +35,26 @@ function urlsBlock(report: AuditReport, style: Style): string[] {
       (url, i) => `  ${String(i + 1).padStart(width)}  ${printable(sameOriginPath(url, report.origin))}`,
     ),
   ];
+}
+
+/** With --from-sitemaps: how many sitemaps were read, and each that failed. */
+function sitemapsBlock(report: AuditReport, style: Style): string[] {
+  const { sitemaps } = report;
+  if (sitemaps === null) return [];
+  const lines = [
+    style.bold('Sitemaps'),
+    `  ${sitemaps.read} read, ${sitemaps.failed} failed${sitemaps.stoppedAtMax ? `; stopped at ${report.urls.length} URLs (--max-urls)` : ''}`,
+  ];
+  for (const failure of sitemaps.failures) {
+    const label = failure.refused ? style.yellow('refused') : style.bold(style.red('FAILED'));
+    lines.push(
+      `  ${label} ${printable(sameOriginPath(failure.url, report.origin))}: ${printable(failure.why)}`,
+    );
+  }
+  if (sitemaps.failures.length < sitemaps.failed)
+    lines.push(`  ... and ${sitemaps.failed - sitemaps.failures.length} more failed`);
+  if (sitemaps.incomplete !== null) lines.push(`  ${style.red(printable(sitemaps.incomplete))}`);
+  return lines;
 }
 
 function matrixBlock(report: AuditReport, style: Style): string[] {
@@ -59,8 +79,13 @@ function verdictCell(verdict: CliVerdict, style: Style): Cell {
 function failOnBlock(report: AuditReport, style: Style): string[] {
   const { rules, tripped } = report.failOn;
   if (rules.length === 0) return [];
-  // No HTTP answer outranks the rules: the exit code is 2 whatever they say.
-  const noAnswer = report.exitCode === EXIT.error ? ' (exit 2: robots.txt got no HTTP answer)' : '';
+  // No HTTP answer, or an incomplete sample, outranks the rules: the exit code is 2 whatever they say.
+  const noAnswer =
+    report.error === null
+      ? ''
+      : report.sitemaps?.incomplete === report.error
+        ? ' (exit 2: the sitemap sample is incomplete)'
+        : ` (exit 2: ${report.error})`;
   if (tripped.length === 0)
     return [style.bold(`Fail-on${noAnswer}`), `  ${style.green('passed')}: ${printable(rules.join(', '))}`];
   const lines = [

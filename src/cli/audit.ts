@@ -21,7 +21,15 @@ import {
   type SourceOptions,
 } from './source.js';
 import type { Style } from './style.js';
-import { decodeUrlList, listedUrls, type UrlSource, urlsFromRules, urlsFromSitemaps } from './urls.js';
+import {
+  decodeUrlList,
+  listedUrls,
+  type SitemapSample,
+  type UrlSample,
+  type UrlSource,
+  urlsFromRules,
+  urlsFromSitemaps,
+} from './urls.js';
 import { type CliVerdict, judge } from './verdicts.js';
 
 export interface AuditOptions extends SourceOptions {
@@ -45,12 +53,16 @@ export interface AuditReport {
   source: RobotsSource;
   agents: string[];
   urls: string[];
+  /** With `--from-sitemaps`: the sitemaps read and those that failed; otherwise null. */
+  sitemaps: SitemapSample | null;
   /** Verdicts by URL (rows), then by crawler (in the order of `agents`). */
   matrix: CliVerdict[][];
   ai: AiPolicy;
   lints: readonly RobotsLint[];
   failOn: { rules: string[]; tripped: FailOnTrip[] };
   exitCode: number;
+  /** Why the exit code is 2, or null. */
+  error: string | null;
   /** When the report was made (ISO 8601). */
   generatedAt: string;
 }
@@ -64,18 +76,18 @@ const URL_LIST: LocalFileKind = { what: 'URL list', maxBytes: 4 * 1024 * 1024 };
 export async function runAudit(
   options: AuditOptions,
   style: Style,
-): Promise<{ output: string; exitCode: number }> {
+): Promise<{ output: string; exitCode: number; incomplete: string | null }> {
   if (options.urlsFile === '-' && options.file === '-') {
     throw new CliInputError('--urls - and --file - cannot both read standard input');
   }
   const source = await loadRobots(options.site, options);
   const urlSource = await chooseUrlSource(options);
-  const urls = await urlSource({
+  const sample = await urlSource({
     origin: source.fetch.origin,
     robots: source.fetch.robots,
     fetch: source.fetch,
   });
-  const report = auditReport(source, urls, options);
+  const report = auditReport(source, sample, options);
   if (options.htmlFile !== undefined) {
     const path = resolve(options.cwd, options.htmlFile);
     await writeFile(path, renderAuditHtml(report)).catch((error: NodeJS.ErrnoException) => {
@@ -83,7 +95,8 @@ export async function runAudit(
     });
   }
   const output = options.json ? jsonText(auditJson(report)) : renderAudit(report, style);
-  return { output, exitCode: report.exitCode };
+  // An incomplete sitemap sample is said on stderr too, as `sitemaps` says an incomplete list.
+  return { output, exitCode: report.exitCode, incomplete: report.sitemaps?.incomplete ?? null };
 }
 
 async function chooseUrlSource(options: AuditOptions): Promise<UrlSource> {
@@ -105,7 +118,7 @@ async function chooseUrlSource(options: AuditOptions): Promise<UrlSource> {
 
 export function auditReport(
   source: RobotsSource,
-  urls: string[],
+  { urls, sitemaps }: UrlSample,
   options: Omit<AuditOptions, keyof SourceOptions>,
 ): AuditReport {
   const agents = [...(options.agents ?? DEFAULT_AGENTS)];
@@ -119,19 +132,23 @@ export function auditReport(
     { matrix, lints, unreachable: source.fetch.kind === 'disallow-all', why: source.fetch.why },
     sameAgent,
   );
-  // Exit 2 when no HTTP answer came back: the audit then says nothing about the site's file.
-  const exitCode = gotNoAnswer(source.fetch) ? EXIT.error : tripped.length > 0 ? 1 : 0;
+  // Exit 2 when no HTTP answer came back (the audit then says nothing about the site's file), or
+  // when sitemaps failed: rules that pass on part of the sample may trip on the rest.
+  const error = gotNoAnswer(source.fetch) ? 'robots.txt got no HTTP answer' : (sitemaps?.incomplete ?? null);
+  const exitCode = error !== null ? EXIT.error : tripped.length > 0 ? 1 : 0;
   return {
     site: options.site,
     origin: source.fetch.origin,
     source,
     agents,
     urls,
+    sitemaps,
     matrix,
     ai: aiPolicy(source.fetch, urls),
     lints,
     failOn: { rules: options.failOn.map((rule) => rule.text), tripped },
     exitCode,
+    error,
     generatedAt: new Date().toISOString(),
   };
 }
@@ -155,6 +172,7 @@ export function auditJson(report: AuditReport) {
         group: { how: verdict.group.how, token: verdict.group.token },
       })),
     })),
+    fromSitemaps: report.sitemaps,
     ai: report.ai,
     lints: report.lints,
     failOn: report.failOn,

@@ -170,7 +170,7 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
       if (flags.maxUrls !== undefined && flags.maxUrls > MAX_AUDIT_URLS) {
         throw new CliInputError(`--max-urls: an audit checks at most ${MAX_AUDIT_URLS} URLs`);
       }
-      const { output, exitCode } = await runAudit(
+      const { output, exitCode, incomplete } = await runAudit(
         {
           ...sourceOptions(flags, flags.agents?.[0] ?? '*'),
           site: readUrl(site, 'site', 'refused'),
@@ -186,6 +186,9 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
         styleFor(flags),
       );
       io.stdout.write(output);
+      // As `sitemaps`: JSON output carries the reason itself and leaves stderr empty.
+      if (incomplete !== null && flags.json !== true)
+        io.stderr.write(`crawlee-robots: ${printable(incomplete)}\n`);
       setExitCode(exitCode);
     },
   );

@@ -63,6 +63,8 @@ export interface ReadSitemapsOptions {
   maxUrls?: number;
   /** Stops the reading; what was read so far is reported. */
   signal?: AbortSignal;
+  /** Sitemap files read at the same time (the seeder's `concurrency`): 1 reads them in the order listed. */
+  concurrency?: number;
   /** Kept URLs handed to `onKept` at a time (the seeder's `batchSize`): 1 keeps the order of reading. */
   batchSize?: number;
   /** Each kept URL, in the order read. */
@@ -137,6 +139,7 @@ export async function readSitemaps(site: string, options: ReadSitemapsOptions): 
     ...(options.maxUrls === undefined ? {} : { maxUrls: options.maxUrls }),
     ...(options.signal === undefined ? {} : { signal: options.signal }),
     ...(options.batchSize === undefined ? {} : { batchSize: options.batchSize }),
+    ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
   });
   // The seeder reports a site whose robots.txt gave no file (5xx, 429, no answer) as a failure
   // under the robots.txt URL. robots.txt is no sitemap: the report says its state on its own.

@@ -25,8 +25,31 @@ export interface UrlSourceContext {
   fetch: RobotsFetchResult;
 }
 
+/** What `--from-sitemaps` read, besides the URLs: the report shows it, the exit code depends on it. */
+export interface SitemapSample {
+  /** Sitemap files read to their end. */
+  read: number;
+  /** Sitemap files that failed, wholly or after some URLs (exact, even past the listed ones). */
+  failed: number;
+  /**
+   * The failures, with why; `refused` when robots.txt keeps crawlers from the sitemap itself:
+   * a crawler never learns its URLs either, so the sample misses nothing by it.
+   */
+  failures: { url: string; why: string; refused: boolean }[];
+  /** True when reading stopped because the sample had `--max-urls` URLs. */
+  stoppedAtMax: boolean;
+  /** Why the sample is not the first URLs the sitemaps list (exit code 2), or null. */
+  incomplete: string | null;
+}
+
+/** The URLs to audit, and with `--from-sitemaps` how the sitemaps were read. */
+export interface UrlSample {
+  urls: string[];
+  sitemaps: SitemapSample | null;
+}
+
 /** Gives the absolute URLs to audit, all on `context.origin`. */
-export type UrlSource = (context: UrlSourceContext) => Promise<string[]>;
+export type UrlSource = (context: UrlSourceContext) => Promise<UrlSample>;
 
 /** How many paths are made up from the rules when no URLs are given. */
 export const MAX_SAMPLE_URLS = 15;
@@ -50,7 +73,7 @@ export function urlsFromRules(site: string): UrlSource {
         if (path !== undefined) paths.add(path);
       }
     }
-    return [...paths].map((path) => origin + path);
+    return { urls: [...paths].map((path) => origin + path), sitemaps: null };
   };
 }
 
@@ -106,7 +129,7 @@ export function listedUrls(text: string, name: string, maxUrls: number): UrlSour
       }
     }
     if (urls.size === 0) throw new CliInputError(`${name} lists no URL`);
-    return [...urls];
+    return { urls: [...urls], sitemaps: null };
   };
 }
 
@@ -145,10 +168,12 @@ export const DEFAULT_SITEMAP_URLS = 50;
 
 /**
  * `--from-sitemaps`: the first `maxUrls` URLs of the sitemaps robots.txt declares, on the
- * audited origin. URLs robots.txt blocks for `agent` are kept too: the matrix shows them.
- * The seeder's store is answered with the robots.txt the audit already read (fetched or
- * local), so the file is not fetched twice and `--file` applies to the sitemaps as well; the
- * robots.txt of any other origin (a sitemap stored elsewhere, a redirect target) is fetched.
+ * audited origin, in the order the sitemaps list them: the declared sitemaps in file order,
+ * then the children of each index in the order it lists them. URLs robots.txt blocks for
+ * `agent` are kept too: the matrix shows them. The seeder's store is answered with the
+ * robots.txt the audit already read (fetched or local), so the file is not fetched twice and
+ * `--file` applies to the sitemaps as well; the robots.txt of any other origin (a sitemap
+ * stored elsewhere, a redirect target) is fetched.
  */
 export function urlsFromSitemaps(options: {
   maxUrls: number;
@@ -175,7 +200,7 @@ export function urlsFromSitemaps(options: {
     });
     const urls: string[] = [];
     // The cap counts URLs on the origin, kept or blocked: the seeder's maxUrls would count
-    // filtered ones too, so the run is stopped here instead.
+    // filtered ones too, so the run is stopped here instead. Reads cut short by it are no failures.
     const enough = new AbortController();
     const collect = (url: string) => {
       if (urls.length >= options.maxUrls) return;
@@ -185,27 +210,50 @@ export function urlsFromSitemaps(options: {
       if (!urls.includes(parsed.href)) urls.push(parsed.href);
       if (urls.length >= options.maxUrls) enough.abort();
     };
+    let sample: SitemapSample;
     try {
       const read = await readSitemaps(origin, {
         store,
         agent: options.agent,
         sitemapTimeoutMs: options.timeoutMs,
         signal: enough.signal,
-        // One URL a batch: kept and blocked URLs reach the matrix in the order the sitemaps list them.
+        // One file at a time, one URL a batch: the first URLs are those the sitemaps list
+        // first, whichever server answers faster, so every run audits the same sample.
+        concurrency: 1,
         batchSize: 1,
         onKept: collect,
         onBlocked: collect,
       });
+      const { result } = read;
+      const failures = [];
+      for (const failure of result.failures) {
+        // The robots.txt of each origin is in the store already: checking again fetches nothing.
+        const check = await store.check(failure.url, options.agent);
+        failures.push({ url: failure.url, why: failure.why, refused: !check.allowed });
+      }
+      const refused = failures.filter((failure) => failure.refused).length;
+      const unread = result.sitemapsFailed - refused;
       if (urls.length === 0) {
-        const failure = read.result.failures[0];
+        const failure = result.failures[0];
         throw new CliInputError(
-          `--from-sitemaps: the ${sitemaps} sitemaps of robots.txt list no URL on ${origin}${failure === undefined ? '' : ` (${read.result.sitemapsFailed} failed; ${failure.url}: ${failure.why})`}`,
+          `--from-sitemaps: the ${sitemaps} sitemaps of robots.txt list no URL on ${origin}${failure === undefined ? '' : ` (${result.sitemapsFailed} failed; ${failure.url}: ${failure.why})`}`,
         );
       }
+      const firstUnread = failures.find((failure) => !failure.refused);
+      sample = {
+        read: result.sitemapsRead,
+        failed: result.sitemapsFailed,
+        failures,
+        stoppedAtMax: urls.length >= options.maxUrls,
+        incomplete:
+          unread === 0
+            ? null
+            : `--from-sitemaps: ${unread === 1 ? '1 sitemap' : `${unread} sitemaps`} could not be read${firstUnread === undefined ? '' : ` (${firstUnread.url}: ${firstUnread.why})`}, so the sample of ${urls.length === 1 ? '1 URL' : `${urls.length} URLs`} is incomplete`,
+      };
     } finally {
       await store.close();
     }
-    return urls;
+    return { urls, sitemaps: sample };
   };
 }
 

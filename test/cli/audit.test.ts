@@ -371,6 +371,7 @@ describe('audit --json', () => {
       'robotsTxt',
       'agents',
       'urls',
+      'fromSitemaps',
       'ai',
       'lints',
       'failOn',
@@ -404,6 +405,7 @@ describe('audit --json', () => {
       },
       expect.objectContaining({ url: `${shop.origin}/`, path: '/' }),
     ]);
+    expect(json.fromSitemaps).toBeNull();
     expect(json.ai.urls).toBe(2);
     expect(json.ai.crawlers).toHaveLength(12);
     expect(json.ai.crawlers[0]).toEqual({

@@ -1,3 +1,7 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SitemapsRead } from '../../src/cli/sitemap-tally.js';
@@ -414,7 +418,8 @@ describe('audit --from-sitemaps', () => {
       '--user-agent',
       'AuditBot/2.0 (+https://example.com/bot)',
     ]);
-    expect(run.code).toBe(0);
+    // /missing.xml answers 404: the sample is incomplete.
+    expect(run.code).toBe(2);
     const sent = site.requests.slice(before);
     expect(sent.map((request) => request.path)).toContain('/pages.xml');
     expect(new Set(sent.map((request) => request.headers['user-agent']))).toEqual(
@@ -438,8 +443,11 @@ describe('audit --from-sitemaps', () => {
       'ExampleBot,Googlebot',
       '--json',
     ]);
-    expect(run.code).toBe(0);
+    expect(run.code).toBe(2);
     const json = JSON.parse(run.stdout);
+    expect(json.fromSitemaps.failures).toEqual([
+      { url: `${site.origin}/missing.xml`, why: expect.stringContaining('404'), refused: false },
+    ]);
     const byPath = new Map<string, string[]>(
       json.urls.map((row: { path: string; verdicts: { allowed: boolean; line: number | null }[] }) => [
         row.path,
@@ -522,7 +530,13 @@ describe('audit --from-sitemaps', () => {
         '--json',
       ]);
       expect(run.code).toBe(0);
-      expect(JSON.parse(run.stdout).urls.map((row: { path: string }) => row.path)).toEqual(['/open']);
+      const json = JSON.parse(run.stdout);
+      expect(json.urls.map((row: { path: string }) => row.path)).toEqual(['/open']);
+      // Refused by robots.txt, as a crawler would be: shown, but the sample misses nothing by it.
+      expect(json.fromSitemaps).toMatchObject({
+        failures: [{ url: `${storage.origin}/closed.xml`, refused: true }],
+        incomplete: null,
+      });
       expect(storage.hits('/robots.txt')).toBe(1);
       expect(storage.hits('/closed.xml')).toBe(0);
     } finally {
@@ -545,5 +559,124 @@ describe('audit --from-sitemaps', () => {
     const broke = await runInProcess(['audit', broken.origin, '--from-sitemaps']);
     expect(broke.code).toBe(2);
     expect(broke.stderr).toMatch(/list no URL .*1 failed; .*gone\.xml/);
+  });
+});
+
+describe('audit --from-sitemaps: sitemaps that could not be read', () => {
+  it('names the sitemap that failed after some URLs in text, JSON and HTML, and exits 2 with the reason', async () => {
+    const stall = await startHttpServer();
+    const o = stall.origin;
+    stall.route(
+      '/robots.txt',
+      text(`User-agent: ExampleBot\nDisallow: /private/\n\nSitemap: ${o}/stall.xml\n`),
+    );
+    stall.route('/stall.xml', (_request, response) => {
+      // One URL, then nothing more, ever.
+      response.writeHead(200, { 'content-type': 'application/xml' });
+      response.write(`<urlset><url><loc>${o}/one</loc></url>`);
+    });
+    const html = join(mkdtempSync(join(tmpdir(), 'audit-')), 'report.html');
+    const argv = ['audit', o, '--from-sitemaps', '--agents', 'ExampleBot', '--fail-on', 'blocked:ExampleBot'];
+    try {
+      const run = await runInProcess([...argv, '--timeout', '500', '--html', html]);
+      expect(run.code).toBe(2);
+      const reason =
+        /^crawlee-robots: --from-sitemaps: 1 sitemap could not be read \(.*\/stall\.xml: .*\), so the sample of 1 URL is incomplete\n$/;
+      expect(run.stderr).toMatch(reason);
+      expect(lineStarting(run.lines, '1  ')).toBe('  1  /one');
+      expect(lineStarting(run.lines, 'FAILED')).toMatch(/^ {2}FAILED \/stall\.xml: .*1 URLs read before/);
+      expect(lineStarting(run.lines, 'Fail-on')).toBe('Fail-on (exit 2: the sitemap sample is incomplete)');
+      const page = readFileSync(html, 'utf8');
+      expect(page).toContain(`<code>${o}/stall.xml</code>`);
+      expect(page).toContain('Incomplete sample (exit 2)');
+
+      const json = await runInProcess([...argv, '--timeout', '500', '--json']);
+      expect(json.code).toBe(2);
+      expect(json.stderr).toBe('');
+      expect(JSON.parse(json.stdout)).toMatchObject({
+        urls: [{ path: '/one' }],
+        fromSitemaps: {
+          read: 0,
+          failed: 1,
+          failures: [{ url: `${o}/stall.xml`, refused: false }],
+          stoppedAtMax: false,
+          incomplete: expect.stringMatching(/sample of 1 URL is incomplete/),
+        },
+        exitCode: 2,
+      });
+    } finally {
+      await stall.close();
+    }
+  });
+
+  it('keeps the URLs of the sitemaps that were read when another answers 500', async () => {
+    const partial = await startHttpServer();
+    const o = partial.origin;
+    partial.route(
+      '/robots.txt',
+      text(`User-agent: *\nDisallow:\n\nSitemap: ${o}/a.xml\nSitemap: ${o}/b.xml\n`),
+    );
+    partial.route('/a.xml', xml(urlset(o, ['/a1', '/a2'])));
+    partial.route('/b.xml', text('down', 500));
+    try {
+      const run = await runInProcess(['audit', o, '--from-sitemaps', '--agents', 'ExampleBot', '--json']);
+      expect(run.code).toBe(2);
+      const json = JSON.parse(run.stdout);
+      expect(json.urls.map((row: { path: string }) => row.path)).toEqual(['/a1', '/a2']);
+      expect(json.fromSitemaps).toMatchObject({ read: 1, failed: 1, failures: [{ url: `${o}/b.xml` }] });
+    } finally {
+      await partial.close();
+    }
+  });
+});
+
+describe('audit --from-sitemaps: the same sample every run', () => {
+  it('takes the first URLs in the order robots.txt and its index list them, however fast each sitemap answers', async () => {
+    const jitter = await startHttpServer();
+    const o = jitter.origin;
+    const slow =
+      (handler: TestRouteHandler): TestRouteHandler =>
+      async (request, response) => {
+        await sleep(Math.random() * 20);
+        await handler(request, response);
+      };
+    jitter.route(
+      '/robots.txt',
+      text(`User-agent: *\nDisallow: /private/\n\nSitemap: ${o}/index.xml\nSitemap: ${o}/b.xml\n`),
+    );
+    jitter.route(
+      '/index.xml',
+      slow(
+        xml(
+          `<sitemapindex><sitemap><loc>${o}/a1.xml</loc></sitemap><sitemap><loc>${o}/a2.xml</loc></sitemap></sitemapindex>`,
+        ),
+      ),
+    );
+    jitter.route('/a1.xml', slow(xml(urlset(o, ['/a1']))));
+    jitter.route('/a2.xml', slow(xml(urlset(o, ['/a2']))));
+    jitter.route('/b.xml', slow(xml(urlset(o, ['/private/1', '/private/2', '/private/3']))));
+    try {
+      const outcomes = new Set<string>();
+      for (let i = 0; i < 8; i++) {
+        const run = await runInProcess([
+          'audit',
+          o,
+          '--from-sitemaps',
+          '--max-urls',
+          '3',
+          '--agents',
+          'ExampleBot',
+          '--fail-on',
+          'blocked:ExampleBot',
+          '--json',
+        ]);
+        const paths = JSON.parse(run.stdout).urls.map((row: { path: string }) => row.path);
+        outcomes.add(`${run.code} ${paths.join(' ')}`);
+      }
+      // The declared sitemaps in file order, then the index's children in its order.
+      expect([...outcomes]).toEqual(['1 /private/1 /private/2 /private/3']);
+    } finally {
+      await jitter.close();
+    }
   });
 });
