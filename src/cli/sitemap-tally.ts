@@ -59,7 +59,10 @@ export interface ReadSitemapsOptions {
   agent: string;
   /** Time allowed for each sitemap file (the seeder's `timeoutMs`). */
   sitemapTimeoutMs?: number;
-  /** Most page URLs read (the seeder's `maxUrls`). */
+  /**
+   * Most page URLs read: the run stops at the URL that reaches it, and reads still in flight are
+   * cancelled, not waited for nor counted as failures.
+   */
   maxUrls?: number;
   /** Stops the reading; what was read so far is reported. */
   signal?: AbortSignal;
@@ -102,6 +105,16 @@ export async function readSitemaps(site: string, options: ReadSitemapsOptions): 
   };
   for (const url of declared) tally(url);
   const rules = new Map<string, BlockingRule>();
+  // The seeder's own maxUrls stops handing out URLs but lets other downloads run to their end
+  // (up to the timeout, then reported as failed): the run is aborted here instead.
+  const enough = new AbortController();
+  const signal =
+    options.signal === undefined ? enough.signal : AbortSignal.any([options.signal, enough.signal]);
+  let found = 0;
+  const count = () => {
+    found++;
+    if (options.maxUrls !== undefined && found >= options.maxUrls) enough.abort();
+  };
 
   const seeder = new SitemapSeeder({
     store,
@@ -116,6 +129,7 @@ export async function readSitemaps(site: string, options: ReadSitemapsOptions): 
         entry.found++;
         entry.kept++;
         options.onKept?.(request.url);
+        count();
       }
     },
     onDropped: (record: SitemapDroppedUrl) => {
@@ -129,16 +143,23 @@ export async function readSitemaps(site: string, options: ReadSitemapsOptions): 
       blocking.count++;
       rules.set(key, blocking);
       options.onBlocked?.(record.url, check);
+      count();
     },
     onFiltered: (record) => {
       const entry = tally(record.sitemapUrl);
       entry.found++;
       entry.filtered++;
+      count();
     },
     progressIntervalMs: 0,
     ...(options.maxUrls === undefined ? {} : { maxUrls: options.maxUrls }),
-    ...(options.signal === undefined ? {} : { signal: options.signal }),
-    ...(options.batchSize === undefined ? {} : { batchSize: options.batchSize }),
+    signal,
+    // Kept URLs are counted as they are handed out: in batches, the cap would be seen late.
+    ...(options.batchSize !== undefined
+      ? { batchSize: options.batchSize }
+      : options.maxUrls !== undefined
+        ? { batchSize: 1 }
+        : {}),
     ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
   });
   // The seeder reports a site whose robots.txt gave no file (5xx, 429, no answer) as a failure
