@@ -54,6 +54,8 @@ export async function runSitemaps(
   let read: SitemapsRead;
   try {
     let pending: string[] = [];
+    // A crawler requests each URL once, without its fragment: so is each printed.
+    const printed = new Set<string>();
     read = await readSitemaps(options.site, {
       store,
       agent: options.agent,
@@ -64,7 +66,11 @@ export async function runSitemaps(
             onKept: (url: string) => {
               // The seeder hands on a location as the sitemap wrote it; a crawler requests it as
               // the URL parser writes it (`/a b` is `/a%20b`, a line feed inside is dropped).
-              pending.push(new URL(url).href);
+              const parsed = new URL(url);
+              parsed.hash = '';
+              if (printed.has(parsed.href)) return;
+              printed.add(parsed.href);
+              pending.push(parsed.href);
               if (pending.length >= 1000) {
                 write(`${pending.join('\n')}\n`);
                 pending = [];

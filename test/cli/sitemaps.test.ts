@@ -680,3 +680,47 @@ describe('audit --from-sitemaps: the same sample every run', () => {
     }
   });
 });
+
+describe('sitemaps --max-urls', () => {
+  it('stops at N URLs without waiting for a sitemap that has not answered, and does not call it failed', async () => {
+    const slow = await startHttpServer();
+    const o = slow.origin;
+    slow.route(
+      '/robots.txt',
+      text(`User-agent: *\nDisallow:\n\nSitemap: ${o}/fast.xml\nSitemap: ${o}/slow.xml\n`),
+    );
+    slow.route('/fast.xml', xml(urlset(o, ['/one', '/two'])));
+    slow.route('/slow.xml', () => {});
+    try {
+      const started = performance.now();
+      const run = await runInProcess(['sitemaps', o, '--max-urls', '1', '--timeout', '10000', '--json']);
+      expect(performance.now() - started).toBeLessThan(5000);
+      expect(run.code).toBe(0);
+      const json = JSON.parse(run.stdout);
+      expect(json.totals).toMatchObject({ urls: 1, sitemapsFailed: 0, stoppedEarly: true });
+      expect(json.sitemaps.map((sitemap: { failure: string | null }) => sitemap.failure)).toEqual([
+        null,
+        null,
+      ]);
+    } finally {
+      await slow.close();
+    }
+  });
+});
+
+describe('sitemaps --urls: each URL once', () => {
+  it('drops the fragment and prints a URL listed twice once', async () => {
+    const dups = await startHttpServer();
+    const o = dups.origin;
+    dups.route('/robots.txt', text(`User-agent: *\nDisallow:\n\nSitemap: ${o}/a.xml\nSitemap: ${o}/b.xml\n`));
+    dups.route('/a.xml', xml(urlset(o, ['/', '/about', '/about#team'])));
+    dups.route('/b.xml', xml(urlset(o, ['/', '/p/1'])));
+    try {
+      const run = await runInProcess(['sitemaps', o, '--urls']);
+      expect(run.code).toBe(0);
+      expect(run.stdout.trimEnd().split('\n').sort()).toEqual([`${o}/`, `${o}/about`, `${o}/p/1`]);
+    } finally {
+      await dups.close();
+    }
+  });
+});
