@@ -13,12 +13,29 @@ import { CliInputError } from './io.js';
 export type PathUse = 'accepted' | 'needs-file' | 'refused';
 
 /**
+ * `localhost:8080/cart`, `example.com:443`: a host and a port with no scheme before them. The
+ * URL parser reads `localhost:` as a scheme, so this is told apart before it.
+ */
+const HOST_AND_PORT = /^[A-Za-z0-9.-]+:\d+(?:[/?#]|$)/;
+
+/** A scheme, e.g. `https:` or `ftp:`. */
+const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
+
+/**
+ * Text whose first part looks like a host name (`example.com`, `localhost`, `127.0.0.1`,
+ * `[::1]`, with an optional port): only then is `https://` put before it as a suggestion.
+ */
+const LOOKS_LIKE_HOST =
+  /^(?:localhost|\[[0-9A-Fa-f:.]+\]|(?:[A-Za-z0-9-]+\.)+[A-Za-z0-9-]+)(?::\d+)?(?:[/?#]|$)/;
+
+/**
  * An absolute http(s) URL. With a local file (`--file`) a bare path such as `/search?q=1` is
- * accepted too (`paths: 'accepted'`): no origin needs to be fetched.
+ * accepted too (`paths: 'accepted'`): no origin needs to be fetched. A path starting with `//`
+ * is a path there too, as in a `--urls` list; elsewhere it is read as a URL without a scheme.
  */
 export function readUrl(value: string, what: string, paths: PathUse): string {
+  if (value.startsWith('/') && paths === 'accepted') return value;
   const isPath = value.startsWith('/') && !value.startsWith('//');
-  if (isPath && paths === 'accepted') return value;
   // A path has no host to suggest: say what would make it work.
   if (isPath) {
     throw new CliInputError(
@@ -27,10 +44,16 @@ export function readUrl(value: string, what: string, paths: PathUse): string {
         : `${what} ${JSON.stringify(value)} is a path: write it as a full URL, e.g. https://example.com`,
     );
   }
-  if (!/^[A-Za-z][A-Za-z0-9+.-]*:/.test(value)) {
-    const example = `https://${value.replace(/^\/+/, '')}`;
+  if (HOST_AND_PORT.test(value) || !SCHEME.test(value)) {
+    const rest = value.replace(/^\/+/, '');
+    const orPath = paths === 'accepted' ? ' (or a path starting with / together with --file)' : '';
+    if (LOOKS_LIKE_HOST.test(rest)) {
+      throw new CliInputError(
+        `${what} ${JSON.stringify(value)} has no scheme; write it as an absolute URL, e.g. https://${rest}${orPath}`,
+      );
+    }
     throw new CliInputError(
-      `${what} ${JSON.stringify(value)} has no scheme; write it as an absolute URL, e.g. ${example}${paths === 'accepted' ? ' (or a path starting with / together with --file)' : ''}`,
+      `${what} ${JSON.stringify(value)} is neither an absolute URL nor a path starting with /; write it as an absolute URL, e.g. ${paths === 'refused' ? 'https://example.com' : 'https://example.com/page'}${orPath}`,
     );
   }
   try {

@@ -57,6 +57,32 @@ describe('bad input: one clear line, exit 2', () => {
     expectUsageError(await runInProcess(['audit', 'example.com']), 'site "example.com" has no scheme');
   });
 
+  it('a host and port without scheme: no scheme, not the scheme "localhost:"', async () => {
+    expectUsageError(
+      await runInProcess(['explain', 'localhost:8080/cart', '--agent', 'A']),
+      'URL "localhost:8080/cart" has no scheme; write it as an absolute URL, e.g. https://localhost:8080/cart',
+    );
+    expectUsageError(
+      await runInProcess(['explain', 'example.com:443/cart', '--agent', 'A']),
+      'e.g. https://example.com:443/cart',
+    );
+    expectUsageError(
+      await runInProcess(['audit', 'localhost:3000']),
+      'site "localhost:3000" has no scheme; write it as an absolute URL, e.g. https://localhost:3000',
+    );
+  });
+
+  it('text that is neither a URL nor a path gets no made-up host', async () => {
+    for (const value of ['./cart', '?q=1', 'cart']) {
+      const run = await runInProcess(['explain', value, '--agent', 'A']);
+      expectUsageError(
+        run,
+        `URL ${JSON.stringify(value)} is neither an absolute URL nor a path starting with /; write it as an absolute URL, e.g. https://example.com/page`,
+      );
+      expect(run.stderr).not.toContain(`https://${value}`);
+    }
+  });
+
   it('a URL that is not http(s)', async () => {
     expectUsageError(
       await runInProcess(['explain', 'ftp://a.example/x', '--agent', 'A']),

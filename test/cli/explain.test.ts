@@ -51,6 +51,15 @@ describe('explain: the verdict', () => {
     );
   });
 
+  it('with --file, reads a path starting with // as a path, as an audit --urls list does', async () => {
+    const run = await runInProcess(['explain', '//cart', '--agent', 'ExampleBot', '--file', '-'], {
+      stdin: 'User-agent: *\nDisallow: //cart\n',
+    });
+    expect(run.code).toBe(1);
+    expect(lineStarting(run.lines, 'decided')).toContain('by line 2, Disallow: //cart');
+    expect(run.stderr).toBe('');
+  });
+
   it('lists the file with a bar beside the applied group and the decisive line marked', async () => {
     const run = await runInProcess(['explain', `${shop.origin}/search/help`, '--agent', 'ExampleBot']);
     const listing = run.lines.slice(
