@@ -4,6 +4,7 @@
  */
 import type { AuditReport } from './audit.js';
 import { sameOriginPath } from './audit-render.js';
+import { cutNote } from './fail-on.js';
 import { printable } from './style.js';
 import { displayToken } from './verdicts.js';
 
@@ -93,10 +94,10 @@ function failOnBanner(report: AuditReport): string {
     return `<div class="banner pass"><strong>Fail-on passed:</strong> ${rules.map((rule) => `<code>${esc(rule)}</code>`).join(', ')}</div>`;
   }
   const items = tripped
-    .map(
-      (trip) =>
-        `<li><code>${esc(trip.rule)}</code><ul>${trip.details.map((d) => `<li>${esc(d)}</li>`).join('')}</ul></li>`,
-    )
+    .map((trip) => {
+      const cut = cutNote(trip);
+      return `<li><code>${esc(trip.rule)}</code>${cut === undefined ? '' : ` ${esc(cut)}`}<ul>${trip.details.map((d) => `<li>${esc(d)}</li>`).join('')}</ul></li>`;
+    })
     .join('');
   return `<div class="banner fail"><strong>Fail-on: ${tripped.length} of ${rules.length} rules tripped</strong><ul>${items}</ul></div>`;
 }

@@ -1,5 +1,6 @@
 /** The text output of `audit`. */
 import type { AuditReport } from './audit.js';
+import { cutNote } from './fail-on.js';
 import { closingNote, lintBlock, statusBlock } from './render.js';
 import { printable, type Style } from './style.js';
 import { type Cell, renderTable } from './table.js';
@@ -96,6 +97,8 @@ function failOnBlock(report: AuditReport, style: Style): string[] {
   for (const trip of tripped) {
     // Rules name crawlers from the command line; details quote URLs and lints of the site.
     lines.push(`  ${style.red('tripped')} ${printable(trip.rule)}`);
+    const cut = cutNote(trip);
+    if (cut !== undefined) lines.push(`    ${cut}`);
     for (const detail of trip.details) lines.push(`    ${printable(detail)}`);
   }
   return lines;

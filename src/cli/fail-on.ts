@@ -21,10 +21,15 @@ export type FailOnRule =
   | { kind: 'lint-code'; code: LintCode; text: string }
   | { kind: 'unreachable'; text: string };
 
+/** How many of the URLs or lints that tripped a rule are named. */
+export const MAX_TRIP_DETAILS = 20;
+
 /** A rule that tripped, with what tripped it. */
 export interface FailOnTrip {
   rule: string;
-  /** One entry per URL or lint that tripped the rule (at most the first 20). */
+  /** How many URLs (a blocked or allowed rule), lints or reasons (unreachable) tripped the rule. */
+  count: number;
+  /** What tripped it, one entry each: the first `MAX_TRIP_DETAILS` of `count`. */
   details: string[];
 }
 
@@ -114,7 +119,8 @@ export function evaluateFailOn(
   const trips: FailOnTrip[] = [];
   for (const rule of rules) {
     const details = detailsOf(rule, input, sameAgent);
-    if (details.length > 0) trips.push({ rule: rule.text, details: details.slice(0, 20) });
+    if (details.length > 0)
+      trips.push({ rule: rule.text, count: details.length, details: details.slice(0, MAX_TRIP_DETAILS) });
   }
   return trips;
 }
@@ -147,6 +153,13 @@ function detailsOf(
       return details;
     }
   }
+}
+
+/** `300 URLs; the first 20:` when the details of a trip are cut, or undefined. */
+export function cutNote(trip: FailOnTrip): string | undefined {
+  if (trip.count <= trip.details.length) return undefined;
+  const what = trip.rule.startsWith('lint:') ? 'lints' : 'URLs';
+  return `${trip.count} ${what}; the first ${trip.details.length}:`;
 }
 
 function lintDetail(lint: RobotsLint): string {

@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -259,6 +259,21 @@ describe('audit: --fail-on', () => {
     expect(run.lines).toContain(`    ${shop.origin}/drafts/ blocked for Googlebot (line 9)`);
   });
 
+  it('names the first 20 URLs that tripped a rule and says how many there are in all', async () => {
+    const list = Array.from({ length: 30 }, (_, i) => `/cart/${i}`).join('\n');
+    const html = join(dir, 'cut.html');
+    const argv = ['audit', shop.origin, '--agents', 'Bingbot', '--fail-on', 'blocked:Bingbot', '--urls', '-'];
+    const run = await runInProcess([...argv, '--html', html], { stdin: list });
+    expect(run.code).toBe(1);
+    const at = run.lines.indexOf('  tripped blocked:Bingbot');
+    expect(run.lines[at + 1]).toBe('    30 URLs; the first 20:');
+    expect(run.lines.slice(at + 2).filter((line) => line.includes(' blocked for Bingbot'))).toHaveLength(20);
+    expect(readFileSync(html, 'utf8')).toContain('<code>blocked:Bingbot</code> 30 URLs; the first 20:');
+    const json = JSON.parse((await runInProcess([...argv, '--json'], { stdin: list })).stdout);
+    expect(json.failOn.tripped[0]).toMatchObject({ rule: 'blocked:Bingbot', count: 30 });
+    expect(json.failOn.tripped[0].details).toHaveLength(20);
+  });
+
   it('passes when nothing trips, and adds the crawlers it names to the matrix', async () => {
     const run = await runInProcess(
       [
@@ -420,7 +435,11 @@ describe('audit --json', () => {
     expect(json.failOn).toEqual({
       rules: ['blocked:Googlebot'],
       tripped: [
-        { rule: 'blocked:Googlebot', details: [`${shop.origin}/drafts/a blocked for Googlebot (line 9)`] },
+        {
+          rule: 'blocked:Googlebot',
+          count: 1,
+          details: [`${shop.origin}/drafts/a blocked for Googlebot (line 9)`],
+        },
       ],
     });
     expect(json.robotsTxt).toMatchObject({ source: 'http', status: 200, policy: 'rules' });
