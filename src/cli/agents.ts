@@ -54,6 +54,13 @@ export function parseAgentList(value: string): string[] {
   return agents;
 }
 
+/** `--agents` given more than once: the lists joined, a crawler named twice kept once. */
+export function joinAgents(previous: readonly string[], more: readonly string[]): string[] {
+  const agents = [...previous];
+  for (const agent of more) if (!agents.some((known) => sameAgent(known, agent))) agents.push(agent);
+  return agents;
+}
+
 /** Checks that a crawler name yields a product token; a header such as `Mozilla/5.0 (compatible; ExampleBot/1.0)` is fine too. */
 export function checkAgent(agent: string, option: string, allowStar = false): void {
   if (allowStar && agent === '*') return;

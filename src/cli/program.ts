@@ -3,7 +3,7 @@
  * parsed options to `explain.ts`, `audit.ts` and `sitemaps.ts` and write what they return.
  */
 import { Command, Option } from 'commander';
-import { checkAgent, parseAgentList } from './agents.js';
+import { checkAgent, joinAgents, parseAgentList } from './agents.js';
 import {
   MAX_TIMEOUT_MS,
   readCount,
@@ -50,21 +50,33 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
         write(`crawlee-robots: ${printable(oneLine(text.replace(/^error: /, '')))} (see --help)\n`),
     });
 
+  // An option that takes one value, given twice, is a usage error: keeping the last one silently
+  // would audit a file, a crawler or a status the user may not have meant.
+  const given = new Set<string>();
+  const once =
+    <T>(option: string, read: (value: string) => T = (value) => value as T) =>
+    (value: string): T => {
+      if (given.has(option)) throw new CliInputError(`${option} was given twice: give it once`);
+      given.add(option);
+      return read(value);
+    };
+
   const common = (command: Command) =>
     command
       .option(
         '--agents <list>',
-        'crawlers to compare, comma-separated; a whole User-Agent header may hold commas in its parentheses (default: search engines and AI crawlers)',
-        parseAgentList,
+        'crawlers to compare, comma-separated; a whole User-Agent header may hold commas in its parentheses (repeatable: the lists are joined; default: search engines and AI crawlers)',
+        (value: string, previous: string[] | undefined) => joinAgents(previous ?? [], parseAgentList(value)),
       )
       .option(
         '-f, --file <path>',
         'read robots.txt from a local file, or - for standard input, instead of fetching it',
+        once('--file'),
       )
       .option(
         '--status <code>',
         'with --file: simulate the HTTP status the file was served with (e.g. 404, 503)',
-        readStatus,
+        once('--status', readStatus),
       )
       .option('--json', 'print JSON for machines instead of text')
       .addOption(new Option('--color', 'colour the output even when it is not a terminal'))
@@ -72,12 +84,12 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
       .option(
         '--user-agent <header>',
         'User-Agent header sent for robots.txt (default: the crawler token and this tool)',
-        readUserAgent,
+        once('--user-agent', readUserAgent),
       )
       .option(
         '--timeout <ms>',
         `time allowed for fetching robots.txt (and each sitemap of audit --from-sitemaps), redirects included; at most ${MAX_TIMEOUT_MS}`,
-        readTimeout,
+        once('--timeout', readTimeout),
         DEFAULT_TIMEOUT_MS,
       );
 
@@ -107,6 +119,7 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
       .requiredOption(
         '-a, --agent <name>',
         'the crawler: its product token (ExampleBot) or a whole User-Agent header',
+        once('--agent'),
       ),
   ).action(async (url: string, flags: CommonFlags & { agent: string }) => {
     checkAgent(flags.agent, '--agent');
@@ -132,13 +145,14 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
       .option(
         '--urls <file>',
         'URLs or paths to check, one a line (- for standard input); default: / and a path for each rule of the file',
+        once('--urls'),
       )
       .option(
         '--fail-on <rule>',
         'exit 1 when a rule trips (repeatable or comma-separated): blocked:<agent>, allowed:<agent>, lint:<error|warning|info|code>, unreachable',
         (value: string, previous: string[] = []) => [...previous, value],
       )
-      .option('--html <file>', 'also write a self-contained HTML report to this file')
+      .option('--html <file>', 'also write a self-contained HTML report to this file', once('--html'))
       .option(
         '--from-sitemaps',
         `check the URLs the sitemaps of robots.txt list (the first ${DEFAULT_SITEMAP_URLS}, see --max-urls)`,
@@ -146,7 +160,7 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
       .option(
         '--max-urls <n>',
         `with --from-sitemaps: how many URLs to check (at most ${MAX_AUDIT_URLS})`,
-        (value) => readCount(value, '--max-urls'),
+        once('--max-urls', (value) => readCount(value, '--max-urls')),
       ),
   ).action(
     async (
@@ -202,19 +216,26 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
     .option(
       '-a, --agent <name>',
       'the crawler robots.txt is matched for (default: *, the group every crawler reads)',
+      once('--agent'),
     )
     .option('--json', 'print JSON for machines instead of text')
     .option('--urls', 'print only the URLs robots.txt allows, one a line, for piping')
-    .option('--max-urls <n>', 'stop after reading this many URLs from the sitemaps', (value) =>
-      readCount(value, '--max-urls'),
+    .option(
+      '--max-urls <n>',
+      'stop after reading this many URLs from the sitemaps',
+      once('--max-urls', (value) => readCount(value, '--max-urls')),
     )
     .addOption(new Option('--color', 'colour the output even when it is not a terminal'))
     .addOption(new Option('--no-color', 'never colour the output (NO_COLOR is honoured too)'))
-    .option('--user-agent <header>', 'User-Agent header sent for robots.txt and the sitemaps', readUserAgent)
+    .option(
+      '--user-agent <header>',
+      'User-Agent header sent for robots.txt and the sitemaps',
+      once('--user-agent', readUserAgent),
+    )
     .option(
       '--timeout <ms>',
       `time allowed for robots.txt and for each sitemap file, redirects included; at most ${MAX_TIMEOUT_MS}`,
-      readTimeout,
+      once('--timeout', readTimeout),
       DEFAULT_TIMEOUT_MS,
     )
     .action(

@@ -274,6 +274,19 @@ describe('audit: --fail-on', () => {
     expect(json.failOn.tripped[0].details).toHaveLength(20);
   });
 
+  it('joins the lists of a repeated --agents, as it joins repeated --fail-on rules', async () => {
+    const run = await runInProcess([
+      'audit',
+      shop.origin,
+      '--agents',
+      'Googlebot',
+      '--agents',
+      'GPTBot,googlebot',
+      '--json',
+    ]);
+    expect(JSON.parse(run.stdout).agents).toEqual(['Googlebot', 'GPTBot']);
+  });
+
   it('passes when nothing trips, and adds the crawlers it names to the matrix', async () => {
     const run = await runInProcess(
       [

@@ -83,6 +83,25 @@ describe('bad input: one clear line, exit 2', () => {
     }
   });
 
+  it('an option that takes one value, given twice', async () => {
+    const file = ['--file', SHOP_ROBOTS_PATH];
+    for (const [argv, option] of [
+      [['explain', '/x', '--agent', 'Googlebot', '--agent', 'ExampleBot', ...file], '--agent'],
+      [['explain', '/x', '--agent', 'A', '--file', '/nonexistent', ...file], '--file'],
+      [['explain', '/x', '--agent', 'A', ...file, '--status', '503', '--status', '200'], '--status'],
+      [['audit', 'https://a.example/', ...file, '--html', 'a.html', '--html', 'b.html'], '--html'],
+      [['audit', 'https://a.example/', ...file, '--urls', 'a.txt', '--urls', 'b.txt'], '--urls'],
+      [['audit', 'https://a.example/', ...file, '--timeout', '5', '--timeout', '6'], '--timeout'],
+      [['sitemaps', 'https://a.example/', '--max-urls', '5', '--max-urls', '6'], '--max-urls'],
+      [['sitemaps', 'https://a.example/', '--user-agent', 'A/1', '--user-agent', 'B/1'], '--user-agent'],
+    ] as const) {
+      expectUsageError(
+        await runInProcess([...argv]),
+        `crawlee-robots: ${option} was given twice: give it once`,
+      );
+    }
+  });
+
   it('a URL that is not http(s)', async () => {
     expectUsageError(
       await runInProcess(['explain', 'ftp://a.example/x', '--agent', 'A']),
