@@ -146,3 +146,16 @@ export function readCount(value: string, option: string): number {
   }
   return count;
 }
+
+/**
+ * `--html`: a file name. `-` is refused rather than taken for stdout: stdout already carries the
+ * text or JSON report, and a file named `-` is never what was meant.
+ */
+export function readHtmlFile(value: string): string {
+  if (value === '-') {
+    throw new CliInputError(
+      '--html -: the HTML report goes to a file, as stdout holds the text or JSON report; give a file name such as --html report.html',
+    );
+  }
+  return value;
+}

@@ -7,6 +7,7 @@ import { checkAgent, joinAgents, parseAgentList } from './agents.js';
 import {
   MAX_TIMEOUT_MS,
   readCount,
+  readHtmlFile,
   readStatus,
   readTimeout,
   readUrl,
@@ -152,7 +153,11 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
         'exit 1 when a rule trips (repeatable or comma-separated): blocked:<agent>, allowed:<agent>, lint:<error|warning|info|code>, unreachable',
         (value: string, previous: string[] = []) => [...previous, value],
       )
-      .option('--html <file>', 'also write a self-contained HTML report to this file', once('--html'))
+      .option(
+        '--html <file>',
+        'also write a self-contained HTML report to this file (- is refused: stdout holds the text or JSON report)',
+        once('--html', readHtmlFile),
+      )
       .option(
         '--from-sitemaps',
         `check the URLs the sitemaps of robots.txt list (the first ${DEFAULT_SITEMAP_URLS}, see --max-urls)`,

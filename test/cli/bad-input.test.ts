@@ -1,4 +1,4 @@
-import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -100,6 +100,15 @@ describe('bad input: one clear line, exit 2', () => {
         `crawlee-robots: ${option} was given twice: give it once`,
       );
     }
+  });
+
+  it('--html -: refused, no file named - written', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'crawlee-robots-html-'));
+    expectUsageError(
+      await runInProcess(['audit', 'https://a.example/', '--file', SHOP_ROBOTS_PATH, '--html', '-'], { cwd }),
+      '--html -: the HTML report goes to a file, as stdout holds the text or JSON report; give a file name such as --html report.html',
+    );
+    expect(readdirSync(cwd)).toEqual([]);
   });
 
   it('a URL that is not http(s)', async () => {
