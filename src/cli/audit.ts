@@ -71,7 +71,12 @@ export interface AuditReport {
 export const MAX_AUDIT_URLS = 1000;
 
 /** A `--urls` file: a few MiB hold far more lines than an audit checks URLs. */
-const URL_LIST: LocalFileKind = { what: 'URL list', maxBytes: 4 * 1024 * 1024 };
+const URL_LIST: LocalFileKind = {
+  what: 'URL list',
+  maxBytes: 4 * 1024 * 1024,
+  limit: '4 MiB, the most a --urls list may hold',
+  advice: `list each URL once (e.g. with sort -u): an audit checks at most ${MAX_AUDIT_URLS}`,
+};
 
 export async function runAudit(
   options: AuditOptions,

@@ -88,7 +88,8 @@ function localAnswer(bytes: Uint8Array, status: number): RobotsHttpClient {
 }
 
 /** Reads a stream up to the cap and stops there: a 500 MB stdin is never buffered. */
-export async function readCapped(input: CliInput, name: string, cap = LOCAL_MAX_BYTES): Promise<Uint8Array> {
+export async function readCapped(input: CliInput, name: string, kind = ROBOTS_TXT): Promise<Uint8Array> {
+  const cap = kind.maxBytes;
   const chunks: Uint8Array[] = [];
   let size = 0;
   try {
@@ -96,7 +97,7 @@ export async function readCapped(input: CliInput, name: string, cap = LOCAL_MAX_
     for await (const chunk of input) {
       const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
       size += bytes.byteLength;
-      if (size > cap) throw tooLarge(name, cap);
+      if (size > cap) throw tooLarge(name, kind);
       chunks.push(bytes);
     }
   } catch (error) {
@@ -111,9 +112,18 @@ export interface LocalFileKind {
   /** `robots.txt`, `URL list`. */
   what: string;
   maxBytes: number;
+  /** The cap in words, for the message that refuses a larger file (`4 MiB, the most ...`). */
+  limit: string;
+  /** What to do about a larger file. */
+  advice: string;
 }
 
-const ROBOTS_TXT: LocalFileKind = { what: 'robots.txt', maxBytes: LOCAL_MAX_BYTES };
+const ROBOTS_TXT: LocalFileKind = {
+  what: 'robots.txt',
+  maxBytes: LOCAL_MAX_BYTES,
+  limit: '500 KiB, where RFC 9309 2.5 lets parsers stop',
+  advice: 'is it really a robots.txt?',
+};
 
 /** Reads a local file, or stdin for `-`, refusing more than `kind.maxBytes` octets and binary data. */
 export async function readLocal(
@@ -123,14 +133,15 @@ export async function readLocal(
   kind = ROBOTS_TXT,
 ): Promise<Uint8Array> {
   const name = file === '-' ? 'stdin' : file;
-  const cap = kind.maxBytes;
   const bytes =
-    file === '-' ? await readCapped(stdin(), name, cap) : await readFileCapped(resolve(cwd, file), name, cap);
+    file === '-'
+      ? await readCapped(stdin(), name, kind)
+      : await readFileCapped(resolve(cwd, file), name, kind);
   rejectBinary(bytes, name, kind.what);
   return bytes;
 }
 
-async function readFileCapped(path: string, name: string, cap: number): Promise<Uint8Array> {
+async function readFileCapped(path: string, name: string, kind: LocalFileKind): Promise<Uint8Array> {
   let handle: Awaited<ReturnType<typeof open>>;
   try {
     handle = await open(path, 'r');
@@ -141,8 +152,8 @@ async function readFileCapped(path: string, name: string, cap: number): Promise<
     const info = await handle.stat();
     if (info.isDirectory()) throw new CliInputError(`cannot read ${name}: it is a directory`);
     // A FIFO or device has no size: read it as a stream, with the same cap.
-    if (!info.isFile()) return await readCapped(handle.createReadStream({ autoClose: false }), name, cap);
-    if (info.size > cap) throw tooLarge(name, cap);
+    if (!info.isFile()) return await readCapped(handle.createReadStream({ autoClose: false }), name, kind);
+    if (info.size > kind.maxBytes) throw tooLarge(name, kind);
     const buffer = Buffer.alloc(info.size);
     const { bytesRead } = await handle.read(buffer, 0, info.size, 0);
     return buffer.subarray(0, bytesRead);
@@ -154,12 +165,8 @@ async function readFileCapped(path: string, name: string, cap: number): Promise<
   }
 }
 
-function tooLarge(name: string, cap: number): CliInputError {
-  return new CliInputError(
-    cap === LOCAL_MAX_BYTES
-      ? `${name} is larger than ${cap} octets (500 KiB, where RFC 9309 2.5 lets parsers stop); is it really a robots.txt?`
-      : `${name} is larger than ${cap} octets`,
-  );
+function tooLarge(name: string, kind: LocalFileKind): CliInputError {
+  return new CliInputError(`${name} is larger than ${kind.maxBytes} octets (${kind.limit}); ${kind.advice}`);
 }
 
 /**

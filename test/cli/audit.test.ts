@@ -212,6 +212,17 @@ describe('audit: --urls lists', () => {
     expect(enough.code).toBe(0);
     expect(JSON.parse(enough.stdout).urls).toHaveLength(1000);
   });
+
+  it('refuses a list over 4 MiB with a message that names the limit', async () => {
+    const big = `${'/p\n'.repeat(1_500_000)}`;
+    const run = await runInProcess(['audit', shop.origin, '--urls', '-', '--agents', 'Googlebot'], {
+      stdin: big,
+    });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe(
+      'crawlee-robots: stdin is larger than 4194304 octets (4 MiB, the most a --urls list may hold); list each URL once (e.g. with sort -u): an audit checks at most 1000\n',
+    );
+  });
 });
 
 describe('audit: the AI-crawler summary', () => {
