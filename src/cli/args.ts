@@ -63,12 +63,19 @@ export function readUrl(value: string, what: string, paths: PathUse): string {
   }
 }
 
-/** `--status`: an HTTP status from 100 to 599. */
+/** `--status`: an HTTP status from 100 to 599, except 407. */
 export function readStatus(value: string): number {
   const status = Number(value);
   if (!/^\d{3}$/.test(value) || status < 100 || status > 599) {
     throw new CliInputError(
       `--status takes an HTTP status from 100 to 599, e.g. --status 503; got ${JSON.stringify(value)}`,
+    );
+  }
+  // A 407 comes from a proxy in front of the crawler, not from the site: the fetcher reads it as
+  // no answer, which for a local file would report a network problem that never happened.
+  if (status === 407) {
+    throw new CliInputError(
+      '--status 407 is a proxy asking the crawler to log in, not an answer of the site; simulate the site with e.g. --status 404 or --status 503',
     );
   }
   return status;

@@ -17,11 +17,13 @@ export function statusBlock(source: RobotsSource, style: Style): string[] {
         ? 'standard input'
         : source.location;
   lines.push(style.bold(`robots.txt  ${printable(where)}`));
+  // A simulated status is said first: a simulated 3xx has no Location and ends as an invalid
+  // redirect, which the meaning line explains.
   const status =
-    typeof fetch.status !== 'number'
-      ? `no usable answer (${fetch.status})`
-      : source.simulatedStatus !== undefined
-        ? `HTTP ${fetch.status}, simulated with --status`
+    source.simulatedStatus !== undefined
+      ? `HTTP ${source.simulatedStatus}, simulated with --status`
+      : typeof fetch.status !== 'number'
+        ? `no usable answer (${fetch.status})`
         : source.kind === 'http'
           ? `HTTP ${fetch.status}`
           : 'a local file, read as if served with HTTP 200 (--status simulates another status)';

@@ -302,6 +302,40 @@ describe('explain: local files', () => {
     expect(run.lines).toContain('  2 |> Disallow: /a  <- decisive');
   });
 
+  it('a simulated 3xx is said to be simulated, and its meaning says why everything is allowed', async () => {
+    const run = await runInProcess([
+      'explain',
+      '/cart',
+      '--agent',
+      'A',
+      '--file',
+      SHOP_ROBOTS_PATH,
+      '--status',
+      '301',
+    ]);
+    expect(run.code).toBe(0);
+    expect(lineStarting(run.lines, 'status')).toBe('  status   HTTP 301, simulated with --status');
+    expect(lineStarting(run.lines, 'meaning')).toContain('HTTP 301 without a Location');
+  });
+
+  it('--status 407 is refused: a proxy answers it, the site never does', async () => {
+    const run = await runInProcess([
+      'explain',
+      '/cart',
+      '--agent',
+      'A',
+      '--file',
+      SHOP_ROBOTS_PATH,
+      '--status',
+      '407',
+    ]);
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toBe(
+      'crawlee-robots: --status 407 is a proxy asking the crawler to log in, not an answer of the site; simulate the site with e.g. --status 404 or --status 503\n',
+    );
+  });
+
   it('--status simulates the status the file is served with', async () => {
     const closed = await runInProcess([
       'explain',
