@@ -81,12 +81,7 @@ function failOnBlock(report: AuditReport, style: Style): string[] {
   const { rules, tripped } = report.failOn;
   if (rules.length === 0) return [];
   // No HTTP answer, or an incomplete sample, outranks the rules: the exit code is 2 whatever they say.
-  const noAnswer =
-    report.error === null
-      ? ''
-      : report.sitemaps?.incomplete === report.error
-        ? ' (exit 2: the sitemap sample is incomplete)'
-        : ` (exit 2: ${report.error})`;
+  const noAnswer = report.error === null ? '' : ` (exit 2: ${report.error})`;
   if (tripped.length === 0)
     return [style.bold(`Fail-on${noAnswer}`), `  ${style.green('passed')}: ${printable(rules.join(', '))}`];
   const lines = [

@@ -61,7 +61,7 @@ export interface AuditReport {
   lints: readonly RobotsLint[];
   failOn: { rules: string[]; tripped: FailOnTrip[] };
   exitCode: number;
-  /** Why the exit code is 2, or null. */
+  /** Why the exit code is 2, in a few words (`the sitemap sample is incomplete`), or null. */
   error: string | null;
   /** When the report was made (ISO 8601). */
   generatedAt: string;
@@ -139,7 +139,11 @@ export function auditReport(
   );
   // Exit 2 when no HTTP answer came back (the audit then says nothing about the site's file), or
   // when sitemaps failed: rules that pass on part of the sample may trip on the rest.
-  const error = gotNoAnswer(source.fetch) ? 'robots.txt got no HTTP answer' : (sitemaps?.incomplete ?? null);
+  const error = gotNoAnswer(source.fetch)
+    ? 'robots.txt got no HTTP answer'
+    : sitemaps !== null && sitemaps.incomplete !== null
+      ? 'the sitemap sample is incomplete'
+      : null;
   const exitCode = error !== null ? EXIT.error : tripped.length > 0 ? 1 : 0;
   return {
     site: options.site,

@@ -225,12 +225,14 @@ export function urlsFromSitemaps(options: {
         onBlocked: collect,
       });
       const { result } = read;
-      const failures = [];
-      for (const failure of result.failures) {
-        // The robots.txt of each origin is in the store already: checking again fetches nothing.
-        const check = await store.check(failure.url, options.agent);
-        failures.push({ url: failure.url, why: failure.why, refused: !check.allowed });
-      }
+      // The seeder reports a sitemap (or a redirect hop of one) that robots.txt keeps it from
+      // as a failure with this reason, and gives no kind of failure to tell it by.
+      const failures = result.failures.map(({ url, why }) => ({
+        url,
+        why,
+        refused:
+          why.includes('which robots.txt does not allow') || why.startsWith('robots.txt does not allow it'),
+      }));
       const refused = failures.filter((failure) => failure.refused).length;
       const unread = result.sitemapsFailed - refused;
       if (urls.length === 0) {
@@ -248,7 +250,7 @@ export function urlsFromSitemaps(options: {
         incomplete:
           unread === 0
             ? null
-            : `--from-sitemaps: ${unread === 1 ? '1 sitemap' : `${unread} sitemaps`} could not be read${firstUnread === undefined ? '' : ` (${firstUnread.url}: ${firstUnread.why})`}, so the sample of ${urls.length === 1 ? '1 URL' : `${urls.length} URLs`} is incomplete`,
+            : `--from-sitemaps: ${unread === 1 ? '1 sitemap' : `${unread} sitemaps`} could not be read${firstUnread === undefined ? '' : ` (${firstUnread.url}: ${firstUnread.why.replace(/\.$/, '')})`}, so the sample of ${urls.length === 1 ? '1 URL' : `${urls.length} URLs`} is incomplete`,
       };
     } finally {
       await store.close();

@@ -630,6 +630,29 @@ describe('audit --from-sitemaps: sitemaps that could not be read', () => {
   });
 });
 
+describe('audit --from-sitemaps: a sitemap under a disallowed path', () => {
+  it('that fails is a failure, not a refusal: robots.txt listed it, so it was read', async () => {
+    const listed = await startHttpServer();
+    const o = listed.origin;
+    listed.route(
+      '/robots.txt',
+      text(`User-agent: *\nDisallow: /private/\n\nSitemap: ${o}/a.xml\nSitemap: ${o}/private/b.xml\n`),
+    );
+    listed.route('/a.xml', xml(urlset(o, ['/a1'])));
+    listed.route('/private/b.xml', text('down', 500));
+    try {
+      const run = await runInProcess(['audit', o, '--from-sitemaps', '--agents', 'ExampleBot', '--json']);
+      expect(run.code).toBe(2);
+      expect(JSON.parse(run.stdout).fromSitemaps).toMatchObject({
+        failures: [{ url: `${o}/private/b.xml`, refused: false }],
+        incomplete: expect.stringContaining('/private/b.xml: HTTP 500'),
+      });
+    } finally {
+      await listed.close();
+    }
+  });
+});
+
 describe('audit --from-sitemaps: the same sample every run', () => {
   it('takes the first URLs in the order robots.txt and its index list them, however fast each sitemap answers', async () => {
     const jitter = await startHttpServer();
