@@ -63,13 +63,17 @@ async function listen(
 }
 
 /**
- * Starts the demo site. `blogDownMs`: how long after the shop's home page was first served
- * the blog's robots.txt still answers 503.
+ * Starts the demo site. `blogDownMs`: how long the blog's robots.txt still answers 503 once it is
+ * asked for after the shop's home page was served (twice at least).
  */
 export async function startDemoSite(options: { blogDownMs?: number } = {}): Promise<DemoSite> {
   const requests = new Map<string, string[]>();
   const origins: Record<'shop' | 'blog' | 'news', string> = { shop: '', blog: '', news: '' };
   let shopHomeServedAt: number | undefined;
+  /** When the blog's robots.txt was first asked for after the shop's home page was served. */
+  let blogDownSince: number | undefined;
+  /** 503 answers of the blog's robots.txt since then. */
+  let downAnswersAfterShopHome = 0;
   const blogDownMs = options.blogDownMs ?? 3000;
 
   const shopRoutes = () =>
@@ -156,7 +160,17 @@ export async function startDemoSite(options: { blogDownMs?: number } = {}): Prom
       [
         '/robots.txt',
         (request, response) => {
-          if (shopHomeServedAt === undefined || Date.now() - shopHomeServedAt < blogDownMs) {
+          // Down until the crawl has met the outage: for blogDownMs from the first request after
+          // the shop's home page (which links here), and for at least two requests, the check of
+          // the links as they are queued and the one as they leave the queue. Timed from the home
+          // page, a busy machine reached the links after the outage, and nothing was deferred.
+          if (shopHomeServedAt !== undefined) blogDownSince ??= Date.now();
+          if (
+            blogDownSince === undefined ||
+            downAnswersAfterShopHome < 2 ||
+            Date.now() - blogDownSince < blogDownMs
+          ) {
+            if (blogDownSince !== undefined) downAnswersAfterShopHome++;
             return text('<html>maintenance</html>', 'text/html', 503)(request, response);
           }
           return text('User-agent: *\nDisallow: /drafts/\n')(request, response);
