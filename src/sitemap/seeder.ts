@@ -90,8 +90,10 @@ export class SitemapSeeder {
    *
    * Resolves with the counts and every sitemap that failed, with why (and every site whose
    * robots.txt is unreachable, so its sitemaps are unknown). A failing sitemap never stops the
-   * others. Rejects only when `enqueue` or `onDropped` throws, or on misuse (an input
-   * that is not an http(s) URL, an invalid option).
+   * others. Rejects only when `enqueue`, `onDropped`, `keep` or `onFiltered` throws, or on
+   * misuse (an input that is not an http(s) URL, an invalid option). A throw stops the run: no
+   * sitemap is requested and no callback called after it, and `seed()` rejects with that error
+   * once the files being read are closed.
    */
   async seed(inputs: readonly SitemapSeedInput[], options: SitemapSeedOptions): Promise<SitemapSeedResult> {
     if (typeof options?.enqueue !== 'function') {
@@ -172,6 +174,9 @@ class SeedRun {
   /** Decoded octets the run's files have read, shared by the downloads (see maxTotalBytes). */
   readonly #bytes: SharedByteBudget;
   #stopped = false;
+  /** Set by the first throw of `enqueue`, `onDropped`, `keep` or `onFiltered`: the run stops and rejects with it. */
+  #failed = false;
+  #error: unknown;
   #sitemapLimitWarned = false;
   #lastmodRaw = '';
   #lastmodTime: number | undefined;
@@ -254,8 +259,11 @@ class SeedRun {
         : undefined;
     timer?.unref();
     try {
+      // A throw stops the whole run (see #fail), so nothing is read or enqueued after seed()
+      // rejects: every worker and wait settles first.
       const workers = Array.from({ length: this.#concurrency }, () => this.#worker());
-      await Promise.all([...workers, ...waits]);
+      await Promise.all([...workers, ...waits].map((work) => work.catch((error) => this.#fail(error))));
+      if (this.#failed) throw this.#error;
       await this.#flush();
     } finally {
       clearInterval(timer);
@@ -275,6 +283,15 @@ class SeedRun {
     this.#result.stoppedEarly = true;
     this.#wake();
     this.#wakeSleepers();
+  }
+
+  /** The first error thrown by a callback of the caller: kept to reject with, and the run stops. */
+  #fail(error: unknown): void {
+    if (!this.#failed) {
+      this.#failed = true;
+      this.#error = error;
+    }
+    this.#stop();
   }
 
   #wakeSleepers(): void {
@@ -356,6 +373,8 @@ class SeedRun {
       this.#active++;
       try {
         await this.#read(task);
+      } catch (error) {
+        this.#fail(error);
       } finally {
         this.#active--;
         this.#wake();
@@ -782,6 +801,8 @@ class SeedRun {
     check: RobotsCheck,
     file: FileState,
   ): Promise<void> | undefined {
+    // A check that answered after a callback threw: the run is over, nothing more is handed on.
+    if (this.#failed) return undefined;
     const result = this.#result;
     const dropped = check.allowed
       ? this.#options.keep !== undefined && !this.#options.keep(check)
@@ -814,7 +835,7 @@ class SeedRun {
   }
 
   async #flush(): Promise<void> {
-    if (this.#batch.length === 0) return;
+    if (this.#batch.length === 0 || this.#failed) return;
     const batch = this.#batch;
     this.#batch = [];
     await this.#options.enqueue(batch);

@@ -227,3 +227,69 @@ describe('SitemapSeeder keep option', () => {
     }
   });
 });
+
+describe('SitemapSeeder when a callback throws', () => {
+  /** An index of six text sitemaps of 3000 URLs, the n-th answering after n * 100 ms. */
+  async function openIndexSite(robots: string): Promise<TestHttpServer> {
+    const server = await startHttpServer();
+    const o = server.origin;
+    server.route('/robots.txt', text(robots));
+    const children: string[] = [];
+    for (let n = 0; n < 6; n++) {
+      let body = '';
+      for (let i = 0; i < 3000; i++) body += `${o}/f${n}/p${i}\n`;
+      server.route(`/c${n}.txt`, (_request, response) => {
+        setTimeout(() => response.writeHead(200, { 'content-type': 'text/plain' }).end(body), 100 * n);
+      });
+      children.push(`${o}/c${n}.txt`);
+    }
+    server.route(
+      '/index.xml',
+      text(
+        `<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${children
+          .map((child) => `<sitemap><loc>${child}</loc></sitemap>`)
+          .join('')}</sitemapindex>`,
+      ),
+    );
+    return server;
+  }
+
+  it.each([
+    ['enqueue', 'User-agent: *\nAllow: /\n'],
+    ['onDropped', 'User-agent: *\nDisallow: /f\n'],
+  ] as const)(
+    'stops the run when %s throws: nothing is requested or handed on after seed() rejects',
+    async (callback, robots) => {
+      const server = await openIndexSite(robots);
+      const store = newStore();
+      let calls = 0;
+      let settled = false;
+      let callsAfter = 0;
+      const fail = () => {
+        calls++;
+        if (settled) callsAfter++;
+        if (calls === 1) throw new Error('Request queue is gone');
+      };
+      try {
+        const seeder = new SitemapSeeder({ store, log: captureLog().log });
+        const seeding = seeder.seed([`${server.origin}/index.xml`], {
+          batchSize: 100,
+          progressIntervalMs: 0,
+          enqueue: async () => (callback === 'enqueue' ? fail() : undefined),
+          onDropped: callback === 'onDropped' ? fail : undefined,
+        });
+        await expect(seeding).rejects.toThrow('Request queue is gone');
+        settled = true;
+        const requested = server.requests.length;
+        // Longer than the slowest child takes to answer.
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+        expect(server.requests.slice(requested).map((request) => request.path)).toEqual([]);
+        expect(callsAfter).toBe(0);
+        expect(server.hits('/c5.txt')).toBe(0);
+      } finally {
+        await store.close();
+        await server.close();
+      }
+    },
+  );
+});
