@@ -1,6 +1,7 @@
 import { parseHttpUrl } from '../fetch/index.js';
 import { hrefWithoutFragment, urlOrNull } from '../robots/url.js';
 import type { OriginPolicy, RobotsStore } from '../store/index.js';
+import { ABORTED, untilAborted } from './abort.js';
 import type { SitemapSeedInput } from './options.js';
 
 /** The usual places of a sitemap, tried when a site's robots.txt lists none (and the option asks for it). */
@@ -34,7 +35,8 @@ export interface SitemapDiscovery {
 /**
  * Reads the inputs of a run: sitemap URLs as given, and for each site root the `Sitemap:` lines
  * of its robots.txt (from the store, which fetches each robots.txt once and shares it with the
- * crawler), or the common paths when there are none and `tryCommonPaths` is set.
+ * crawler), or the common paths when there are none and `tryCommonPaths` is set. Once `signal`
+ * aborts it stops waiting for robots.txt files and returns the given sitemaps only.
  *
  * @throws TypeError when an input is not an absolute http(s) URL.
  */
@@ -42,6 +44,7 @@ export async function discoverSitemaps(
   inputs: readonly SitemapSeedInput[],
   store: RobotsStore,
   tryCommonPaths: boolean,
+  signal: AbortSignal,
 ): Promise<SitemapDiscovery> {
   const sources = new Map<string, SitemapSource>();
   const sites: URL[] = [];
@@ -56,8 +59,9 @@ export async function discoverSitemaps(
         guessed: false,
       });
   }
-  const policies = await Promise.all(sites.map((site) => store.resolve(site)));
+  const policies = await untilAborted(Promise.all(sites.map((site) => store.resolve(site))), signal);
   const unreachable: OriginPolicy[] = [];
+  if (policies === ABORTED) return { sources: [...sources.values()], unreachable };
   for (const policy of policies) {
     if (policy.kind === 'disallow-all') {
       if (!unreachable.includes(policy)) unreachable.push(policy);

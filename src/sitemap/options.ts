@@ -241,7 +241,9 @@ export interface SitemapSeedOptions {
    */
   maxReportedProblems?: number;
   /**
-   * Stops the run: the file being read is abandoned, the result so far is returned.
+   * Stops the run in any phase: the robots.txt fetches it waits for (discovery, the checks of
+   * sitemaps and URLs) are no longer waited for, and the files being read are abandoned at once. A
+   * call to `enqueue` or `onDropped` in progress is waited for; the result so far is returned.
    * @default none
    */
   signal?: AbortSignal;

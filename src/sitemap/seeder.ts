@@ -2,6 +2,7 @@ import { log as crawleeLog, type Log } from 'crawlee';
 import { originOf } from '../fetch/index.js';
 import { HTTP_URL_START, hrefWithoutFragment, urlOrNull } from '../robots/url.js';
 import type { OriginPolicy, RobotsCheck, RobotsStore } from '../store/index.js';
+import { ABORTED, untilAborted } from './abort.js';
 import { discoverSitemaps, listedSitemaps, type SitemapSource, siteSources } from './discover.js';
 import {
   downloadSitemap,
@@ -174,6 +175,8 @@ class SeedRun {
   /** Decoded octets the run's files have read, shared by the downloads (see maxTotalBytes). */
   readonly #bytes: SharedByteBudget;
   #stopped = false;
+  /** Aborted when the run stops: ends the downloads and the waits for the store at once. */
+  readonly #halt = new AbortController();
   /** Set by the first throw of `enqueue`, `onDropped`, `keep` or `onFiltered`: the run stops and rejects with it. */
   #failed = false;
   #error: unknown;
@@ -239,26 +242,33 @@ class SeedRun {
   }
 
   async run(inputs: readonly SitemapSeedInput[]): Promise<SitemapSeedResult> {
-    const { sources, unreachable } = await discoverSitemaps(inputs, this.store, this.#tryCommonPaths);
+    // Listened to from the start: an abort ends discovery too, not only the reading.
+    const signal = this.#options.signal;
     const onAbort = () => this.#stop();
-    this.#options.signal?.addEventListener('abort', onAbort, { once: true });
-    if (this.#options.signal?.aborted) this.#stop();
-    for (const source of sources) this.#pushSource(source);
-    const deadline = performance.now() + this.#unreachableWaitMs;
-    const waits: Promise<void>[] = [];
-    for (const policy of unreachable) {
-      if (this.#stopped || (this.#unreachableWaitMs === 0 && this.#idle())) this.#giveUpSite(policy);
-      else waits.push(this.#awaitSite(policy, deadline));
-    }
-    const timer =
-      this.#progressMs > 0
-        ? setInterval(
-            () => this.log.info(formatProgress(this.#result, this.#elapsedMs(), this.#waitingSites)),
-            this.#progressMs,
-          )
-        : undefined;
-    timer?.unref();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    if (signal?.aborted) this.#stop();
+    let timer: NodeJS.Timeout | undefined;
     try {
+      const { sources, unreachable } = await discoverSitemaps(
+        inputs,
+        this.store,
+        this.#tryCommonPaths,
+        this.#halt.signal,
+      );
+      for (const source of sources) this.#pushSource(source);
+      const deadline = performance.now() + this.#unreachableWaitMs;
+      const waits: Promise<void>[] = [];
+      for (const policy of unreachable) {
+        if (this.#stopped || (this.#unreachableWaitMs === 0 && this.#idle())) this.#giveUpSite(policy);
+        else waits.push(this.#awaitSite(policy, deadline));
+      }
+      if (this.#progressMs > 0) {
+        timer = setInterval(
+          () => this.log.info(formatProgress(this.#result, this.#elapsedMs(), this.#waitingSites)),
+          this.#progressMs,
+        );
+        timer.unref();
+      }
       // A throw stops the whole run (see #fail), so nothing is read or enqueued after seed()
       // rejects: every worker and wait settles first.
       const workers = Array.from({ length: this.#concurrency }, () => this.#worker());
@@ -267,7 +277,7 @@ class SeedRun {
       await this.#flush();
     } finally {
       clearInterval(timer);
-      this.#options.signal?.removeEventListener('abort', onAbort);
+      signal?.removeEventListener('abort', onAbort);
     }
     this.#result.durationMs = Math.round(this.#elapsedMs());
     this.#logSummary();
@@ -281,6 +291,7 @@ class SeedRun {
   #stop(): void {
     this.#stopped = true;
     this.#result.stoppedEarly = true;
+    this.#halt.abort();
     this.#wake();
     this.#wakeSleepers();
   }
@@ -407,7 +418,9 @@ class SeedRun {
         const slept = await this.#sleep(this.#idle() ? Math.min(wait, left) : wait);
         if (this.#stopped) break;
         if (!slept) continue;
-        current = await this.store.resolve(current.origin);
+        const next = await untilAborted(this.store.resolve(current.origin), this.#halt.signal);
+        if (next === ABORTED) break;
+        current = next;
         if (current.kind !== 'disallow-all') {
           this.#warning(
             { url: current.robotsTxtUrl },
@@ -470,7 +483,8 @@ class SeedRun {
       return;
     }
     if (this.#checksSitemaps && !task.invited) {
-      const check = await this.store.check(task.url, this.productToken);
+      const check = await untilAborted(this.store.check(task.url, this.productToken), this.#halt.signal);
+      if (check === ABORTED) return;
       if (!check.allowed) {
         this.#refused(task, check, `robots.txt does not allow it (${describeCheck(check)}).`);
         return;
@@ -481,36 +495,41 @@ class SeedRun {
     /** Redirect targets read because their own robots.txt lists them (they may list children unchecked). */
     const invitedHops = new Set<string>();
     let refusedHop: RobotsCheck | undefined;
+    // A redirect target is judged before it is requested: a loop, a file read already, robots.txt.
+    const judgeRedirect = async (target: string): Promise<string | undefined> => {
+      if (target === task.url || task.chain.includes(target) || redirectChain.includes(target)) {
+        return `Loop: ${[...task.chain, task.url, ...redirectChain, target].join(' -> ')}.`;
+      }
+      redirectChain.push(target);
+      if (this.#visited.has(target)) return `Redirects to ${target}, which is read already.`;
+      // robots.txt first, for every hop: a redirect is a request of its own, judged by the
+      // robots.txt of its target's origin (DESIGN.md: the rules of one host never serve another).
+      if (this.#checksSitemaps) {
+        if (await this.#invitedHop(task, target)) {
+          invitedHops.add(target);
+        } else {
+          const check = await this.store.check(target, this.productToken);
+          if (!check.allowed) {
+            refusedHop = check;
+            return `Redirects to ${target}, which robots.txt does not allow (${describeCheck(check)}).`;
+          }
+        }
+      }
+      this.#visited.add(target);
+      return undefined;
+    };
     const body = await downloadSitemap(task.url, {
       ...this.download,
       maxBytes: this.#maxBytesPerFile,
       shared: this.#bytes,
-      signal: this.#options.signal,
+      signal: this.#halt.signal,
       beforeRedirect: async (target) => {
-        if (target === task.url || task.chain.includes(target) || redirectChain.includes(target)) {
-          return `Loop: ${[...task.chain, task.url, ...redirectChain, target].join(' -> ')}.`;
-        }
-        redirectChain.push(target);
-        if (this.#visited.has(target)) return `Redirects to ${target}, which is read already.`;
-        // robots.txt first, for every hop: a redirect is a request of its own, judged by the
-        // robots.txt of its target's origin (DESIGN.md: the rules of one host never serve another).
-        if (this.#checksSitemaps) {
-          if (await this.#invitedHop(task, target)) {
-            invitedHops.add(target);
-          } else {
-            const check = await this.store.check(target, this.productToken);
-            if (!check.allowed) {
-              refusedHop = check;
-              return `Redirects to ${target}, which robots.txt does not allow (${describeCheck(check)}).`;
-            }
-          }
-        }
-        this.#visited.add(target);
-        return undefined;
+        const stop = await untilAborted(judgeRedirect(target), this.#halt.signal);
+        return stop === ABORTED ? 'Aborted.' : stop;
       },
     });
     if (!body.ok) {
-      if (body.kind === 'aborted') return;
+      if (body.kind === 'aborted' || this.#stopped) return;
       if (refusedHop !== undefined) {
         this.#refused(task, refusedHop, body.why);
         return;
@@ -777,9 +796,9 @@ class SeedRun {
     const target = sameOrigin && file.parseForStore ? new URL(url) : url;
     const check = this.store.checkCached(target, this.productToken);
     if (check !== undefined) return this.#decide(url, lastmod, check, file);
-    return this.store
-      .check(target, this.productToken)
-      .then((fetched) => this.#decide(url, lastmod, fetched, file));
+    return untilAborted(this.store.check(target, this.productToken), this.#halt.signal).then((fetched) =>
+      fetched === ABORTED ? undefined : this.#decide(url, lastmod, fetched, file),
+    );
   }
 
   /**
