@@ -138,11 +138,19 @@ function timeOf(
   return date.getTime() - offset * 60_000;
 }
 
-/** Reads {@link SitemapSeedOptions.modifiedSince}. */
+/**
+ * Reads {@link SitemapSeedOptions.modifiedSince}. A string is read as `lastmod` values are (a
+ * date-time without a zone is UTC), so the same option keeps the same URLs on any machine;
+ * other forms `Date.parse` knows are read by it.
+ */
 export function parseSince(value: Date | string | number | undefined): number | undefined {
   if (value === undefined) return undefined;
   const time =
-    value instanceof Date ? value.getTime() : typeof value === 'number' ? value : Date.parse(value);
+    value instanceof Date
+      ? value.getTime()
+      : typeof value === 'number'
+        ? value
+        : (parseLastmod(String(value)) ?? Date.parse(value));
   if (Number.isNaN(time)) {
     throw new TypeError(
       `modifiedSince must be a Date, a time in ms or an ISO 8601 date, got ${String(value)}.`,

@@ -137,7 +137,8 @@ export interface SitemapSeedOptions {
   /**
    * Keep only URLs whose `lastmod` is at or after this date. Index entries are filtered too:
    * a child sitemap whose `lastmod` is older is not requested at all (sitemaps.org: the
-   * sitemap's `lastmod` is when the file last changed).
+   * sitemap's `lastmod` is when the file last changed). A string is read as `lastmod` values
+   * are: a date or date-time without a zone is UTC, whatever the machine's time zone.
    * @default none
    */
   modifiedSince?: Date | string | number;

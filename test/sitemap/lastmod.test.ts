@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseLastmod } from '../../src/sitemap/filter.js';
+import { parseLastmod, parseSince } from '../../src/sitemap/filter.js';
 
 const iso = (value: string) => {
   const time = parseLastmod(value);
@@ -62,5 +62,32 @@ describe('parseLastmod', () => {
     expect(iso('Mon, 01 Jan 2024 02:00:00')).toBe('2024-01-01T02:00:00.000Z');
     process.env.TZ = 'Asia/Tokyo';
     expect(iso('2024-01-01T02:00:00')).toBe('2024-01-01T02:00:00.000Z');
+  });
+});
+
+describe('parseSince', () => {
+  const zone = process.env.TZ;
+  afterEach(() => {
+    if (zone === undefined) delete process.env.TZ;
+    else process.env.TZ = zone;
+  });
+
+  it.each(['UTC', 'America/New_York', 'Asia/Tokyo'])(
+    'reads a date-time without a zone as UTC, as lastmod values are, in %s',
+    (timeZone) => {
+      process.env.TZ = timeZone;
+      expect(parseSince('2024-05-17T11:00:00')).toBe(Date.UTC(2024, 4, 17, 11));
+      expect(parseSince('2024-05-17')).toBe(Date.UTC(2024, 4, 17));
+      expect(parseSince('2024-05-17T11:00:00+02:00')).toBe(Date.UTC(2024, 4, 17, 9));
+    },
+  );
+
+  it('reads Dates, times in ms and other dates Date.parse knows; refuses anything else', () => {
+    expect(parseSince(new Date('2024-05-17T11:00:00Z'))).toBe(Date.UTC(2024, 4, 17, 11));
+    expect(parseSince(0)).toBe(0);
+    expect(parseSince('May 17, 2024 11:00 UTC')).toBe(Date.UTC(2024, 4, 17, 11));
+    expect(() => parseSince('soon')).toThrow(
+      'modifiedSince must be a Date, a time in ms or an ISO 8601 date, got soon.',
+    );
   });
 });
