@@ -195,7 +195,8 @@ export interface SitemapSeedOptions {
    */
   batchSize?: number;
   /**
-   * Sitemap files read at the same time.
+   * Sitemap files read at the same time: a whole number, 1 or more. The `max*` limits are whole
+   * numbers too, or `Infinity` for no limit.
    * @default 3
    */
   concurrency?: number;

@@ -72,13 +72,12 @@ export class SitemapSeeder {
     this.#download = {
       userAgent: options.userAgent ?? options.store.userAgent,
       proxyUrl: options.proxyUrl,
-      connectTimeoutMs: positive(
+      connectTimeoutMs: timerMs(
         'connectTimeoutMs',
-        options.connectTimeoutMs,
-        SITEMAP_DEFAULTS.connectTimeoutMs,
+        positive('connectTimeoutMs', options.connectTimeoutMs, SITEMAP_DEFAULTS.connectTimeoutMs),
       ),
-      timeoutMs: positive('timeoutMs', options.timeoutMs, SITEMAP_DEFAULTS.timeoutMs),
-      maxRedirects: atLeast0('maxRedirects', options.maxRedirects, SITEMAP_DEFAULTS.maxRedirects),
+      timeoutMs: timerMs('timeoutMs', positive('timeoutMs', options.timeoutMs, SITEMAP_DEFAULTS.timeoutMs)),
+      maxRedirects: limit('maxRedirects', options.maxRedirects, SITEMAP_DEFAULTS.maxRedirects, 0),
       ignoreTlsErrors: options.ignoreTlsErrors ?? true,
     };
     this.#log = (options.log ?? crawleeLog).child({ prefix: 'RobotsSitemaps' });
@@ -204,32 +203,34 @@ class SeedRun {
     this.#keepUndated = options.keepUndated ?? true;
     this.#sameHostOnly = options.sameHostOnly ?? true;
     this.#checksSitemaps = options.checkSitemapUrls ?? true;
-    this.#batchSize = positive('batchSize', options.batchSize, SITEMAP_DEFAULTS.batchSize);
-    this.#concurrency = positive('concurrency', options.concurrency, SITEMAP_DEFAULTS.concurrency);
-    this.#maxUrlsPerFile = positive(
+    this.#batchSize = wholeNumber('batchSize', options.batchSize, SITEMAP_DEFAULTS.batchSize);
+    this.#concurrency = wholeNumber('concurrency', options.concurrency, SITEMAP_DEFAULTS.concurrency);
+    this.#maxUrlsPerFile = limit(
       'maxUrlsPerFile',
       options.maxUrlsPerFile,
       SITEMAP_DEFAULTS.maxUrlsPerFile,
+      1,
     );
-    this.#maxBytesPerFile = positive(
+    this.#maxBytesPerFile = limit(
       'maxBytesPerFile',
       options.maxBytesPerFile,
       SITEMAP_DEFAULTS.maxBytesPerFile,
+      1,
     );
-    this.#maxUrls = positive('maxUrls', options.maxUrls, SITEMAP_DEFAULTS.maxUrls);
-    this.#maxSitemaps = positive('maxSitemaps', options.maxSitemaps, SITEMAP_DEFAULTS.maxSitemaps);
-    this.#maxTotalBytes = positive('maxTotalBytes', options.maxTotalBytes, SITEMAP_DEFAULTS.maxTotalBytes);
+    this.#maxUrls = limit('maxUrls', options.maxUrls, SITEMAP_DEFAULTS.maxUrls, 1);
+    this.#maxSitemaps = limit('maxSitemaps', options.maxSitemaps, SITEMAP_DEFAULTS.maxSitemaps, 1);
+    this.#maxTotalBytes = limit('maxTotalBytes', options.maxTotalBytes, SITEMAP_DEFAULTS.maxTotalBytes, 1);
     this.#bytes = { used: 0, max: this.#maxTotalBytes };
-    this.#maxDepth = atLeast0('maxDepth', options.maxDepth, SITEMAP_DEFAULTS.maxDepth);
-    this.#maxProblems = atLeast0(
+    this.#maxDepth = limit('maxDepth', options.maxDepth, SITEMAP_DEFAULTS.maxDepth, 0);
+    this.#maxProblems = limit(
       'maxReportedProblems',
       options.maxReportedProblems,
       SITEMAP_DEFAULTS.maxReportedProblems,
+      0,
     );
-    this.#progressMs = atLeast0(
+    this.#progressMs = timerMs(
       'progressIntervalMs',
-      options.progressIntervalMs,
-      SITEMAP_DEFAULTS.progressIntervalMs,
+      atLeast0('progressIntervalMs', options.progressIntervalMs, SITEMAP_DEFAULTS.progressIntervalMs),
     );
     this.#userData = options.userData ?? {};
     this.#hasUserData = Object.keys(this.#userData).length > 0;
@@ -974,6 +975,42 @@ function atLeast0(name: string, value: number | undefined, fallback: number): nu
   if (value === undefined) return fallback;
   if (!(typeof value === 'number' && value >= 0)) {
     throw new TypeError(`${name} must be a number of 0 or more, got ${String(value)}.`);
+  }
+  return value;
+}
+
+/** A count of things run at once or handed on at once (workers, a batch): a whole number, 1 or more. */
+function wholeNumber(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || Number.isNaN(value)) {
+    throw new TypeError(`${name} must be a number, got ${String(value)}.`);
+  }
+  if (!Number.isInteger(value) || value < 1) {
+    throw new RangeError(`${name} must be a whole number of 1 or more, got ${value}.`);
+  }
+  return value;
+}
+
+/** A limit: a whole number of `min` or more, or Infinity for none. */
+function limit(name: string, value: number | undefined, fallback: number, min: 0 | 1): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || Number.isNaN(value)) {
+    throw new TypeError(`${name} must be a number, got ${String(value)}.`);
+  }
+  if (!(Number.isInteger(value) || value === Infinity) || value < min) {
+    throw new RangeError(
+      `${name} must be a whole number of ${min} or more (Infinity for no limit), got ${value}.`,
+    );
+  }
+  return value;
+}
+
+/** The longest delay Node's timers keep: a longer one fires after 1 ms. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+function timerMs(name: string, value: number): number {
+  if (value > MAX_TIMER_MS) {
+    throw new RangeError(`${name} must be at most ${MAX_TIMER_MS} ms (about 24 days), got ${value}.`);
   }
   return value;
 }

@@ -334,3 +334,44 @@ describe('SitemapSeeder signal', () => {
     }
   });
 });
+
+describe('SitemapSeeder options', () => {
+  const store = newStore();
+  afterAll(() => store.close());
+  const seed = (options: Partial<SitemapSeedOptions>) =>
+    new SitemapSeeder({ store, log: captureLog().log }).seed([], { enqueue: async () => {}, ...options });
+
+  it.each([
+    ['concurrency', Infinity],
+    ['concurrency', 1.5],
+    ['concurrency', 0],
+    ['batchSize', Infinity],
+    ['batchSize', 0.5],
+  ] as const)('refuses %s %s: a whole number of 1 or more', async (name, value) => {
+    await expect(seed({ [name]: value })).rejects.toThrow(
+      new RangeError(`${name} must be a whole number of 1 or more, got ${value}.`),
+    );
+  });
+
+  it.each([
+    ['maxDepth', 1.5, 0],
+    ['maxUrls', 2.5, 1],
+    ['maxSitemaps', -1, 1],
+  ] as const)('refuses %s %s: a whole number (Infinity for no limit)', async (name, value, min) => {
+    await expect(seed({ [name]: value })).rejects.toThrow(
+      new RangeError(
+        `${name} must be a whole number of ${min} or more (Infinity for no limit), got ${value}.`,
+      ),
+    );
+  });
+
+  it('takes Infinity as no limit, and refuses a timeout Node timers cannot wait for', async () => {
+    await expect(seed({ maxUrls: Infinity, maxDepth: Infinity })).resolves.toMatchObject({ urlsFound: 0 });
+    expect(() => new SitemapSeeder({ store, timeoutMs: Infinity })).toThrow(
+      new RangeError('timeoutMs must be at most 2147483647 ms (about 24 days), got Infinity.'),
+    );
+    await expect(seed({ concurrency: '2' as never })).rejects.toThrow(
+      new TypeError('concurrency must be a number, got 2.'),
+    );
+  });
+});
