@@ -173,7 +173,10 @@ class XmlPrefilter {
  *
  * Formats (sitemaps.org, "Other sitemap formats"): XML `urlset` and `sitemapindex`, RSS 2.0 and
  * RSS 1.0 (`item` / `link`, `pubDate` as lastmod), Atom 1.0 (`entry` / `link href`, `updated`
- * as lastmod), and text files with one URL a line.
+ * as lastmod), and text files with one URL a line. `xml:base` (XML Base, which RFC 4287 1.2
+ * applies to Atom) is read on every element: an entry whose link is relative carries the base
+ * it is read against, each base resolved against the one outside it and the outermost against
+ * `documentUrl`.
  *
  * XML hardening: a DOCTYPE in the prolog ends the file (sitemaps never need one, and it is how
  * entity bombs start), so no entity is ever defined or expanded. An `&` that does not start one
@@ -188,6 +191,10 @@ export class SitemapParser {
   error: string | undefined;
 
   #entries: SitemapEntry[] = [];
+  /** The `xml:base` in effect inside each open element that sets one, innermost last. */
+  #bases: { depth: number; base: string }[] = [];
+  /** The base in effect where the entry's location was read, when an `xml:base` set one. */
+  #locBase: string | undefined;
   #mode: 'sniff' | 'xml' | 'text' | 'stopped' = 'sniff';
   // Text mode
   #line = '';
@@ -212,6 +219,9 @@ export class SitemapParser {
   #finished = 0;
   /** Characters handed to saxes since it last finished one (see MAX_PENDING_CHARACTERS). */
   #pending = 0;
+
+  /** @param documentUrl where the file was read from: the base of a relative `xml:base`. */
+  constructor(readonly documentUrl?: string) {}
 
   /** Feeds the next piece of decoded text. */
   write(text: string): void {
@@ -384,6 +394,8 @@ export class SitemapParser {
       this.#stop(`Refused: elements nested more than ${MAX_XML_DEPTH} deep (no sitemap nests so deep).`);
       return;
     }
+    const xmlBase = tag.attributes['xml:base'];
+    if (typeof xmlBase === 'string') this.#setBase(xmlBase, depth);
     if (depth === 1) {
       for (const [attribute, value] of Object.entries(tag.attributes)) {
         if (attribute.startsWith('xmlns:') && OWN_NAMESPACES.test(value))
@@ -398,6 +410,7 @@ export class SitemapParser {
       if (this.#isEntry(name, depth)) {
         this.#entryDepth = depth;
         this.#loc = '';
+        this.#locBase = undefined;
         this.#lastmod = '';
         this.#published = '';
       }
@@ -419,7 +432,10 @@ export class SitemapParser {
           // Atom 4.2.7.2: a link without `rel` is `alternate`, the entry's own page.
           const rel = tag.attributes['rel'] ?? 'alternate';
           const href = tag.attributes['href'];
-          if (rel === 'alternate' && typeof href === 'string') this.#loc = href.trim();
+          if (rel === 'alternate' && typeof href === 'string') {
+            this.#loc = href.trim();
+            this.#locBase = this.#bases.at(-1)?.base;
+          }
         } else if (name === 'updated') {
           this.#capture('lastmod');
         } else if (name === 'published') {
@@ -466,7 +482,21 @@ export class SitemapParser {
     }
   }
 
+  /** XML Base 4.2: a base is resolved against the base in effect outside its element. */
+  #setBase(value: string, depth: number): void {
+    const outer = this.#bases.at(-1)?.base ?? this.documentUrl;
+    let base: string;
+    try {
+      base = new URL(value.trim(), outer).href;
+    } catch {
+      // A base that names no URL (or a relative one with nothing to resolve it against) is ignored.
+      return;
+    }
+    this.#bases.push({ depth, base });
+  }
+
   #capture(field: 'loc' | 'lastmod' | 'published'): void {
+    if (field === 'loc') this.#locBase = this.#bases.at(-1)?.base;
     this.#field = field;
     this.#text = '';
   }
@@ -480,6 +510,7 @@ export class SitemapParser {
   #close(): void {
     if (this.#mode !== 'xml') return;
     const depth = this.#depth--;
+    if (this.#bases.at(-1)?.depth === depth) this.#bases.pop();
     if (this.#entryDepth === 0) return;
     if (depth === this.#entryDepth + 1 && this.#field !== undefined) {
       const value = this.#text.trim();
@@ -507,6 +538,7 @@ export class SitemapParser {
       }
       const lastmod = this.#lastmod || this.#published;
       if (lastmod !== '') entry.lastmod = lastmod;
+      if (this.#locBase !== undefined) entry.base = this.#locBase;
       this.#entries.push(entry);
     }
   }

@@ -11,6 +11,11 @@ export interface SitemapEntry {
   /** `lastmod` (RSS: `pubDate`, Atom: `updated`) as written, if there was one. */
   lastmod?: string;
   /**
+   * The absolute URL a relative `loc` is read against, when an `xml:base` of the file set one
+   * (RFC 4287 1.2, XML Base); otherwise the file's own URL.
+   */
+  base?: string;
+  /**
    * Set when the location is longer than `MAX_LOC_LENGTH` characters (no URL is): `loc` then
    * holds only its first `MAX_LOC_LENGTH` characters. The seeder counts such a URL as `invalid`.
    */

@@ -5,8 +5,8 @@ import { fixture } from './support/sitemap-server.js';
 const O = 'https://example.com';
 
 /** Parses `text` fed in chunks of `size` characters, or of the sizes `size()` returns one after another. */
-function parse(text: string, size: number | (() => number) = text.length) {
-  const parser = new SitemapParser();
+function parse(text: string, size: number | (() => number) = text.length, documentUrl?: string) {
+  const parser = new SitemapParser(documentUrl);
   const entries: SitemapEntry[] = [];
   for (let start = 0; start < text.length; ) {
     const end = start + (typeof size === 'number' ? size : size());
@@ -92,6 +92,25 @@ describe('SitemapParser', () => {
     const text = list.replace(/^\uFEFF/, '');
     for (const size of [1, 2, 5, text.length]) expect(parse(text, size).entries).toEqual(expected);
     expect(parse(text).format).toBe('text');
+  });
+
+  it('gives each relative Atom link the xml:base in effect, nested bases resolved against the outer one', () => {
+    const feed = parse(
+      `<feed xmlns="http://www.w3.org/2005/Atom" xml:base="/blog/">
+        <entry><link href="2024/post-1"/></entry>
+        <entry xml:base="../news/"><link href="post-2"/></entry>
+        <entry xml:base="https://cdn.example.net/a/"><link xml:base="b/" href="post-3"/></entry>
+        <entry><link href="post-4"/></entry>
+      </feed>`,
+      7,
+      `${O}/feeds/atom.xml`,
+    );
+    expect(feed.entries).toEqual([
+      { kind: 'url', loc: '2024/post-1', base: `${O}/blog/` },
+      { kind: 'url', loc: 'post-2', base: `${O}/news/` },
+      { kind: 'url', loc: 'post-3', base: 'https://cdn.example.net/a/b/' },
+      { kind: 'url', loc: 'post-4', base: `${O}/blog/` },
+    ]);
   });
 
   it("takes an Atom entry's lastmod from updated, wherever published stands, and from published only without updated", () => {

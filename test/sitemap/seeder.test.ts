@@ -375,3 +375,30 @@ describe('SitemapSeeder options', () => {
     );
   });
 });
+
+describe('SitemapSeeder on an Atom feed with xml:base', () => {
+  it('reads relative entry links against the xml:base of the feed and of the entry', async () => {
+    const server = await startHttpServer();
+    const o = server.origin;
+    server.route('/robots.txt', text('User-agent: *\nAllow: /\n'));
+    server.route(
+      '/feeds/atom.xml',
+      serveBody(
+        `<?xml version="1.0" encoding="utf-8"?>
+<feed xmlns="http://www.w3.org/2005/Atom" xml:base="${o}/blog/">
+  <entry><id>urn:1</id><link href="2024/post-1"/></entry>
+  <entry xml:base="/news/"><id>urn:2</id><link href="post-2"/></entry>
+</feed>`,
+        { contentType: 'application/atom+xml' },
+      ),
+    );
+    const store = newStore();
+    try {
+      const run = await seedInto(store, [`${o}/feeds/atom.xml`], { progressIntervalMs: 0 });
+      expect(run.urls).toEqual([`${o}/blog/2024/post-1`, `${o}/news/post-2`]);
+    } finally {
+      await store.close();
+      await server.close();
+    }
+  });
+});
