@@ -157,7 +157,8 @@ export interface SitemapSeedOptions {
   sameHostOnly?: boolean;
   /**
    * When a site's robots.txt lists no sitemap, try `/sitemap.xml`, `/sitemap_index.xml` and
-   * `/sitemap.txt`. A missing one is not a failure. None is tried while the site's robots.txt is
+   * `/sitemap.txt`. A missing one is not a failure, nor is one that answers something other
+   * than a sitemap (an app's HTML page for any path, a soft 404). None is tried while the site's robots.txt is
    * unreachable (a complete disallow, RFC 9309 2.3.1.4): they are counted as skipped.
    * @default false
    */

@@ -58,6 +58,10 @@ const SECTIONS = [
   { open: '<?', close: '?>' },
 ];
 const DOCTYPE_START = '<!DOCTYPE';
+/** The name a DOCTYPE declares (`html` for a web page), once the character after it has come. */
+const DOCTYPE_NAME = /^<!DOCTYPE\s+([^\s>[]+)[\s>[]/i;
+/** How far after `<!DOCTYPE` its name is looked for before the declaration is refused unnamed. */
+const DOCTYPE_NAME_WINDOW = 64;
 /** Everything `XmlPrefilter` looks for after a `<`: a tail that begins one of them waits for more. */
 const OPENERS = [DOCTYPE_START, ...SECTIONS.map((section) => section.open)];
 /** Past the prolog, only a CDATA section, a comment or an instruction needs attention. */
@@ -75,8 +79,11 @@ function escapeStrayAmpersands(text: string): string {
  * chunk, so a chunk boundary never changes the result.
  */
 class XmlPrefilter {
-  /** Set when the prolog holds a DOCTYPE; from there on nothing is handed on. */
-  doctype = false;
+  /**
+   * Set when the prolog holds a DOCTYPE (to its name, `''` when none was read); from there on
+   * nothing is handed on.
+   */
+  doctype: string | undefined;
   #carry = '';
   /** The delimiter that closes the section the text is in, if it is in one. */
   #sectionEnd: string | undefined;
@@ -127,13 +134,24 @@ class XmlPrefilter {
         this.#sectionEnd = section.close;
         continue;
       }
-      if (this.#inProlog && text.startsWith(DOCTYPE_START, markup)) {
-        this.doctype = true;
+      // HTML writes it `<!doctype html>` as often as not: any case is a DOCTYPE.
+      if (
+        this.#inProlog &&
+        text.slice(markup, markup + DOCTYPE_START.length).toUpperCase() === DOCTYPE_START
+      ) {
+        const name = DOCTYPE_NAME.exec(text.slice(markup, markup + DOCTYPE_NAME_WINDOW));
         end = markup;
+        // The name may come with the next chunk.
+        if (name === null && !last && text.length - markup < DOCTYPE_NAME_WINDOW) break;
+        this.doctype = name?.[1] ?? '';
         break;
       }
       const tail = text.slice(markup);
-      if (!last && OPENERS.some((opener) => opener.startsWith(tail))) {
+      if (
+        !last &&
+        tail.length < DOCTYPE_START.length &&
+        OPENERS.some((opener) => opener.startsWith(tail.toUpperCase()))
+      ) {
         end = markup;
         break;
       }
@@ -367,7 +385,15 @@ export class SitemapParser {
 
   #feedXml(text: string): void {
     // The DOCTYPE is refused before saxes reads it: saxes would buffer a whole internal subset.
-    if (this.#prefilter.doctype) this.#stop('Refused: the file has a DOCTYPE (sitemaps never need one).');
+    const doctype = this.#prefilter.doctype;
+    if (doctype !== undefined) {
+      // A web page where a sitemap was expected: often a soft 404 (an app answering any path).
+      this.#stop(
+        doctype.toLowerCase() === 'html'
+          ? 'Not a sitemap: an HTML page.'
+          : 'Refused: the file has a DOCTYPE (sitemaps never need one).',
+      );
+    }
     if (text.length === 0 || this.#mode !== 'xml') return;
     const finished = this.#finished;
     this.#sax!.write(text);
@@ -462,7 +488,11 @@ export class SitemapParser {
         this.format = 'atom';
         return;
       default:
-        this.#stop(`Not a sitemap: the root element is <${name}>.`);
+        this.#stop(
+          local.toLowerCase() === 'html'
+            ? 'Not a sitemap: an HTML page.'
+            : `Not a sitemap: the root element is <${name}>.`,
+        );
     }
   }
 

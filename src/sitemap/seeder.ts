@@ -585,6 +585,13 @@ class SeedRun {
       return;
     }
     if (parser.error !== undefined && file.entries === 0) {
+      if (task.guessed) {
+        // A guessed path that answers something else (an app's page for any path, a soft
+        // 404) has no sitemap, as a 404 would say.
+        this.#result.sitemapsSkipped++;
+        this.log.debug(`No sitemap at ${task.url}: ${parser.error}`);
+        return;
+      }
       this.#failure(task, parser.error);
       return;
     }

@@ -176,6 +176,18 @@ describe('SitemapParser', () => {
     }
   });
 
+  it('names an HTML page as such, whatever the case of its DOCTYPE and however the text is split', () => {
+    for (const start of ['<!DOCTYPE html>', '<!doctype HTML PUBLIC "-//W3C//DTD HTML 4.01//EN">', '']) {
+      const page = parseInEveryChunking(
+        `\n${start}\n<html><head><title>App</title></head><body></body></html>`,
+      );
+      expect(page).toEqual({ entries: [], format: 'unknown', error: 'Not a sitemap: an HTML page.' });
+    }
+    expect(parseInEveryChunking('<!DOCTYPE urlset><urlset/>').error).toBe(
+      'Refused: the file has a DOCTYPE (sitemaps never need one).',
+    );
+  });
+
   it('refuses a DOCTYPE only in the prolog: the same text in a comment, CDATA or instruction is read, in any chunking', () => {
     const xml = `<?xml version="1.0"?><?note "<!DOCTYPE"?><!-- <!DOCTYPE x> -->
 <urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>${O}/a</loc></url>
@@ -236,8 +248,9 @@ describe('SitemapParser', () => {
   });
 
   it('says what a document that is not a sitemap is', () => {
-    expect(parse('<html><body>Not found</body></html>').error).toBe(
-      'Not a sitemap: the root element is <html>.',
+    expect(parse('<html><body>Not found</body></html>').error).toBe('Not a sitemap: an HTML page.');
+    expect(parse('<error><code>404</code></error>').error).toBe(
+      'Not a sitemap: the root element is <error>.',
     );
     expect(parse('Not found').error).toMatch(/^Not a sitemap: neither XML nor a list of URLs/);
     expect(parse('   ').error).toBe('The file is empty.');

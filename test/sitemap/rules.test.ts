@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHttpServer, type TestHttpServer, text } from '../support/http-server.js';
@@ -215,6 +216,30 @@ describe('filters, discovery and limits', () => {
       expect(bare.hits('/sitemap.xml')).toBe(1);
     } finally {
       await bare.close();
+    }
+  });
+
+  it('counts a guessed path that answers an HTML page (a soft 404) as not there; a given one fails as an HTML page', async () => {
+    const page = (start: string) => (_request: unknown, response: ServerResponse) => {
+      response
+        .writeHead(200, { 'content-type': 'text/html' })
+        .end(`${start}<html><body><div id="app"></div></body></html>`);
+    };
+    const app = await startHttpServer({ '/robots.txt': text('User-agent: *\nAllow: /\n') });
+    app.route('/sitemap.xml', page('<!DOCTYPE html>'));
+    app.route('/sitemap_index.xml', page('<!doctype html>\n'));
+    app.route('/sitemap.txt', page(''));
+    try {
+      const guessed = await seedInto([`${app.origin}/`], { tryCommonPaths: true });
+      expect(guessed.result).toMatchObject({ sitemapsRead: 0, sitemapsFailed: 0, sitemapsSkipped: 3 });
+      expect(guessed.result.failures).toEqual([]);
+      const given = await seedInto([`${app.origin}/sitemap.xml`, `${app.origin}/sitemap.txt`]);
+      expect(given.result.failures.map((failure) => failure.why)).toEqual([
+        'Not a sitemap: an HTML page.',
+        'Not a sitemap: an HTML page.',
+      ]);
+    } finally {
+      await app.close();
     }
   });
 
