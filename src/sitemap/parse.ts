@@ -207,6 +207,11 @@ export class SitemapParser {
   format: SitemapFormat = 'unknown';
   /** Set when reading stopped: why, in one sentence. */
   error: string | undefined;
+  /**
+   * Entries of the kind the root does not hold (`<sitemap>` in a `urlset`, `<url>` in a
+   * `sitemapindex`): sitemaps.org's schema allows one kind per root, so they are skipped.
+   */
+  misplacedEntries = 0;
 
   #entries: SitemapEntry[] = [];
   /** The `xml:base` in effect inside each open element that sets one, innermost last. */
@@ -433,7 +438,8 @@ export class SitemapParser {
     const name = this.#ownName(tag.name);
     if (name === undefined) return;
     if (this.#entryDepth === 0) {
-      if (this.#isEntry(name, depth)) {
+      if (this.#isMisplacedEntry(name, depth)) this.misplacedEntries++;
+      else if (this.#isEntry(name, depth)) {
         this.#entryDepth = depth;
         this.#loc = '';
         this.#locBase = undefined;
@@ -523,6 +529,11 @@ export class SitemapParser {
       return;
     }
     this.#bases.push({ depth, base });
+  }
+
+  #isMisplacedEntry(name: string, depth: number): boolean {
+    if (depth !== 2) return false;
+    return this.format === 'urlset' ? name === 'sitemap' : this.format === 'sitemapindex' && name === 'url';
   }
 
   #capture(field: 'loc' | 'lastmod' | 'published'): void {

@@ -604,6 +604,14 @@ class SeedRun {
       );
       if (this.#bytes.used >= this.#maxTotalBytes) this.#totalBytesReached(task);
     }
+    if (parser.misplacedEntries > 0) {
+      const [entry, root, holds] =
+        parser.format === 'urlset' ? ['sitemap', 'urlset', 'pages'] : ['url', 'sitemapindex', 'sitemaps'];
+      this.#warning(
+        task,
+        `${parser.misplacedEntries} <${entry}> entries ignored: a <${root}> lists ${holds} only (sitemaps.org).`,
+      );
+    }
     if (file.full) {
       this.#warning(
         task,

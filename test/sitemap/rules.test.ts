@@ -243,6 +243,39 @@ describe('filters, discovery and limits', () => {
     }
   });
 
+  it('warns about entries of the kind their root does not hold, which it skips', async () => {
+    server.route(
+      '/mixed-urlset.xml',
+      serveBody(
+        urlset([{ loc: `${o}/m/1` }]).replace(
+          '</urlset>',
+          `<sitemap><loc>${o}/m/child.xml</loc></sitemap><sitemap><loc>${o}/m/child2.xml</loc></sitemap></urlset>`,
+        ),
+      ),
+    );
+    server.route(
+      '/mixed-index.xml',
+      serveBody(index([]).replace('</sitemapindex>', `<url><loc>${o}/m/2</loc></url></sitemapindex>`)),
+    );
+    const run = await seedInto([`${o}/mixed-urlset.xml`, `${o}/mixed-index.xml`]);
+    expect(run.urls).toEqual([`${o}/m/1`]);
+    expect(server.hits('/m/child.xml')).toBe(0);
+    // The two files are read at the same time: their warnings come in either order.
+    expect(run.result.warnings).toHaveLength(2);
+    expect(run.result.warnings).toEqual(
+      expect.arrayContaining([
+        {
+          url: `${o}/mixed-urlset.xml`,
+          why: '2 <sitemap> entries ignored: a <urlset> lists pages only (sitemaps.org).',
+        },
+        {
+          url: `${o}/mixed-index.xml`,
+          why: '1 <url> entries ignored: a <sitemapindex> lists sitemaps only (sitemaps.org).',
+        },
+      ]),
+    );
+  });
+
   it('does not request a sitemap robots.txt disallows unless robots.txt lists it', async () => {
     server.route('/hidden/map.xml', serveBody(urlset([{ loc: `${o}/h/1` }])));
     const run = await seedInto([`${o}/hidden/map.xml`]);
