@@ -519,6 +519,7 @@ class SeedRun {
       this.#visited.add(target);
       return undefined;
     };
+    let redirectAborted = false;
     const body = await downloadSitemap(task.url, {
       ...this.download,
       maxBytes: this.#maxBytesPerFile,
@@ -526,11 +527,16 @@ class SeedRun {
       signal: this.#halt.signal,
       beforeRedirect: async (target) => {
         const stop = await untilAborted(judgeRedirect(target), this.#halt.signal);
-        return stop === ABORTED ? 'Aborted.' : stop;
+        if (stop !== ABORTED) return stop;
+        redirectAborted = true;
+        return 'Aborted.';
       },
     });
     if (!body.ok) {
-      if (body.kind === 'aborted' || this.#stopped) return;
+      if (body.kind === 'aborted' || redirectAborted) {
+        this.#cutByStop(task, '0 URLs read');
+        return;
+      }
       if (refusedHop !== undefined) {
         this.#refused(task, refusedHop, body.why);
         return;
@@ -558,6 +564,8 @@ class SeedRun {
     );
     const parser = new SitemapParser(body.finalUrl);
     let readError: SitemapReadError | undefined;
+    /** True once the file ended on its own: its last entry, a limit of its own, or an error in it. */
+    let ended = false;
     try {
       for await (const text of body.text) {
         parser.write(text);
@@ -571,6 +579,7 @@ class SeedRun {
         file.feed = parser.format === 'rss' || parser.format === 'atom';
         await this.#handle(parser.take(), file);
       }
+      ended = !this.#stopped || parser.error !== undefined || file.full || body.truncated;
     } catch (error) {
       if (!(error instanceof SitemapReadError)) throw error;
       readError = error;
@@ -580,8 +589,12 @@ class SeedRun {
 
     const found = `${file.entries} ${parser.format === 'sitemapindex' ? 'sitemaps' : 'URLs'} read`;
     if (readError !== undefined) {
-      if (readError.kind === 'aborted') return;
-      this.#failure(task, `${readError.message} (${found} before).`);
+      if (readError.kind === 'aborted') this.#cutByStop(task, found);
+      else this.#failure(task, `${readError.message} (${found} before).`);
+      return;
+    }
+    if (!ended) {
+      this.#cutByStop(task, found);
       return;
     }
     if (parser.error !== undefined && file.entries === 0) {
@@ -618,6 +631,15 @@ class SeedRun {
         `More than ${this.#maxUrlsPerFile} entries (sitemaps.org's limit): the rest is ignored.`,
       );
     }
+  }
+
+  /**
+   * A file the run stopped in the middle of (the signal, a run limit, a callback's throw): not
+   * counted as read, wherever the stop found it (waiting for the server or reading), and a
+   * warning says how far it got.
+   */
+  #cutByStop(task: SitemapTask, found: string): void {
+    this.#warning(task, `Not read to the end: the run stopped (${found} before).`);
   }
 
   /** A sitemap past `maxSitemaps`: skipped, and the first one says so. */

@@ -93,7 +93,11 @@ export interface SitemapProblem {
  * count it once would cost memory in proportion to the sitemaps).
  */
 export interface SitemapSeedResult {
-  /** Sitemap files read to the end or up to a limit (failed ones not included). */
+  /**
+   * Sitemap files read to the end or up to a limit of their own (`maxUrlsPerFile`,
+   * `maxBytesPerFile`); failed ones not included, nor files the run stopped in the middle of
+   * (the signal, `maxUrls`, `maxTotalBytes`, a callback's throw): a warning names each of those.
+   */
   sitemapsRead: number;
   /**
    * Sitemap files that could not be read (HTTP error, timeout, not a sitemap, robots.txt does

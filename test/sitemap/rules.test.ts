@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHttpServer, type TestHttpServer, text } from '../support/http-server.js';
+import { never, startHttpServer, type TestHttpServer, text } from '../support/http-server.js';
 import { seedInto } from './support/seed.js';
 import { gzipBomb, serveBody } from './support/sitemap-server.js';
 
@@ -302,6 +302,40 @@ describe('filters, discovery and limits', () => {
     controller.abort();
     const run = await seedInto([`${o}/`], { signal: controller.signal });
     expect(run.result).toMatchObject({ stoppedEarly: true, urlsFound: 0 });
+  });
+
+  it('counts no file the abort cut short as read, wherever the abort found it, and names each in a warning', async () => {
+    for (const n of [0, 1]) {
+      server.route(`/long-${n}.txt`, async (_request, response) => {
+        response.writeHead(200, { 'content-type': 'text/plain' });
+        for (let i = 0; i < 20_000; i += 500) {
+          let lines = '';
+          for (let k = i; k < i + 500; k++) lines += `${o}/long/${n}/${k}\n`;
+          if (!response.write(lines)) await new Promise((resolve) => response.once('drain', resolve));
+          if (response.destroyed) return;
+        }
+        response.end();
+      });
+    }
+    server.route('/hanging.txt', never());
+    const controller = new AbortController();
+    let batches = 0;
+    const run = await seedInto([`${o}/long-0.txt`, `${o}/long-1.txt`, `${o}/hanging.txt`], {
+      signal: controller.signal,
+      batchSize: 1000,
+      enqueue: async () => {
+        // Far less than one file holds: none can have ended.
+        if (++batches === 5) controller.abort();
+      },
+    });
+    expect(run.result).toMatchObject({ stoppedEarly: true, sitemapsRead: 0, sitemapsFailed: 0 });
+    const cut = run.result.warnings.map((warning) => {
+      const read = /^Not read to the end: the run stopped \((\d+) URLs read before\)\.$/.exec(warning.why);
+      return [warning.url.replace(o, ''), read === null ? warning.why : Number(read[1])] as const;
+    });
+    expect(cut.map(([url]) => url).sort()).toEqual(['/hanging.txt', '/long-0.txt', '/long-1.txt']);
+    expect(cut.find(([url]) => url === '/hanging.txt')?.[1]).toBe(0);
+    expect(cut.reduce((sum, [, read]) => sum + Number(read), 0)).toBe(run.result.urlsFound);
   });
 
   it('logs a progress line at the configured interval', async () => {
