@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { log as crawleeLog, type Log } from 'crawlee';
 import { originOf } from '../fetch/index.js';
 import { HTTP_URL_START, hrefWithoutFragment, urlOrNull } from '../robots/url.js';
@@ -197,6 +198,9 @@ class SeedRun {
     options: SitemapSeedOptions,
   ) {
     this.#options = options;
+    // One listener per wait in progress (a worker's download or check, a site waited for):
+    // more than Node's default of 10 with a higher concurrency, and none of them leaks.
+    setMaxListeners(0, this.#halt.signal);
     this.#include = compilePatterns(options.include);
     this.#exclude = compilePatterns(options.exclude);
     this.#since = parseSince(options.modifiedSince);

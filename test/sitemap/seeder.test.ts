@@ -402,3 +402,35 @@ describe('SitemapSeeder on an Atom feed with xml:base', () => {
     }
   });
 });
+
+describe('SitemapSeeder concurrency', () => {
+  it('reads many files at once without a listener-leak warning', async () => {
+    const server = await startHttpServer();
+    const o = server.origin;
+    server.route('/robots.txt', text('User-agent: *\nAllow: /\n'));
+    const children = Array.from({ length: 16 }, (_, n) => `/child-${n}.xml`);
+    for (const [n, path] of children.entries()) {
+      // Held a moment, so that all of them wait at the same time.
+      server.route(path, (_request, response) => {
+        setTimeout(() => response.writeHead(200).end(smallUrlset(o, [`/c/${n}`])), 100);
+      });
+    }
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.name);
+    process.on('warning', onWarning);
+    const store = newStore();
+    try {
+      const run = await seedInto(
+        store,
+        children.map((path) => `${o}${path}`),
+        { concurrency: 16 },
+      );
+      expect(run.result.kept).toBe(16);
+      expect(warnings).not.toContain('MaxListenersExceededWarning');
+    } finally {
+      process.off('warning', onWarning);
+      await store.close();
+      await server.close();
+    }
+  });
+});
