@@ -100,7 +100,8 @@ export function sitemapsReport(
     policy.kind === 'disallow-all' && policy.robots === null
       ? `robots.txt could not be read (${typeof policy.status === 'number' ? `HTTP ${policy.status}` : policy.status}), so neither can its Sitemap: lines`
       : // Not only failures: a declared sitemap in a redirect loop is skipped, and unread too.
-        read.declared.length > 0 && result.sitemapsRead === 0
+        // A stop at --max-urls leaves files unread on purpose: the list is as long as asked.
+        read.declared.length > 0 && result.sitemapsRead === 0 && !result.stoppedEarly
         ? unreadSitemaps(read.declared.length, result.urlsFound)
         : null;
   return {

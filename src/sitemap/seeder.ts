@@ -591,10 +591,11 @@ class SeedRun {
       body.close();
     }
 
-    const found = `${file.entries} ${parser.format === 'sitemapindex' ? 'sitemaps' : 'URLs'} read`;
+    const kind = parser.format === 'sitemapindex' ? 'sitemap' : 'URL';
+    const found = `${file.entries} ${file.entries === 1 ? kind : `${kind}s`} read`;
     if (readError !== undefined) {
       if (readError.kind === 'aborted') this.#cutByStop(task, found);
-      else this.#failure(task, `${readError.message} (${found} before).`);
+      else this.#failure(task, `${readError.message.replace(/\.$/, '')} (${found} before).`);
       return;
     }
     if (!ended) {

@@ -584,7 +584,9 @@ describe('audit --from-sitemaps: sitemaps that could not be read', () => {
         /^crawlee-robots: --from-sitemaps: 1 sitemap could not be read \(.*\/stall\.xml: .*\), so the sample of 1 URL is incomplete\n$/;
       expect(run.stderr).toMatch(reason);
       expect(lineStarting(run.lines, '1  ')).toBe('  1  /one');
-      expect(lineStarting(run.lines, 'FAILED')).toMatch(/^ {2}FAILED \/stall\.xml: .*1 URLs read before/);
+      expect(lineStarting(run.lines, 'FAILED')).toMatch(
+        /^ {2}FAILED \/stall\.xml: .*octets read \(1 URL read before\)\.$/,
+      );
       expect(lineStarting(run.lines, 'Fail-on')).toBe('Fail-on (exit 2: the sitemap sample is incomplete)');
       const page = readFileSync(html, 'utf8');
       expect(page).toContain(`<code>${o}/stall.xml</code>`);

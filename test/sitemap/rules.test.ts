@@ -330,7 +330,7 @@ describe('filters, discovery and limits', () => {
     });
     expect(run.result).toMatchObject({ stoppedEarly: true, sitemapsRead: 0, sitemapsFailed: 0 });
     const cut = run.result.warnings.map((warning) => {
-      const read = /^Not read to the end: the run stopped \((\d+) URLs read before\)\.$/.exec(warning.why);
+      const read = /^Not read to the end: the run stopped \((\d+) URLs? read before\)\.$/.exec(warning.why);
       return [warning.url.replace(o, ''), read === null ? warning.why : Number(read[1])] as const;
     });
     expect(cut.map(([url]) => url).sort()).toEqual(['/hanging.txt', '/long-0.txt', '/long-1.txt']);
@@ -381,7 +381,7 @@ describe('hostile sitemaps', () => {
       expect(performance.now() - started).toBeLessThan(5000);
       expect(run.urls).toEqual([`${o}/bomb/1`]);
       expect(run.result.warnings.map((warning) => warning.why)).toEqual([
-        'Cut after 4194304 decoded octets (maxBytesPerFile or maxTotalBytes); 1 URLs read.',
+        'Cut after 4194304 decoded octets (maxBytesPerFile or maxTotalBytes); 1 URL read.',
       ]);
       expect(process.memoryUsage.rss() - rss).toBeLessThan(150 * 1024 * 1024);
     });
