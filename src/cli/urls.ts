@@ -225,13 +225,10 @@ export function urlsFromSitemaps(options: {
         onBlocked: collect,
       });
       const { result } = read;
-      // The seeder reports a sitemap (or a redirect hop of one) that robots.txt keeps it from
-      // as a failure with this reason, and gives no kind of failure to tell it by.
-      const failures = result.failures.map(({ url, why }) => ({
+      const failures = result.failures.map(({ url, why, refusedByRobots }) => ({
         url,
         why,
-        refused:
-          why.includes('which robots.txt does not allow') || why.startsWith('robots.txt does not allow it'),
+        refused: refusedByRobots === true,
       }));
       const refused = failures.filter((failure) => failure.refused).length;
       const unread = result.sitemapsFailed - refused;

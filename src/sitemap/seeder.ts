@@ -458,10 +458,10 @@ class SeedRun {
       for (const source of siteSources(policy, this.#tryCommonPaths)) this.#pushSource(source);
   }
 
-  #failure(task: SitemapTask, why: string): void {
+  #failure(task: SitemapTask, why: string, refusedByRobots = false): void {
     this.#result.sitemapsFailed++;
     this.log.warning(`Sitemap ${task.url} failed: ${why}`);
-    this.#report(this.#result.failures, task, why);
+    this.#report(this.#result.failures, task, why, refusedByRobots);
   }
 
   #warning(task: Pick<SitemapTask, 'url' | 'parent'>, why: string): void {
@@ -469,10 +469,16 @@ class SeedRun {
     this.#report(this.#result.warnings, task, why);
   }
 
-  #report(list: SitemapProblem[], task: Pick<SitemapTask, 'url' | 'parent'>, why: string): void {
+  #report(
+    list: SitemapProblem[],
+    task: Pick<SitemapTask, 'url' | 'parent'>,
+    why: string,
+    refusedByRobots = false,
+  ): void {
     if (list.length >= this.#maxProblems) return;
     const problem: SitemapProblem = { url: task.url, why };
     if (task.parent !== undefined) problem.parent = task.parent;
+    if (refusedByRobots) problem.refusedByRobots = true;
     list.push(problem);
   }
 
@@ -674,7 +680,7 @@ class SeedRun {
       this.log.debug(`Not trying ${task.url}: ${why}`);
       return;
     }
-    this.#failure(task, why);
+    this.#failure(task, why, true);
   }
 
   /**

@@ -85,6 +85,11 @@ export interface SitemapProblem {
   why: string;
   /** The index that listed it, when it was a child sitemap. */
   parent?: string;
+  /**
+   * Set on a failure when robots.txt does not let the crawler read the sitemap, or a redirect
+   * hop of it: it was never requested, as a crawler would never learn its URLs either.
+   */
+  refusedByRobots?: true;
 }
 
 /**

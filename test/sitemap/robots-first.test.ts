@@ -36,6 +36,7 @@ describe('redirects of a sitemap, robots.txt first', () => {
       {
         url: `${site.origin}/sm.xml`,
         why: `Redirects to ${site.origin}/private/sitemap.xml, which robots.txt does not allow (disallow: /private/, line 2).`,
+        refusedByRobots: true,
       },
     ]);
     expect(run.warnings()).toContainEqual(expect.stringContaining(`Sitemap ${site.origin}/sm.xml failed`));
@@ -53,6 +54,7 @@ describe('redirects of a sitemap, robots.txt first', () => {
       {
         url: `${site.origin}/sm.xml`,
         why: `Redirects to ${other.origin}/sm.xml, which robots.txt does not allow (disallow: /, line 2).`,
+        refusedByRobots: true,
       },
     ]);
   });

@@ -281,7 +281,11 @@ describe('filters, discovery and limits', () => {
     const run = await seedInto([`${o}/hidden/map.xml`]);
     expect(server.hits('/hidden/map.xml')).toBe(0);
     expect(run.result.failures).toEqual([
-      { url: `${o}/hidden/map.xml`, why: 'robots.txt does not allow it (disallow: /hidden, line 2).' },
+      {
+        url: `${o}/hidden/map.xml`,
+        why: 'robots.txt does not allow it (disallow: /hidden, line 2).',
+        refusedByRobots: true,
+      },
     ]);
   });
 
