@@ -3,6 +3,7 @@ import { log as crawleeLog, type Log } from 'crawlee';
 import { originOf } from '../fetch/index.js';
 import { HTTP_URL_START, hrefWithoutFragment, urlOrNull } from '../robots/url.js';
 import type { OriginPolicy, RobotsCheck, RobotsStore } from '../store/index.js';
+import { MAX_TIMER_MS } from '../store/options.js';
 import { ABORTED, untilAborted } from './abort.js';
 import { discoverSitemaps, listedSitemaps, type SitemapSource, siteSources } from './discover.js';
 import {
@@ -1053,9 +1054,6 @@ function limit(name: string, value: number | undefined, fallback: number, min: 0
   }
   return value;
 }
-
-/** The longest delay Node's timers keep: a longer one fires after 1 ms. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 function timerMs(name: string, value: number): number {
   if (value > MAX_TIMER_MS) {

@@ -104,27 +104,24 @@ export class BackendBreaker {
    * breaker is open already.
    */
   failed(admission: BackendAdmission): 'opened' | 'reopened' | undefined {
-    if (admission === 'probe') {
-      this.#probing = false;
-      this.#coolDownMs = Math.min(this.#coolDownMs * 2, this.#settings.maxDelayMs);
-      this.#openUntil = this.#clock() + this.#coolDownMs;
-      return 'reopened';
-    }
-    if (this.#openUntil !== undefined) return undefined;
+    const probe = admission === 'probe';
+    if (!probe && this.#openUntil !== undefined) return undefined;
+    this.#probing = false;
     const now = this.#clock();
     const sinceClosed = this.#closedAt === undefined ? Number.POSITIVE_INFINITY : now - this.#closedAt;
     // A clock set back gives a negative time: taken as a new outage, never as a long relapse.
-    const relapse = sinceClosed >= 0 && sinceClosed < this.#settings.maxDelayMs;
-    if (relapse) this.#coolDownMs = Math.min(this.#coolDownMs * 2, this.#settings.maxDelayMs);
+    const again = probe || (sinceClosed >= 0 && sinceClosed < this.#settings.maxDelayMs);
+    if (again) this.#coolDownMs = Math.min(this.#coolDownMs * 2, this.#settings.maxDelayMs);
     else {
       this.#coolDownMs = Math.min(this.#settings.initialDelayMs, this.#settings.maxDelayMs);
       this.#closedAt = undefined;
       this.#recovered = false;
     }
     this.#openUntil = now + this.#coolDownMs;
+    // Calls still waiting stop waiting (none wait while a probe runs: the breaker was open).
     const waiting = [...this.#waiting];
     this.#waiting.clear();
     for (const listener of waiting) listener();
-    return relapse ? 'reopened' : 'opened';
+    return again ? 'reopened' : 'opened';
   }
 }
