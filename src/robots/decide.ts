@@ -311,14 +311,11 @@ function longestPrefixRule(
     }
   }
   if (lo === 0) return -1;
+  // K was the last entry the search went past: loCommon is its common prefix with the path.
   let at = from + (lo - 1) * stride;
   let id = plainId(ints, at, stride);
-  const start = startIn(ints, id);
-  const length = lengthIn(ints, id);
-  const n = Math.min(length, path.length);
-  let common = 0;
-  while (common < n && patterns.charCodeAt(start + common) === path.charCodeAt(common)) common++;
-  if (common === length) return id;
+  const common = loCommon;
+  if (common === lengthIn(ints, id)) return id;
   for (let back = plainBack(ints, at, stride); back !== 0; back = plainBack(ints, at, stride)) {
     at -= back * stride;
     id = plainId(ints, at, stride);
