@@ -269,7 +269,16 @@ function plainPathOf(url: string, mask: Int32Array | undefined): string | undefi
   }
   // An empty host (`http:///x` is host `x` to the parser) or an invalid port: the parser decides.
   if (i === scheme + 3 || port === scheme + 3 || (port >= 0 && !isPort(url, port + 1, i))) return undefined;
-  const start = i;
+  return plainPathAfter(url, i, mask);
+}
+
+/**
+ * {@link plainPathOf} for a URL whose authority is known to be valid and plain up to `start`,
+ * where its path, query or fragment begins (or the URL ends).
+ */
+function plainPathAfter(url: string, start: number, mask: Int32Array | undefined): string | undefined {
+  const n = url.length;
+  let i = start;
   // The path starts with `/`, added when the URL has none.
   let low = LOW_BIT[47];
   let high = HIGH_BIT[47];
@@ -298,6 +307,16 @@ function plainPathOf(url: string, mask: Int32Array | undefined): string | undefi
  */
 export function pathOf(url: string | URL): string {
   return filteredPathOf(url, undefined);
+}
+
+/**
+ * {@link filteredPathOf} for an absolute URL string that starts with a normalised origin
+ * (`https://example.com`, as the policy store keys them) `authorityEnd` characters long,
+ * followed by the end of the URL or by `/`, `?` or `#`. The caller vouches for that prefix; the
+ * authority is not read again.
+ */
+export function filteredPathAfterOrigin(url: string, authorityEnd: number, mask: Int32Array): string {
+  return plainPathAfter(url, authorityEnd, mask) ?? filteredPathOf(url, mask);
 }
 
 /** {@link pathOf}, writing the path's character filter (see chars.ts) to `mask[0, 2)` when given. */

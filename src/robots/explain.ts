@@ -28,7 +28,7 @@ import {
   START_LINE,
 } from './compile.js';
 import { allMatches, decide } from './decide.js';
-import { filteredPathOf } from './encoding.js';
+import { filteredPathAfterOrigin, filteredPathOf } from './encoding.js';
 import type { GroupChoice, MatchedRule, Verdict } from './types.js';
 
 /** RFC 9309 2.2.2: the robots.txt URI itself is always allowed. */
@@ -56,13 +56,21 @@ export function isAllowed(data: RobotsData, url: string | URL, userAgent: string
   return id < 0 || (ruleFlags(data, id) & ALLOW) !== 0;
 }
 
+/**
+ * The verdict for `url`. With `authorityEnd`, `url` is a string that starts with a normalised
+ * origin of that length (see filteredPathAfterOrigin).
+ */
 export function explain(
   data: RobotsData,
   url: string | URL,
   userAgent: string,
   options: ExplainOptions = {},
+  authorityEnd = -1,
 ): Verdict {
-  const path = filteredPathOf(url, pathMask);
+  const path =
+    authorityEnd < 0
+      ? filteredPathOf(url, pathMask)
+      : filteredPathAfterOrigin(url as string, authorityEnd, pathMask);
   const productToken = productTokenOf(userAgent);
   const selection = selectGroup(data, productToken);
   const group = choiceOf(data, selection);

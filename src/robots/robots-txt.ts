@@ -35,6 +35,9 @@ import { allLints, RobotsLinter } from './lint.js';
 import { retainedBytes } from './size.js';
 import type { RobotsGroup, RobotsLint, RobotsParseOptions, RobotsRule, Verdict } from './types.js';
 
+/** The tables of a parsed file, for explainAfterOrigin; set by the class. */
+let dataOf: (robots: RobotsTxt) => RobotsData;
+
 /**
  * A parsed robots.txt (RFC 9309). Parse once, then ask about any number of URLs: the
  * object is immutable and can be shared between crawlers.
@@ -49,6 +52,10 @@ import type { RobotsGroup, RobotsLint, RobotsParseOptions, RobotsRule, Verdict }
  */
 export class RobotsTxt {
   readonly #data: RobotsData;
+
+  static {
+    dataOf = (robots) => robots.#data;
+  }
   /** Findings of the parse; `lints` adds the ones found from the compiled rules. */
   readonly #lineLints: readonly RobotsLint[];
   /** How many findings of the parse were past the cap: counted, not listed. */
@@ -195,6 +202,22 @@ export class RobotsTxt {
     }
     return groups;
   }
+}
+
+/**
+ * {@link RobotsTxt.explain} for the policy store (not exported from the package): `url` is a
+ * string that starts with a normalised origin (`https://example.com`) `authorityEnd`
+ * characters long, followed by its end or by `/`, `?` or `#`. The store has compared that
+ * prefix already; the authority is not read again.
+ */
+export function explainAfterOrigin(
+  robots: RobotsTxt,
+  url: string,
+  authorityEnd: number,
+  userAgent: string,
+  options: ExplainOptions,
+): Verdict {
+  return explain(dataOf(robots), url, userAgent, options, authorityEnd);
 }
 
 const NO_LINTS: readonly RobotsLint[] = Object.freeze([]);

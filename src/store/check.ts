@@ -1,5 +1,6 @@
 import type { RobotsFetchStatus, RobotsPolicyKind } from '../fetch/index.js';
 import { RobotsTxt, type Verdict, type VerdictReason } from '../robots/index.js';
+import { explainAfterOrigin } from '../robots/robots-txt.js';
 import type { PolicyEntry } from './entry.js';
 
 /**
@@ -46,13 +47,17 @@ const NO_FILE = RobotsTxt.parse('');
 const ALL_CANDIDATES = Object.freeze({ candidates: true });
 const DECISIVE_ONLY = Object.freeze({ candidates: false });
 
-/** Applies a policy to a URL. */
+/**
+ * Applies a policy to a URL. `authorityEnd`, when not -1, says that `url` is a string starting
+ * with the policy's origin, that long, followed by its end or by `/`, `?` or `#`.
+ */
 export function checkPolicy(
   policy: PolicyEntry,
   url: string | URL,
   agent: string,
   now: number,
   options: RobotsCheckOptions | undefined,
+  authorityEnd = -1,
 ): RobotsCheck {
   const explainOptions = options?.candidates === true ? ALL_CANDIDATES : DECISIVE_ONLY;
   const ageMs = now - policy.copyFetchedAt;
@@ -60,7 +65,10 @@ export function checkPolicy(
   // Both answers are spelled out field by field: built with object spread, this hot path
   // measured about 15 times slower.
   if (policy.robots !== null) {
-    const verdict = policy.robots.explain(url, agent, explainOptions);
+    const verdict =
+      authorityEnd < 0
+        ? policy.robots.explain(url, agent, explainOptions)
+        : explainAfterOrigin(policy.robots, url as string, authorityEnd, agent, explainOptions);
     return {
       allowed: verdict.allowed,
       reason: verdict.reason,

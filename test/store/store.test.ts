@@ -1,7 +1,7 @@
 import { LogLevel } from 'crawlee';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RobotsHttpClient, RobotsHttpRequest } from '../../src/fetch/index.js';
-import { MAX_LINE_OCTETS } from '../../src/robots/index.js';
+import { MAX_LINE_OCTETS, RobotsTxt } from '../../src/robots/index.js';
 import {
   MemoryBackend,
   type RobotsChange,
@@ -220,6 +220,49 @@ describe('RobotsStore.resolve and check', () => {
     clock.advance(DAY + 1);
     expect(robots.peek(`${site.origin}/`)).toBeUndefined();
     expect(site.hits('/robots.txt')).toBe(1);
+  });
+
+  it('reads every URL of the origin it checked last exactly as the core does', async () => {
+    const body =
+      'User-agent: ExampleBot\nDisallow: /private\nDisallow: /*?q=\nAllow: /private/ok$\nDisallow: /a%2Fb\nDisallow: /caf%C3%A9\nDisallow: /$\n';
+    const site = await server({ '/robots.txt': text(body) });
+    const robots = store();
+    await robots.resolve(site.origin);
+    const core = RobotsTxt.parse(body);
+    const tails = [
+      ...['', '/', '?q=1', '#x', '/?q=1', '/private', '/private/ok', '/private/ok?', '/private/ok#f'],
+      ...['/a%2fb', '/a/b', '/café', '/caf%c3%a9', '/./private', '/x/../private', '/a b', '/%7Eu'],
+      ...['/p?q=1#f', '//private', '/private%', '/PRIVATE', '/\u{1F600}', ':80/private', '@x/y'],
+    ];
+    for (const tail of tails) {
+      for (const url of [`${site.origin}${tail}`, `${site.origin.toUpperCase()}${tail}`]) {
+        // The origin checked just before: the store reads the URL after the origin alone.
+        robots.checkCached(`${site.origin}/`);
+        if (!URL.canParse(url)) {
+          expect(() => robots.checkCached(url), url).toThrow(TypeError);
+          continue;
+        }
+        // Another origin (`@x/y` names host x): nothing of it is in memory.
+        if (new URL(url).origin !== site.origin) {
+          expect(robots.checkCached(url), url).toBeUndefined();
+          continue;
+        }
+        const expected = core.explain(url, USER_AGENT, { candidates: false });
+        const check = robots.checkCached(url);
+        expect(
+          check && {
+            allowed: check.allowed,
+            reason: check.reason,
+            productToken: check.productToken,
+            path: check.path,
+            rule: check.rule,
+            group: check.group,
+            candidates: check.candidates,
+          },
+          url,
+        ).toEqual(expected);
+      }
+    }
   });
 
   it('warns once when the User-Agent lacks the product token', () => {
