@@ -141,6 +141,113 @@ export const FETCH_DEFAULTS = {
 } as const;
 
 /**
+ * The longest timeout: Node fires a timer longer than 2^31 - 1 ms after 1 ms, and the fetcher arms
+ * its own deadlines up to 2 x DEADLINE_SLACK_MS later than the timeout.
+ */
+const MAX_TIMEOUT_MS = 2 ** 31 - 1 - 2 * DEADLINE_SLACK_MS;
+/** Largest maxBytes: far past any robots.txt, and a body every platform can hold in one buffer. */
+const MAX_BYTES = 2 ** 30;
+
+/** The options of a fetch, checked, with their defaults. */
+interface FetchSettings {
+  client: RobotsHttpClient;
+  clock: () => number;
+  timeoutMs: number;
+  connectTimeoutMs: number;
+  maxBytes: number;
+  maxRedirects: number;
+}
+
+/**
+ * Checks the options of a fetch. A value that cannot work would not fail where it is given but in
+ * every fetch, as an origin that looks unreachable (a timeout of Infinity or NaN fires at once) or
+ * unbounded (a NaN cap or redirect limit stops nothing): it is refused before any request.
+ */
+function settingsOf(options: RobotsFetchOptions): FetchSettings {
+  if (typeof options !== 'object' || options === null) {
+    throw new TypeError(
+      `fetchRobotsTxt needs options with the crawler's User-Agent, such as { userAgent: "ExampleBot/1.0 (+https://example.com/bot)" }, got ${String(options)}.`,
+    );
+  }
+  validateUserAgent(options.userAgent);
+  if (options.proxyUrl !== undefined) parseProxyUrl(options.proxyUrl);
+  const timeout = { min: 0, minExclusive: true, max: MAX_TIMEOUT_MS, unit: 'milliseconds' };
+  return {
+    client: clientOption(options.client),
+    clock: clockOption(options.clock),
+    timeoutMs: numberOption('timeoutMs', options.timeoutMs, FETCH_DEFAULTS.timeoutMs, timeout),
+    connectTimeoutMs: numberOption(
+      'connectTimeoutMs',
+      options.connectTimeoutMs,
+      FETCH_DEFAULTS.connectTimeoutMs,
+      timeout,
+    ),
+    maxBytes: numberOption('maxBytes', options.maxBytes, FETCH_DEFAULTS.maxBytes, {
+      min: 1,
+      max: MAX_BYTES,
+      integer: true,
+      unit: 'octets',
+    }),
+    maxRedirects: numberOption('maxRedirects', options.maxRedirects, FETCH_DEFAULTS.maxRedirects, {
+      min: 0,
+      max: Number.MAX_SAFE_INTEGER,
+      integer: true,
+    }),
+  };
+}
+
+interface NumberBounds {
+  min: number;
+  /** True when `min` itself is refused. */
+  minExclusive?: boolean;
+  max: number;
+  integer?: boolean;
+  /** What the number counts, for the message. */
+  unit?: string;
+}
+
+/**
+ * `value` when it is a finite number within `bounds`, `fallback` when undefined.
+ *
+ * @throws TypeError when `value` is not a number; RangeError when it is out of `bounds`.
+ */
+function numberOption(name: string, value: unknown, fallback: number, bounds: NumberBounds): number {
+  if (value === undefined) return fallback;
+  const { min, minExclusive = false, max, integer = false, unit } = bounds;
+  const accepted = `${integer ? 'a whole number' : 'a number'}${unit === undefined ? '' : ` of ${unit}`} ${minExclusive ? `above ${min}` : `from ${min}`} to ${max}`;
+  if (typeof value !== 'number') {
+    throw new TypeError(`${name} must be ${accepted}, got ${JSON.stringify(value) ?? String(value)}.`);
+  }
+  const fits =
+    Number.isFinite(value) &&
+    (minExclusive ? value > min : value >= min) &&
+    value <= max &&
+    (!integer || Number.isInteger(value));
+  if (!fits) throw new RangeError(`${name} must be ${accepted}, got ${value}.`);
+  return value;
+}
+
+/**
+ * The client to fetch with. One without `request()` (a Crawlee `BaseHttpClient` given as it is)
+ * would make every origin look unreachable.
+ */
+function clientOption(client: unknown): RobotsHttpClient {
+  if (client === undefined) return defaultClient;
+  if (typeof (client as Partial<RobotsHttpClient> | null)?.request === 'function') {
+    return client as RobotsHttpClient;
+  }
+  throw new TypeError(
+    `client must be a RobotsHttpClient, an object with a request(request) method that answers one GET (a Crawlee BaseHttpClient needs a small adapter to it), got ${client === null ? 'null' : typeof client === 'object' ? 'an object without request()' : typeof client}.`,
+  );
+}
+
+function clockOption(clock: unknown): () => number {
+  if (clock === undefined) return Date.now;
+  if (typeof clock === 'function') return clock as () => number;
+  throw new TypeError(`clock must be a function that returns the time in milliseconds, got ${typeof clock}.`);
+}
+
+/**
  * The 3xx statuses whose `Location` is followed. RFC 9110 15.4.1 lets a client follow the
  * `Location` of a 300 (the server's preferred choice) automatically. 304 answers conditional
  * requests only (none is sent), and 305 and 306 are deprecated or unused (RFC 9110 15.4.6, 15.4.7).
@@ -154,8 +261,10 @@ const defaultClient: RobotsHttpClient = new GotScrapingRobotsClient();
  * status rules of RFC 9309 2.3.1. Never rejects for a network or server problem: every outcome
  * is a {@link RobotsFetchResult}.
  *
- * @throws TypeError when `url` is not an absolute http(s) URL, `proxyUrl` not an http(s) URL, or
- *   `userAgent` not a value a header can hold.
+ * @throws TypeError when `url` is not an absolute http(s) URL, `proxyUrl` not an http(s) URL,
+ *   `userAgent` not a value a header can hold, or `client` has no `request()`.
+ * @throws RangeError when a timeout, `maxBytes` or `maxRedirects` is not a number it can work with
+ *   (NaN, Infinity, 0 or less, a fraction where a whole number is needed).
  * @example
  * const result = await fetchRobotsTxt('https://example.com/some/page', { userAgent: 'ExampleBot/1.0' });
  * if (result.kind === 'rules') console.log(result.robots!.isAllowed('https://example.com/x', 'ExampleBot'));
@@ -168,14 +277,7 @@ export async function fetchRobotsTxt(
   // Reuse the caller's string when it is the origin already: one string less per cached policy.
   const origin = computed === url ? url : computed;
   const robotsTxtUrl = robotsTxtUrlOf(origin);
-  if (options.proxyUrl !== undefined) parseProxyUrl(options.proxyUrl);
-  validateUserAgent(options.userAgent);
-  const clock = options.clock ?? Date.now;
-  const client = options.client ?? defaultClient;
-  const timeoutMs = options.timeoutMs ?? FETCH_DEFAULTS.timeoutMs;
-  const connectTimeoutMs = options.connectTimeoutMs ?? FETCH_DEFAULTS.connectTimeoutMs;
-  const maxBytes = options.maxBytes ?? FETCH_DEFAULTS.maxBytes;
-  const maxRedirects = options.maxRedirects ?? FETCH_DEFAULTS.maxRedirects;
+  const { client, clock, timeoutMs, connectTimeoutMs, maxBytes, maxRedirects } = settingsOf(options);
 
   const fetchedAt = clock();
   const started = performance.now();
@@ -349,13 +451,19 @@ const NOT_IN_HEADER_VALUE = /[^\t\x20-\x7e\x80-\xff]/u;
 /**
  * Checks the User-Agent robots.txt is fetched with. One that no request can carry (a line break, a
  * character past U+00FF) would fail every fetch, and every origin would look unreachable: it is a
- * mistake in the crawler's configuration, reported at once.
+ * mistake in the crawler's configuration, reported at once. So is a missing or blank one.
  *
- * @throws TypeError naming the value and the character.
+ * @throws TypeError when it is not a string or blank, or naming the character no header holds.
  * @example
  * validateUserAgent('ExampleBot/1.0 (+https://example.com/bot)'); // passes
  */
 export function validateUserAgent(userAgent: string): void {
+  // Without one, got sends no User-Agent at all: the site would see a crawler without a name.
+  if (typeof userAgent !== 'string' || userAgent.trim() === '') {
+    throw new TypeError(
+      `userAgent must be the crawler's User-Agent, such as "ExampleBot/1.0 (+https://example.com/bot)", got ${JSON.stringify(userAgent) ?? String(userAgent)}.`,
+    );
+  }
   const invalid = NOT_IN_HEADER_VALUE.exec(userAgent);
   if (invalid === null) return;
   const code = invalid[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');

@@ -561,3 +561,89 @@ describe('fetchRobotsTxt: custom HTTP clients', () => {
     expect(result).toMatchObject({ status: 'network-error', kind: 'disallow-all' });
   });
 });
+
+describe('fetchRobotsTxt: options it cannot work with', () => {
+  let server: TestHttpServer;
+  beforeAll(async () => {
+    server = await startHttpServer({ '/robots.txt': text(RULES) });
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+
+  it.each<[string, Partial<Record<keyof RobotsFetchOptions, unknown>>, ErrorConstructor, string]>([
+    // Node fires a timer of Infinity or NaN ms at once: every origin would time out.
+    [
+      'timeoutMs: Infinity',
+      { timeoutMs: Number.POSITIVE_INFINITY },
+      RangeError,
+      'timeoutMs must be a number of milliseconds above 0',
+    ],
+    [
+      'timeoutMs: NaN',
+      { timeoutMs: Number.NaN },
+      RangeError,
+      'timeoutMs must be a number of milliseconds above 0',
+    ],
+    ['timeoutMs: 0', { timeoutMs: 0 }, RangeError, 'timeoutMs must be a number of milliseconds above 0'],
+    [
+      "timeoutMs: '5000'",
+      { timeoutMs: '5000' },
+      TypeError,
+      'timeoutMs must be a number of milliseconds above 0',
+    ],
+    [
+      'connectTimeoutMs: -5',
+      { connectTimeoutMs: -5 },
+      RangeError,
+      'connectTimeoutMs must be a number of milliseconds above 0',
+    ],
+    // A NaN cap cuts nothing, and was refused by the parser only after the download.
+    [
+      'maxBytes: NaN',
+      { maxBytes: Number.NaN },
+      RangeError,
+      'maxBytes must be a whole number of octets from 1',
+    ],
+    ['maxBytes: 10.5', { maxBytes: 10.5 }, RangeError, 'maxBytes must be a whole number of octets from 1'],
+    // A NaN limit stops no chain of redirects.
+    [
+      'maxRedirects: NaN',
+      { maxRedirects: Number.NaN },
+      RangeError,
+      'maxRedirects must be a whole number from 0',
+    ],
+    ['maxRedirects: -1', { maxRedirects: -1 }, RangeError, 'maxRedirects must be a whole number from 0'],
+    [
+      'client: a Crawlee BaseHttpClient',
+      { client: { sendRequest: () => {} } },
+      TypeError,
+      'client must be a RobotsHttpClient',
+    ],
+    ['clock: 5', { clock: 5 }, TypeError, 'clock must be a function'],
+    // got sends no User-Agent at all for these: the site would see a crawler without a name.
+    [
+      'userAgent: undefined',
+      { userAgent: undefined },
+      TypeError,
+      "userAgent must be the crawler's User-Agent",
+    ],
+    ["userAgent: ' '", { userAgent: ' ' }, TypeError, "userAgent must be the crawler's User-Agent"],
+  ])('refuses %s before any request', async (_name, extra, errorType, message) => {
+    const before = server.requests.length;
+    const attempt = fetchRobotsTxt(server.origin, { ...options, ...extra } as RobotsFetchOptions);
+    await expect(attempt).rejects.toThrow(errorType);
+    await expect(attempt).rejects.toThrow(message);
+    expect(server.requests.length).toBe(before);
+  });
+
+  it('takes the longest timeout a timer holds, and no redirect at all', async () => {
+    const result = await fetchRobotsTxt(server.origin, {
+      ...options,
+      timeoutMs: 2 ** 31 - 1 - 500,
+      connectTimeoutMs: 2 ** 31 - 1 - 500,
+      maxRedirects: 0,
+    });
+    expect(result).toMatchObject({ status: 200, kind: 'rules' });
+  });
+});
