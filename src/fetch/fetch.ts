@@ -5,6 +5,7 @@ import {
   answerWithin,
   DEADLINE_SLACK_MS,
   GotScrapingRobotsClient,
+  NETWORK_FAILURES,
   parseProxyUrl,
   type RobotsHttpAnswer,
   type RobotsHttpClient,
@@ -481,8 +482,8 @@ async function requestSafely(
   request: RobotsHttpRequest,
 ): Promise<RobotsHttpResult> {
   try {
-    const answer: unknown = await client.request(request);
-    if (isHttpResult(answer)) return answer;
+    const answer = resultOf(await client.request(request), request.maxBytes);
+    if (answer !== undefined) return answer;
     return { ok: false, failure: 'network-error', message: 'The HTTP client returned a malformed answer.' };
   } catch (error) {
     return {
@@ -493,16 +494,54 @@ async function requestSafely(
   }
 }
 
-function isHttpResult(value: unknown): value is RobotsHttpResult {
+/**
+ * A client's result as the fetcher reads it, or undefined when it is malformed. A custom client
+ * may pass on its library's headers as they come (names in any case, repeated fields as lists,
+ * numbers), name a failure of its own, or read past the cap: none of that may reject the fetch,
+ * hide a `Location`, or keep megabytes with a cached policy.
+ */
+function resultOf(value: unknown, maxBytes: number): RobotsHttpResult | undefined {
   const answer = value as Record<string, unknown> | null | undefined;
-  if (answer?.ok === false) return typeof answer.failure === 'string' && typeof answer.message === 'string';
-  return (
-    answer?.ok === true &&
-    Number.isInteger(answer.status) &&
-    typeof answer.headers === 'object' &&
-    answer.headers !== null &&
-    answer.body instanceof Uint8Array
-  );
+  if (answer?.ok === false) {
+    if (typeof answer.message !== 'string') return undefined;
+    const failure = NETWORK_FAILURES.has(answer.failure as string)
+      ? (answer.failure as RobotsNetworkFailure)
+      : 'network-error';
+    return { ok: false, failure, message: answer.message };
+  }
+  if (answer?.ok !== true || !Number.isInteger(answer.status) || !(answer.body instanceof Uint8Array)) {
+    return undefined;
+  }
+  const headers = headersOf(answer.headers);
+  if (headers === undefined) return undefined;
+  const { body } = answer;
+  const cut = body.byteLength > maxBytes;
+  return {
+    ok: true,
+    status: answer.status as number,
+    headers,
+    // A copy of the part kept, not a view that would hold the client's whole buffer.
+    body: cut ? new Uint8Array(body.subarray(0, maxBytes)) : body,
+    truncated: cut || answer.truncated === true,
+  };
+}
+
+/**
+ * Header fields with names in lower case and the values of a repeated field joined with `, `
+ * (RFC 9110 5.3), or undefined when a value is neither text, a number nor a list of them.
+ */
+function headersOf(fields: unknown): Record<string, string> | undefined {
+  if (typeof fields !== 'object' || fields === null) return undefined;
+  const headers: Record<string, string> = {};
+  for (const [name, field] of Object.entries(fields)) {
+    if (field === undefined) continue;
+    const values: unknown[] = Array.isArray(field) ? field : [field];
+    if (!values.every((item) => typeof item === 'string' || typeof item === 'number')) return undefined;
+    const key = name.toLowerCase();
+    const value = values.join(', ');
+    headers[key] = headers[key] === undefined ? value : `${headers[key]}, ${value}`;
+  }
+  return headers;
 }
 
 /**

@@ -24,6 +24,18 @@ export type RobotsNetworkFailure =
   | 'decoding-error'
   | 'network-error';
 
+/** Every {@link RobotsNetworkFailure}, to check the kind a custom client names. */
+export const NETWORK_FAILURES: ReadonlySet<string> = new Set<RobotsNetworkFailure>([
+  'timeout',
+  'dns-error',
+  'connection-refused',
+  'connection-reset',
+  'tls-error',
+  'proxy-error',
+  'decoding-error',
+  'network-error',
+]);
+
 /** One HTTP GET, as {@link RobotsHttpClient.request} receives it. */
 export interface RobotsHttpRequest {
   url: URL;

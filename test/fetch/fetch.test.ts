@@ -560,6 +560,65 @@ describe('fetchRobotsTxt: custom HTTP clients', () => {
     const result = await fetchRobotsTxt('http://broken-client.example/', { ...options, client });
     expect(result).toMatchObject({ status: 'network-error', kind: 'disallow-all' });
   });
+
+  /** A client that answers each URL of `answers` with what it holds, as a library would pass it on. */
+  function clientAnswering(answers: Record<string, unknown>): RobotsHttpClient {
+    return { request: async ({ url }) => answers[url.href] as never };
+  }
+
+  it('reads the headers of a client that passes them on as its library gives them', async () => {
+    // Node's and got's headers: names as sent, repeated fields as lists, numbers where they fit.
+    const client = clientAnswering({
+      'http://headers.example/robots.txt': {
+        ok: true,
+        status: 301,
+        headers: { Location: ['/moved.txt'] },
+        body: new Uint8Array(),
+        truncated: false,
+      },
+      'http://headers.example/moved.txt': {
+        ok: true,
+        status: 200,
+        headers: { 'Cache-Control': ['max-age=60', 'max-age=5'], 'content-type': 'text/plain' },
+        body: Buffer.from(RULES),
+        truncated: false,
+      },
+      'http://busy.example/robots.txt': {
+        ok: true,
+        status: 429,
+        headers: { 'retry-after': 120 },
+        body: new Uint8Array(),
+        truncated: false,
+      },
+    });
+    const moved = await fetchRobotsTxt('http://headers.example/', { ...options, client });
+    expect(moved).toMatchObject({ status: 200, kind: 'rules', finalUrl: 'http://headers.example/moved.txt' });
+    expect(moved.hops[0].location).toBe('/moved.txt');
+    expect(moved.cacheDirectives).toEqual({ maxAgeMs: 60_000, noReuse: false });
+    const busy = await fetchRobotsTxt('http://busy.example/', { ...options, client });
+    expect(busy).toMatchObject({ status: 429, kind: 'disallow-all', retryAfterMs: 120_000 });
+  });
+
+  it('keeps no more of the body of a client that ignores maxBytes than of any other', async () => {
+    const body = Buffer.from(`User-agent: *\n${'Disallow: /x\n'.repeat(100_000)}`);
+    const client = clientAnswering({
+      'http://whole-body.example/robots.txt': { ok: true, status: 200, headers: {}, body, truncated: false },
+    });
+    const result = await fetchRobotsTxt('http://whole-body.example/', { ...options, client, maxBytes: 1000 });
+    expect(result).toMatchObject({ status: 200, kind: 'rules', truncated: true });
+    expect(result.body?.byteLength).toBe(1000 + MAX_LINE_OCTETS + 1);
+    // A copy of its own: the client's 1.3 MB buffer is not held with the policy.
+    expect(result.body?.buffer.byteLength).toBe(1000 + MAX_LINE_OCTETS + 1);
+  });
+
+  it('takes a failure kind it does not know for a network-error, and says what the client said', async () => {
+    const client = clientAnswering({
+      'http://odd-failure.example/robots.txt': { ok: false, failure: 'ECONNABORTED', message: 'aborted' },
+    });
+    const result = await fetchRobotsTxt('http://odd-failure.example/', { ...options, client });
+    expect(result).toMatchObject({ status: 'network-error', kind: 'disallow-all' });
+    expect(result.why).toContain('aborted');
+  });
 });
 
 describe('fetchRobotsTxt: options it cannot work with', () => {
