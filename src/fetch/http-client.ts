@@ -375,13 +375,22 @@ function readAnswer(stream: Readable, request: RobotsHttpRequest): Promise<Robot
       if (decoders.length > 0) decoded.on('end', endOfBody);
     }
 
-    stream.on('response', (native: NativeResponse) => {
+    const onResponse = (native: NativeResponse) => {
       response = native;
       status = native.statusCode;
       headers = flattenHeaders(native.headers);
       // Only a 2xx body is ever used (RFC 9309 2.3.1.1); anything else ends the request here.
       if (status < 200 || status > 299) finish(answer());
       else readBody();
+    };
+    stream.on('response', onResponse);
+    // Node hands a 101 to 'upgrade' listeners, never as a response: unheard, the request would
+    // wait for its whole timeout. The socket is the server's new protocol, of no use here.
+    stream.once('request', (nativeRequest: EventEmitter) => {
+      nativeRequest.once('upgrade', (native: NativeResponse, socket: Socket) => {
+        socket.destroy();
+        onResponse(native);
+      });
     });
     stream.on('error', (error: unknown) => finish(failureOf(error)));
   });

@@ -311,3 +311,29 @@ describe('classifyFailure', () => {
     expect(classifyFailure(Object.assign(new Error('failed'), { code }))).toBe(failure);
   });
 });
+
+describe('GotScrapingRobotsClient: a 101 to a request that asked for no upgrade', () => {
+  it('is answered at once as a status robots.txt rules do not know, not after the whole timeout', async () => {
+    const server = await listen(
+      createServer((socket) => {
+        socket.once('data', () =>
+          socket.write(
+            'HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n',
+          ),
+        );
+      }),
+    );
+    try {
+      const started = performance.now();
+      const result = await fetchRobotsTxt(`http://127.0.0.1:${server.port}/`, {
+        userAgent: 'ExampleBot/1.0',
+        timeoutMs: 3000,
+      });
+      expect(result).toMatchObject({ status: 101, kind: 'disallow-all', robots: null });
+      expect(result.why).toContain('HTTP 101 is not a status robots.txt rules know');
+      expect(performance.now() - started).toBeLessThan(1000);
+    } finally {
+      await server.close();
+    }
+  });
+});
