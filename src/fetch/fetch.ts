@@ -395,10 +395,14 @@ function interpretFinalAnswer(
   if (status >= 200 && status <= 299) {
     // RFC 9309 2.3.1.1: a successful answer is parsed; RFC 9309 2.5: at least `maxBytes` of it.
     const { body } = answer;
-    const truncated = answer.truncated || body.byteLength > maxBytes;
     const parseStarted = performance.now();
     const robots = RobotsTxt.parse(body, { maxBytes });
     const parseMs = performance.now() - parseStarted;
+    // The parser knows whether content was left out: octets past the cap may be only the end of
+    // the last line, or a byte order mark it skips. Its findings are built for such files only.
+    const truncated =
+      answer.truncated ||
+      (body.byteLength > maxBytes && robots.lints.some((lint) => lint.code === 'file-too-large'));
     const html = robots.looksLikeHtml;
     const why = shared(
       html

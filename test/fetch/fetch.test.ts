@@ -335,6 +335,17 @@ describe('fetchRobotsTxt: size cap and content encodings', () => {
     expect(result.robots?.explain('/b', 'ExampleBot').rule).toBeNull();
   });
 
+  it.each([
+    ['the line end of its last line', `${'#'.repeat(1000)}\n`],
+    ['a byte order mark', `\ufeff${'#'.repeat(1000)}`],
+  ])('does not call a file cut when only %s is past the cap', async (_what, body) => {
+    const { result } = await fetchFrom(text(body), { maxBytes: 1000 });
+    expect(result.body?.byteLength).toBeGreaterThan(1000);
+    expect(result).toMatchObject({ status: 200, kind: 'rules', truncated: false });
+    expect(result.why).toBe('HTTP 200: the rules of the file apply (RFC 9309 2.3.1.1).');
+    expect(result.robots?.lints.map((lint) => lint.code)).not.toContain('file-too-large');
+  });
+
   it('does not download much more than the cap of a long body', async () => {
     const line = 'Disallow: /x\n';
     const { result } = await fetchFrom(text(line.repeat(10_000)), { maxBytes: 1000 });
