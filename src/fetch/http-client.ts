@@ -132,6 +132,11 @@ export class GotScrapingRobotsClient implements RobotsHttpClient {
   }
 
   async request(request: RobotsHttpRequest): Promise<RobotsHttpResult> {
+    const result = await this.#request(request);
+    return request.proxyUrl === undefined ? result : proxyFailureOf(result, request.proxyUrl);
+  }
+
+  async #request(request: RobotsHttpRequest): Promise<RobotsHttpResult> {
     const started = performance.now();
     const result = await this.#send(request, this.#http2);
     if (result.ok || !this.#http2 || !this.#ignoreTlsErrors || !isHttp2OriginMismatch(result.message)) {
@@ -171,6 +176,19 @@ export class GotScrapingRobotsClient implements RobotsHttpClient {
     );
     return answerWithin(rejected, request.timeoutMs + DEADLINE_SLACK_MS);
   }
+}
+
+/**
+ * Through a proxy, every connection goes to the proxy, whose host is the only one looked up: a
+ * refused connection or an unknown host is the proxy's failure, not the site's.
+ */
+function proxyFailureOf(result: RobotsHttpResult, proxyUrl: string): RobotsHttpResult {
+  if (result.ok || (result.failure !== 'connection-refused' && result.failure !== 'dns-error')) return result;
+  return {
+    ok: false,
+    failure: 'proxy-error',
+    message: `the proxy ${withoutPassword(proxyUrl)} cannot be reached: ${result.message}`,
+  };
 }
 
 /** The proxy protocols got-scraping supports (it refuses socks and the rest). */

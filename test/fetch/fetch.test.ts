@@ -464,6 +464,24 @@ describe('fetchRobotsTxt: a proxy that refuses', () => {
     }
   });
 
+  it.each([true, false])(
+    'takes a proxy that refuses connections for a proxy failure, never the site refusing (http2: %s)',
+    async (http2) => {
+      const port = await freePort();
+      for (const site of [target.origin, `https://127.0.0.1:${target.port}`]) {
+        const result = await fetchRobotsTxt(site, {
+          ...options,
+          proxyUrl: `http://user:secret@127.0.0.1:${port}`,
+          client: new GotScrapingRobotsClient({ http2 }),
+        });
+        expect(result).toMatchObject({ status: 'proxy-error', kind: 'disallow-all' });
+        expect(result.why).toContain(`the proxy http://user:***@127.0.0.1:${port} cannot be reached`);
+        expect(result.why).not.toContain('secret');
+      }
+      expect(target.hits('/robots.txt')).toBe(0);
+    },
+  );
+
   it.each([
     ['not-a-url', '"not-a-url"'],
     ['', '""'],
