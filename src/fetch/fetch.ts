@@ -532,12 +532,14 @@ function resultOf(value: unknown, maxBytes: number): RobotsHttpResult | undefine
 
 /**
  * Header fields with names in lower case and the values of a repeated field joined with `, `
- * (RFC 9110 5.3), or undefined when a value is neither text, a number nor a list of them.
+ * (RFC 9110 5.3), or undefined when a value is neither text, a number nor a list of them. The
+ * `Headers` of fetch() hold their fields out of sight of `Object.entries`.
  */
 function headersOf(fields: unknown): Record<string, string> | undefined {
   if (typeof fields !== 'object' || fields === null) return undefined;
   const headers: Record<string, string> = {};
-  for (const [name, field] of Object.entries(fields)) {
+  const entries = fields instanceof Headers ? [...fields] : Object.entries(fields);
+  for (const [name, field] of entries) {
     if (field === undefined) continue;
     const values: unknown[] = Array.isArray(field) ? field : [field];
     if (!values.every((item) => typeof item === 'string' || typeof item === 'number')) return undefined;

@@ -628,6 +628,33 @@ describe('fetchRobotsTxt: custom HTTP clients', () => {
     expect(busy).toMatchObject({ status: 429, kind: 'disallow-all', retryAfterMs: 120_000 });
   });
 
+  it('reads the Headers of a client built on fetch(), which list no fields of their own', async () => {
+    const client = clientAnswering({
+      'http://fetch-client.example/robots.txt': {
+        ok: true,
+        status: 301,
+        headers: new Headers({ location: '/moved.txt' }),
+        body: new Uint8Array(),
+        truncated: false,
+      },
+      'http://fetch-client.example/moved.txt': {
+        ok: true,
+        status: 200,
+        headers: new Headers({ 'cache-control': 'max-age=60' }),
+        body: Buffer.from(RULES),
+        truncated: false,
+      },
+    });
+    const result = await fetchRobotsTxt('http://fetch-client.example/', { ...options, client });
+    // Read as an object, the redirect had no Location: robots.txt unavailable, everything allowed.
+    expect(result).toMatchObject({
+      status: 200,
+      kind: 'rules',
+      finalUrl: 'http://fetch-client.example/moved.txt',
+    });
+    expect(result.cacheDirectives).toEqual({ maxAgeMs: 60_000, noReuse: false });
+  });
+
   it('keeps no more of the body of a client that ignores maxBytes than of any other', async () => {
     const body = Buffer.from(`User-agent: *\n${'Disallow: /x\n'.repeat(100_000)}`);
     const client = clientAnswering({
