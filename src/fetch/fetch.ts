@@ -1,3 +1,4 @@
+import { durationOption, functionOption, MAX_TIMER_MS, numberOption, objectOption } from '../options.js';
 import { MAX_LINE_OCTETS, RobotsTxt } from '../robots/index.js';
 import { urlOrNull } from '../robots/url.js';
 import { type CacheDirectives, freshnessOf, parseRetryAfter } from './cache-control.js';
@@ -142,12 +143,14 @@ export const FETCH_DEFAULTS = {
 } as const;
 
 /**
- * The longest timeout: Node fires a timer longer than 2^31 - 1 ms after 1 ms, and the fetcher arms
- * its own deadlines up to 2 x DEADLINE_SLACK_MS later than the timeout.
+ * The longest timeout: a Node timer holds at most MAX_TIMER_MS, and the fetcher arms its own
+ * deadlines up to 2 x DEADLINE_SLACK_MS later than the timeout.
  */
-const MAX_TIMEOUT_MS = 2 ** 31 - 1 - 2 * DEADLINE_SLACK_MS;
+export const MAX_FETCH_TIMEOUT_MS = MAX_TIMER_MS - 2 * DEADLINE_SLACK_MS;
 /** Largest maxBytes: far past any robots.txt, and a body every platform can hold in one buffer. */
-const MAX_BYTES = 2 ** 30;
+export const MAX_ROBOTS_BYTES = 2 ** 30;
+
+const OWNER = 'fetchRobotsTxt';
 
 /** The options of a fetch, checked, with their defaults. */
 interface FetchSettings {
@@ -172,80 +175,39 @@ function settingsOf(options: RobotsFetchOptions): FetchSettings {
   }
   validateUserAgent(options.userAgent);
   if (options.proxyUrl !== undefined) parseProxyUrl(options.proxyUrl);
-  const timeout = { min: 0, minExclusive: true, max: MAX_TIMEOUT_MS, unit: 'milliseconds' };
+  const timer = { max: MAX_FETCH_TIMEOUT_MS };
+  const { timeoutMs, connectTimeoutMs, maxBytes, maxRedirects } = options;
   return {
-    client: clientOption(options.client),
-    clock: clockOption(options.clock),
-    timeoutMs: numberOption('timeoutMs', options.timeoutMs, FETCH_DEFAULTS.timeoutMs, timeout),
-    connectTimeoutMs: numberOption(
+    // Without request(), a Crawlee BaseHttpClient given as it is would fail every fetch.
+    client:
+      objectOption<RobotsHttpClient>(
+        OWNER,
+        'client',
+        options.client,
+        'a RobotsHttpClient, an object with a request(request) method that answers one GET (a Crawlee BaseHttpClient needs a small adapter to it)',
+        { methods: ['request'] },
+      ) ?? defaultClient,
+    clock: functionOption(OWNER, 'clock', options.clock, Date.now),
+    timeoutMs: durationOption(OWNER, 'timeoutMs', timeoutMs, FETCH_DEFAULTS.timeoutMs, timer),
+    connectTimeoutMs: durationOption(
+      OWNER,
       'connectTimeoutMs',
-      options.connectTimeoutMs,
+      connectTimeoutMs,
       FETCH_DEFAULTS.connectTimeoutMs,
-      timeout,
+      timer,
     ),
-    maxBytes: numberOption('maxBytes', options.maxBytes, FETCH_DEFAULTS.maxBytes, {
+    maxBytes: numberOption(OWNER, 'maxBytes', maxBytes, FETCH_DEFAULTS.maxBytes, {
       min: 1,
-      max: MAX_BYTES,
+      max: MAX_ROBOTS_BYTES,
       integer: true,
-      unit: 'octets',
+      unit: 'bytes',
     }),
-    maxRedirects: numberOption('maxRedirects', options.maxRedirects, FETCH_DEFAULTS.maxRedirects, {
+    maxRedirects: numberOption(OWNER, 'maxRedirects', maxRedirects, FETCH_DEFAULTS.maxRedirects, {
       min: 0,
       max: Number.MAX_SAFE_INTEGER,
       integer: true,
     }),
   };
-}
-
-interface NumberBounds {
-  min: number;
-  /** True when `min` itself is refused. */
-  minExclusive?: boolean;
-  max: number;
-  integer?: boolean;
-  /** What the number counts, for the message. */
-  unit?: string;
-}
-
-/**
- * `value` when it is a finite number within `bounds`, `fallback` when undefined.
- *
- * @throws TypeError when `value` is not a number; RangeError when it is out of `bounds`.
- */
-function numberOption(name: string, value: unknown, fallback: number, bounds: NumberBounds): number {
-  if (value === undefined) return fallback;
-  const { min, minExclusive = false, max, integer = false, unit } = bounds;
-  const accepted = `${integer ? 'a whole number' : 'a number'}${unit === undefined ? '' : ` of ${unit}`} ${minExclusive ? `above ${min}` : `from ${min}`} to ${max}`;
-  if (typeof value !== 'number') {
-    throw new TypeError(`${name} must be ${accepted}, got ${JSON.stringify(value) ?? String(value)}.`);
-  }
-  const fits =
-    Number.isFinite(value) &&
-    (minExclusive ? value > min : value >= min) &&
-    value <= max &&
-    (!integer || Number.isInteger(value));
-  if (!fits) throw new RangeError(`${name} must be ${accepted}, got ${value}.`);
-  return value;
-}
-
-/**
- * The client to fetch with. One without `request()` (a Crawlee `BaseHttpClient` given as it is)
- * would make every origin look unreachable.
- */
-function clientOption(client: unknown): RobotsHttpClient {
-  if (client === undefined) return defaultClient;
-  if (typeof (client as Partial<RobotsHttpClient> | null)?.request === 'function') {
-    return client as RobotsHttpClient;
-  }
-  throw new TypeError(
-    `client must be a RobotsHttpClient, an object with a request(request) method that answers one GET (a Crawlee BaseHttpClient needs a small adapter to it), got ${client === null ? 'null' : typeof client === 'object' ? 'an object without request()' : typeof client}.`,
-  );
-}
-
-function clockOption(clock: unknown): () => number {
-  if (clock === undefined) return Date.now;
-  if (typeof clock === 'function') return clock as () => number;
-  throw new TypeError(`clock must be a function that returns the time in milliseconds, got ${typeof clock}.`);
 }
 
 /**

@@ -1,9 +1,9 @@
 import { setMaxListeners } from 'node:events';
 import { log as crawleeLog, type Log } from 'crawlee';
 import { originOf } from '../fetch/index.js';
+import { MAX_TIMER_MS } from '../options.js';
 import { HTTP_URL_START, hrefWithoutFragment, urlOrNull } from '../robots/url.js';
 import type { OriginPolicy, RobotsCheck, RobotsStore } from '../store/index.js';
-import { MAX_TIMER_MS } from '../store/options.js';
 import { ABORTED, untilAborted } from './abort.js';
 import { discoverSitemaps, listedSitemaps, type SitemapSource, siteSources } from './discover.js';
 import {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Configuration, KeyValueStore } from 'crawlee';
+import { functionOption, instanceOption, stringOption } from '../options.js';
 import type { RobotsBackendScope, RobotsStoreBackend } from './backend.js';
-import { functionOption, instanceOption, stringOption } from './options.js';
 import { outsideRequestHandlers } from './outside-handlers.js';
 import { type PolicyRecord, recordProblem, type StoredPolicy } from './policy.js';
 

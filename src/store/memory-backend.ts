@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache';
+import { functionOption, MAX_LRU_ENTRIES, numberOption } from '../options.js';
 import type { RobotsBackendScope, RobotsFetchLock, RobotsStoreBackend } from './backend.js';
 import { CLOCK_SKEW_TOLERANCE_MS } from './lifetime.js';
-import { functionOption, MAX_LRU_ENTRIES, numberOption } from './options.js';
 import type { StoredPolicy } from './policy.js';
 
 const OWNER = 'MemoryBackend';

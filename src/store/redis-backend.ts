@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { Redis, type RedisOptions, ReplyError } from 'ioredis';
+import { durationOption, numberOption, objectOption, stringOption } from '../options.js';
 import type { RobotsBackendScope, RobotsFetchLock, RobotsStoreBackend } from './backend.js';
 import { CLOCK_SKEW_TOLERANCE_MS } from './lifetime.js';
-import { durationOption, numberOption, objectOption, stringOption } from './options.js';
 import { recordProblem, type StoredPolicy } from './policy.js';
 
 /** The states of an ioredis client on its way to its first connection. */

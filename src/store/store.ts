@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { log as crawleeLog, type Log } from 'crawlee';
 import { LRUCache } from 'lru-cache';
+import { MAX_FETCH_TIMEOUT_MS, MAX_ROBOTS_BYTES } from '../fetch/fetch.js';
 import {
   FETCH_DEFAULTS,
   fetchRobotsTxt,
@@ -10,6 +11,16 @@ import {
   type RobotsHttpClient,
   validateUserAgent,
 } from '../fetch/index.js';
+import {
+  durationOption,
+  functionOption,
+  MAX_LRU_ENTRIES,
+  MAX_SPAN_MS,
+  MAX_TIMER_MS,
+  numberOption,
+  objectOption,
+  productTokenOption,
+} from '../options.js';
 import { RobotsTxt } from '../robots/index.js';
 import {
   clientOf,
@@ -34,16 +45,6 @@ import {
   retentionMs,
 } from './lifetime.js';
 import { entrySize } from './memory.js';
-import {
-  durationOption,
-  functionOption,
-  MAX_LRU_ENTRIES,
-  MAX_SPAN_MS,
-  MAX_TIMER_MS,
-  numberOption,
-  objectOption,
-  productTokenOption,
-} from './options.js';
 import { needsBody, type OriginPolicy, type StoredPolicy } from './policy.js';
 
 /** Retry settings of an unreachable robots.txt. */
@@ -281,15 +282,8 @@ function giveBack(lock: RobotsFetchLock | undefined): Promise<void> | undefined 
 const DAY_MS = 86_400_000;
 const RFC_MAX_AGE_MS = 86_400_000;
 const OWNER = 'RobotsStore';
-/**
- * Taken off the longest timer for the fetch timeouts: the fetcher arms its own deadlines a little
- * later than the timeout (src/fetch: 2 x DEADLINE_SLACK_MS, 500 ms), and those must fit too.
- */
-const FETCH_TIMER_SLACK_MS = 1000;
 /** Longest unreachableGraceDays: with it every retention time is an integer well inside 2^53. */
 const MAX_GRACE_DAYS = 36_500;
-/** Largest maxBytes: far past any robots.txt, and a size every platform can hold in one buffer. */
-const MAX_ROBOTS_BYTES = 2 ** 30;
 /** Origins whose ignored backend record was reported; past this many, the list starts again. */
 const IGNORED_REPORTS_KEPT = 10_000;
 
@@ -432,7 +426,7 @@ export class RobotsStore {
       client: clientOf(options.userAgent),
       ignored: (origin, reason, what) => this.#reportIgnored(origin, reason, what),
     };
-    const fetchTimer = { max: MAX_TIMER_MS - FETCH_TIMER_SLACK_MS };
+    const fetchTimer = { max: MAX_FETCH_TIMEOUT_MS };
     this.#fetchTimeoutMs = durationOption(
       OWNER,
       'fetchTimeoutMs',

@@ -1,13 +1,14 @@
 /*
- * The checks of the options of the store and its backends. A value a timer, Redis or lru-cache
+ * The checks of the options of the fetcher, the store and its backends, shared by every layer
+ * above the core. A value a timer, Redis or lru-cache
  * cannot hold would not fail where it is given but later, in every call: Node cuts a timer
  * longer than 2^31 - 1 ms to 1 ms, lru-cache preallocates its tables for `max` entries, Redis
  * refuses a TTL that is not an integer, a client without `request()` fails every fetch, a blank
  * product token matches the `*` group. So each option is refused when it is made, with a
  * message that names it and says what is accepted.
  */
-import { isProductToken } from '../robots/agent.js';
-import { productTokenOf } from '../robots/index.js';
+import { isProductToken } from './robots/agent.js';
+import { productTokenOf } from './robots/index.js';
 
 /** The longest delay a Node timer holds (about 24.8 days); longer ones fire after 1 ms. */
 export const MAX_TIMER_MS = 2 ** 31 - 1;
