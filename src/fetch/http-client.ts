@@ -182,7 +182,7 @@ export class GotScrapingRobotsClient implements RobotsHttpClient {
  * Through a proxy, every connection goes to the proxy, whose host is the only one looked up: a
  * refused connection or an unknown host is the proxy's failure, not the site's.
  */
-function proxyFailureOf(result: RobotsHttpResult, proxyUrl: string): RobotsHttpResult {
+export function proxyFailureOf(result: RobotsHttpResult, proxyUrl: string): RobotsHttpResult {
   if (result.ok || (result.failure !== 'connection-refused' && result.failure !== 'dns-error')) return result;
   return {
     ok: false,
@@ -440,14 +440,17 @@ function http2ResetCode(response: NativeResponse | undefined): number | undefine
  * The length the answer declares for its body, when it declares one (RFC 9112 6.3): a 204 has no
  * body, and Transfer-Encoding overrides Content-Length.
  */
-function declaredLength(status: number, headers: Readonly<Record<string, string>>): number | undefined {
+export function declaredLength(
+  status: number,
+  headers: Readonly<Record<string, string>>,
+): number | undefined {
   const value = headers['content-length'];
   if (value === undefined || status === 204 || headers['transfer-encoding'] !== undefined) return undefined;
   return /^\d+$/.test(value.trim()) ? Number(value) : undefined;
 }
 
 /** The decoded body, cut at `maxBytes`. */
-class CappedBody {
+export class CappedBody {
   readonly #maxBytes: number;
   readonly #chunks: Buffer[] = [];
   #received = 0;
@@ -513,7 +516,7 @@ function isStream(value: unknown): value is Readable {
   return typeof candidate?.pipe === 'function' && typeof candidate.destroy === 'function';
 }
 
-function destroyQuietly(stream: Readable): void {
+export function destroyQuietly(stream: Readable): void {
   try {
     stream.destroy();
   } catch {
@@ -521,7 +524,7 @@ function destroyQuietly(stream: Readable): void {
   }
 }
 
-function flattenHeaders(headers: IncomingHttpHeaders): Record<string, string> {
+export function flattenHeaders(headers: IncomingHttpHeaders): Record<string, string> {
   const flat: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
     if (value === undefined) continue;
@@ -597,6 +600,6 @@ function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-function failureOf(error: unknown): RobotsHttpFailure {
+export function failureOf(error: unknown): RobotsHttpFailure {
   return { ok: false, failure: classifyFailure(error), message: messageOf(error) };
 }

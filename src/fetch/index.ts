@@ -9,6 +9,7 @@ export {
   contentDecoding,
   gzipDecoder,
 } from './content-encoding.js';
+export { CrawleeRobotsClient } from './crawlee-client.js';
 export {
   FETCH_DEFAULTS,
   fetchRobotsTxt,

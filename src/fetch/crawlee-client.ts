@@ -1,0 +1,173 @@
+import type { Readable } from 'node:stream';
+import type { BaseHttpClient, StreamingHttpResponse } from 'crawlee';
+import { objectOption } from '../options.js';
+import { type ContentDecoder, contentDecoding } from './content-encoding.js';
+import {
+  CappedBody,
+  declaredLength,
+  destroyQuietly,
+  failureOf,
+  flattenHeaders,
+  proxyFailureOf,
+  type RobotsHttpClient,
+  type RobotsHttpRequest,
+  type RobotsHttpResult,
+} from './http-client.js';
+
+/**
+ * A {@link RobotsHttpClient} that sends each robots.txt request through a Crawlee
+ * `BaseHttpClient`: the `httpClient` your crawler sends its pages with. A site that answers that
+ * client but not got-scraping's (a 403 for another TLS fingerprint reads as "allow all", a 503
+ * as "disallow all") then gives robots.txt the answer it gives your pages.
+ *
+ * The client is asked for one GET that does not follow redirects (the fetcher follows and
+ * checks them itself), with the crawler's User-Agent and no generated headers. Its body stream
+ * is read up to `maxBytes` and then destroyed; a content coding the client left undecoded is
+ * decoded here. The client is expected to honour `timeout`; whether it does or not, the request
+ * is given up, and its stream destroyed, once `timeoutMs` has passed.
+ *
+ * @example
+ * import { GotScrapingHttpClient } from 'crawlee';
+ * const store = new RobotsStore({
+ *   userAgent: 'ExampleBot/1.0 (+https://example.com/bot)',
+ *   httpClient: new CrawleeRobotsClient(new GotScrapingHttpClient()),
+ * });
+ */
+export class CrawleeRobotsClient implements RobotsHttpClient {
+  readonly #client: BaseHttpClient;
+
+  /** @throws TypeError when `client` has no `stream()` method. */
+  constructor(client: BaseHttpClient) {
+    const expected =
+      "a Crawlee BaseHttpClient (the crawler's httpClient, such as new GotScrapingHttpClient())";
+    if (client === undefined)
+      throw new TypeError(`CrawleeRobotsClient option client must be ${expected}, got undefined.`);
+    this.#client = objectOption<BaseHttpClient>('CrawleeRobotsClient', 'client', client, expected, {
+      methods: ['stream'],
+    })!;
+  }
+
+  async request(request: RobotsHttpRequest): Promise<RobotsHttpResult> {
+    const result = await readWithin(this.#client, request);
+    return request.proxyUrl === undefined ? result : proxyFailureOf(result, request.proxyUrl);
+  }
+}
+
+/** One answer through `client`, given up with its stream destroyed after `timeoutMs`. */
+function readWithin(client: BaseHttpClient, request: RobotsHttpRequest): Promise<RobotsHttpResult> {
+  return new Promise((resolve) => {
+    const started = performance.now();
+    const abort = new AbortController();
+    let settled = false;
+    let stream: Readable | undefined;
+    let decoders: ContentDecoder[] = [];
+
+    const deadline = setTimeout(() => {
+      finish({
+        ok: false,
+        failure: 'timeout',
+        message: `No complete answer within ${request.timeoutMs} ms.`,
+      });
+    }, request.timeoutMs);
+
+    function finish(result: RobotsHttpResult): void {
+      if (settled) return;
+      settled = true;
+      clearTimeout(deadline);
+      resolve(result);
+      abort.abort();
+      if (stream !== undefined) destroyQuietly(stream);
+      for (const decoder of decoders) destroyQuietly(decoder.stream);
+    }
+
+    function read(response: StreamingHttpResponse): void {
+      stream = response.stream;
+      if (settled) {
+        destroyQuietly(stream);
+        return;
+      }
+      const status = response.statusCode;
+      const headers = flattenHeaders(response.headers);
+      const body = new CappedBody(request.maxBytes);
+      const answer = (): RobotsHttpResult => ({
+        ok: true,
+        status,
+        headers,
+        body: body.bytes(),
+        truncated: body.truncated,
+      });
+      stream.on('error', (error: unknown) => finish(failureOf(error)));
+      // Only a 2xx body is ever used (RFC 9309 2.3.1.1).
+      if (status < 200 || status > 299) {
+        finish(answer());
+        return;
+      }
+      // Crawlee's got-scraping client decodes the body and drops Content-Encoding; a coding
+      // still named is one the client left as it came.
+      const decoding = contentDecoding(headers['content-encoding'], headers['transfer-encoding']);
+      if (!decoding.ok) {
+        finish({ ok: false, failure: 'decoding-error', message: decoding.message });
+        return;
+      }
+      decoders = decoding.decoders;
+      let received = 0;
+      stream.on('data', (chunk: Buffer) => {
+        received += chunk.length;
+      });
+      let decoded: Readable = stream;
+      for (const { coding, stream: decoder } of decoders) {
+        decoder.on('error', (error: unknown) => {
+          // An empty body is empty in every coding.
+          if (received > 0)
+            finish({ ok: false, failure: 'decoding-error', message: `${coding}: ${String(error)}` });
+        });
+        decoded = decoded.pipe(decoder);
+      }
+      decoded.on('data', (chunk: Buffer) => {
+        // The cap applies to decoded octets: the rest is never read.
+        if (!settled && body.add(chunk)) finish(answer());
+      });
+      decoded.on('end', () => {
+        // A body shorter than its Content-Length was cut (RFC 9112 6.3); with a coding still to
+        // decode, the length is that of the coded body.
+        const expected = declaredLength(status, headers);
+        if (decoders.length === 0 && expected !== undefined && expected !== received) {
+          finish({
+            ok: false,
+            failure: 'connection-reset',
+            message: `The body ended after ${received} of its ${expected} octets (Content-Length).`,
+          });
+        } else if (performance.now() - started > request.timeoutMs) {
+          finish({
+            ok: false,
+            failure: 'timeout',
+            message: `No complete answer within ${request.timeoutMs} ms.`,
+          });
+        } else {
+          finish(answer());
+        }
+      });
+    }
+
+    let opened: Promise<StreamingHttpResponse>;
+    try {
+      opened = Promise.resolve(
+        client.stream({
+          url: request.url.href,
+          method: 'GET',
+          headers: { ...request.headers },
+          proxyUrl: request.proxyUrl,
+          followRedirect: false,
+          throwHttpErrors: false,
+          useHeaderGenerator: false,
+          timeout: { request: request.timeoutMs },
+          signal: abort.signal,
+        }),
+      );
+    } catch (error) {
+      finish(failureOf(error));
+      return;
+    }
+    opened.then(read, (error: unknown) => finish(failureOf(error)));
+  });
+}
