@@ -5,7 +5,14 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { CrawleeRobotsClient, fetchRobotsTxt, type RobotsFetchOptions } from '../../src/fetch/index.js';
 import { MAX_LINE_OCTETS } from '../../src/robots/index.js';
 import { RobotsStore } from '../../src/store/index.js';
-import { never, redirect, startHttpServer, type TestHttpServer, text } from '../support/http-server.js';
+import {
+  largeRobotsTxt,
+  never,
+  redirect,
+  startHttpServer,
+  type TestHttpServer,
+  text,
+} from '../support/http-server.js';
 import { captureLog } from '../support/log.js';
 import { freePort } from '../support/redis.js';
 
@@ -111,27 +118,12 @@ describe("CrawleeRobotsClient: robots.txt through a crawler's httpClient", () =>
   });
 
   it('stops reading a 100 MB body at the cap and destroys the stream', async () => {
-    let written = 0;
-    const total = 100 * 1024 * 1024;
-    const site = await server({
-      '/robots.txt': (_request, response) => {
-        response.writeHead(200, { 'content-type': 'text/plain', 'content-length': String(total) });
-        const chunk = Buffer.from(`${'Disallow: /fill'.padEnd(63, 'x')}\n`.repeat(1024));
-        const pump = () => {
-          while (written < total && !response.destroyed) {
-            written += chunk.length;
-            if (!response.write(chunk)) return void response.once('drain', pump);
-          }
-          response.end();
-        };
-        response.write('User-agent: *\n');
-        pump();
-      },
-    });
+    const large = largeRobotsTxt(100 * 1024 * 1024);
+    const site = await server({ '/robots.txt': large.handler });
     const result = await fetchRobotsTxt(site.origin, through(new GotScrapingHttpClient()));
     expect(result).toMatchObject({ status: 200, kind: 'rules', truncated: true });
     expect(result.body?.byteLength).toBeLessThanOrEqual(512_000 + MAX_LINE_OCTETS + 1);
-    expect(written).toBeLessThan(16 * 1024 * 1024);
+    expect(large.written()).toBeLessThan(16 * 1024 * 1024);
   });
 
   it('gives up at the deadline on a server that never answers, even through a client that ignores timeouts', async () => {

@@ -8,7 +8,14 @@ import {
   type RobotsHttpClient,
 } from '../../src/fetch/index.js';
 import { MAX_LINE_OCTETS } from '../../src/robots/index.js';
-import { never, redirect, startHttpServer, type TestHttpServer, text } from '../support/http-server.js';
+import {
+  largeRobotsTxt,
+  never,
+  redirect,
+  startHttpServer,
+  type TestHttpServer,
+  text,
+} from '../support/http-server.js';
 import { freePort } from '../support/redis.js';
 
 const USER_AGENT = 'Mozilla/5.0 (compatible; ExampleBot/1.0; +https://example.com/bot)';
@@ -254,23 +261,10 @@ describe('fetchRobotsTxt: unreachable servers (RFC 9309 2.3.1.4)', () => {
 
 describe('fetchRobotsTxt: size cap and content encodings', () => {
   it('stops reading a 100 MB body at the cap without downloading the rest', async () => {
-    let written = 0;
-    const total = 100 * 1024 * 1024;
+    const large = largeRobotsTxt(100 * 1024 * 1024);
     const started = performance.now();
-    const { result } = await fetchFrom((_request, response) => {
-      response.writeHead(200, { 'content-type': 'text/plain', 'content-length': String(total) });
-      const line = Buffer.from(`${'Disallow: /a-long-path-that-fills-the-file'.padEnd(63, 'x')}\n`);
-      const chunk = Buffer.concat(Array.from({ length: 1024 }, () => line));
-      const pump = () => {
-        while (written < total && !response.destroyed) {
-          written += chunk.length;
-          if (!response.write(chunk)) return void response.once('drain', pump);
-        }
-        response.end();
-      };
-      response.write('User-agent: *\n');
-      pump();
-    });
+    const { result } = await fetchFrom(large.handler);
+    const written = large.written();
     const elapsed = performance.now() - started;
     expect(result).toMatchObject({ status: 200, kind: 'rules', truncated: true });
     // The cap, plus at most one line (MAX_LINE_OCTETS) so the parser can finish the line in progress.

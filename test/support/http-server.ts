@@ -95,3 +95,32 @@ export function redirect(location: string, status = 301): TestRouteHandler {
 export function never(): TestRouteHandler {
   return () => {};
 }
+
+/**
+ * A handler that sends a robots.txt of `total` octets (a `*` group, then rule lines), as fast as
+ * the client reads it, and stops when the client hangs up; `written()` says how much it sent.
+ */
+export function largeRobotsTxt(total: number): { handler: TestRouteHandler; written: () => number } {
+  let written = 0;
+  const handler: TestRouteHandler = (_request, response) => {
+    response.writeHead(200, { 'content-type': 'text/plain', 'content-length': String(total) });
+    const chunk = Buffer.from(
+      `${'Disallow: /a-long-path-that-fills-the-file'.padEnd(63, 'x')}\n`.repeat(1024),
+    );
+    const head = 'User-agent: *\n';
+    response.write(head);
+    written = head.length;
+    const pump = () => {
+      while (written < total && !response.destroyed) {
+        const part = Math.min(chunk.length, total - written);
+        written += part;
+        if (!response.write(part === chunk.length ? chunk : chunk.subarray(0, part))) {
+          return void response.once('drain', pump);
+        }
+      }
+      response.end();
+    };
+    pump();
+  };
+  return { handler, written: () => written };
+}
