@@ -23,6 +23,11 @@ export interface CrawlerInternals {
   readonly stats: { requestsInProgress?: Map<string, unknown> };
   /** True while `run()` goes on: Crawlee refuses another `run()` then. */
   readonly running?: boolean;
+  /**
+   * Crawlee's own robots.txt check (`respectRobotsTxtFile`), read before each add and dequeue: a
+   * URL it refuses never reaches the guard.
+   */
+  respectRobotsTxtFile?: boolean | { userAgent?: string };
   /** A single crawler option: the guard calls it for its own skips and never replaces it. */
   onSkippedRequest?: SkippedRequestCallback;
   /** HttpCrawler and BrowserCrawler: how long a navigation (redirects included) may take. */

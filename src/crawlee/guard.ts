@@ -183,6 +183,7 @@ export class RobotsGuard implements HopChecker {
     }
     const interceptor = new RequestManagerInterceptor(this.#gateFor(internals));
     this.#interceptors.set(internals, interceptor);
+    this.#replaceBuiltinCheck(internals);
 
     // DESIGN.md: the request manager is the one choke point of every add path and of dequeueing.
     const wrap = (value: unknown) => interceptor.wrap(value);
@@ -303,6 +304,19 @@ export class RobotsGuard implements HopChecker {
       }
     };
     return this;
+  }
+
+  /**
+   * Turns off Crawlee's own `respectRobotsTxtFile`. Left on, it reads robots.txt for the `*` group
+   * (or a User-Agent of its own) and skips, with a log line only, URLs the guard would allow: they
+   * never reach the guard, so no record, no count in the summary.
+   */
+  #replaceBuiltinCheck(crawler: CrawlerInternals): void {
+    if (!crawler.respectRobotsTxtFile) return;
+    crawler.respectRobotsTxtFile = false;
+    this.#log.warning(
+      `The crawler's respectRobotsTxtFile option is turned off: RobotsGuard checks robots.txt for "${this.productToken}" and records every URL it skips, while Crawlee's own check would skip URLs with no record. Leave the option out when you attach a guard.`,
+    );
   }
 
   /**

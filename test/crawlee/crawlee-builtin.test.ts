@@ -13,6 +13,7 @@ import {
   useTemporaryStorageDir,
 } from '../support/crawlee-site.js';
 import { redirect, startHttpServer, type TestHttpServer, text } from '../support/http-server.js';
+import { captureLog } from '../support/log.js';
 
 log.setLevel(LogLevel.OFF);
 
@@ -54,10 +55,12 @@ async function startComparisonSite(): Promise<ComparisonSite> {
 }
 
 const sites: ComparisonSite[] = [];
+const servers: TestHttpServer[] = [];
 const stores: RobotsStore[] = [];
 afterEach(async () => {
   await Promise.all(stores.splice(0).map((store) => store.close()));
   await Promise.all(sites.splice(0).map((site) => site.close()));
+  await Promise.all(servers.splice(0).map((server) => server.close()));
 });
 
 describe("RobotsGuard compared with crawlee's respectRobotsTxtFile", () => {
@@ -123,5 +126,43 @@ describe("RobotsGuard compared with crawlee's respectRobotsTxtFile", () => {
     );
     expect(guardStats.requestsFailed).toBe(0);
     expect(builtinStats.requestsFailed).toBe(0);
+  });
+});
+
+describe("RobotsGuard on a crawler with crawlee's respectRobotsTxtFile on", () => {
+  it('turns the option off and says so: URLs its `*` reading would skip are decided and recorded by the guard', async () => {
+    const site = await startHttpServer();
+    servers.push(site);
+    site.route('/robots.txt', text(MAIN_ROBOTS));
+    site.route('/a', page('a', ['/private/open', '/private/x']));
+    site.route('/private/open', page('open'));
+    const store = new RobotsStore({ userAgent: USER_AGENT });
+    stores.push(store);
+    const config = freshConfiguration();
+    const skipped: string[] = [];
+    const crawler = new CheerioCrawler(
+      {
+        respectRobotsTxtFile: true,
+        async requestHandler({ enqueueLinks }) {
+          await enqueueLinks();
+        },
+        onSkippedRequest({ url }) {
+          skipped.push(url);
+        },
+      },
+      config,
+    );
+    const { log: guardLog, warnings } = captureLog();
+    const guard = new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store, log: guardLog });
+    guard.attach(crawler);
+    await crawler.run([`${site.origin}/a`]);
+
+    // The ExampleBot group allows /a and /private/open; crawlee's `*` reading disallowed everything.
+    expect(pagesHit(site)).toEqual(['/a', '/private/open']);
+    const records = await datasetItems<RobotsDroppedRecord>(config);
+    expect(records.map((r) => [r.url, r.stage])).toEqual([[`${site.origin}/private/x`, 'enqueue']]);
+    expect(skipped).toEqual([`${site.origin}/private/x`]);
+    expect(guard.summary().totals).toMatchObject({ allowed: 2, dropped: 1 });
+    expect(warnings().filter((w) => w.includes('respectRobotsTxtFile'))).toHaveLength(1);
   });
 });
