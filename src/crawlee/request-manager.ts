@@ -1,4 +1,5 @@
 import type { Request, RequestsLike, Source } from 'crawlee';
+import { MAX_TIMER_MS } from '../store/options.js';
 
 /** What the guard decided for a request taken out of the queue. */
 export type DequeueDecision =
@@ -134,7 +135,15 @@ export class RequestManagerInterceptor {
       entry.timer = undefined;
       this.#ready.push(entry);
     };
-    entry.timer = setTimeout(release, delay);
+    // A delay past what a timer holds (slots of a long Crawl-delay, days ahead) is waited for in
+    // steps: one timer would fire after 1 ms and let the request go at once.
+    const wait = (rest: number) => {
+      entry.timer = setTimeout(
+        rest > MAX_TIMER_MS ? () => wait(rest - MAX_TIMER_MS) : release,
+        Math.min(rest, MAX_TIMER_MS),
+      );
+    };
+    wait(delay);
     void wake?.then(release);
   }
 

@@ -663,6 +663,42 @@ describe('RobotsGuard Crawl-delay', () => {
     expect(summaries.filter((message) => message.startsWith('robots.txt summary'))).toHaveLength(1);
   });
 
+  it('holds a request whose slot is further ahead than a Node timer can wait (about 24.8 days) until then', async () => {
+    // 800,000 s apart: the slot of the fourth request is 27.8 days ahead, the fifth's 37 days.
+    const site = await server('User-agent: *\nCrawl-delay: 800000\n');
+    const sent = timedPages(site, 5);
+    const overflows: string[] = [];
+    const onWarning = (warning: Error) => {
+      if (warning.name === 'TimeoutOverflowWarning') overflows.push(warning.message);
+    };
+    process.on('warning', onWarning);
+    const crawler: BasicCrawler = new BasicCrawler(
+      {
+        async requestHandler({ sendRequest }) {
+          await sendRequest({ headers: { 'user-agent': USER_AGENT } });
+        },
+      },
+      freshConfiguration(),
+    );
+    new RobotsGuard({
+      productToken: TOKEN,
+      userAgent: USER_AGENT,
+      store: newStore(),
+      logSummary: false,
+      crawlDelay: { maxSeconds: 1_000_000 },
+    }).attach(crawler);
+    try {
+      const running = crawler.run(Array.from({ length: 5 }, (_, i) => `${site.origin}/p${i}`));
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      crawler.stop();
+      await running;
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(sent).toHaveLength(1);
+    expect(overflows).toEqual([]);
+  });
+
   it("skips an origin whose Crawl-delay is over the maximum when overMax is 'skip'", async () => {
     const site = await server('User-agent: *\nCrawl-delay: 120\n', ['/a']);
     const config = freshConfiguration();
