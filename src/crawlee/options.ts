@@ -125,9 +125,22 @@ export interface ResolvedGuardOptions {
 
 /** Applies defaults; throws on misuse with a message that says what is accepted. */
 export function resolveGuardOptions(options: RobotsGuardOptions): ResolvedGuardOptions {
+  // Options often come from configuration files or environment variables: a string 'false' would
+  // read as true, and a wrong type would only fail in the middle of a crawl, or lose its records.
+  optionalOfType('userAgent', options.userAgent, 'string');
+  optionalOfType('crawlDelay', options.crawlDelay, 'object');
+  optionalOfType('unreachable', options.unreachable, 'object');
   const overMax = options.crawlDelay?.overMax ?? GUARD_DEFAULTS.crawlDelayOverMax;
   if (overMax !== 'clamp' && overMax !== 'skip') {
-    throw new TypeError(`RobotsGuard option crawlDelay.overMax must be 'clamp' or 'skip', got ${overMax}.`);
+    throw new TypeError(
+      `RobotsGuard option crawlDelay.overMax must be 'clamp' or 'skip', got ${describe(overMax)}.`,
+    );
+  }
+  const datasetName = options.datasetName ?? GUARD_DEFAULTS.datasetName;
+  if (typeof datasetName !== 'string' || datasetName === '') {
+    throw new TypeError(
+      `RobotsGuard option datasetName must be the name of a Dataset (a non-empty string), got ${describe(datasetName)}.`,
+    );
   }
   const unreachable = options.unreachable ?? {};
   const minRecheckDelayMs = nonNegative(
@@ -137,9 +150,9 @@ export function resolveGuardOptions(options: RobotsGuardOptions): ResolvedGuardO
   );
   return {
     userAgent: options.userAgent,
-    datasetName: options.datasetName ?? GUARD_DEFAULTS.datasetName,
+    datasetName,
     crawlDelay: {
-      enabled: options.crawlDelay?.enabled ?? GUARD_DEFAULTS.crawlDelayEnabled,
+      enabled: flag('crawlDelay.enabled', options.crawlDelay?.enabled, GUARD_DEFAULTS.crawlDelayEnabled),
       maxSeconds: nonNegative(
         'crawlDelay.maxSeconds',
         options.crawlDelay?.maxSeconds,
@@ -164,15 +177,36 @@ export function resolveGuardOptions(options: RobotsGuardOptions): ResolvedGuardO
       minRecheckDelayMs,
     },
     enqueueWaitMs: nonNegative('enqueueWaitMs', options.enqueueWaitMs, GUARD_DEFAULTS.enqueueWaitMs),
-    logSummary: options.logSummary ?? true,
-    clock: options.clock ?? Date.now,
+    logSummary: flag('logSummary', options.logSummary, true),
+    clock: optionalOfType('clock', options.clock, 'function') ?? Date.now,
   };
 }
 
 function nonNegative(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
-  if (!Number.isFinite(value) || value < 0) {
-    throw new RangeError(`RobotsGuard option ${name} must be a number of zero or more, got ${value}.`);
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+    throw new RangeError(
+      `RobotsGuard option ${name} must be a finite number of zero or more, got ${describe(value)}.`,
+    );
   }
   return value;
+}
+
+function flag(name: string, value: boolean | undefined, fallback: boolean): boolean {
+  return optionalOfType(name, value, 'boolean') ?? fallback;
+}
+
+/** `value`, when it is unset (undefined or null) or of `type`; throws otherwise. */
+function optionalOfType<T>(name: string, value: T, type: 'string' | 'boolean' | 'object' | 'function'): T {
+  if (value === undefined || value === null || typeof value === type) return value;
+  const article = type === 'object' ? 'an' : 'a';
+  throw new TypeError(`RobotsGuard option ${name} must be ${article} ${type}, got ${describe(value)}.`);
+}
+
+/** A value as a message shows it: strings quoted, so that '100' is not read as 100. */
+function describe(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'function') return 'a function';
+  if (value !== null && typeof value === 'object') return Array.isArray(value) ? 'an array' : 'an object';
+  return String(value);
 }

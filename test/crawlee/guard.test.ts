@@ -1034,4 +1034,24 @@ describe('RobotsGuard router middleware and user hooks', () => {
     );
     expect(() => new RobotsGuard({ productToken: TOKEN }).attach({} as never)).toThrow(/Crawlee crawler/);
   });
+
+  it('rejects options of the wrong type at once, rather than misread them during the crawl', () => {
+    // Each was taken: 'false' kept the pacing on and the summary logged, a numeric dataset name lost
+    // every record (one exception in the log), a clock that is no function failed crawler.run().
+    const wrong: [Record<string, unknown>, RegExp][] = [
+      [{ crawlDelay: { enabled: 'false' } }, /crawlDelay\.enabled must be a boolean, got "false"/],
+      [{ logSummary: 'false' }, /logSummary must be a boolean, got "false"/],
+      [{ datasetName: 42 }, /datasetName must be the name of a Dataset \(a non-empty string\), got 42/],
+      [{ datasetName: '' }, /datasetName must be .*, got ""/],
+      [{ clock: 5 }, /clock must be a function, got 5/],
+      [{ userAgent: 42 }, /userAgent must be a string, got 42/],
+      [{ crawlDelay: 5 }, /crawlDelay must be an object, got 5/],
+      // A string that looks like a number is said to be one.
+      [{ enqueueWaitMs: '100' }, /enqueueWaitMs must be a finite number of zero or more, got "100"/],
+      [{ unreachable: { giveUpAfterMs: Number.NaN } }, /giveUpAfterMs must be a finite number .*, got NaN/],
+    ];
+    for (const [options, message] of wrong) {
+      expect(() => new RobotsGuard({ productToken: TOKEN, ...options } as never)).toThrow(message);
+    }
+  });
 });
