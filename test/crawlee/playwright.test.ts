@@ -1,6 +1,7 @@
 import { LogLevel, log, PlaywrightCrawler } from 'crawlee';
 import { describe, expect, it } from 'vitest';
 import { type RobotsDroppedRecord, RobotsGuard } from '../../src/crawlee/index.js';
+import { RobotsStore } from '../../src/store/index.js';
 import { CHROMIUM_LAUNCH_OPTIONS } from '../support/chromium.js';
 import {
   datasetItems,
@@ -14,7 +15,7 @@ import {
   useTemporaryStorageDir,
   useTestSite,
 } from '../support/crawlee-site.js';
-import { redirect } from '../support/http-server.js';
+import { redirect, startHttpServer, text } from '../support/http-server.js';
 
 log.setLevel(LogLevel.OFF);
 
@@ -336,6 +337,44 @@ describe('PlaywrightCrawler with RobotsGuard: popups (Debian Chromium)', () => {
       requestUrl: `${main.origin}/private/popup`,
       rule: { kind: 'disallow', pattern: '/private', line: 6 },
     });
+  });
+});
+
+describe('PlaywrightCrawler with RobotsGuard: a popup into a new origin (Debian Chromium)', () => {
+  it("crawls it in the same run, though its robots.txt answers after the opener's handler is done", async () => {
+    const { main } = env.site;
+    const slow = await startHttpServer();
+    const store = new RobotsStore({ userAgent: USER_AGENT, fetchTimeoutMs: 5000 });
+    try {
+      slow.route('/robots.txt', (request, response) => {
+        setTimeout(() => text('User-agent: *\nDisallow:\n')(request, response), 1500);
+      });
+      slow.route('/target', page('target'));
+      main.route('/opener', page('opener', [], `<script>window.open('${slow.origin}/target');</script>`));
+      const handled: string[] = [];
+      const crawler = new PlaywrightCrawler(
+        {
+          launchContext: CHROMIUM,
+          maxRequestRetries: 0,
+          async requestHandler({ request, page: browserPage }) {
+            await browserPage.waitForTimeout(200);
+            handled.push(request.url);
+          },
+        },
+        freshConfiguration(),
+      );
+      new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store, logSummary: false }).attach(
+        crawler,
+      );
+      await crawler.run([`${main.origin}/opener`]);
+
+      // Not left in the queue after the run, neither crawled nor recorded.
+      expect(handled).toEqual([`${main.origin}/opener`, `${slow.origin}/target`]);
+      expect(pagesHit(slow)).toEqual(['/target']);
+    } finally {
+      await store.close();
+      await slow.close();
+    }
   });
 });
 
