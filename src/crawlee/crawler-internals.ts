@@ -144,6 +144,27 @@ export function onPageCreated(
   });
 }
 
+/** The options of one `enqueueLinks` call the guard reads. */
+export interface EnqueueLinksCallOptions {
+  /** Told of each URL this call skips, besides the crawler's own `onSkippedRequest`. */
+  onSkippedRequest?: SkippedRequestCallback;
+}
+
+/**
+ * Runs each `enqueueLinks` call of the crawler's handlers through `around`, with its options:
+ * every crawler's context `enqueueLinks` goes through `enqueueLinksWithCrawlDepth` in Crawlee 3.18.
+ */
+export function aroundEnqueueLinks(
+  crawler: CrawlerInternals,
+  around: (options: EnqueueLinksCallOptions | undefined, call: () => Promise<unknown>) => Promise<unknown>,
+): void {
+  const methods = crawler as unknown as Record<string, unknown>;
+  const original = methods.enqueueLinksWithCrawlDepth;
+  if (typeof original !== 'function') return;
+  methods.enqueueLinksWithCrawlDepth = (options: EnqueueLinksCallOptions | undefined, ...rest: unknown[]) =>
+    around(options, () => original.call(crawler, options, ...rest));
+}
+
 /** The kind of crawler, by what it has. */
 export function crawlerKindOf(crawler: CrawlerInternals): 'browser' | 'http' | 'basic' {
   if (crawler.browserPool !== undefined && Array.isArray(crawler.preNavigationHooks)) return 'browser';

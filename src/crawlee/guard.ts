@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   type BasicCrawler,
@@ -6,6 +7,7 @@ import {
   type Log,
   type Request,
   RequestState,
+  type SkippedRequestCallback,
 } from 'crawlee';
 import { isProductToken } from '../robots/agent.js';
 import { productTokenOf } from '../robots/index.js';
@@ -21,6 +23,7 @@ import { outsideRequestHandlers } from '../store/outside-handlers.js';
 import { guardPlainHttpRuns, isAdaptive } from './adaptive.js';
 import { CrawlDelayPacer, pacerOf } from './crawl-delay.js';
 import {
+  aroundEnqueueLinks,
   type CrawlerInternals,
   crawlerKindOf,
   forgetStatisticsJob,
@@ -144,6 +147,8 @@ export class RobotsGuard implements HopChecker {
   /** The size of #hopSlots at which it is swept next. */
   #hopSlotsSweepAt = HOP_SLOTS_SWEEP_MIN;
   readonly #interceptors = new Map<CrawlerInternals, RequestManagerInterceptor>();
+  /** The `onSkippedRequest` of the `enqueueLinks` call whose URLs are being added, if it has one. */
+  readonly #enqueueLinksCallback = new AsyncLocalStorage<SkippedRequestCallback>();
   /** Runs of the crawlers of this guard going on now. */
   #runs = 0;
   /** @internal {@link HopChecker}: the crawler's User-Agent was seen (and warned about if needed). */
@@ -184,6 +189,12 @@ export class RobotsGuard implements HopChecker {
     const interceptor = new RequestManagerInterceptor(this.#gateFor(internals));
     this.#interceptors.set(internals, interceptor);
     this.#replaceBuiltinCheck(internals);
+    // An enqueueLinks call's own onSkippedRequest hears of the URLs the guard drops from it, as it
+    // would of those Crawlee's own robots.txt check skips.
+    aroundEnqueueLinks(internals, (options, call) => {
+      const callback = options?.onSkippedRequest;
+      return typeof callback === 'function' ? this.#enqueueLinksCallback.run(callback, call) : call();
+    });
 
     // DESIGN.md: the request manager is the one choke point of every add path and of dequeueing.
     const wrap = (value: unknown) => interceptor.wrap(value);
@@ -723,15 +734,38 @@ export class RobotsGuard implements HopChecker {
         this.#options.enqueueWaitMs,
       );
     }
-    return urls.map((url, i) => {
+    const dropped: string[] = [];
+    const keep = urls.map((url, i) => {
       if (url === undefined) return true;
       const check = checks[i] ?? (unresolved.size > 0 ? this.#checkCached(store, url) : undefined);
       if (check === undefined) return true;
       const verdict = this.#verdictOf(check, undefined, false);
       if (verdict.kind !== 'drop') return true;
       this.#drop(crawler, check, undefined, url, 'enqueue', verdict.reason, verdict.crawlDelaySeconds);
+      dropped.push(url);
       return false;
     });
+    await this.#tellEnqueueLinksCall(dropped);
+    return keep;
+  }
+
+  /**
+   * Tells the `onSkippedRequest` of the `enqueueLinks` call adding `urls` (if any) of each, awaited
+   * as Crawlee awaits it: once the call returns, the callback has heard of its skips. Every time,
+   * even for a URL recorded before: it hears of what this call skipped.
+   */
+  async #tellEnqueueLinksCall(urls: string[]): Promise<void> {
+    const callback = this.#enqueueLinksCallback.getStore();
+    if (callback === undefined || urls.length === 0) return;
+    await Promise.all(
+      urls.map((url) =>
+        Promise.resolve()
+          .then(() => callback({ url, reason: 'robotsTxt' }))
+          .catch((error: unknown) =>
+            this.#log.exception(error as Error, 'onSkippedRequest of enqueueLinks threw'),
+          ),
+      ),
+    );
   }
 
   /**

@@ -1012,6 +1012,45 @@ describe('RobotsGuard router middleware and user hooks', () => {
     });
   });
 
+  it("tells an enqueueLinks call's own onSkippedRequest of the URLs it dropped from that call", async () => {
+    const site = await server('User-agent: *\nDisallow: /no\n', ['/a']);
+    site.route('/', page('home', ['/a', '/no/1', '/no/2']));
+    site.route('/a', page('a', ['/no/1']));
+    const perCall: string[] = [];
+    const crawlerLevel: string[] = [];
+    const crawler = new CheerioCrawler(
+      {
+        maxConcurrency: 1,
+        async requestHandler({ request, enqueueLinks }) {
+          const from = new URL(request.url).pathname;
+          await enqueueLinks({
+            onSkippedRequest: ({ url, reason }) => {
+              perCall.push(`${from} ${reason} ${new URL(url).pathname}`);
+            },
+          });
+          // Heard before enqueueLinks returned, as for Crawlee's own skips.
+          perCall.push(`${from} returned`);
+        },
+        onSkippedRequest: ({ url }) => {
+          crawlerLevel.push(new URL(url).pathname);
+        },
+      },
+      freshConfiguration(),
+    );
+    new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store: newStore() }).attach(crawler);
+    await crawler.run([`${site.origin}/`]);
+
+    expect(perCall).toEqual([
+      '/ robotsTxt /no/1',
+      '/ robotsTxt /no/2',
+      '/ returned',
+      // Each call hears of what it skipped; the crawler's callback hears of each URL once per run.
+      '/a robotsTxt /no/1',
+      '/a returned',
+    ]);
+    expect(crawlerLevel.sort()).toEqual(['/no/1', '/no/2']);
+  });
+
   it('warns when the User-Agent the crawler sends lacks the product token', async () => {
     const site = await server('User-agent: *\nDisallow:\n', ['/a']);
     const warnings: string[] = [];
