@@ -135,6 +135,11 @@ export class RobotsGuard implements HopChecker {
   readonly #deferredRequests = new Set<string>();
   /** Requests counted as allowed in the summary. */
   readonly #countedAllowed = new WeakSet<Request>();
+  /**
+   * Requests counted as allowed that the crawler gave back unfetched, by id: the queue hands each
+   * out again as a new object, which must not be counted again.
+   */
+  readonly #returnedUnfetched = new Set<string>();
   /** The Crawl-delay of each origin, and until when its policy holds. */
   readonly #crawlDelays = new Map<string, { seconds: number | undefined; until: number }>();
   /**
@@ -298,6 +303,7 @@ export class RobotsGuard implements HopChecker {
       // run of the URLs given up before is how they are tried later.
       this.#deferredSince.clear();
       this.#deferredRequests.clear();
+      this.#returnedUnfetched.clear();
       this.#runs++;
       const pacer = this.#pacer;
       pacer.runStarted();
@@ -706,6 +712,13 @@ export class RobotsGuard implements HopChecker {
       now: () => this.#options.clock(),
       admit: (urls) => this.#admit(crawler, urls),
       release: (request, paced) => this.#release(crawler, request, paced),
+      returned: (request) => {
+        // A retry was counted by its first attempt; one given back before any attempt (Crawlee
+        // counts each attempt in retryCount first) was counted when it was let through.
+        if (request.retryCount === 0 && this.#countedAllowed.has(request)) {
+          this.#returnedUnfetched.add(request.id ?? request.uniqueKey);
+        }
+      },
     };
   }
 
@@ -830,10 +843,12 @@ export class RobotsGuard implements HopChecker {
     if (verdict.crawlDelayMs > 0) {
       this.#pacer.granted(check.origin, verdict.crawlDelayMs, this.#options.clock());
     }
-    // Once per request: one deferred at a redirect hop comes out of the queue again.
+    // Once per request: one deferred at a redirect hop comes out of the queue again, one given
+    // back unfetched comes out as another object.
+    const returned = this.#returnedUnfetched.delete(request.id ?? request.uniqueKey);
     if (request.retryCount === 0 && !this.#countedAllowed.has(request)) {
       this.#countedAllowed.add(request);
-      this.#tally.allowed(check.origin);
+      if (!returned) this.#tally.allowed(check.origin);
     }
     return { action: 'fetch' };
   }

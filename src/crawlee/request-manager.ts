@@ -19,6 +19,11 @@ export interface RequestGate {
    * its Crawl-delay slot. A plain decision when it needs no I/O.
    */
   release(request: Request, paced: boolean): DequeueDecision | Promise<DequeueDecision>;
+  /**
+   * The crawler gave a request back to the queue (`reclaimRequest`): for a retry, or unfetched
+   * (Crawlee's `sameDomainDelaySecs` takes a request out, then puts it back to wait).
+   */
+  returned(request: Request): void;
   /** Wall clock, the one `until` is measured on. */
   now(): number;
 }
@@ -174,6 +179,13 @@ export class RequestManagerInterceptor {
       isEmpty: () => (this.#ready.length > 0 ? Promise.resolve(false) : target.isEmpty()),
       isFinished: () =>
         this.#held.size > 0 || this.#busy > 0 ? Promise.resolve(false) : target.isFinished(),
+      reclaimRequest: (request: Request, options?: object) => {
+        this.#gate.returned(request);
+        return (target.reclaimRequest as (request: Request, options?: object) => Promise<unknown>)(
+          request,
+          options,
+        );
+      },
       addRequest: async (request: Source | string, options?: object) => {
         const [keep] = await this.#gate.admit([urlOf(request)]);
         if (keep) return target.addRequest!(request, options);

@@ -9,6 +9,7 @@ import {
   type Log,
   LogLevel,
   log,
+  ProxyConfiguration,
   Request,
   RequestList,
   RequestQueue,
@@ -28,6 +29,7 @@ import {
 } from '../support/crawlee-site.js';
 import { never, redirect, startHttpServer, type TestHttpServer, text } from '../support/http-server.js';
 import { captureLog } from '../support/log.js';
+import { startForwardingProxy } from '../support/proxy.js';
 
 log.setLevel(LogLevel.OFF);
 
@@ -181,6 +183,35 @@ describe('RobotsGuard request interceptor', () => {
       await Promise.all(listeners.map((l) => new Promise((resolve) => l.close(resolve))));
     }
   }, 120_000);
+
+  it("counts a request once, though Crawlee's sameDomainDelaySecs gives it back to the queue unfetched", async () => {
+    const site = await server('User-agent: *\nDisallow: /no\n', ['/p0', '/p1', '/p2', '/p3']);
+    const proxy = await startForwardingProxy(site);
+    const store = new RobotsStore({ userAgent: USER_AGENT, proxyUrl: proxy.url });
+    stores.push(store);
+    try {
+      const crawler = new CheerioCrawler(
+        {
+          // Host names: sameDomainDelaySecs leaves IP addresses alone.
+          sameDomainDelaySecs: 0.3,
+          proxyConfiguration: new ProxyConfiguration({ proxyUrls: [proxy.url] }),
+          requestHandler() {},
+        },
+        freshConfiguration(),
+      );
+      const guard = new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store, logSummary: false });
+      guard.attach(crawler);
+      const stats = await crawler.run(
+        ['/p0', '/p1', '/p2', '/p3'].map((path) => `http://shop.example${path}`),
+      );
+
+      expect(pagesHit(site)).toEqual(['/p0', '/p1', '/p2', '/p3']);
+      expect(stats.requestsFinished).toBe(4);
+      expect(guard.summary().origins).toMatchObject([{ origin: 'http://shop.example', allowed: 4 }]);
+    } finally {
+      await proxy.close();
+    }
+  });
 
   it('checks requests again when they are taken out of the queue, and marks skipped ones handled', async () => {
     const site = await server('User-agent: ExampleBot\nDisallow: /late\n', ['/ok', '/late/1', '/late/2']);
