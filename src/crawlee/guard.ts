@@ -712,6 +712,10 @@ export class RobotsGuard implements HopChecker {
       now: () => this.#options.clock(),
       admit: (urls) => this.#admit(crawler, urls),
       release: (request, paced) => this.#release(crawler, request, paced),
+      stoppedAdding: (error, read) =>
+        this.#log.error(
+          `Adding requests stopped after the first ${read}; the rest were not added, since they could not be checked against robots.txt: ${error.message}`,
+        ),
       returned: (request) => {
         // A retry was counted by its first attempt; one given back before any attempt (Crawlee
         // counts each attempt in retryCount first) was counted when it was let through.

@@ -24,6 +24,12 @@ export interface RequestGate {
    * (Crawlee's `sameDomainDelaySecs` takes a request out, then puts it back to wait).
    */
   returned(request: Request): void;
+  /**
+   * Adding the URLs of an iterable stopped after the first `read` of them: checking the next ones
+   * failed with `error` where nobody waits for the add (Crawlee adds all but the first batch in the
+   * background).
+   */
+  stoppedAdding(error: Error, read: number): void;
   /** Wall clock, the one `until` is measured on. */
   now(): number;
 }
@@ -232,17 +238,35 @@ export class RequestManagerInterceptor {
     });
   }
 
-  /** Reads an iterable in chunks, resolving the new origins of each chunk together. */
+  /**
+   * Reads an iterable in chunks, resolving the new origins of each chunk together. The first chunk
+   * is admitted while the caller of the add waits, and a failure there (a closed store) reaches
+   * it. Crawlee adds the rest in the background, where a failure would be an unhandled rejection
+   * and leave `waitForAllRequestsToBeAdded` pending for ever: the gate is told, and adding stops.
+   */
   async *#admitted(requests: RequestsLike): AsyncGenerator<Source | string> {
     let chunk: (Source | string)[] = [];
+    let read = 0;
+    const admit = async (): Promise<(Source | string)[] | undefined> => {
+      try {
+        return await this.#admitChunk(chunk);
+      } catch (error) {
+        if (read === 0) throw error;
+        this.#gate.stoppedAdding(error as Error, read);
+        return undefined;
+      }
+    };
     for await (const request of requests as AsyncIterable<Source | string>) {
       chunk.push(request);
       if (chunk.length >= ADMIT_CHUNK) {
-        yield* await this.#admitChunk(chunk);
+        const admitted = await admit();
+        if (admitted === undefined) return;
+        yield* admitted;
+        read += chunk.length;
         chunk = [];
       }
     }
-    if (chunk.length > 0) yield* await this.#admitChunk(chunk);
+    if (chunk.length > 0) yield* (await admit()) ?? [];
   }
 
   async #admitChunk(chunk: (Source | string)[]): Promise<(Source | string)[]> {

@@ -939,6 +939,42 @@ describe('RobotsGuard with a closed store', () => {
   });
 });
 
+describe('RobotsGuard with a store closed while requests are added in the background', () => {
+  it('stops adding and says so, rather than leave an unhandled rejection and a wait that never ends', async () => {
+    const site = await server('User-agent: *\nDisallow: /no\n');
+    const store = newStore();
+    const { log: guardLog, lines } = captureLog();
+    const crawler = new CheerioCrawler({ requestHandler() {} }, freshConfiguration());
+    new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store, log: guardLog }).attach(crawler);
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      // Crawlee adds the first 1,000 at once and the others in batches, in the background.
+      const urls = Array.from({ length: 3000 }, (_, i) => `${site.origin}/p${i}`);
+      const { waitForAllRequestsToBeAdded } = await crawler.addRequests(urls, {
+        waitBetweenBatchesMillis: 50,
+      });
+      await store.close();
+      const added = await Promise.race([
+        waitForAllRequestsToBeAdded.then((requests) => requests.length),
+        new Promise((resolve) => setTimeout(() => resolve('still pending'), 2000)),
+      ]);
+      expect(added).toBeLessThan(3000);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+    expect(unhandled).toEqual([]);
+    const errors = lines.filter((line) => line.level === LogLevel.ERROR).map((line) => line.message);
+    expect(errors).toEqual([
+      expect.stringMatching(
+        /^Adding requests stopped after the first \d+; the rest were not added, since they could not be checked against robots\.txt: This RobotsStore is closed/,
+      ),
+    ]);
+  });
+});
+
 describe('RobotsGuard redirect hops into a paced origin', () => {
   /** A guard on a fake clock, and a redirect hop of request `id` into `paced`, as the HTTP client hook asks. */
   async function pacedHops(delaySeconds: number) {
