@@ -300,10 +300,13 @@ export class RobotsGuard implements HopChecker {
       // A queue the user assigned to the crawler since: wrapped before the crawl reads it.
       rewrap();
       // Each run gives an unreachable origin's URLs their whole wait again (giveUpAfterMs): a
-      // run of the URLs given up before is how they are tried later.
-      this.#deferredSince.clear();
-      this.#deferredRequests.clear();
-      this.#returnedUnfetched.clear();
+      // run of the URLs given up before is how they are tried later. Not while another crawler of
+      // the guard runs: its deferred requests would wait longer, and be counted again.
+      if (this.#runs === 0) {
+        this.#deferredSince.clear();
+        this.#deferredRequests.clear();
+        this.#returnedUnfetched.clear();
+      }
       this.#runs++;
       const pacer = this.#pacer;
       pacer.runStarted();

@@ -813,6 +813,39 @@ describe('RobotsGuard and an origin whose robots.txt stays unreachable', () => {
     expect(records.map((record) => record.reason)).toEqual(['robots-unreachable', 'robots-unreachable']);
   });
 
+  it('keeps the wait and the count of a deferred request when another crawler of the guard starts a run', async () => {
+    const down = await server(null);
+    down.route('/robots.txt', text('down', 503));
+    const up = await server('User-agent: *\nDisallow:\n');
+    up.route('/slow', (request, response) => {
+      setTimeout(() => page('slow')(request, response), 1500);
+    });
+    const store = new RobotsStore({ userAgent: USER_AGENT, retry: { initialDelayMs: 100, maxDelayMs: 200 } });
+    stores.push(store);
+    const guard = new RobotsGuard({
+      productToken: TOKEN,
+      userAgent: USER_AGENT,
+      store,
+      logSummary: false,
+      unreachable: { giveUpAfterMs: 1200, minRecheckDelayMs: 50, maxRecheckDelayMs: 100 },
+    });
+    const a = new CheerioCrawler({ requestHandler() {} }, freshConfiguration());
+    const b = new CheerioCrawler({ requestHandler() {} }, freshConfiguration());
+    guard.attach(a).attach(b);
+    const started = performance.now();
+    let aEnded = 0;
+    const runA = a.run([`${down.origin}/x`]).then(() => {
+      aEnded = performance.now() - started;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    await Promise.all([runA, b.run([`${up.origin}/slow`])]);
+
+    // Given up about giveUpAfterMs after its first deferral, not that long after B started.
+    expect(aEnded).toBeLessThan(2300);
+    const downSummary = guard.summary().origins.find((origin) => origin.origin === down.origin);
+    expect(downSummary).toMatchObject({ deferred: 1, givenUp: 1 });
+  });
+
   it('fetches later a request another guard of the crawler deferred at a redirect, rather than skip it', async () => {
     const from = await server('User-agent: *\nDisallow:\n');
     const flaky = await server(null, ['/page']);
