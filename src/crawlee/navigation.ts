@@ -395,6 +395,8 @@ export function browserNavigationHooks(
   enqueue: (url: string) => Promise<unknown>,
 ) {
   const states = new WeakMap<object, PageState>();
+  /** Errors of `page.goto` calls the guard stopped nothing of: they are never the guard's stop. */
+  const gotoFailures = new WeakSet<Error>();
   const popupBlockers = new WeakMap<BrowserLike, Promise<PopupBlocker>>();
   let warned = false;
   let warnedPopups = false;
@@ -456,7 +458,10 @@ export function browserNavigationHooks(
         return await goto.call(page, url, options);
       } catch (error) {
         const { stopped } = chain;
-        if (stopped === undefined) throw error;
+        if (stopped === undefined) {
+          if (error instanceof Error) gotoFailures.add(error);
+          throw error;
+        }
         if (chain.own) {
           guard.block(state.request, stopped.block);
           throw error;
@@ -632,10 +637,22 @@ export function browserNavigationHooks(
     const state = context.page === undefined ? undefined : states.get(context.page as object);
     if (!state?.navigationStopped || !/net::ERR_(ABORTED|BLOCKED_BY_CLIENT)\b/.test(error.message ?? ''))
       return undefined;
+    // A page.goto the guard let through failed on its own (a 204, a download): a failure to retry,
+    // whatever the guard stopped on the page before.
+    if (isOrCausedBy(error, gotoFailures)) return undefined;
     return { action: 'skip' };
   };
 
   return { pre, navigate, post, pageCreated, blockOf };
+}
+
+/** True when `error`, or one of its causes, is in `errors`. */
+function isOrCausedBy(error: unknown, errors: WeakSet<Error>): boolean {
+  for (let current = error, depth = 0; current instanceof Error && depth < 5; depth++) {
+    if (errors.has(current)) return true;
+    current = current.cause;
+  }
+  return false;
 }
 
 /** True for a request the browser makes on speculation: `Sec-Purpose: prefetch` (or the older `Purpose`). */

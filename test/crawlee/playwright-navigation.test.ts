@@ -283,6 +283,49 @@ describe('PlaywrightCrawler with RobotsGuard: navigations the page starts (Debia
   });
 });
 
+describe("PlaywrightCrawler with RobotsGuard: a handler's page.goto that fails on its own (Debian Chromium)", () => {
+  it('retries, then fails, a request whose goto ends in net::ERR_ABORTED after an iframe of its page was stopped', async () => {
+    const { main } = env.site;
+    main.route('/embeds', page('embeds', [], '<iframe src="/private/frame"></iframe>'));
+    main.route('/private/frame', page('frame'));
+    // Chromium aborts a navigation to a 204: Playwright's goto throws net::ERR_ABORTED.
+    main.route('/no-content', (_request, response) => {
+      response.writeHead(204).end();
+    });
+
+    const config = freshConfiguration();
+    const failed: string[] = [];
+    const crawler = new PlaywrightCrawler(
+      {
+        launchContext: CHROMIUM,
+        maxRequestRetries: 1,
+        navigationTimeoutSecs: 15,
+        async requestHandler({ page: browserPage }) {
+          await browserPage.waitForTimeout(300);
+          await browserPage.goto(`${main.origin}/no-content`);
+        },
+        failedRequestHandler({ request }, error) {
+          failed.push(`${request.url} ${error.message.split('\n')[0]}`);
+        },
+      },
+      config,
+    );
+    new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store: env.store }).attach(crawler);
+    const stats = await crawler.run([`${main.origin}/embeds`]);
+
+    // As without the guard: the goto's failure is no stop of the guard's.
+    expect(failed).toEqual([
+      `${main.origin}/embeds page.goto: net::ERR_ABORTED at ${main.origin}/no-content`,
+    ]);
+    expect(stats.requestsFailed).toBe(1);
+    expect(pagesHit(main)).toEqual(['/embeds', '/embeds', '/no-content', '/no-content']);
+    expect(await recordsOf(config)).toEqual([
+      ['main/private/frame', 'navigation', 'disallowed', 'main/embeds'],
+      ['main/private/frame', 'navigation', 'disallowed', 'main/embeds'],
+    ]);
+  });
+});
+
 describe('PlaywrightCrawler with RobotsGuard: a navigation that cannot be checked (Debian Chromium)', () => {
   it('does not leave the browser when the store was closed', async () => {
     const { main } = env.site;
