@@ -280,6 +280,7 @@ export class RobotsGuard implements HopChecker {
       await (source as { markRequestHandled(request: Request): Promise<unknown> }).markRequestHandled(
         request,
       );
+      this.#tellSkipped(internals, request.url);
     };
 
     const run = internals.run;
@@ -992,17 +993,24 @@ export class RobotsGuard implements HopChecker {
     });
     this.#tally.dropped(record);
     dataset.push(record);
+    // A stopped redirect hop or navigation skips its request only when the stop reaches the
+    // crawler's error path (a handler may catch it; an iframe's stop leaves the page to its handler):
+    // the crawler hears of the request there.
+    if (stage !== 'redirect' && stage !== 'navigation') this.#tellSkipped(crawler, request?.url ?? url);
+  }
+
+  /** Tells the crawler's own `onSkippedRequest` that `url` was skipped. */
+  #tellSkipped(crawler: CrawlerInternals, url: string): void {
     const callback = crawler?.onSkippedRequest;
-    if (callback !== undefined) {
-      // Outside the handler run that dropped it, where the callback may use Crawlee storage.
-      const call: Promise<void> = outsideRequestHandlers(() =>
-        Promise.resolve()
-          .then(() => callback({ url: request?.url ?? url, reason: 'robotsTxt' }))
-          .catch((error: unknown) => this.#log.exception(error as Error, 'onSkippedRequest threw'))
-          .finally(() => this.#skipCallbacks.delete(call)),
-      );
-      this.#skipCallbacks.add(call);
-    }
+    if (callback === undefined) return;
+    // Outside the handler run that dropped it, where the callback may use Crawlee storage.
+    const call: Promise<void> = outsideRequestHandlers(() =>
+      Promise.resolve()
+        .then(() => callback({ url, reason: 'robotsTxt' }))
+        .catch((error: unknown) => this.#log.exception(error as Error, 'onSkippedRequest threw'))
+        .finally(() => this.#skipCallbacks.delete(call)),
+    );
+    this.#skipCallbacks.add(call);
   }
 }
 

@@ -326,6 +326,42 @@ describe("PlaywrightCrawler with RobotsGuard: a handler's page.goto that fails o
   });
 });
 
+describe('PlaywrightCrawler with RobotsGuard: onSkippedRequest (Debian Chromium)', () => {
+  it('hears of a request the guard skipped, not of one whose page only had an iframe or a caught goto stopped', async () => {
+    const { main } = env.site;
+    main.route('/embeds', page('embeds', [], '<iframe src="/private/frame"></iframe>'));
+    main.route('/catches', page('catches'));
+    main.route('/lets-it-through', page('lets it through'));
+
+    const skipped: string[] = [];
+    const crawler = new PlaywrightCrawler(
+      {
+        launchContext: CHROMIUM,
+        maxRequestRetries: 0,
+        navigationTimeoutSecs: 15,
+        async requestHandler({ request, page: browserPage }) {
+          await browserPage.waitForTimeout(300);
+          const path = new URL(request.url).pathname;
+          if (path === '/catches') await browserPage.goto(`${main.origin}/private/x`).catch(() => undefined);
+          if (path === '/lets-it-through') await browserPage.goto(`${main.origin}/private/y`);
+        },
+        onSkippedRequest({ url }) {
+          skipped.push(url.replace(main.origin, ''));
+        },
+      },
+      freshConfiguration(),
+    );
+    new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store: env.store }).attach(crawler);
+    const stats = await crawler.run(
+      ['/embeds', '/catches', '/lets-it-through'].map((p) => `${main.origin}${p}`),
+    );
+
+    // /embeds and /catches were handled to the end; only /lets-it-through was skipped.
+    expect(stats.requestsFinished).toBe(2);
+    expect(skipped).toEqual(['/lets-it-through']);
+  });
+});
+
 describe('PlaywrightCrawler with RobotsGuard: a navigation that cannot be checked (Debian Chromium)', () => {
   it('does not leave the browser when the store was closed', async () => {
     const { main } = env.site;
