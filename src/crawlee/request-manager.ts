@@ -1,5 +1,5 @@
 import type { Request, RequestsLike, Source } from 'crawlee';
-import { MAX_TIMER_MS } from '../store/options.js';
+import { MAX_TIMER_MS } from '../options.js';
 
 /** What the guard decided for a request taken out of the queue. */
 export type DequeueDecision =
