@@ -195,7 +195,8 @@ function describe({ min, minExclusive, max, integer, unit }: NumberBounds): stri
   return `${what}${of} ${from}${minExclusive ? ' and at most' : ' to'} ${max}`;
 }
 
-function show(value: unknown): string {
+/** A value as a message shows it: strings quoted, so that `'100'` is not read as 100. */
+export function show(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value);
   if (typeof value === 'function') return 'a function';
   if (typeof value === 'object' && value !== null) return Array.isArray(value) ? 'an array' : 'an object';

@@ -1,4 +1,5 @@
 import type { Log } from 'crawlee';
+import { show } from '../options.js';
 import type { RobotsStore } from '../store/index.js';
 
 /** How the guard honours the `Crawl-delay` of the group that applies to the crawler. */
@@ -133,13 +134,13 @@ export function resolveGuardOptions(options: RobotsGuardOptions): ResolvedGuardO
   const overMax = options.crawlDelay?.overMax ?? GUARD_DEFAULTS.crawlDelayOverMax;
   if (overMax !== 'clamp' && overMax !== 'skip') {
     throw new TypeError(
-      `RobotsGuard option crawlDelay.overMax must be 'clamp' or 'skip', got ${describe(overMax)}.`,
+      `RobotsGuard option crawlDelay.overMax must be 'clamp' or 'skip', got ${show(overMax)}.`,
     );
   }
   const datasetName = options.datasetName ?? GUARD_DEFAULTS.datasetName;
   if (typeof datasetName !== 'string' || datasetName === '') {
     throw new TypeError(
-      `RobotsGuard option datasetName must be the name of a Dataset (a non-empty string), got ${describe(datasetName)}.`,
+      `RobotsGuard option datasetName must be the name of a Dataset (a non-empty string), got ${show(datasetName)}.`,
     );
   }
   const unreachable = options.unreachable ?? {};
@@ -186,7 +187,7 @@ function nonNegative(name: string, value: number | undefined, fallback: number):
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
     throw new RangeError(
-      `RobotsGuard option ${name} must be a finite number of zero or more, got ${describe(value)}.`,
+      `RobotsGuard option ${name} must be a finite number of zero or more, got ${show(value)}.`,
     );
   }
   return value;
@@ -200,13 +201,5 @@ function flag(name: string, value: boolean | undefined, fallback: boolean): bool
 function optionalOfType<T>(name: string, value: T, type: 'string' | 'boolean' | 'object' | 'function'): T {
   if (value === undefined || value === null || typeof value === type) return value;
   const article = type === 'object' ? 'an' : 'a';
-  throw new TypeError(`RobotsGuard option ${name} must be ${article} ${type}, got ${describe(value)}.`);
-}
-
-/** A value as a message shows it: strings quoted, so that '100' is not read as 100. */
-function describe(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value);
-  if (typeof value === 'function') return 'a function';
-  if (value !== null && typeof value === 'object') return Array.isArray(value) ? 'an array' : 'an object';
-  return String(value);
+  throw new TypeError(`RobotsGuard option ${name} must be ${article} ${type}, got ${show(value)}.`);
 }

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { BaseHttpClient, StreamingHttpResponse } from 'crawlee';
 import { objectOption } from '../options.js';
-import { type ContentDecoder, contentDecoding } from './content-encoding.js';
+import type { ContentDecoder } from './content-encoding.js';
 import {
   CappedBody,
   declaredLength,
@@ -12,6 +12,7 @@ import {
   type RobotsHttpClient,
   type RobotsHttpRequest,
   type RobotsHttpResult,
+  readBodyInto,
 } from './http-client.js';
 
 /**
@@ -60,15 +61,14 @@ function readWithin(client: BaseHttpClient, request: RobotsHttpRequest): Promise
     const abort = new AbortController();
     let settled = false;
     let stream: Readable | undefined;
-    let decoders: ContentDecoder[] = [];
+    let decoders: readonly ContentDecoder[] = [];
 
-    const deadline = setTimeout(() => {
-      finish({
-        ok: false,
-        failure: 'timeout',
-        message: `No complete answer within ${request.timeoutMs} ms.`,
-      });
-    }, request.timeoutMs);
+    const timedOut: RobotsHttpResult = {
+      ok: false,
+      failure: 'timeout',
+      message: `No complete answer within ${request.timeoutMs} ms.`,
+    };
+    const deadline = setTimeout(() => finish(timedOut), request.timeoutMs);
 
     function finish(result: RobotsHttpResult): void {
       if (settled) return;
@@ -104,49 +104,27 @@ function readWithin(client: BaseHttpClient, request: RobotsHttpRequest): Promise
       }
       // Crawlee's got-scraping client decodes the body and drops Content-Encoding; a coding
       // still named is one the client left as it came.
-      const decoding = contentDecoding(headers['content-encoding'], headers['transfer-encoding']);
-      if (!decoding.ok) {
-        finish({ ok: false, failure: 'decoding-error', message: decoding.message });
-        return;
-      }
-      decoders = decoding.decoders;
-      let received = 0;
-      stream.on('data', (chunk: Buffer) => {
-        received += chunk.length;
+      const reading = readBodyInto(stream, headers, body, {
+        full: () => finish(answer()),
+        ended: () => {
+          // A body shorter than its Content-Length was cut (RFC 9112 6.3).
+          const expected = declaredLength(status, headers);
+          const received = reading.encodedOctets();
+          if (expected !== undefined && expected !== received) {
+            finish({
+              ok: false,
+              failure: 'connection-reset',
+              message: `The body ended after ${received} of its ${expected} octets (Content-Length).`,
+            });
+          } else if (performance.now() - started > request.timeoutMs) {
+            finish(timedOut);
+          } else {
+            finish(answer());
+          }
+        },
+        failed: finish,
       });
-      let decoded: Readable = stream;
-      for (const { coding, stream: decoder } of decoders) {
-        decoder.on('error', (error: unknown) => {
-          // An empty body is empty in every coding.
-          if (received > 0)
-            finish({ ok: false, failure: 'decoding-error', message: `${coding}: ${String(error)}` });
-        });
-        decoded = decoded.pipe(decoder);
-      }
-      decoded.on('data', (chunk: Buffer) => {
-        // The cap applies to decoded octets: the rest is never read.
-        if (!settled && body.add(chunk)) finish(answer());
-      });
-      decoded.on('end', () => {
-        // A body shorter than its Content-Length was cut (RFC 9112 6.3); with a coding still to
-        // decode, the length is that of the coded body.
-        const expected = declaredLength(status, headers);
-        if (decoders.length === 0 && expected !== undefined && expected !== received) {
-          finish({
-            ok: false,
-            failure: 'connection-reset',
-            message: `The body ended after ${received} of its ${expected} octets (Content-Length).`,
-          });
-        } else if (performance.now() - started > request.timeoutMs) {
-          finish({
-            ok: false,
-            failure: 'timeout',
-            message: `No complete answer within ${request.timeoutMs} ms.`,
-          });
-        } else {
-          finish(answer());
-        }
-      });
+      decoders = reading.decoders;
     }
 
     let opened: Promise<StreamingHttpResponse>;

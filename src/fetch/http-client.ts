@@ -271,12 +271,11 @@ function readAnswer(stream: Readable, request: RobotsHttpRequest): Promise<Robot
   return new Promise<RobotsHttpResult>((resolve) => {
     const started = performance.now();
     let settled = false;
-    let decoders: ContentDecoder[] = [];
+    let reading: BodyReading | undefined;
     const body = new CappedBody(request.maxBytes);
     let response: NativeResponse | undefined;
     let status = 0;
     let headers: Record<string, string> = {};
-    let encodedOctets = 0;
 
     // Our own deadline on top of got's timeouts: a stalled decoder or proxy cannot hold the
     // fetch past `timeoutMs`.
@@ -307,7 +306,7 @@ function readAnswer(stream: Readable, request: RobotsHttpRequest): Promise<Robot
       // The answer first: closing the streams can fail, and must not keep the fetch waiting.
       resolve(result);
       destroyQuietly(stream);
-      for (const decoder of decoders) destroyQuietly(decoder.stream);
+      for (const decoder of reading?.decoders ?? []) destroyQuietly(decoder.stream);
     }
 
     const answer = (): RobotsHttpAnswer => ({
@@ -330,6 +329,7 @@ function readAnswer(stream: Readable, request: RobotsHttpRequest): Promise<Robot
 
     /** Why a body that ended is not the whole file, or undefined when it is. */
     function cutShort(endedAt: number): RobotsHttpFailure | undefined {
+      const encodedOctets = reading?.encodedOctets() ?? 0;
       // got gives up on a request (its timeouts, a reset HTTP/2 stream) by destroying it.
       const error = response?.req?.errored;
       if (error) return failureOf(error);
@@ -362,35 +362,11 @@ function readAnswer(stream: Readable, request: RobotsHttpRequest): Promise<Robot
     }
 
     function readBody(): void {
-      const decoding = contentDecoding(headers['content-encoding'], headers['transfer-encoding']);
-      if (!decoding.ok) {
-        finish({ ok: false, failure: 'decoding-error', message: decoding.message });
-        return;
-      }
-      decoders = decoding.decoders;
-      let ended = false;
-      stream.on('data', (chunk: Buffer) => {
-        encodedOctets += chunk.length;
+      reading = readBodyInto(stream, headers, body, {
+        full: () => finish(answer()),
+        ended: endOfBody,
+        failed: finish,
       });
-      // An empty body is empty in every coding; decoders would call it a truncated stream.
-      const isEmpty = () => ended && encodedOctets === 0;
-      stream.on('end', () => {
-        ended = true;
-        if (decoders.length === 0 || isEmpty()) endOfBody();
-      });
-      let decoded: Readable = stream;
-      for (const { coding, stream: decoder } of decoders) {
-        decoder.on('error', (error: unknown) => {
-          if (isEmpty()) return;
-          finish({ ok: false, failure: 'decoding-error', message: `${coding}: ${messageOf(error)}` });
-        });
-        decoded = decoded.pipe(decoder);
-      }
-      decoded.on('data', (chunk: Buffer) => {
-        // The cap applies to decoded octets: a gzip bomb stops here, the rest is never read.
-        if (!settled && body.add(chunk)) finish(answer());
-      });
-      if (decoders.length > 0) decoded.on('end', endOfBody);
     }
 
     const onResponse = (native: NativeResponse) => {
@@ -447,6 +423,64 @@ export function declaredLength(
   const value = headers['content-length'];
   if (value === undefined || status === 204 || headers['transfer-encoding'] !== undefined) return undefined;
   return /^\d+$/.test(value.trim()) ? Number(value) : undefined;
+}
+
+/** What {@link readBodyInto} reports. */
+export interface BodyEvents {
+  /** The body passed the cap: the rest is not needed. */
+  full(): void;
+  /** The body ended before the cap. */
+  ended(): void;
+  /** A coding that cannot be decoded, or corrupt coded data. */
+  failed(failure: RobotsHttpFailure): void;
+}
+
+/** A body being read: its decoders (destroyed with the stream), and the coded octets read so far. */
+export interface BodyReading {
+  decoders: readonly ContentDecoder[];
+  encodedOctets(): number;
+}
+
+/**
+ * Reads the body of a 2xx answer from `stream` into `body`, decoded in the codings `headers`
+ * name: the cap applies to decoded octets, so a gzip bomb stops at it and the rest is never read.
+ */
+export function readBodyInto(
+  stream: Readable,
+  headers: Readonly<Record<string, string>>,
+  body: CappedBody,
+  events: BodyEvents,
+): BodyReading {
+  const decoding = contentDecoding(headers['content-encoding'], headers['transfer-encoding']);
+  if (!decoding.ok) {
+    events.failed({ ok: false, failure: 'decoding-error', message: decoding.message });
+    return { decoders: [], encodedOctets: () => 0 };
+  }
+  const { decoders } = decoding;
+  let encodedOctets = 0;
+  let ended = false;
+  stream.on('data', (chunk: Buffer) => {
+    encodedOctets += chunk.length;
+  });
+  // An empty body is empty in every coding; decoders would call it a truncated stream.
+  const isEmpty = () => ended && encodedOctets === 0;
+  stream.on('end', () => {
+    ended = true;
+    if (decoders.length === 0 || isEmpty()) events.ended();
+  });
+  let decoded: Readable = stream;
+  for (const { coding, stream: decoder } of decoders) {
+    decoder.on('error', (error: unknown) => {
+      if (isEmpty()) return;
+      events.failed({ ok: false, failure: 'decoding-error', message: `${coding}: ${messageOf(error)}` });
+    });
+    decoded = decoded.pipe(decoder);
+  }
+  decoded.on('data', (chunk: Buffer) => {
+    if (body.add(chunk)) events.full();
+  });
+  if (decoders.length > 0) decoded.on('end', events.ended);
+  return { decoders, encodedOctets: () => encodedOctets };
 }
 
 /** The decoded body, cut at `maxBytes`. */
