@@ -155,7 +155,7 @@ const pathPairs = new Int32Array(2);
 /** The pieces searched for the rules tried on the path being checked (see bestMarked); reused. */
 const searches: PieceSearches = new Map();
 
-/** The buckets of the path being checked, and the candidates marked for it (see GramIndex.mark); reused. */
+/** The buckets of the path being checked, and the candidates marked for it (see GramIndex.begin); reused. */
 const pathBuckets: Bucket[] = [];
 let marks = new Int32Array(1024);
 
@@ -406,26 +406,56 @@ function tryRuleAt(
 /**
  * The best of `best` and the wildcard rules of the index that match `path`, found among the
  * rules the gram index marks for it, best first: each rule a path cannot hold the piece of
- * costs nothing.
+ * costs nothing. Gram lengths are marked one at a time, by the best rank of each (see
+ * GramIndex): the ranks before the next length's best are complete, and are read before that
+ * length is marked, so that a match among the best rules ends the check early.
  */
 function bestMarked(data: RobotsData, index: GroupIndex, path: string, best: number): number {
-  const words = index.grams.words;
-  if (marks.length < words) marks = new Int32Array(Math.max(words, marks.length * 2));
-  index.grams.mark(path, marks);
-  // Marked rules may be thousands, their pieces alike: each distinct piece is searched once,
-  // and a rule whose pieces pair characters the path never pairs is not read at all.
+  const { grams } = index;
+  if (marks.length < grams.words) marks = new Int32Array(Math.max(grams.words, marks.length * 2));
+  grams.begin(path, marks);
+  // Marked rules may be thousands, their pieces alike: each distinct piece is searched once.
   searches.clear();
-  const { pairs } = index;
-  for (let w = 0; w < words; w++) {
-    for (let bits = marks[w]; bits !== 0; bits &= bits - 1) {
+  let from = 0;
+  for (let k = 0; k < grams.lengthCount; k++) {
+    const to = grams.bestRankOf(k);
+    const found = bestAmongMarked(data, index, path, best, from, to);
+    if (found !== NO_MATCH) return found === OUTRANKED ? best : found;
+    // Best first: a length whose best rule cannot beat the best match has no rule that can.
+    if (!outranks(data, data.ints[index.split + to * OTHER_FIELDS], best)) return best;
+    grams.markLength(k, path, marks);
+    from = to;
+  }
+  const found = bestAmongMarked(data, index, path, best, from, grams.ranks);
+  return found === NO_MATCH || found === OUTRANKED ? best : found;
+}
+
+/**
+ * The first marked rule of ranks `[from, to)` that matches `path` (see tryRuleAt), read best
+ * first: its id, NO_MATCH, or OUTRANKED. A rule whose pieces pair characters the path never
+ * pairs is not read at all.
+ */
+function bestAmongMarked(
+  data: RobotsData,
+  index: GroupIndex,
+  path: string,
+  best: number,
+  from: number,
+  to: number,
+): number {
+  const { pairs, split } = index;
+  for (let w = from >>> 5; w < (to + 31) >>> 5; w++) {
+    let bits = marks[w];
+    if (w === from >>> 5) bits &= -1 << (from & 31);
+    if (w === (to - 1) >>> 5 && (to & 31) !== 0) bits &= (1 << (to & 31)) - 1;
+    for (; bits !== 0; bits &= bits - 1) {
       const rank = w * 32 + 31 - Math.clz32(bits & -bits);
       if ((pairs[rank * 2] & ~pathPairs[0]) !== 0 || (pairs[rank * 2 + 1] & ~pathPairs[1]) !== 0) continue;
-      const k = index.split + rank * OTHER_FIELDS;
-      const found = tryRuleAt(data, k, path, best, searches);
-      if (found !== NO_MATCH) return found === OUTRANKED ? best : found;
+      const found = tryRuleAt(data, split + rank * OTHER_FIELDS, path, best, searches);
+      if (found !== NO_MATCH) return found;
     }
   }
-  return best;
+  return NO_MATCH;
 }
 
 /**

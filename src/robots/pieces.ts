@@ -2,8 +2,8 @@
  * An index for groups with many wildcard rules: a rule like `/*x123y*z$` can only match a
  * path that contains its piece `x123y`. Each indexed rule is filed under a hash of (the start
  * of) its longest inner piece, its gram; a check hashes the windows of the path that could
- * start a gram and marks the rules filed under them, so that a path is read once rather than
- * once per rule. A hash says "maybe": a marked rule is still matched in full.
+ * start a gram and marks the rules filed under them, so that a path is read once per gram
+ * length rather than once per rule. A hash says "maybe": a marked rule is still matched in full.
  */
 
 /** Pieces are hashed on at most this many leading characters. */
@@ -93,11 +93,20 @@ const POWERS = Int32Array.from({ length: MAX_GRAM + 1 }, (_, length) => {
 
 /** By position i, the hash of the first i characters of the path being marked; reused by every check. */
 let prefixHashes = new Int32Array(1024);
+/** Where a gram could start in the path being marked: `startPositions[0, startCount)`; reused. */
+let startPositions = new Int32Array(1024);
+let startCount = 0;
 
 /**
  * The wildcard rules of one group by gram. A rule is known by its rank, its place in the
  * group's ranked table of wildcard rules (best first); a check marks candidates in a bitset by
  * rank, which is then read best first.
+ *
+ * A check marks one gram length at a time, in the order of the best rank filed under each
+ * length (see begin and markLength): once the lengths up to some point are marked, every rank
+ * before the next length's best is complete and can be read. The best candidates often settle
+ * a check before the other lengths are looked at, and a path is read once per length marked
+ * rather than once per length in use.
  */
 export class GramIndex {
   /** Open addressing by key: the key of each slot, and 1 + the best rank filed under it (0: empty). */
@@ -113,9 +122,13 @@ export class GramIndex {
    */
   private readonly filter: Int32Array;
   private readonly filterShift: number;
-  /** Characters a gram starts with, and the gram lengths in use, shortest first. */
-  private readonly starts = new Uint8Array(128);
+  /** The characters a gram starts with, each as a string of one character. */
+  private readonly startCharacters: string[];
+  /** The gram lengths in use, by the best rank filed under each, and that rank. */
   private readonly lengths: Int32Array;
+  private readonly bestRanks: Int32Array;
+  /** How many ranks the index has, those a check never needs included. */
+  readonly ranks: number;
 
   /**
    * @param grams by rank, the gram of each rule; null for a rank a check never needs (a rule
@@ -123,6 +136,7 @@ export class GramIndex {
    */
   constructor(grams: readonly (Gram | null)[]) {
     const count = grams.length;
+    this.ranks = count;
     let distinct = 0;
     for (const g of grams) if (g !== null && g.length > 0) distinct++;
     // At most three quarters full.
@@ -137,7 +151,9 @@ export class GramIndex {
     while (filterBits < distinct * 8) filterBits *= 2;
     this.filter = new Int32Array(filterBits >>> 5);
     this.filterShift = 32 - Math.log2(filterBits);
-    const inUse = new Uint8Array(MAX_GRAM + 1);
+    const starts = new Uint8Array(128);
+    // By length, the best rank filed under it, or -1.
+    const bestByLength = new Int32Array(MAX_GRAM + 1).fill(-1);
     // Filed from the worst rank up, each in front: every list runs best first.
     for (let r = count - 1; r >= 0; r--) {
       const gram = grams[r];
@@ -147,8 +163,8 @@ export class GramIndex {
         this.always[r >>> 5] |= 1 << (r & 31);
         continue;
       }
-      this.starts[first] = 1;
-      inUse[length] = 1;
+      starts[first] = 1;
+      bestByLength[length] = r;
       const bit = filterBit(key, this.filterShift);
       this.filter[bit >>> 5] |= 1 << (bit & 31);
       const slot = this.slotOf(key);
@@ -156,59 +172,89 @@ export class GramIndex {
       this.next[r] = this.heads[slot] - 1;
       this.heads[slot] = r + 1;
     }
+    this.startCharacters = [];
+    for (let c = 0; c < starts.length; c++) if (starts[c]) this.startCharacters.push(String.fromCharCode(c));
     const lengths: number[] = [];
-    for (let length = 1; length <= MAX_GRAM; length++) if (inUse[length]) lengths.push(length);
+    for (let length = 1; length <= MAX_GRAM; length++) if (bestByLength[length] >= 0) lengths.push(length);
+    lengths.sort((a, b) => bestByLength[a] - bestByLength[b]);
     this.lengths = Int32Array.from(lengths);
+    this.bestRanks = Int32Array.from(lengths, (length) => bestByLength[length]);
   }
 
   /** Bytes the index keeps: its arrays and their objects. */
   get bytes(): number {
-    const arrays = [this.keys, this.heads, this.next, this.always, this.filter, this.starts, this.lengths];
-    return arrays.reduce((sum, array) => sum + 200 + array.byteLength, 64);
+    const arrays = [this.keys, this.heads, this.next, this.always, this.filter, this.lengths, this.bestRanks];
+    return arrays.reduce((sum, array) => sum + 200 + array.byteLength, 64 + 32 * this.startCharacters.length);
   }
 
-  /** Ints of a bitset for this index's ranks (see mark). */
+  /** Ints of a bitset for this index's ranks (see begin). */
   get words(): number {
     return this.always.length;
   }
 
+  /** How many gram lengths a check may mark (see markLength). */
+  get lengthCount(): number {
+    return this.lengths.length;
+  }
+
+  /** The best rank that markLength(`k`) can mark: no rank before it waits for that length. */
+  bestRankOf(k: number): number {
+    return this.bestRanks[k];
+  }
+
   /**
-   * Sets in `out`, for ranks, the bit of every rule whose gram occurs in `path` and of every
-   * rule that needs none; `out` has at least `words` ints, whose old bits are overwritten.
+   * Starts the marks of `path` in `out`, a bitset by rank of at least `words` ints whose old
+   * bits are overwritten: sets the bit of every rule that needs no gram, hashes the path's
+   * prefixes (see hashPrefixes) and finds where in it a gram could start. Each markLength
+   * that follows, for the same path, marks the rules of one gram length.
    *
-   * The path's prefixes are hashed first (see hashPrefixes), so that the hash of any window is
-   * one multiplication away whatever the gram lengths, and a window is read only where a gram
-   * could start. A long path is often checked before the optimizing compiler has `mark`, and
-   * interpreted, the cost is per step: few steps per character matter more than fast ones.
+   * The starts are found by `indexOf`, a native scan: a long path is often checked before the
+   * optimizing compiler has this code, and interpreted, the cost is per step.
    */
-  mark(path: string, out: Int32Array): void {
+  begin(path: string, out: Int32Array): void {
     out.set(this.always);
-    const { heads, next, starts, lengths, filter, filterShift } = this;
     const n = path.length;
     if (prefixHashes.length <= n) prefixHashes = new Int32Array(Math.max(n + 1, prefixHashes.length * 2));
+    if (startPositions.length < n) startPositions = new Int32Array(Math.max(n, startPositions.length * 2));
+    hashPrefixes(path, 0, n, prefixHashes);
+    const positions = startPositions;
+    let count = 0;
+    for (const character of this.startCharacters) {
+      for (let i = path.indexOf(character); i >= 0; i = path.indexOf(character, i + 1))
+        positions[count++] = i;
+    }
+    startCount = count;
+  }
+
+  /**
+   * Sets in `out` the bit of every rule of the `k`th gram length (see bestRankOf) whose gram
+   * occurs in `path`, the path of the last begin. A hash says "maybe": a marked rule is still
+   * matched in full.
+   */
+  markLength(k: number, path: string, out: Int32Array): void {
+    const { heads, next, filter, filterShift } = this;
+    const length = this.lengths[k];
+    const power = POWERS[length];
+    const salt = LENGTH_SALT[length];
+    const last = path.length - length;
     const prefix = prefixHashes;
-    hashPrefixes(path, 0, n, prefix);
+    const positions = startPositions;
     // A path of one repeated character yields one key over and over: it is looked up once.
     let lastKey = 0;
     let haveLast = false;
-    for (let i = 0; i < n; i++) {
-      const c = path.charCodeAt(i);
-      if (c >= 128 || starts[c] === 0) continue;
-      const before = prefix[i];
-      for (let j = 0; j < lengths.length; j++) {
-        const length = lengths[j];
-        if (i + length > n) break;
-        // keyOf and filterBit written out: no call per window before `mark` is optimized.
-        const key = (prefix[i + length] - Math.imul(before, POWERS[length])) ^ LENGTH_SALT[length];
-        const bit = ((key * FILTER_FACTOR) | 0) >>> filterShift;
-        if ((filter[bit >>> 5] & (1 << (bit & 31))) === 0 || (haveLast && key === lastKey)) continue;
-        lastKey = key;
-        haveLast = true;
-        const first = heads[this.slotOf(key)] - 1;
-        // A list is marked whole or not at all: a gram the path holds many times is read once.
-        if (first < 0 || (out[first >>> 5] & (1 << (first & 31))) !== 0) continue;
-        for (let r = first; r >= 0; r = next[r]) out[r >>> 5] |= 1 << (r & 31);
-      }
+    for (let p = 0; p < startCount; p++) {
+      const i = positions[p];
+      if (i > last) continue;
+      // keyOf and filterBit written out: no call per window before this code is optimized.
+      const key = (prefix[i + length] - Math.imul(prefix[i], power)) ^ salt;
+      const bit = ((key * FILTER_FACTOR) | 0) >>> filterShift;
+      if ((filter[bit >>> 5] & (1 << (bit & 31))) === 0 || (haveLast && key === lastKey)) continue;
+      lastKey = key;
+      haveLast = true;
+      const first = heads[this.slotOf(key)] - 1;
+      // A list is marked whole or not at all: a gram the path holds many times is read once.
+      if (first < 0 || (out[first >>> 5] & (1 << (first & 31))) !== 0) continue;
+      for (let r = first; r >= 0; r = next[r]) out[r >>> 5] |= 1 << (r & 31);
     }
   }
 
