@@ -334,12 +334,12 @@ function decideIndexed(data: RobotsData, index: GroupIndex, path: string, best: 
     if (length > path.length) break;
     const bucket = index.buckets.get(path.slice(0, length));
     if (bucket === undefined) continue;
-    const candidates = candidatesIn(bucket);
+    const candidates = candidatesIn(bucket, SCAN_LIMIT - rules);
     if (candidates === 0) continue;
     pathBuckets[count++] = bucket;
     rules += candidates;
+    if (rules > SCAN_LIMIT) return bestMarked(data, index, path, best);
   }
-  if (rules > SCAN_LIMIT) return bestMarked(data, index, path, best);
   for (let b = 0; b < count; b++) best = bestInBucket(data, pathBuckets[b], path, best);
   return best;
 }
@@ -356,11 +356,14 @@ function chunkPasses(common: number[], j: number): boolean {
   );
 }
 
-/** How many rules of `bucket` are in chunks the filters of the path let through. */
-function candidatesIn(bucket: Bucket): number {
+/**
+ * How many rules of `bucket` are in chunks the filters of the path let through, counted up to
+ * the first count over `room`.
+ */
+function candidatesIn(bucket: Bucket, room: number): number {
   const { rules, common } = bucket;
   let count = 0;
-  for (let j = 0; j < common.length; j += 4) {
+  for (let j = 0; j < common.length && count <= room; j += 4) {
     if (chunkPasses(common, j)) count += CHUNK;
   }
   return Math.min(count, rules.length);

@@ -19,6 +19,8 @@ const MIN_GRAM = 2;
 const BASE = 31;
 /** Spreads a key over the filter's bits (by the high bits of the product), independently of its table slot. */
 const FILTER_FACTOR = 40503;
+/** Spreads a key over the slots of the table (by the low bits of the product). */
+const SLOT_FACTOR = 0x85ebca6b;
 /** By gram length, what keyOf mixes in. */
 const LENGTH_SALT = Int32Array.from({ length: MAX_GRAM + 1 }, (_, length) => Math.imul(length, 0x9e3779b1));
 
@@ -232,7 +234,8 @@ export class GramIndex {
    * matched in full.
    */
   markLength(k: number, path: string, out: Int32Array): void {
-    const { heads, next, filter, filterShift } = this;
+    const { keys, heads, next, filter, filterShift } = this;
+    const mask = keys.length - 1;
     const length = this.lengths[k];
     const power = POWERS[length];
     const salt = LENGTH_SALT[length];
@@ -245,13 +248,15 @@ export class GramIndex {
     for (let p = 0; p < startCount; p++) {
       const i = positions[p];
       if (i > last) continue;
-      // keyOf and filterBit written out: no call per window before this code is optimized.
+      // keyOf, filterBit and slotOf written out: no call per window before this code is optimized.
       const key = (prefix[i + length] - Math.imul(prefix[i], power)) ^ salt;
       const bit = ((key * FILTER_FACTOR) | 0) >>> filterShift;
       if ((filter[bit >>> 5] & (1 << (bit & 31))) === 0 || (haveLast && key === lastKey)) continue;
       lastKey = key;
       haveLast = true;
-      const first = heads[this.slotOf(key)] - 1;
+      let slot = Math.imul(key, SLOT_FACTOR) & mask;
+      while (heads[slot] !== 0 && keys[slot] !== key) slot = (slot + 1) & mask;
+      const first = heads[slot] - 1;
       // A list is marked whole or not at all: a gram the path holds many times is read once.
       if (first < 0 || (out[first >>> 5] & (1 << (first & 31))) !== 0) continue;
       for (let r = first; r >= 0; r = next[r]) out[r >>> 5] |= 1 << (r & 31);
@@ -261,7 +266,7 @@ export class GramIndex {
   /** The slot of `key`: where it is, or the empty slot where it would go. */
   private slotOf(key: number): number {
     const mask = this.keys.length - 1;
-    let slot = Math.imul(key, 0x85ebca6b) & mask;
+    let slot = Math.imul(key, SLOT_FACTOR) & mask;
     while (this.heads[slot] !== 0 && this.keys[slot] !== key) slot = (slot + 1) & mask;
     return slot;
   }
