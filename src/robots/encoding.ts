@@ -343,9 +343,19 @@ export function filteredPathOf(url: string | URL, mask: Int32Array | undefined):
     }
     path = pathAndQuery(parsed);
   }
+  // A URL of an opaque path (`mailto:a@b`, `javascript:x`, `urn:isbn:1`) has no path for rules
+  // to match: only a hierarchical path (`/...`) can be allowed or disallowed.
+  if (path.charCodeAt(0) !== 47 /* / */) throw opaqueUrl(url);
   const normal = normalizePath(path);
   if (mask !== undefined) charMask(normal, 0, normal.length, mask, 0);
   return normal;
+}
+
+function opaqueUrl(url: string | URL): TypeError {
+  const text = typeof url === 'string' ? url : url.href;
+  return new TypeError(
+    `Expected an absolute URL with a path starting with "/" (http://, https://, ftp://), got ${JSON.stringify(text)}: robots.txt rules apply to no other kind of URL.`,
+  );
 }
 
 /** WHATWG drops an empty `?` from `search`, but the request still carries it. */

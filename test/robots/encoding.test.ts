@@ -132,6 +132,16 @@ describe('pathOf', () => {
     expect(() => pathOf('mailto')).toThrow(TypeError);
   });
 
+  it('rejects a URL without a hierarchical path, which no rule can match', () => {
+    for (const url of ['mailto:a@b.c', 'javascript:alert(1)', 'urn:isbn:0451450523', 'data:text/plain,x']) {
+      expect(() => pathOf(url)).toThrow(/path starting with "\/"/);
+      expect(() => pathOf(new URL(url))).toThrow(/path starting with "\/"/);
+    }
+    // A URL of another scheme with a path is read like any other.
+    expect(pathOf('ftp://example.com/pub/x')).toBe('/pub/x');
+    expect(pathOf('foo:/bar')).toBe('/bar');
+  });
+
   it('reads any string starting with / as a path', () => {
     expect(pathOf('//x/y')).toBe('//x/y');
   });
