@@ -85,13 +85,22 @@ export class RobotsTxt {
         `RobotsTxt.parse() takes a string or a Uint8Array, got ${body === null ? 'null' : typeof body}.`,
       );
     }
+    if (typeof options !== 'object' || options === null) {
+      throw new TypeError(
+        `RobotsTxt.parse() options must be an object, got ${options === null ? 'null' : typeof options}.`,
+      );
+    }
     const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
     if (!Number.isInteger(maxBytes) || maxBytes < 1) {
-      throw new RangeError(`maxBytes must be a positive integer, got ${maxBytes}.`);
+      throw new RangeError(`maxBytes must be a positive integer, got ${showOption(maxBytes)}.`);
+    }
+    const rejectHtml = options.rejectHtml ?? true;
+    if (typeof rejectHtml !== 'boolean') {
+      throw new TypeError(`rejectHtml must be true or false, got ${showOption(rejectHtml)}.`);
     }
     const compiler = new RobotsCompiler();
     const linter = new RobotsLinter();
-    tokenize(body, { maxBytes, rejectHtml: options.rejectHtml ?? true }, new Both(compiler, linter));
+    tokenize(body, { maxBytes, rejectHtml }, new Both(compiler, linter));
     const data = compiler.finish();
     prepareLargeGroups(data);
     // A copy holds exactly its findings: the list grown by push has room for more.
@@ -218,6 +227,11 @@ export function explainAfterOrigin(
   options: ExplainOptions,
 ): Verdict {
   return explain(dataOf(robots), url, userAgent, options, authorityEnd);
+}
+
+/** An option's value in a message: strings quoted, so that `'10'` does not read as `10`. */
+function showOption(value: unknown): string {
+  return typeof value === 'string' ? JSON.stringify(value) : String(value);
 }
 
 const NO_LINTS: readonly RobotsLint[] = Object.freeze([]);

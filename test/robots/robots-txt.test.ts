@@ -447,6 +447,24 @@ describe('reading the file', () => {
     expect(() => RobotsTxt.parse(42 as unknown as string)).toThrow(/string or a Uint8Array/);
     expect(() => RobotsTxt.parse('', { maxBytes: -1 })).toThrow(/maxBytes/);
   });
+  it('rejects options that are not an object, or of the wrong type, saying what it takes', () => {
+    expect(() => RobotsTxt.parse('', null as unknown as object)).toThrow(
+      /options must be an object, got null/,
+    );
+    expect(() => RobotsTxt.parse('', 5 as unknown as object)).toThrow(
+      /options must be an object, got number/,
+    );
+    expect(() => RobotsTxt.parse('', { maxBytes: '10' as unknown as number })).toThrow(
+      'maxBytes must be a positive integer, got "10".',
+    );
+    // A string is no boolean: 'no' would otherwise reject HTML, the opposite of what it says.
+    expect(() => RobotsTxt.parse('', { rejectHtml: 'no' as unknown as boolean })).toThrow(
+      'rejectHtml must be true or false, got "no".',
+    );
+    expect(
+      RobotsTxt.parse('<html>\nuser-agent: *\ndisallow: /\n', { rejectHtml: false }).isAllowed('/x', 'a'),
+    ).toBe(false);
+  });
 });
 
 describe('groups with many plain rules', () => {
