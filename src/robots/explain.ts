@@ -64,7 +64,7 @@ export function explain(
   data: RobotsData,
   url: string | URL,
   userAgent: string,
-  options: ExplainOptions = {},
+  options: ExplainOptions | null = {},
   authorityEnd = -1,
 ): Verdict {
   const path =
@@ -81,7 +81,7 @@ export function explain(
   let candidates: readonly MatchedRule[] = NO_RULES;
   if (path === ROBOTS_TXT_PATH) reason = 'robots-txt-always-allowed';
   else if (selection.merged < 0) reason = 'no-group';
-  else if (options.candidates === false) {
+  else if (options?.candidates === false) {
     // The crawler's hot path: only the decisive rule.
     const id = decide(data, selection.merged, path, pathMask);
     if (id < 0) reason = 'no-match';

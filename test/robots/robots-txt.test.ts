@@ -447,6 +447,12 @@ describe('reading the file', () => {
     expect(() => RobotsTxt.parse(42 as unknown as string)).toThrow(/string or a Uint8Array/);
     expect(() => RobotsTxt.parse('', { maxBytes: -1 })).toThrow(/maxBytes/);
   });
+  it('explains with null options as with none', () => {
+    const robots = RobotsTxt.parse('User-agent: *\nDisallow: /a\n');
+    const verdict = robots.explain('/a/b', 'ExampleBot', null as unknown as undefined);
+    expect(verdict).toEqual(robots.explain('/a/b', 'ExampleBot'));
+    expect(verdict.rule?.line).toBe(2);
+  });
   it('rejects options that are not an object, or of the wrong type, saying what it takes', () => {
     expect(() => RobotsTxt.parse('', null as unknown as object)).toThrow(
       /options must be an object, got null/,
