@@ -94,8 +94,8 @@ const tokenCache = new Map<string, string>();
  * several words that are not a header (`Foo Bar`) match no group.
  * From a whole User-Agent header (`Mozilla/5.0 (compatible; ExampleBot/2.1; +https://...)`)
  * the token is the first product that reads like a crawler's name (`bot`, `spider`,
- * `crawl`, ...), else the first product that is not a browser word. Pass the bare token
- * when the header is unusual.
+ * `crawl`, ...), else the product right after `compatible`, else the first product that is
+ * not a browser word. Pass the bare token when the header is unusual.
  */
 export function productTokenOf(userAgent: string): string {
   // A crawler asks with the same User-Agent again and again.
@@ -151,6 +151,10 @@ function readCached(userAgent: string): string {
  */
 function readProductToken(header: string): string {
   let first = '';
+  // The word after `compatible` names the client (`(compatible; GoogleOther)`), ahead of words
+  // of the platform before it (`Nexus` in `(Linux; Android 6.0.1; Nexus 5X Build/MMB29P)`).
+  let compatible = '';
+  let afterCompatible = false;
   for (let at = 0; at < header.length; ) {
     if (isWordBreak(header.charCodeAt(at))) {
       at++;
@@ -160,10 +164,15 @@ function readProductToken(header: string): string {
     while (end < header.length && !isWordBreak(header.charCodeAt(end))) end++;
     const name = productNameOf(header, at, end);
     at = end;
-    if (name === '' || BROWSER_WORDS.has(name.toLowerCase())) continue;
-    if (CRAWLER_HINT.test(name)) return name.toLowerCase();
+    const lower = name.toLowerCase();
+    const wasAfterCompatible = afterCompatible;
+    afterCompatible = lower === 'compatible';
+    if (name === '' || BROWSER_WORDS.has(lower)) continue;
+    if (CRAWLER_HINT.test(name)) return lower;
+    if (wasAfterCompatible && compatible === '') compatible = name;
     if (first === '') first = name;
   }
+  if (compatible !== '') return compatible.toLowerCase();
   return (first === '' ? LEADING_TOKEN.exec(header.trim())![0] : first).toLowerCase();
 }
 

@@ -40,6 +40,21 @@ describe('productTokenOf', () => {
       'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36',
       'mozilla',
     ],
+    // Without a crawler's word in its name, the client after `compatible` is the crawler, not
+    // the device model of the platform comment before it (Google's documented mobile headers).
+    [
+      'Mozilla/5.0 (Linux; Android 6.0.1; Nexus 5X Build/MMB29P) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36 (compatible; GoogleOther)',
+      'googleother',
+    ],
+    [
+      'Mozilla/5.0 (Linux; Android 6.0.1; Nexus 5X Build/MMB29P) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36 (compatible; Google-InspectionTool/1.0;)',
+      'google-inspectiontool',
+    ],
+    [
+      'Mozilla/5.0 (Linux; Android 7.0; SM-G930V Build/NRD90M) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/59.0.3071.125 Mobile Safari/537.36 (compatible; Google-Read-Aloud; +https://support.google.com/webmasters/answer/1061943)',
+      'google-read-aloud',
+    ],
+    ['Mozilla/5.0 (compatible; MSIE 9.0; Windows NT 6.1; Trident/5.0) Foo/1.0', 'foo'],
     ['Bot2000', 'bot'],
     ['Foo Bar', 'foo bar'],
     [' ExampleBot\t', 'examplebot'],
