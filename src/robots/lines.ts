@@ -391,6 +391,12 @@ function isBlankAt(text: string, i: number): boolean {
   return c < 128 && BLANK[c] !== 0;
 }
 
+/** Space or tab: what may stand in for a missing colon. */
+function isSpaceOrTabAt(text: string, i: number): boolean {
+  const c = text.charCodeAt(i);
+  return c === 32 || c === 9;
+}
+
 /** Where the next `#` and `:` are, shared by the lines of one pass. */
 interface LineScan {
   hash: NextOf;
@@ -421,14 +427,15 @@ function parseLine(
     keyEnd = colonAt;
     valueStart = colonAt + 1;
   } else {
-    // Google accepts blanks in place of a forgotten colon, but only between exactly two
-    // words: `Disallow /private` is a rule, `this is prose` is not.
+    // Google accepts spaces and tabs in place of a forgotten colon, but only between exactly
+    // two words: `Disallow /private` is a rule, `this is prose` is not. A vertical tab or a
+    // form feed is no separator there (`Disallow\v/a` is no rule), only part of a word.
     keyEnd = from;
-    while (keyEnd < to && !isBlankAt(text, keyEnd)) keyEnd++;
+    while (keyEnd < to && !isSpaceOrTabAt(text, keyEnd)) keyEnd++;
     valueStart = keyEnd;
-    while (valueStart < to && isBlankAt(text, valueStart)) valueStart++;
+    while (valueStart < to && isSpaceOrTabAt(text, valueStart)) valueStart++;
     let rest = valueStart;
-    while (rest < to && !isBlankAt(text, rest)) rest++;
+    while (rest < to && !isSpaceOrTabAt(text, rest)) rest++;
     if (keyEnd === to || rest !== to) {
       handler.unparsable(line, text.slice(from, to));
       return;
