@@ -18,7 +18,7 @@ import {
   type SitemapSeedOptions,
   type SitemapSeedResult,
 } from '../sitemap/index.js';
-import { originOf, type RobotsCheck, RobotsStore } from '../store/index.js';
+import { NotHttpUrlError, originOf, type RobotsCheck, RobotsStore } from '../store/index.js';
 import { outsideRequestHandlers } from '../store/outside-handlers.js';
 import { guardPlainHttpRuns, isAdaptive } from './adaptive.js';
 import { CrawlDelayPacer, pacerOf } from './crawl-delay.js';
@@ -1038,11 +1038,12 @@ function recordKeyOf(url: string): string {
 }
 
 /**
- * True when a store call failed because its URL is not an absolute http(s) URL (the store's
- * TypeError), which robots.txt does not govern; false for anything else, a closed store first.
+ * True when a store call failed because its URL is not an absolute http(s) URL, which robots.txt
+ * does not govern; false for anything else: a closed store, and any other TypeError (a fault
+ * inside the store or a backend), which lets nothing through.
  */
 function notHttp(error: unknown): boolean {
-  return error instanceof TypeError;
+  return error instanceof NotHttpUrlError;
 }
 
 /**

@@ -34,4 +34,4 @@ export {
   type RobotsHttpResult,
   type RobotsNetworkFailure,
 } from './http-client.js';
-export { originOf, parseHttpUrl, robotsTxtUrlOf } from './origin.js';
+export { NotHttpUrlError, originOf, parseHttpUrl, robotsTxtUrlOf } from './origin.js';

@@ -7,12 +7,22 @@
 const HTTP_SCHEMES: ReadonlySet<string> = new Set(['http:', 'https:']);
 
 /**
+ * A URL that robots.txt does not govern: not an absolute http(s) URL with a host (`mailto:`,
+ * `data:`, `about:blank`, a relative or malformed URL). What the store and `originOf` throw for
+ * such a URL, and nothing else: a caller can let the URL go its own way on this error and still
+ * stop on any other. A TypeError, as a wrong argument is.
+ */
+export class NotHttpUrlError extends TypeError {
+  override readonly name = 'NotHttpUrlError';
+}
+
+/**
  * Returns the origin of an http(s) URL: the scheme, the lower-case host (an IDN in
  * punycode) and the port, the scheme's default port left out, so `https://A.com:443/x`
  * and `https://a.com/y` both give `https://a.com`. The WHATWG URL parser does the
  * lower-casing, the IDNA mapping and the default-port folding.
  *
- * @throws TypeError when the URL is not absolute or not http(s).
+ * @throws NotHttpUrlError when the URL is not absolute or not http(s).
  * @example
  * originOf('https://Bücher.example:443/a?b'); // 'https://xn--bcher-kva.example'
  */
@@ -123,7 +133,8 @@ export function robotsTxtUrlOf(origin: string): string {
 /**
  * Parses an absolute http(s) URL.
  *
- * @throws TypeError with a message that says what was wrong and what is accepted.
+ * @throws NotHttpUrlError with a message that says what was wrong and what is accepted;
+ *   TypeError when `url` is neither a string nor a URL.
  */
 export function parseHttpUrl(url: string | URL): URL {
   let parsed: URL;
@@ -133,18 +144,18 @@ export function parseHttpUrl(url: string | URL): URL {
     try {
       parsed = new URL(url);
     } catch {
-      throw new TypeError(`Expected an absolute http(s) URL, got ${JSON.stringify(url)}.`);
+      throw new NotHttpUrlError(`Expected an absolute http(s) URL, got ${JSON.stringify(url)}.`);
     }
   } else {
     throw new TypeError(`Expected a URL string or URL object, got ${typeof url}.`);
   }
   if (!HTTP_SCHEMES.has(parsed.protocol)) {
-    throw new TypeError(
+    throw new NotHttpUrlError(
       `robots.txt applies to http and https URLs only (RFC 9309 2.3), got ${parsed.protocol} in ${JSON.stringify(parsed.href)}.`,
     );
   }
   if (parsed.hostname === '') {
-    throw new TypeError(`Expected a URL with a host, got ${JSON.stringify(parsed.href)}.`);
+    throw new NotHttpUrlError(`Expected a URL with a host, got ${JSON.stringify(parsed.href)}.`);
   }
   return parsed;
 }

@@ -3,6 +3,7 @@
  * state machine, change detection, and the memory, Crawlee KeyValueStore and Redis backends.
  */
 export {
+  NotHttpUrlError,
   originOf,
   type RobotsFetchHop,
   type RobotsFetchStatus,

@@ -563,7 +563,7 @@ export class RobotsStore {
    * Never rejects because of the network, the server or the backend: an unreachable robots.txt
    * gives a `disallow-all` policy that says why.
    *
-   * @throws TypeError (as a rejection) when `url` is not an absolute http(s) URL.
+   * @throws NotHttpUrlError (a TypeError; as a rejection) when `url` is not an absolute http(s) URL.
    */
   async resolve(url: string | URL): Promise<OriginPolicy> {
     this.#assertOpen();
@@ -578,7 +578,7 @@ export class RobotsStore {
    *
    * @param productTokenOrUserAgent matched instead of the store's product token: a product token,
    *   a User-Agent header holding one, or `*` for the `*` group alone.
-   * @throws TypeError (as a rejection) when `url` is not an absolute http(s) URL, or when
+   * @throws NotHttpUrlError (a TypeError; as a rejection) when `url` is not an absolute http(s) URL, or when
    *   `productTokenOrUserAgent` names no product token (`''`, blanks): it would match `*` alone.
    */
   check(
@@ -608,7 +608,7 @@ export class RobotsStore {
    * The policy of the origin of `url` if a fresh one is in memory; never fetches, never waits.
    * For synchronous callers such as Crawlee's `transformRequestFunction`.
    *
-   * @throws TypeError when `url` is not an absolute http(s) URL.
+   * @throws NotHttpUrlError (a TypeError) when `url` is not an absolute http(s) URL.
    * @throws Error when the store is closed, as {@link RobotsStore.check} rejects then.
    */
   peek(url: string | URL): OriginPolicy | undefined {
@@ -619,7 +619,7 @@ export class RobotsStore {
   /**
    * {@link RobotsStore.check} from memory only: undefined when no fresh policy is in memory.
    *
-   * @throws TypeError when `url` is not an absolute http(s) URL, or when
+   * @throws NotHttpUrlError (a TypeError) when `url` is not an absolute http(s) URL, or when
    *   `productTokenOrUserAgent` names no product token.
    * @throws Error when the store is closed.
    */
@@ -688,7 +688,7 @@ export class RobotsStore {
    * of one origin: a URL that starts with the origin of the last entry found, followed by the
    * end of the authority, has that origin without being parsed or looked up.
    *
-   * @throws TypeError when `url` is not an absolute http(s) URL.
+   * @throws NotHttpUrlError (a TypeError) when `url` is not an absolute http(s) URL.
    */
   #cachedEntry(url: string | URL): PolicyEntry | undefined {
     const recent = this.#recent;

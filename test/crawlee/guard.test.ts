@@ -17,7 +17,7 @@ import {
 import { afterEach, describe, expect, it } from 'vitest';
 import { pacerOf } from '../../src/crawlee/crawl-delay.js';
 import { type RobotsDroppedRecord, RobotsGuard } from '../../src/crawlee/index.js';
-import { RobotsStore } from '../../src/store/index.js';
+import { type RobotsCheck, RobotsStore } from '../../src/store/index.js';
 import {
   datasetItems,
   freshConfiguration,
@@ -969,6 +969,53 @@ describe('RobotsGuard with a closed store', () => {
       `${site.origin}/open`,
     );
     await expect(hop).rejects.toThrow(/RobotsStore is closed/);
+  });
+});
+
+describe('RobotsGuard with a store that fails with a TypeError', () => {
+  /** A store with a fault inside: every check fails as a property read of undefined would. */
+  class FaultyStore extends RobotsStore {
+    override check(): Promise<RobotsCheck> {
+      return Promise.reject(new TypeError("Cannot read properties of undefined (reading 'rules')"));
+    }
+    override checkCached(): RobotsCheck | undefined {
+      throw new TypeError("Cannot read properties of undefined (reading 'rules')");
+    }
+  }
+
+  it('lets nothing through, rather than take the fault for a URL robots.txt does not govern', async () => {
+    const site = await server('User-agent: *\nDisallow: /private/\n', ['/open']);
+    site.route('/private/x', page('/private/x'));
+    const store = new FaultyStore({ userAgent: USER_AGENT, fetchTimeoutMs: 1000 });
+    stores.push(store);
+    const guard = new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store });
+    const crawler = new CheerioCrawler({ requestHandler() {} }, freshConfiguration());
+    guard.attach(crawler);
+    await expect(crawler.run([`${site.origin}/private/x`, `${site.origin}/open`])).rejects.toThrow(
+      /Cannot read properties of undefined/,
+    );
+    expect(pagesHit(site)).toEqual([]);
+    const hop = guard.checkHop(
+      crawler as never,
+      new Request({ url: `${site.origin}/open` }),
+      `${site.origin}/private/x`,
+      'redirect',
+      true,
+      `${site.origin}/open`,
+    );
+    await expect(hop).rejects.toThrow(/Cannot read properties of undefined/);
+  });
+
+  it('lets a URL robots.txt does not govern go its own way, with a store that works', async () => {
+    const site = await server('User-agent: *\nDisallow: /\n');
+    const guard = new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store: newStore() });
+    const crawler = new CheerioCrawler({ requestHandler() {} }, freshConfiguration());
+    guard.attach(crawler);
+    const request = new Request({ url: `${site.origin}/page` });
+    for (const url of ['data:text/html,<p>x</p>', 'about:blank', `${site.origin}/page`]) {
+      const verdict = await guard.checkHop(crawler as never, request, url, 'redirect', true, request.url);
+      expect(verdict === 'allow', url).toBe(!url.startsWith('http'));
+    }
   });
 });
 

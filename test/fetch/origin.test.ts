@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { originOf, robotsTxtUrlOf } from '../../src/fetch/index.js';
+import { NotHttpUrlError, originOf, robotsTxtUrlOf } from '../../src/fetch/index.js';
 
 describe('originOf', () => {
   it.each([
@@ -35,8 +35,22 @@ describe('originOf', () => {
     '/relative',
     'not a url',
     'https://a.com:99999/',
-  ])('throws a TypeError for %s', (url) => {
+  ])('throws a NotHttpUrlError, a TypeError, for %s', (url) => {
+    expect(() => originOf(url)).toThrow(NotHttpUrlError);
     expect(() => originOf(url)).toThrow(TypeError);
+  });
+
+  it('throws a plain TypeError, not a NotHttpUrlError, for what is no URL at all', () => {
+    for (const value of [42, undefined, null, {}]) {
+      let thrown: unknown;
+      try {
+        originOf(value as never);
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown).toBeInstanceOf(TypeError);
+      expect(thrown).not.toBeInstanceOf(NotHttpUrlError);
+    }
   });
 
   it('agrees with the WHATWG parser on generated URLs (the fast path included)', () => {
@@ -70,7 +84,7 @@ describe('originOf', () => {
           expected = undefined;
         }
         if (expected === undefined) {
-          expect(() => originOf(url)).toThrow(TypeError);
+          expect(() => originOf(url)).toThrow(NotHttpUrlError);
         } else {
           expect(originOf(url)).toBe(expected);
         }
