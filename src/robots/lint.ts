@@ -53,6 +53,22 @@ function quote(value: string): string {
   return JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value);
 }
 
+/**
+ * Why a pattern that starts with neither `/` nor `*` matches nothing, and what was likely meant:
+ * the value after a second colon (`Disallow:: /x` means `/x`), else the value rooted.
+ */
+function notRootedMessage(value: string): string {
+  const afterColon = value.startsWith(':') ? value.slice(1).trim() : undefined;
+  const meant =
+    afterColon === undefined
+      ? `/${value}`
+      : afterColon.startsWith('/') || afterColon.startsWith('*')
+        ? afterColon
+        : `/${afterColon}`;
+  const why = afterColon === undefined ? '' : ' The line has a second colon.';
+  return `The pattern ${quote(value)} does not start with "/" or "*", so it matches no URL.${why} Did you mean ${quote(meant)}?`;
+}
+
 /** Messages without anything from the file in them. */
 const FIXED = {
   crawlDelay: 'Crawl-delay is not part of RFC 9309: Bing and Yandex honour it, Googlebot ignores it.',
@@ -288,12 +304,7 @@ export class RobotsLinter implements RobotsLineHandler {
           `${CANONICAL[d.key]} takes a path, not a URL: ${quote(value)} matches nothing. Write the path, starting with "/".`,
         );
       } else {
-        this.add(
-          'pattern-not-rooted',
-          'warning',
-          d.line,
-          `The pattern ${quote(value)} does not start with "/" or "*", so it matches no URL. Did you mean "/${value}"?`,
-        );
+        this.add('pattern-not-rooted', 'warning', d.line, notRootedMessage(value));
       }
     }
   }

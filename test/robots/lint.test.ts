@@ -39,6 +39,18 @@ describe('lints', () => {
     expect(lints.find((l) => l.code === 'user-agent-joins-group')!.message).toMatch(/line 2.*line 3/);
   });
 
+  it.each([
+    ['Disallow: x', /"x" .* Did you mean "\/x"\?$/],
+    ['Disallow:: /x', /": \/x" .* second colon\. Did you mean "\/x"\?$/],
+    ['Allow::*.pdf$', /second colon\. Did you mean "\*\.pdf\$"\?$/],
+    ['Disallow: :x', /second colon\. Did you mean "\/x"\?$/],
+  ])('suggests the pattern meant for %s', (line, message) => {
+    const lint = RobotsTxt.parse(`User-agent: *\n${line}\n`).lints.find(
+      (l) => l.code === 'pattern-not-rooted',
+    );
+    expect(lint?.message).toMatch(message);
+  });
+
   it('lists findings in line order', () => {
     const lines = lints.map((l) => l.line);
     expect(lines).toEqual([...lines].sort((a, b) => a - b));
