@@ -54,6 +54,7 @@ const LINT_CODES = {
   'invalid-utf8': true,
   'duplicate-rule': true,
   'conflicting-rules': true,
+  'groups-merge': true,
   'sitemap-not-absolute': true,
   'too-many-findings': true,
 } as const satisfies Record<LintCode, true>;

@@ -199,6 +199,12 @@ export const RANKED_TABLE = 4;
 /** The size of that table in ints. */
 export const RANKED_SIZE = 5;
 
+/** The token of merged group `m`, lower-case (`*` for the star group). */
+export function mergedToken(data: RobotsData, m: number): string {
+  const at = data.ints[MERGED_AT] + m * MERGED_FIELDS;
+  return data.patterns.slice(data.ints[at], data.ints[at] + data.ints[at + 1]);
+}
+
 /** The merged group of `token`, or -1. */
 export function lookupToken(data: RobotsData, token: string): number {
   const slots = data.tokenSlots;

@@ -5,17 +5,24 @@
 
 import { isTokenChar, tokenOfUserAgentLine } from './agent.js';
 import {
+  AGENT_COUNT,
+  AGENT_LINE,
+  AGENT_MERGED,
   ALLOW,
+  agentField,
   CRAWL_DELAY_VALUE,
   count,
   DERIVED,
   detach,
   EMPTY,
+  FIRST_AGENT,
   FIRST_RULE,
   GROUP_COUNT,
   groupField,
   isAbsoluteHttpUrl,
   MAX_CRAWL_DELAY_MS,
+  MERGED_COUNT,
+  mergedToken,
   type RobotsData,
   RULE_COUNT,
   ruleFlags,
@@ -395,6 +402,9 @@ export function allLints(
   let listed = 0;
   for (const lint of lineLints) if (!ALWAYS_LISTED.has(lint.code)) listed++;
   const repeated = repeatedRuleLints(data, Math.max(0, MAX_LINTS - listed));
+  const merged = mergedGroupLints(data, Math.max(0, MAX_LINTS - listed - repeated.lints.length));
+  repeated.lints.push(...merged.lints);
+  repeated.unlisted += merged.unlisted;
   if (repeated.lints.length === 0 && repeated.unlisted === 0) return lineLints;
   const lints = lineLints.filter((lint) => lint.code !== 'too-many-findings').concat(repeated.lints);
   lints.sort((a, b) => a.line - b.line);
@@ -440,6 +450,54 @@ function repeatedRuleLints(data: RobotsData, room: number): { lints: RobotsLint[
           message: `Allow and Disallow name the same pattern here and on line ${before}; Allow wins (RFC 9309 2.2.2).`,
         });
       }
+    }
+  }
+  return { lints, unlisted };
+}
+
+/**
+ * Groups that name the same crawler, which RFC 9309 2.2.1 makes one group: a finding on the
+ * user-agent line of each later group, pointing at the first. Site owners often write a second
+ * group for a crawler without knowing that its rules are weighed against the first's. One pass
+ * over the user-agent lines; the first `room` listed, the rest counted.
+ */
+function mergedGroupLints(data: RobotsData, room: number): { lints: RobotsLint[]; unlisted: number } {
+  const lints: RobotsLint[] = [];
+  let unlisted = 0;
+  const merged = count(data, MERGED_COUNT);
+  if (merged === 0) return { lints, unlisted };
+  // By merged group: the first group naming it, that group's line naming it, and the last group
+  // reported for it.
+  const firstGroup = new Int32Array(merged).fill(-1);
+  const firstLine = new Int32Array(merged);
+  const reported = new Int32Array(merged).fill(-1);
+  for (let g = 0; g < count(data, GROUP_COUNT); g++) {
+    const from = groupField(data, g, FIRST_AGENT);
+    for (let a = from; a < from + groupField(data, g, AGENT_COUNT); a++) {
+      const m = agentField(data, a, AGENT_MERGED);
+      if (m < 0) continue;
+      if (firstGroup[m] < 0) {
+        firstGroup[m] = g;
+        firstLine[m] = agentField(data, a, AGENT_LINE);
+        continue;
+      }
+      if (firstGroup[m] === g || reported[m] === g) continue;
+      reported[m] = g;
+      if (lints.length >= room) {
+        unlisted++;
+        continue;
+      }
+      const token = mergedToken(data, m);
+      const whose =
+        token === '*'
+          ? 'is for every crawler ("*"): the two are'
+          : `names ${quote(token)}: for that crawler the two are`;
+      lints.push({
+        code: 'groups-merge',
+        severity: 'info',
+        line: agentField(data, a, AGENT_LINE),
+        message: `This group, like the one at line ${firstLine[m]}, ${whose} one group (RFC 9309 2.2.1), and the rules of each are weighed against the other's.`,
+      });
     }
   }
   return { lints, unlisted };

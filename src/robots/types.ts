@@ -140,6 +140,7 @@ export type LintCode =
   | 'invalid-utf8'
   | 'duplicate-rule'
   | 'conflicting-rules'
+  | 'groups-merge'
   | 'sitemap-not-absolute'
   /** Listing stopped after 200 findings; this one says how many more there were. */
   | 'too-many-findings';

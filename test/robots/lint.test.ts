@@ -51,6 +51,37 @@ describe('lints', () => {
     expect(lint?.message).toMatch(message);
   });
 
+  it.each([
+    [
+      'User-agent: a\nDisallow: /a\n\nUser-agent: A\nAllow: /a\n',
+      [[4, /line 1, names "a": for that crawler the two are one group/]],
+    ],
+    [
+      'User-agent: *\nDisallow: /a\n\nUser-agent: b\nUser-agent: * extra\nAllow: /a\n\nUser-agent: *\nDisallow: /c\n',
+      [
+        [5, /line 1, is for every crawler \("\*"\)/],
+        [8, /line 1, is for every crawler/],
+      ],
+    ],
+    [
+      'User-agent: a\nUser-agent: b\nDisallow: /x\n\nUser-agent: b\nUser-agent: a\nDisallow: /y\n',
+      [
+        [5, /line 2, names "b"/],
+        [6, /line 1, names "a"/],
+      ],
+    ],
+    // One group naming a crawler twice, and groups naming different crawlers: nothing merges.
+    ['User-agent: a\nUser-agent: A\nDisallow: /a\n\nUser-agent: b\nDisallow: /b\n', []],
+  ] as const)('says where a later group names a crawler an earlier one names: %j', (body, expected) => {
+    const found = RobotsTxt.parse(body)
+      .lints.filter((l) => l.code === 'groups-merge')
+      .map((l) => [l.line, l.message] as const);
+    expect(found.map(([line]) => line)).toEqual(expected.map(([line]) => line));
+    found.forEach(([, message], i) => {
+      expect(message).toMatch(expected[i][1]);
+    });
+  });
+
   it('lists findings in line order', () => {
     const lines = lints.map((l) => l.line);
     expect(lines).toEqual([...lines].sort((a, b) => a - b));
