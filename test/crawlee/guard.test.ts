@@ -952,25 +952,37 @@ describe('RobotsGuard with a closed store', () => {
     site.route('/private/x', page('/private/x'));
     const store = newStore();
     await store.resolve(site.origin);
-    const guard = new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store });
-    const crawler = new CheerioCrawler({ requestHandler() {} }, freshConfiguration());
-    guard.attach(crawler);
-    await store.close();
-    await expect(crawler.run([`${site.origin}/private/x`, `${site.origin}/open`])).rejects.toThrow(
-      /RobotsStore is closed/,
-    );
-    expect(pagesHit(site)).toEqual([]);
-    const hop = guard.checkHop(
-      crawler as never,
-      new Request({ url: `${site.origin}/open` }),
-      `${site.origin}/private/x`,
-      'redirect',
-      true,
-      `${site.origin}/open`,
-    );
-    await expect(hop).rejects.toThrow(/RobotsStore is closed/);
+    await expectNothingThrough(site, store, () => store.close(), /RobotsStore is closed/);
   });
 });
+
+/**
+ * Guards a crawler with `store`, calls `before`, then runs it on two pages of `site` (one
+ * disallowed) and asks about a redirect hop: the run and the hop must fail with `failure`, and
+ * no page be fetched.
+ */
+async function expectNothingThrough(
+  site: TestHttpServer,
+  store: RobotsStore,
+  before: () => Promise<void>,
+  failure: RegExp,
+): Promise<void> {
+  const guard = new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store });
+  const crawler = new CheerioCrawler({ requestHandler() {} }, freshConfiguration());
+  guard.attach(crawler);
+  await before();
+  await expect(crawler.run([`${site.origin}/private/x`, `${site.origin}/open`])).rejects.toThrow(failure);
+  expect(pagesHit(site)).toEqual([]);
+  const hop = guard.checkHop(
+    crawler as never,
+    new Request({ url: `${site.origin}/open` }),
+    `${site.origin}/private/x`,
+    'redirect',
+    true,
+    `${site.origin}/open`,
+  );
+  await expect(hop).rejects.toThrow(failure);
+}
 
 describe('RobotsGuard with a store that fails with a TypeError', () => {
   /** A store with a fault inside: every check fails as a property read of undefined would. */
@@ -988,22 +1000,7 @@ describe('RobotsGuard with a store that fails with a TypeError', () => {
     site.route('/private/x', page('/private/x'));
     const store = new FaultyStore({ userAgent: USER_AGENT, fetchTimeoutMs: 1000 });
     stores.push(store);
-    const guard = new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store });
-    const crawler = new CheerioCrawler({ requestHandler() {} }, freshConfiguration());
-    guard.attach(crawler);
-    await expect(crawler.run([`${site.origin}/private/x`, `${site.origin}/open`])).rejects.toThrow(
-      /Cannot read properties of undefined/,
-    );
-    expect(pagesHit(site)).toEqual([]);
-    const hop = guard.checkHop(
-      crawler as never,
-      new Request({ url: `${site.origin}/open` }),
-      `${site.origin}/private/x`,
-      'redirect',
-      true,
-      `${site.origin}/open`,
-    );
-    await expect(hop).rejects.toThrow(/Cannot read properties of undefined/);
+    await expectNothingThrough(site, store, async () => {}, /Cannot read properties of undefined/);
   });
 
   it('lets a URL robots.txt does not govern go its own way, with a store that works', async () => {
