@@ -305,15 +305,20 @@ describe('PlaywrightCrawler with RobotsGuard: popups (Debian Chromium)', () => {
         maxRequestRetries: 0,
         navigationTimeoutSecs: 15,
         async requestHandler({ request, page: browserPage }) {
-          // Give the popups time to open (and be closed again).
+          // Give the popups time to open, then up to 5 s more to be closed again (under load the
+          // browser takes its time).
           await browserPage.waitForTimeout(500);
           handled.push(request.url);
           // The persistent context's first page stays at about:blank.
-          const others = browserPage
-            .context()
-            .pages()
-            .filter((other) => other !== browserPage && other.url() !== 'about:blank');
-          otherPages.push(others.map((other) => other.url()));
+          const others = () =>
+            browserPage
+              .context()
+              .pages()
+              .filter((other) => other !== browserPage && other.url() !== 'about:blank');
+          for (let waited = 0; others().length > 0 && waited < 5000; waited += 100) {
+            await browserPage.waitForTimeout(100);
+          }
+          otherPages.push(others().map((other) => other.url()));
         },
       },
       config,
