@@ -9,6 +9,9 @@
  */
 import { isProductToken } from './robots/agent.js';
 import { productTokenOf } from './robots/index.js';
+import { show } from './robots/show.js';
+
+export { show };
 
 /** The longest delay a Node timer holds (about 24.8 days); longer ones fire after 1 ms. */
 export const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -193,12 +196,4 @@ function describe({ min, minExclusive, max, integer, unit }: NumberBounds): stri
   const of = unit === undefined ? '' : ` of ${unit}`;
   const from = minExclusive ? `more than ${min}` : `from ${min}`;
   return `${what}${of} ${from}${minExclusive ? ' and at most' : ' to'} ${max}`;
-}
-
-/** A value as a message shows it: strings quoted, so that `'100'` is not read as 100. */
-export function show(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value);
-  if (typeof value === 'function') return 'a function';
-  if (typeof value === 'object' && value !== null) return Array.isArray(value) ? 'an array' : 'an object';
-  return String(value);
 }

@@ -853,7 +853,8 @@ export class RobotsGuard implements HopChecker {
     }
     // Once per request: one deferred at a redirect hop comes out of the queue again, one given
     // back unfetched comes out as another object.
-    const returned = this.#returnedUnfetched.delete(request.id ?? request.uniqueKey);
+    const returned =
+      this.#returnedUnfetched.size > 0 && this.#returnedUnfetched.delete(request.id ?? request.uniqueKey);
     if (request.retryCount === 0 && !this.#countedAllowed.has(request)) {
       this.#countedAllowed.add(request);
       if (!returned) this.#tally.allowed(check.origin);

@@ -401,14 +401,15 @@ export function allLints(
 ): readonly RobotsLint[] {
   let listed = 0;
   for (const lint of lineLints) if (!ALWAYS_LISTED.has(lint.code)) listed++;
-  const repeated = repeatedRuleLints(data, Math.max(0, MAX_LINTS - listed));
-  const merged = mergedGroupLints(data, Math.max(0, MAX_LINTS - listed - repeated.lints.length));
-  repeated.lints.push(...merged.lints);
-  repeated.unlisted += merged.unlisted;
-  if (repeated.lints.length === 0 && repeated.unlisted === 0) return lineLints;
-  const lints = lineLints.filter((lint) => lint.code !== 'too-many-findings').concat(repeated.lints);
+  const room = Math.max(0, MAX_LINTS - listed);
+  const repeated = repeatedRuleLints(data, room);
+  const merged = mergedGroupLints(data, room - repeated.lints.length);
+  const found = repeated.lints.concat(merged.lints);
+  const foundUnlisted = repeated.unlisted + merged.unlisted;
+  if (found.length === 0 && foundUnlisted === 0) return lineLints;
+  const lints = lineLints.filter((lint) => lint.code !== 'too-many-findings').concat(found);
   lints.sort((a, b) => a.line - b.line);
-  const total = unlisted + repeated.unlisted;
+  const total = unlisted + foundUnlisted;
   if (total > 0) lints.push(notListed(lints, total));
   return lints;
 }

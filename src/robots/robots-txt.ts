@@ -32,6 +32,7 @@ import {
   tokenize,
 } from './lines.js';
 import { allLints, RobotsLinter } from './lint.js';
+import { show } from './show.js';
 import { retainedBytes } from './size.js';
 import type { RobotsGroup, RobotsLint, RobotsParseOptions, RobotsRule, Verdict } from './types.js';
 
@@ -92,11 +93,11 @@ export class RobotsTxt {
     }
     const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
     if (!Number.isInteger(maxBytes) || maxBytes < 1) {
-      throw new RangeError(`maxBytes must be a positive integer, got ${showOption(maxBytes)}.`);
+      throw new RangeError(`maxBytes must be a positive integer, got ${show(maxBytes)}.`);
     }
     const rejectHtml = options.rejectHtml ?? true;
     if (typeof rejectHtml !== 'boolean') {
-      throw new TypeError(`rejectHtml must be true or false, got ${showOption(rejectHtml)}.`);
+      throw new TypeError(`rejectHtml must be true or false, got ${show(rejectHtml)}.`);
     }
     const compiler = new RobotsCompiler();
     const linter = new RobotsLinter();
@@ -227,11 +228,6 @@ export function explainAfterOrigin(
   options: ExplainOptions,
 ): Verdict {
   return explain(dataOf(robots), url, userAgent, options, authorityEnd);
-}
-
-/** An option's value in a message: strings quoted, so that `'10'` does not read as `10`. */
-function showOption(value: unknown): string {
-  return typeof value === 'string' ? JSON.stringify(value) : String(value);
 }
 
 const NO_LINTS: readonly RobotsLint[] = Object.freeze([]);
