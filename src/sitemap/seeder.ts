@@ -410,9 +410,11 @@ class SeedRun {
     try {
       this.log.info(
         `robots.txt of ${policy.origin} is unreachable (${policy.status}): it is asked again while other sitemaps are read${
-          this.#unreachableWaitMs > 0
-            ? ` and for ${Math.round(this.#unreachableWaitMs / 1000)} s at least`
-            : ''
+          this.#unreachableWaitMs === Infinity
+            ? ' and then until it answers'
+            : this.#unreachableWaitMs > 0
+              ? ` and for ${Math.round(this.#unreachableWaitMs / 1000)} s at least`
+              : ''
         }.`,
       );
       for (;;) {

@@ -276,6 +276,20 @@ describe('a site whose robots.txt is unreachable', () => {
     expect(run.result).toMatchObject({ stoppedEarly: true, sitemapsFailed: 1 });
   });
 
+  it('says how long it waits: a number of seconds, or until robots.txt answers for no limit', async () => {
+    const site = await server(null);
+    site.route('/robots.txt', text('down', 503));
+    const waits: string[] = [];
+    for (const unreachableWaitMs of [5000, Infinity]) {
+      const controller = new AbortController();
+      setTimeout(() => controller.abort(), 100);
+      const run = await seedInto([`${site.origin}/`], { signal: controller.signal, unreachableWaitMs });
+      const told = run.lines.find((line) => line.message.includes('is unreachable (503)'));
+      waits.push(told!.message.replace(/^.*other sitemaps are read/, ''));
+    }
+    expect(waits).toEqual([' and for 5 s at least.', ' and then until it answers.']);
+  });
+
   it('rejects a negative wait', async () => {
     await expect(seedInto(['http://127.0.0.1:9/'], { unreachableWaitMs: -1 })).rejects.toThrow(
       /unreachableWaitMs must be a number of 0 or more, got -1/,
