@@ -34,23 +34,24 @@ export const AGENT_FIELDS = 4;
 export const MERGED_FIELDS = 6;
 
 /**
- * The compiled file: two strings and one Int32Array, however many rules it has. Rule ids
+ * The compiled file: a few strings and one Int32Array, however many rules it has. Rule ids
  * are in file order; a derived rule follows its source.
- * - `patterns`: every normalised pattern back to back (rule order), then the tokens;
+ * - the patterns: every normalised pattern back to back (rule order), then the tokens, in
+ *   `chunks` (see CHUNK_BITS);
  * - `words`: the text as written where a verdict quotes it: raw patterns that differ from
  *   their normal form, user-agent values, sitemap URLs.
  *
  * `ints` holds, one table after the other:
  * - a header: how many groups, merged groups, sitemaps and raw patterns there are (see
  *   `count`), where each table starts, and how much of `ints` is in use;
- * - rules at RULES_AT, RULE_FIELDS each: the start of the pattern in `patterns` (its length is
+ * - rules at RULES_AT, RULE_FIELDS each: the start of the pattern in the patterns (its length is
  *   the distance to the next start; one more start closes the table), `line << 6 | flags`;
  * - groups as written at `groupsAt`, GROUP_FIELDS each: startLine, endLine, firstAgent,
  *   agentCount, firstRule, ruleCount, crawl-delay in milliseconds (-1 for none);
  * - user-agent lines at `agentsAt`, AGENT_FIELDS each: line, start and length of the value
  *   in `words`, the merged group its token names (-1 for none);
  * - merged groups (one per token, RFC 9309 2.2.1) at `mergedAt`, MERGED_FIELDS each: start
- *   and length of the token in `patterns`, the range of its member group ids (positions
+ *   and length of the token in the patterns, the range of its member group ids (positions
  *   in `ints`), its ranked table (see rank.ts: shared by tokens with the same groups) and
  *   that table's size;
  * - sitemaps at `sitemapsAt`, two each: start and length in `words`;
@@ -62,7 +63,12 @@ export const MERGED_FIELDS = 6;
  *   for every table reserved after the directory. A table's first int is 0 until ranked.
  */
 export interface RobotsData {
-  readonly patterns: string;
+  /**
+   * The normalised patterns and the tokens, one after the other, in chunks: a position `p` is
+   * in chunk `p >>> CHUNK_BITS` at `p & CHUNK_MASK` (see chunkOf), and each chunk holds whole
+   * the items that start in it.
+   */
+  readonly chunks: readonly string[];
   readonly words: string;
   /** Replaced by a longer copy when a ranked table is added (see rank.ts); read it after ranking. */
   ints: Int32Array;
@@ -75,6 +81,27 @@ export interface RobotsData {
   indexes: GroupIndex[] | null;
   /** A number of its own among the files compiled by this process (see explain.ts). */
   readonly serial: number;
+}
+
+/**
+ * A position in the patterns is `chunk << CHUNK_BITS | offset`. One string of a large file's
+ * patterns (400 KiB) would be a large object, which V8 allocates in a space of its own where
+ * each one costs milliseconds of garbage collection: a parse of a 486 KiB file spent a
+ * quarter of its time there. Chunks of 64 Ki characters (and the end of the item that
+ * crosses into the next) stay ordinary strings.
+ */
+export const CHUNK_BITS = 16;
+export const CHUNK_MASK = (1 << CHUNK_BITS) - 1;
+
+/** The chunk holding the pattern or token that starts at position `start`; read it from `start & CHUNK_MASK`. */
+export function chunkOf(data: RobotsData, start: number): string {
+  return data.chunks[start >>> CHUNK_BITS];
+}
+
+/** How many characters the patterns and tokens have. */
+export function patternsLength(data: RobotsData): number {
+  const last = data.chunks.length - 1;
+  return last * (CHUNK_MASK + 1) + data.chunks[last].length;
 }
 
 /** The header of `ints`: how many of each thing the file has, and where their tables start. */
@@ -132,14 +159,14 @@ export function flagsIn(ints: Int32Array, id: number): number {
   return ints[RULES_AT + id * RULE_FIELDS + 1] & ((1 << FLAG_BITS) - 1);
 }
 export function rulePattern(data: RobotsData, id: number): string {
-  const start = ruleStart(data, id);
-  return data.patterns.slice(start, start + ruleLength(data, id));
+  const start = ruleStart(data, id) & CHUNK_MASK;
+  return chunkOf(data, ruleStart(data, id)).slice(start, start + ruleLength(data, id));
 }
 /** The part of a pattern the path must match: without its final `$` and trailing `*`. */
 export function ruleMatchLength(data: RobotsData, id: number): number {
-  const start = ruleStart(data, id);
+  const patterns = chunkOf(data, ruleStart(data, id));
+  const start = ruleStart(data, id) & CHUNK_MASK;
   const flags = ruleFlags(data, id);
-  const patterns = data.patterns;
   let end = start + ruleLength(data, id);
   if (flags & (PLAIN | EMPTY)) return end - start;
   if (flags & EXACT) return end - 1 - start;
@@ -202,7 +229,8 @@ export const RANKED_SIZE = 5;
 /** The token of merged group `m`, lower-case (`*` for the star group). */
 export function mergedToken(data: RobotsData, m: number): string {
   const at = data.ints[MERGED_AT] + m * MERGED_FIELDS;
-  return data.patterns.slice(data.ints[at], data.ints[at] + data.ints[at + 1]);
+  const start = data.ints[at] & CHUNK_MASK;
+  return chunkOf(data, data.ints[at]).slice(start, start + data.ints[at + 1]);
 }
 
 /** The merged group of `token`, or -1. */
@@ -225,8 +253,8 @@ function namesToken(data: RobotsData, m: number, token: string): boolean {
   const at = ints[MERGED_AT] + m * MERGED_FIELDS;
   const n = token.length;
   if (ints[at + 1] !== n) return false;
-  const start = ints[at];
-  const patterns = data.patterns;
+  const patterns = chunkOf(data, ints[at]);
+  const start = ints[at] & CHUNK_MASK;
   let i = 0;
   while (i < n && patterns.charCodeAt(start + i) === token.charCodeAt(i)) i++;
   return i === n;
@@ -483,7 +511,7 @@ export class RobotsCompiler implements RobotsLineHandler {
     const tokensAt = this.used;
     const { tokens } = merged;
     for (let m = 0; m < tokens.length; m++) this.append(tokens[m], 0, tokens[m].length);
-    const patterns = this.used === 0 ? '' : ascii.decode(scratch.subarray(0, this.used));
+    const chunks = patternChunks(this.used, this.ruleStarts, tokensAt, tokens);
     const words = this.rawValues.concat(agentValues, sitemaps, ' ').join('');
 
     const tables = sizeRankedTables(groups, ruleBits, merged);
@@ -505,8 +533,57 @@ export class RobotsCompiler implements RobotsLineHandler {
     // Read for every file, used for some (see the steps of finish() below).
     const { slots } = merged;
     const tokenSlots = merged.tokens.length > SMALL_TOKEN_TABLE ? slots : null;
-    return { patterns, words, ints, tokenSlots, indexes: null, serial: serial++ };
+    return { chunks, words, ints, tokenSlots, indexes: null, serial: serial++ };
   }
+}
+
+/**
+ * The strings of `scratch[0, used)` (see CHUNK_BITS): chunk k from position k << CHUNK_BITS to
+ * the end of the last item (pattern or token) that starts before the next chunk. The items lie
+ * back to back: the rules' patterns from `ruleStarts`, then `tokens` from `tokensAt`.
+ */
+function patternChunks(
+  used: number,
+  ruleStarts: readonly number[],
+  tokensAt: number,
+  tokens: readonly string[],
+): string[] {
+  const chunks: string[] = [];
+  for (let from = 0; from < used || from === 0; from += CHUNK_MASK + 1) {
+    const end =
+      used <= from + CHUNK_MASK + 1
+        ? used
+        : itemBoundaryFrom(from + CHUNK_MASK + 1, ruleStarts, tokensAt, tokens, used);
+    chunks.push(end === from ? '' : ascii.decode(scratch.subarray(from, end)));
+  }
+  return chunks;
+}
+
+/** The first position at or after `position` where an item starts, or `used`. */
+function itemBoundaryFrom(
+  position: number,
+  ruleStarts: readonly number[],
+  tokensAt: number,
+  tokens: readonly string[],
+  used: number,
+): number {
+  if (position > tokensAt) {
+    let at = tokensAt;
+    for (const token of tokens) {
+      if (at >= position) return at;
+      at += token.length;
+    }
+    return used;
+  }
+  // The first rule start at or after `position`; the tokens start after the last rule.
+  let lo = 0;
+  let hi = ruleStarts.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (ruleStarts[mid] < position) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < ruleStarts.length ? ruleStarts[lo] : tokensAt;
 }
 
 /*

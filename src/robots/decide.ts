@@ -12,6 +12,8 @@
 
 import {
   ALLOW,
+  CHUNK_MASK,
+  chunkOf,
   count,
   EXACT,
   FIRST_RULE,
@@ -24,6 +26,7 @@ import {
   MERGED_COUNT,
   mergedField,
   OTHER_FIELDS,
+  patternsLength,
   RANKED_TABLE,
   type RobotsData,
   RULE_COUNT,
@@ -103,7 +106,7 @@ const EAGER_CHARACTERS = 32 * 1024;
 export function prepareLargeGroups(data: RobotsData): void {
   let budget = EAGER_BUDGET_PER_RULE * ruleCount(data);
   // Few rules can be long ones: ranking reads their characters, which the budget counts too.
-  const characters = data.patterns.length > EAGER_CHARACTERS ? patternCharacters(data) : null;
+  const characters = patternsLength(data) > EAGER_CHARACTERS ? patternCharacters(data) : null;
   for (let m = 0; m < count(data, MERGED_COUNT); m++) {
     const size = rankedSize(data, m);
     if (size > budget || isRanked(data, m)) continue;
@@ -163,14 +166,14 @@ let marks = new Int32Array(1024);
 export function ruleMatches(data: RobotsData, id: number, path: string, searches?: PieceSearches): boolean {
   const flags = ruleFlags(data, id);
   const length = ruleMatchLength(data, id);
-  const start = ruleStart(data, id);
+  const patterns = chunkOf(data, ruleStart(data, id));
+  const start = ruleStart(data, id) & CHUNK_MASK;
   if (flags & WILDCARD) {
     // Anchored when the pattern is its match part plus a final `$`.
-    const anchored = ruleLength(data, id) === length + 1 && data.patterns.charCodeAt(start + length) === 36;
-    return matchesAt(data.patterns, start, length, anchored, path, searches);
+    const anchored = ruleLength(data, id) === length + 1 && patterns.charCodeAt(start + length) === 36;
+    return matchesAt(patterns, start, length, anchored, path, searches);
   }
   if (flags & EXACT ? path.length !== length : path.length < length) return false;
-  const patterns = data.patterns;
   for (let i = 0; i < length; i++) {
     if (path.charCodeAt(i) !== patterns.charCodeAt(start + i)) return false;
   }
@@ -285,7 +288,6 @@ function longestPrefixRule(
   stride: number,
   path: string,
 ): number {
-  const patterns = data.patterns;
   const ints = data.ints;
   let lo = 0;
   let hi = (split - from) / stride;
@@ -296,7 +298,8 @@ function longestPrefixRule(
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
     const id = plainId(ints, from + mid * stride, stride);
-    const start = startIn(ints, id);
+    const patterns = chunkOf(data, startIn(ints, id));
+    const start = startIn(ints, id) & CHUNK_MASK;
     const length = lengthIn(ints, id);
     const n = Math.min(length, path.length);
     let i = Math.min(loCommon, hiCommon);
@@ -477,11 +480,11 @@ function buildIndex(data: RobotsData, split: number, end: number): GroupIndex {
   const exact = new Map<string, number>();
   const lists = new Map<string, number[]>();
   const grams: (Gram | null)[] = [];
-  const patterns = data.patterns;
   const pairs = new Int32Array(((end - split) / OTHER_FIELDS) * 2);
   for (let k = split; k < end; k += OTHER_FIELDS) {
     const id = ranked[k];
-    const start = ruleStart(data, id);
+    const patterns = chunkOf(data, ruleStart(data, id));
+    const start = ruleStart(data, id) & CHUNK_MASK;
     const matchEnd = start + ruleMatchLength(data, id);
     pairMask(patterns, start, matchEnd, pairs, ((k - split) / OTHER_FIELDS) * 2);
     // Rules come best first: the first rule seen for a key is its best.

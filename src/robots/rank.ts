@@ -15,6 +15,8 @@
 import { charMask } from './chars.js';
 import {
   ALLOW,
+  CHUNK_MASK,
+  chunkOf,
   EMPTY,
   FIRST_RULE,
   groupField,
@@ -94,11 +96,12 @@ export function compareRank(data: RobotsData, a: number, b: number): number {
 function isPrefixOf(data: RobotsData, short: number, long: number): boolean {
   const n = ruleLength(data, short);
   if (n > ruleLength(data, long)) return false;
-  const patterns = data.patterns;
-  const ss = ruleStart(data, short);
-  const sl = ruleStart(data, long);
+  const shortChunk = chunkOf(data, ruleStart(data, short));
+  const longChunk = chunkOf(data, ruleStart(data, long));
+  const ss = ruleStart(data, short) & CHUNK_MASK;
+  const sl = ruleStart(data, long) & CHUNK_MASK;
   for (let i = n - 1; i >= 0; i--)
-    if (patterns.charCodeAt(sl + i) !== patterns.charCodeAt(ss + i)) return false;
+    if (longChunk.charCodeAt(sl + i) !== shortChunk.charCodeAt(ss + i)) return false;
   return true;
 }
 
@@ -116,7 +119,6 @@ const SMALL_RANGE = 12;
  * once per comparison, and no comparison calls back into JavaScript.
  */
 function sortByPattern(data: RobotsData, plain: number[]): void {
-  const patterns = data.patterns;
   // Pending ranges (lo, hi, depth), instead of recursion: no input can overflow the stack.
   const stack: number[] = [0, plain.length, 0];
   while (stack.length > 0) {
@@ -139,7 +141,8 @@ function sortByPattern(data: RobotsData, plain: number[]): void {
     const keys = keyScratch;
     for (let i = 0; i < n; i++) {
       const id = plain[lo + i];
-      const start = ruleStart(data, id) + depth;
+      const patterns = chunkOf(data, ruleStart(data, id));
+      const start = (ruleStart(data, id) & CHUNK_MASK) + depth;
       const left = ruleLength(data, id) - depth;
       let digit = 0;
       for (let j = 0; j < width; j++)
@@ -168,14 +171,15 @@ function sortByPattern(data: RobotsData, plain: number[]): void {
 
 /** The length of the prefix the patterns of `ids[lo, hi)` share, known to be at least `depth`. */
 function sharedPrefix(data: RobotsData, ids: number[], lo: number, hi: number, depth: number): number {
-  const patterns = data.patterns;
-  const first = ruleStart(data, ids[lo]);
+  const firstChunk = chunkOf(data, ruleStart(data, ids[lo]));
+  const first = ruleStart(data, ids[lo]) & CHUNK_MASK;
   let shared = ruleLength(data, ids[lo]);
   for (let k = lo + 1; k < hi && shared > depth; k++) {
-    const start = ruleStart(data, ids[k]);
+    const patterns = chunkOf(data, ruleStart(data, ids[k]));
+    const start = ruleStart(data, ids[k]) & CHUNK_MASK;
     const n = Math.min(shared, ruleLength(data, ids[k]));
     let i = depth;
-    while (i < n && patterns.charCodeAt(start + i) === patterns.charCodeAt(first + i)) i++;
+    while (i < n && patterns.charCodeAt(start + i) === firstChunk.charCodeAt(first + i)) i++;
     shared = i;
   }
   return shared;
@@ -245,14 +249,15 @@ function insertionSort(data: RobotsData, ids: number[], lo: number, hi: number, 
 
 /** compareText, then the best last; the first `depth` characters are known to be equal. */
 function compareFrom(data: RobotsData, a: number, b: number, depth: number): number {
-  const patterns = data.patterns;
   const la = ruleLength(data, a);
   const lb = ruleLength(data, b);
   const n = Math.min(la, lb);
-  const sa = ruleStart(data, a);
-  const sb = ruleStart(data, b);
+  const chunkA = chunkOf(data, ruleStart(data, a));
+  const chunkB = chunkOf(data, ruleStart(data, b));
+  const sa = ruleStart(data, a) & CHUNK_MASK;
+  const sb = ruleStart(data, b) & CHUNK_MASK;
   for (let i = depth; i < n; i++) {
-    const d = patterns.charCodeAt(sa + i) - patterns.charCodeAt(sb + i);
+    const d = chunkA.charCodeAt(sa + i) - chunkB.charCodeAt(sb + i);
     if (d !== 0) return d;
   }
   return la - lb || compareRank(data, b, a);
@@ -311,7 +316,8 @@ function rank(data: RobotsData, merged: number, at: number): void {
     const position = split + i * OTHER_FIELDS;
     ints[position] = id;
     // A `*` or `$` adds no bit: the filter is read from the part the path must match.
-    charMask(data.patterns, ruleStart(data, id), ruleMatchLength(data, id), ints, position + 1);
+    const start = ruleStart(data, id);
+    charMask(chunkOf(data, start), start & CHUNK_MASK, ruleMatchLength(data, id), ints, position + 1);
   });
   ints[at] = stride === 1 ? split : -split;
 }

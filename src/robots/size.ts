@@ -25,8 +25,9 @@ const TYPED_ARRAY_BYTES = 200;
  */
 export function retainedBytes(data: RobotsData): number {
   let bytes = 0;
-  // `patterns` is ASCII (one byte a character); `words` is text as written (maybe two).
-  bytes += OBJECT_BYTES + data.patterns.length + OBJECT_BYTES + 2 * data.words.length;
+  // The patterns are ASCII (one byte a character); `words` is text as written (maybe two).
+  for (const chunk of data.chunks) bytes += OBJECT_BYTES + chunk.length;
+  bytes += OBJECT_BYTES + 2 * data.words.length;
   bytes += TYPED_ARRAY_BYTES + data.ints.byteLength;
   if (data.tokenSlots !== null) bytes += TYPED_ARRAY_BYTES + data.tokenSlots.byteLength;
   for (const index of data.indexes ?? []) if (index !== undefined) bytes += indexBytes(index);
