@@ -120,6 +120,45 @@ export class KeyValueStoreBackend implements RobotsStoreBackend {
     });
   }
 
+  /**
+   * Deletes the values past their retention, and those without a retention time, that lookups
+   * would delete: a key-value store keeps a value until it is deleted, and the records of origins
+   * that are never looked up again would stay for ever. Reads every policy value of the store
+   * (other keys are left alone), a few at a time; run it between crawls, or at the start of one.
+   * A crawl may run meanwhile: a value is read again just before it is deleted, and a policy
+   * saved in that instant and lost all the same is only fetched again.
+   * @returns how many policy values were read and how many were deleted.
+   */
+  prune(): Promise<{ read: number; deleted: number }> {
+    return outsideRequestHandlers(async () => {
+      const store = await this.#open();
+      const keys: string[] = [];
+      await store.forEachKey((key) => {
+        if (key.startsWith(KEY_PREFIX)) keys.push(key);
+      });
+      let deleted = 0;
+      let next = 0;
+      const worker = async () => {
+        while (next < keys.length) {
+          const key = keys[next++];
+          if (!this.#isDead(await store.getValue(key))) continue;
+          if (!this.#isDead(await store.getValue(key))) continue;
+          await store.setValue(key, null);
+          deleted++;
+        }
+      };
+      await Promise.all(Array.from({ length: PRUNE_READERS }, worker));
+      return { read: keys.length, deleted };
+    });
+  }
+
+  /** Whether a lookup would delete `value`: past its retention, or without a retention time. */
+  #isDead(value: unknown): boolean {
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+    const { retainUntil } = value as Partial<KeyValueRecord>;
+    return typeof retainUntil !== 'number' || !(retainUntil > this.#clock());
+  }
+
   async close(): Promise<void> {
     this.#store = undefined;
   }
@@ -134,11 +173,16 @@ export class KeyValueStoreBackend implements RobotsStoreBackend {
   }
 }
 
+/** The start of every key this backend writes. */
+const KEY_PREFIX = 'policy-';
+/** Values `prune` reads at a time. */
+const PRUNE_READERS = 8;
+
 /**
  * The key-value store key of an origin's record for a client (see RobotsBackendScope): key
  * names allow only `[a-zA-Z0-9!-_.'()]` and 256 characters, so the origin is hashed (SHA-256,
  * hex): `policy-<client>-<hash>`, 88 characters.
  */
 export function keyOf(origin: string, client: string): string {
-  return `policy-${client}-${createHash('sha256').update(origin).digest('hex')}`;
+  return `${KEY_PREFIX}${client}-${createHash('sha256').update(origin).digest('hex')}`;
 }

@@ -106,6 +106,30 @@ describe('KeyValueStoreBackend', () => {
     expect(await rawValue(config, site.origin)).toBeUndefined();
   });
 
+  it('prunes the values past their retention or without one, and leaves every other key alone', async () => {
+    let now = Date.UTC(2026, 0, 1);
+    const { config, backend } = crawlerStore(() => now);
+    const kvs = await KeyValueStore.open('robots-policies', { config });
+    const origins = ['https://a.example', 'https://b.example', 'https://c.example', 'https://d.example'];
+    const policy = (origin: string) => ({ record: policyRecord(origin, now), body: null });
+    await backend.save(origins[0], policy(origins[0]), DAY, SCOPE);
+    await backend.save(origins[1], policy(origins[1]), 5 * DAY, SCOPE);
+    // As earlier versions wrote them, without a retention time.
+    await kvs.setValue(keyOf(origins[2], SCOPE.client), policy(origins[2]));
+    // Not a record: a lookup ignores it and the next save replaces it.
+    await kvs.setValue(keyOf(origins[3], SCOPE.client), 'not a record', { contentType: 'text/plain' });
+    await kvs.setValue('someone-elses-key', { retainUntil: 0 });
+
+    now += 2 * DAY;
+    expect(await backend.prune()).toEqual({ read: 4, deleted: 2 });
+    expect(await rawValue(config, origins[0])).toBeUndefined();
+    expect(await rawValue(config, origins[1])).toMatchObject({ record: { origin: origins[1] } });
+    expect(await rawValue(config, origins[2])).toBeUndefined();
+    expect(await rawValue(config, origins[3])).toBe('not a record');
+    expect(await kvs.getValue('someone-elses-key')).toEqual({ retainUntil: 0 });
+    expect(await backend.prune()).toEqual({ read: 2, deleted: 0 });
+  });
+
   it('ignores a stored record that lacks fields, and fetches', async () => {
     const now = Date.UTC(2026, 0, 1);
     const { store, config } = crawlerStore(() => now);
