@@ -136,3 +136,17 @@ describe('patterns in chunks', () => {
     }
   });
 });
+
+it('reads an empty rule that starts where a chunk would, at the very end of the patterns', () => {
+  // 64 Ki characters of patterns, then an empty one: it starts at the next chunk's first position.
+  const lines = ['User-agent:'];
+  for (let i = 0; i < 2184; i++) lines.push(`Disallow: /${String(i).padStart(29, '0')}`);
+  // The group names no crawler: the file has no token to keep after the patterns.
+  lines.push(`Disallow: /${'q'.repeat(15)}`, 'Disallow:');
+  const robots = RobotsTxt.parse(`${lines.join('\n')}\n`);
+  const { rules } = robots.groups[0];
+  expect(rules.reduce((sum, rule) => sum + rule.normalizedPattern.length, 0)).toBe(CHUNK_MASK + 1);
+  expect(rules.at(-1)).toMatchObject({ kind: 'disallow', pattern: '', normalizedPattern: '' });
+  expect(robots.isAllowed('/00000000000000000000000000007', 'a')).toBe(true);
+  expect(robots.lints.length).toBeGreaterThan(0);
+});
