@@ -126,6 +126,37 @@ describe('matcher properties', () => {
     );
   });
 
+  it('agrees with it when the rules lie across the boundary of two chunks of patterns', () => {
+    // Another crawler's group first, of long rules that end up to 2,000 characters before the
+    // first chunk boundary (64 Ki characters in): the rules of the group checked lie across it.
+    const filler = (before: number) => {
+      const lines = ['user-agent: filler'];
+      let left = 65_536 - before;
+      while (left > 0) {
+        const length = Math.min(left, 16_000);
+        lines.push(`disallow: /${'f'.repeat(length - 1)}`);
+        left -= length;
+      }
+      return `${lines.join('\n')}\n\n`;
+    };
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 2_000 }),
+        fc.array(rule, { minLength: 60, maxLength: 300 }),
+        fc.array(path, { minLength: 1, maxLength: 20 }),
+        (before, rules, paths) => {
+          const robots = RobotsTxt.parse(filler(before) + fileOf(rules));
+          for (const p of paths) {
+            expect(robots.isAllowed(p, 'bot')).toBe(referenceAllowed(rules, p));
+            expect(robots.explain(p, 'bot').allowed).toBe(referenceAllowed(rules, p));
+          }
+          expect(robots.groups[1].rules.map((r) => r.pattern)).toEqual(rules.map((r) => r.pattern));
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+
   it('agrees with it on groups of hundreds of plain prefix rules (sorted by the engine)', () => {
     const plain = fc.record({
       allow: fc.boolean(),
