@@ -66,9 +66,11 @@ export interface RobotsData {
   /**
    * The normalised patterns and the tokens, one after the other, in chunks: a position `p` is
    * in chunk `p >>> CHUNK_BITS` at `p & CHUNK_MASK` (see chunkOf), and each chunk holds whole
-   * the items that start in it.
+   * the items that start in it. `patterns` is the first chunk, and `chunks` all of them when
+   * there are more (null for most files, which then keep no array).
    */
-  readonly chunks: readonly string[];
+  readonly patterns: string;
+  readonly chunks: readonly string[] | null;
   readonly words: string;
   /** Replaced by a longer copy when a ranked table is added (see rank.ts); read it after ranking. */
   ints: Int32Array;
@@ -95,13 +97,14 @@ export const CHUNK_MASK = (1 << CHUNK_BITS) - 1;
 
 /** The chunk holding the pattern or token that starts at position `start`; read it from `start & CHUNK_MASK`. */
 export function chunkOf(data: RobotsData, start: number): string {
-  return data.chunks[start >>> CHUNK_BITS];
+  return start <= CHUNK_MASK ? data.patterns : data.chunks![start >>> CHUNK_BITS];
 }
 
 /** How many characters the patterns and tokens have. */
 export function patternsLength(data: RobotsData): number {
-  const last = data.chunks.length - 1;
-  return last * (CHUNK_MASK + 1) + data.chunks[last].length;
+  const { chunks } = data;
+  if (chunks === null) return data.patterns.length;
+  return (chunks.length - 1) * (CHUNK_MASK + 1) + chunks[chunks.length - 1].length;
 }
 
 /** The header of `ints`: how many of each thing the file has, and where their tables start. */
@@ -533,7 +536,16 @@ export class RobotsCompiler implements RobotsLineHandler {
     // Read for every file, used for some (see the steps of finish() below).
     const { slots } = merged;
     const tokenSlots = merged.tokens.length > SMALL_TOKEN_TABLE ? slots : null;
-    return { chunks, words, ints, tokenSlots, indexes: null, serial: serial++ };
+    const patterns = chunks[0];
+    return {
+      patterns,
+      chunks: chunks.length > 1 ? chunks : null,
+      words,
+      ints,
+      tokenSlots,
+      indexes: null,
+      serial: serial++,
+    };
   }
 }
 
@@ -548,6 +560,7 @@ function patternChunks(
   tokensAt: number,
   tokens: readonly string[],
 ): string[] {
+  if (used <= CHUNK_MASK) return [used === 0 ? '' : ascii.decode(scratch.subarray(0, used))];
   const chunks: string[] = [];
   // Up to `used` itself: an empty item may start there (a last `Disallow:` with nothing after).
   for (let from = 0; from <= used; from += CHUNK_MASK + 1) {
@@ -557,7 +570,8 @@ function patternChunks(
         : itemBoundaryFrom(from + CHUNK_MASK + 1, ruleStarts, tokensAt, tokens, used);
     chunks.push(end === from ? '' : ascii.decode(scratch.subarray(from, end)));
   }
-  return chunks;
+  // Kept by the file: a copy holds exactly its chunks, where the list grown by push has room for more.
+  return chunks.slice();
 }
 
 /** The first position at or after `position` where an item starts, or `used`. */

@@ -26,7 +26,8 @@ const TYPED_ARRAY_BYTES = 200;
 export function retainedBytes(data: RobotsData): number {
   let bytes = 0;
   // The patterns are ASCII (one byte a character); `words` is text as written (maybe two).
-  for (const chunk of data.chunks) bytes += OBJECT_BYTES + chunk.length;
+  if (data.chunks === null) bytes += OBJECT_BYTES + data.patterns.length;
+  else for (const chunk of data.chunks) bytes += OBJECT_BYTES + chunk.length;
   bytes += OBJECT_BYTES + 2 * data.words.length;
   bytes += TYPED_ARRAY_BYTES + data.ints.byteLength;
   if (data.tokenSlots !== null) bytes += TYPED_ARRAY_BYTES + data.tokenSlots.byteLength;

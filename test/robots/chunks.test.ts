@@ -83,15 +83,22 @@ describe('patterns in chunks', () => {
   it('cuts the patterns into chunks of ordinary strings, each whole item in the chunk where it starts', () => {
     const compiler = new RobotsCompiler();
     tokenize(body, { maxBytes: 500 * 1024, rejectHtml: true }, compiler);
-    const { chunks } = compiler.finish();
+    const { patterns, chunks } = compiler.finish();
     expect(rules.reduce((sum, rule) => sum + rule.pattern.length, 0)).toBeGreaterThan(3 * (CHUNK_MASK + 1));
-    expect(chunks.length).toBe(4);
+    expect(chunks?.length).toBe(4);
+    expect(chunks?.[0]).toBe(patterns);
     // The long rule crosses the first boundary: the first chunk goes on to its end.
     const longAt = rules.findIndex((rule) => rule.pattern.startsWith('/long/'));
     const longEnd = rules.slice(0, longAt + 1).reduce((sum, rule) => sum + rule.pattern.length, 0);
     expect(longEnd - rules[longAt].pattern.length).toBeLessThan(CHUNK_MASK + 1);
-    expect(chunks[0].length).toBe(longEnd);
-    for (const chunk of chunks) expect(chunk.length).toBeLessThan(128 * 1024);
+    expect(patterns.length).toBe(longEnd);
+    for (const chunk of chunks ?? []) expect(chunk.length).toBeLessThan(128 * 1024);
+  });
+
+  it('keeps the patterns of a small file as one string, with no list of chunks', () => {
+    const compiler = new RobotsCompiler();
+    tokenize('User-agent: a\nDisallow: /x\n', { maxBytes: 500 * 1024, rejectHtml: true }, compiler);
+    expect(compiler.finish()).toMatchObject({ patterns: '/xa', chunks: null });
   });
 
   it('reads the rules as a slow reading does, those at the chunk boundaries included', () => {
