@@ -162,13 +162,15 @@ export function flagsIn(ints: Int32Array, id: number): number {
   return ints[RULES_AT + id * RULE_FIELDS + 1] & ((1 << FLAG_BITS) - 1);
 }
 export function rulePattern(data: RobotsData, id: number): string {
-  const start = ruleStart(data, id) & CHUNK_MASK;
-  return chunkOf(data, ruleStart(data, id)).slice(start, start + ruleLength(data, id));
+  const position = ruleStart(data, id);
+  const start = position & CHUNK_MASK;
+  return chunkOf(data, position).slice(start, start + ruleLength(data, id));
 }
 /** The part of a pattern the path must match: without its final `$` and trailing `*`. */
 export function ruleMatchLength(data: RobotsData, id: number): number {
-  const patterns = chunkOf(data, ruleStart(data, id));
-  const start = ruleStart(data, id) & CHUNK_MASK;
+  const position = ruleStart(data, id);
+  const patterns = chunkOf(data, position);
+  const start = position & CHUNK_MASK;
   const flags = ruleFlags(data, id);
   let end = start + ruleLength(data, id);
   if (flags & (PLAIN | EMPTY)) return end - start;
@@ -232,8 +234,9 @@ export const RANKED_SIZE = 5;
 /** The token of merged group `m`, lower-case (`*` for the star group). */
 export function mergedToken(data: RobotsData, m: number): string {
   const at = data.ints[MERGED_AT] + m * MERGED_FIELDS;
-  const start = data.ints[at] & CHUNK_MASK;
-  return chunkOf(data, data.ints[at]).slice(start, start + data.ints[at + 1]);
+  const position = data.ints[at];
+  const start = position & CHUNK_MASK;
+  return chunkOf(data, position).slice(start, start + data.ints[at + 1]);
 }
 
 /** The merged group of `token`, or -1. */
@@ -536,10 +539,10 @@ export class RobotsCompiler implements RobotsLineHandler {
     // Read for every file, used for some (see the steps of finish() below).
     const { slots } = merged;
     const tokenSlots = merged.tokens.length > SMALL_TOKEN_TABLE ? slots : null;
-    const patterns = chunks[0];
     return {
-      patterns,
-      chunks: chunks.length > 1 ? chunks : null,
+      patterns: chunks[0],
+      // A copy holds exactly its chunks, where the list grown by push has room for more.
+      chunks: chunks.length > 1 ? chunks.slice() : null,
       words,
       ints,
       tokenSlots,
@@ -560,7 +563,6 @@ function patternChunks(
   tokensAt: number,
   tokens: readonly string[],
 ): string[] {
-  if (used <= CHUNK_MASK) return [used === 0 ? '' : ascii.decode(scratch.subarray(0, used))];
   const chunks: string[] = [];
   // Up to `used` itself: an empty item may start there (a last `Disallow:` with nothing after).
   for (let from = 0; from <= used; from += CHUNK_MASK + 1) {
@@ -570,8 +572,7 @@ function patternChunks(
         : itemBoundaryFrom(from + CHUNK_MASK + 1, ruleStarts, tokensAt, tokens, used);
     chunks.push(end === from ? '' : ascii.decode(scratch.subarray(from, end)));
   }
-  // Kept by the file: a copy holds exactly its chunks, where the list grown by push has room for more.
-  return chunks.slice();
+  return chunks;
 }
 
 /** The first position at or after `position` where an item starts, or `used`. */

@@ -166,8 +166,9 @@ let marks = new Int32Array(1024);
 export function ruleMatches(data: RobotsData, id: number, path: string, searches?: PieceSearches): boolean {
   const flags = ruleFlags(data, id);
   const length = ruleMatchLength(data, id);
-  const patterns = chunkOf(data, ruleStart(data, id));
-  const start = ruleStart(data, id) & CHUNK_MASK;
+  const position = ruleStart(data, id);
+  const patterns = chunkOf(data, position);
+  const start = position & CHUNK_MASK;
   if (flags & WILDCARD) {
     // Anchored when the pattern is its match part plus a final `$`.
     const anchored = ruleLength(data, id) === length + 1 && patterns.charCodeAt(start + length) === 36;
@@ -298,8 +299,9 @@ function longestPrefixRule(
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
     const id = plainId(ints, from + mid * stride, stride);
-    const patterns = chunkOf(data, startIn(ints, id));
-    const start = startIn(ints, id) & CHUNK_MASK;
+    const position = startIn(ints, id);
+    const patterns = chunkOf(data, position);
+    const start = position & CHUNK_MASK;
     const length = lengthIn(ints, id);
     const n = Math.min(length, path.length);
     let i = Math.min(loCommon, hiCommon);
@@ -483,8 +485,9 @@ function buildIndex(data: RobotsData, split: number, end: number): GroupIndex {
   const pairs = new Int32Array(((end - split) / OTHER_FIELDS) * 2);
   for (let k = split; k < end; k += OTHER_FIELDS) {
     const id = ranked[k];
-    const patterns = chunkOf(data, ruleStart(data, id));
-    const start = ruleStart(data, id) & CHUNK_MASK;
+    const position = ruleStart(data, id);
+    const patterns = chunkOf(data, position);
+    const start = position & CHUNK_MASK;
     const matchEnd = start + ruleMatchLength(data, id);
     pairMask(patterns, start, matchEnd, pairs, ((k - split) / OTHER_FIELDS) * 2);
     // Rules come best first: the first rule seen for a key is its best.

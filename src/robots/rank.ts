@@ -96,10 +96,12 @@ export function compareRank(data: RobotsData, a: number, b: number): number {
 function isPrefixOf(data: RobotsData, short: number, long: number): boolean {
   const n = ruleLength(data, short);
   if (n > ruleLength(data, long)) return false;
-  const shortChunk = chunkOf(data, ruleStart(data, short));
-  const longChunk = chunkOf(data, ruleStart(data, long));
-  const ss = ruleStart(data, short) & CHUNK_MASK;
-  const sl = ruleStart(data, long) & CHUNK_MASK;
+  const shortAt = ruleStart(data, short);
+  const longAt = ruleStart(data, long);
+  const shortChunk = chunkOf(data, shortAt);
+  const longChunk = chunkOf(data, longAt);
+  const ss = shortAt & CHUNK_MASK;
+  const sl = longAt & CHUNK_MASK;
   for (let i = n - 1; i >= 0; i--)
     if (longChunk.charCodeAt(sl + i) !== shortChunk.charCodeAt(ss + i)) return false;
   return true;
@@ -141,8 +143,9 @@ function sortByPattern(data: RobotsData, plain: number[]): void {
     const keys = keyScratch;
     for (let i = 0; i < n; i++) {
       const id = plain[lo + i];
-      const patterns = chunkOf(data, ruleStart(data, id));
-      const start = (ruleStart(data, id) & CHUNK_MASK) + depth;
+      const position = ruleStart(data, id);
+      const patterns = chunkOf(data, position);
+      const start = (position & CHUNK_MASK) + depth;
       const left = ruleLength(data, id) - depth;
       let digit = 0;
       for (let j = 0; j < width; j++)
@@ -171,12 +174,14 @@ function sortByPattern(data: RobotsData, plain: number[]): void {
 
 /** The length of the prefix the patterns of `ids[lo, hi)` share, known to be at least `depth`. */
 function sharedPrefix(data: RobotsData, ids: number[], lo: number, hi: number, depth: number): number {
-  const firstChunk = chunkOf(data, ruleStart(data, ids[lo]));
-  const first = ruleStart(data, ids[lo]) & CHUNK_MASK;
+  const firstAt = ruleStart(data, ids[lo]);
+  const firstChunk = chunkOf(data, firstAt);
+  const first = firstAt & CHUNK_MASK;
   let shared = ruleLength(data, ids[lo]);
   for (let k = lo + 1; k < hi && shared > depth; k++) {
-    const patterns = chunkOf(data, ruleStart(data, ids[k]));
-    const start = ruleStart(data, ids[k]) & CHUNK_MASK;
+    const position = ruleStart(data, ids[k]);
+    const patterns = chunkOf(data, position);
+    const start = position & CHUNK_MASK;
     const n = Math.min(shared, ruleLength(data, ids[k]));
     let i = depth;
     while (i < n && patterns.charCodeAt(start + i) === firstChunk.charCodeAt(first + i)) i++;
@@ -252,10 +257,12 @@ function compareFrom(data: RobotsData, a: number, b: number, depth: number): num
   const la = ruleLength(data, a);
   const lb = ruleLength(data, b);
   const n = Math.min(la, lb);
-  const chunkA = chunkOf(data, ruleStart(data, a));
-  const chunkB = chunkOf(data, ruleStart(data, b));
-  const sa = ruleStart(data, a) & CHUNK_MASK;
-  const sb = ruleStart(data, b) & CHUNK_MASK;
+  const atA = ruleStart(data, a);
+  const atB = ruleStart(data, b);
+  const chunkA = chunkOf(data, atA);
+  const chunkB = chunkOf(data, atB);
+  const sa = atA & CHUNK_MASK;
+  const sb = atB & CHUNK_MASK;
   for (let i = depth; i < n; i++) {
     const d = chunkA.charCodeAt(sa + i) - chunkB.charCodeAt(sb + i);
     if (d !== 0) return d;

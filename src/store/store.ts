@@ -578,8 +578,9 @@ export class RobotsStore {
    *
    * @param productTokenOrUserAgent matched instead of the store's product token: a product token,
    *   a User-Agent header holding one, or `*` for the `*` group alone.
-   * @throws NotHttpUrlError (a TypeError; as a rejection) when `url` is not an absolute http(s) URL, or when
-   *   `productTokenOrUserAgent` names no product token (`''`, blanks): it would match `*` alone.
+   * @throws NotHttpUrlError (a TypeError; as a rejection) when `url` is not an absolute http(s) URL;
+   *   TypeError when `productTokenOrUserAgent` names no product token (`''`, blanks): it would
+   *   match `*` alone.
    */
   check(
     url: string | URL,
@@ -619,8 +620,8 @@ export class RobotsStore {
   /**
    * {@link RobotsStore.check} from memory only: undefined when no fresh policy is in memory.
    *
-   * @throws NotHttpUrlError (a TypeError) when `url` is not an absolute http(s) URL, or when
-   *   `productTokenOrUserAgent` names no product token.
+   * @throws NotHttpUrlError (a TypeError) when `url` is not an absolute http(s) URL; TypeError
+   *   when `productTokenOrUserAgent` names no product token.
    * @throws Error when the store is closed.
    */
   checkCached(
