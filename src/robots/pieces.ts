@@ -26,17 +26,34 @@ const LENGTH_SALT = Int32Array.from({ length: MAX_GRAM + 1 }, (_, length) => Mat
 
 /**
  * Writes to `out[k]`, for k from 0 to `to - from`, the hash of `text[from, from + k)`. The
- * hash of a window `[from + a, from + b)` is then `out[b] - out[a] * BASE^(b - a)`. One helper
- * for rules and paths: hashing every rule's gram while indexing has it optimized by the time
- * a check hashes a path.
+ * hash of a window `[from + a, from + b)` is then `out[b] - out[a] * BASE^(b - a)`. Writes to
+ * `positions` where a character of `starts` (1 for each such ASCII character, 0 for the
+ * others) is, from 0 at `from`, and returns how many there are.
+ *
+ * One helper for rules and paths: hashing every rule's gram while indexing (with no start
+ * characters) has it optimized by the time a check hashes a path, which the first check of a
+ * long path would otherwise do in the interpreter. Every character runs the same operations,
+ * so a path's start characters reach no code that the rules left without feedback.
  */
-function hashPrefixes(text: string, from: number, to: number, out: Int32Array): void {
+function hashPrefixes(
+  text: string,
+  from: number,
+  to: number,
+  out: Int32Array,
+  starts: Uint8Array,
+  positions: Int32Array,
+): number {
   let h = 0;
+  let count = 0;
   out[0] = 0;
   for (let i = from; i < to; i++) {
-    h = (h * BASE + text.charCodeAt(i)) | 0;
+    const c = text.charCodeAt(i);
+    h = (h * BASE + c) | 0;
     out[i - from + 1] = h;
+    positions[count] = i - from;
+    count += starts[c & 127];
   }
+  return count;
 }
 
 /** The key a (hash, length) pair is stored under. */
@@ -78,13 +95,16 @@ export function gramOf(text: string, from: number, to: number): Gram {
   }
   if (bestLength < MIN_GRAM) return NO_GRAM;
   const length = Math.min(bestLength, MAX_GRAM);
-  hashPrefixes(text, best, best + length, gramHashes);
+  hashPrefixes(text, best, best + length, gramHashes, NO_STARTS, noPositions);
   return { key: keyOf(gramHashes[length], length), length, first: text.charCodeAt(best) };
 }
 
 const NO_GRAM: Gram = Object.freeze({ key: 0, length: 0, first: 0 });
 /** The prefix hashes of the gram being computed (see gramOf); reused. */
 const gramHashes = new Int32Array(MAX_GRAM + 1);
+/** What gramOf looks for where a gram could start in it: nothing (one position is written all the same). */
+const NO_STARTS = new Uint8Array(128);
+const noPositions = new Int32Array(1);
 
 /** By gram length, BASE to that power (wrapped to 32 bits): what a window's hash is read from two prefix hashes with. */
 const POWERS = Int32Array.from({ length: MAX_GRAM + 1 }, (_, length) => {
@@ -124,8 +144,8 @@ export class GramIndex {
    */
   private readonly filter: Int32Array;
   private readonly filterShift: number;
-  /** The characters a gram starts with, each as a string of one character. */
-  private readonly startCharacters: string[];
+  /** By ASCII character, 1 when a gram starts with it (see hashPrefixes). */
+  private readonly starts: Uint8Array;
   /** The gram lengths in use, by the best rank filed under each, and that rank. */
   private readonly lengths: Int32Array;
   private readonly bestRanks: Int32Array;
@@ -174,8 +194,7 @@ export class GramIndex {
       this.next[r] = this.heads[slot] - 1;
       this.heads[slot] = r + 1;
     }
-    this.startCharacters = [];
-    for (let c = 0; c < starts.length; c++) if (starts[c]) this.startCharacters.push(String.fromCharCode(c));
+    this.starts = starts;
     const lengths: number[] = [];
     for (let length = 1; length <= MAX_GRAM; length++) if (bestByLength[length] >= 0) lengths.push(length);
     lengths.sort((a, b) => bestByLength[a] - bestByLength[b]);
@@ -185,8 +204,17 @@ export class GramIndex {
 
   /** Bytes the index keeps: its arrays and their objects. */
   get bytes(): number {
-    const arrays = [this.keys, this.heads, this.next, this.always, this.filter, this.lengths, this.bestRanks];
-    return arrays.reduce((sum, array) => sum + 200 + array.byteLength, 64 + 32 * this.startCharacters.length);
+    const arrays = [
+      this.keys,
+      this.heads,
+      this.next,
+      this.always,
+      this.filter,
+      this.starts,
+      this.lengths,
+      this.bestRanks,
+    ];
+    return arrays.reduce((sum, array) => sum + 200 + array.byteLength, 64);
   }
 
   /** Ints of a bitset for this index's ranks (see begin). */
@@ -207,25 +235,15 @@ export class GramIndex {
   /**
    * Starts the marks of `path` in `out`, a bitset by rank of at least `words` ints whose old
    * bits are overwritten: sets the bit of every rule that needs no gram, hashes the path's
-   * prefixes (see hashPrefixes) and finds where in it a gram could start. Each markLength
+   * prefixes and finds where in it a gram could start (see hashPrefixes). Each markLength
    * that follows, for the same path, marks the rules of one gram length.
-   *
-   * The starts are found by `indexOf`, a native scan: a long path is often checked before the
-   * optimizing compiler has this code, and interpreted, the cost is per step.
    */
   begin(path: string, out: Int32Array): void {
     out.set(this.always);
     const n = path.length;
     if (prefixHashes.length <= n) prefixHashes = new Int32Array(Math.max(n + 1, prefixHashes.length * 2));
     if (startPositions.length < n) startPositions = new Int32Array(Math.max(n, startPositions.length * 2));
-    hashPrefixes(path, 0, n, prefixHashes);
-    const positions = startPositions;
-    let count = 0;
-    for (const character of this.startCharacters) {
-      for (let i = path.indexOf(character); i >= 0; i = path.indexOf(character, i + 1))
-        positions[count++] = i;
-    }
-    startCount = count;
+    startCount = hashPrefixes(path, 0, n, prefixHashes, this.starts, startPositions);
   }
 
   /**
