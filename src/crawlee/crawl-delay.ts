@@ -128,3 +128,13 @@ export function pacerOf(store: object, productToken: string): CrawlDelayPacer {
   }
   return pacer;
 }
+
+/** A wait of `ms` milliseconds for a message: `90 s` below two minutes, `83 min` below two hours, `2.3 h` below two days, else `4.1 days`. */
+export function formatWait(ms: number): string {
+  if (ms < 120_000) return `${Math.round(ms / 1000)} s`;
+  const minutes = ms / 60_000;
+  if (minutes < 120) return `${Math.round(minutes)} min`;
+  const hours = minutes / 60;
+  if (hours < 48) return `${hours.toFixed(1)} h`;
+  return `${(hours / 24).toFixed(1)} days`;
+}

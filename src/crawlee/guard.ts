@@ -21,7 +21,7 @@ import {
 import { NotHttpUrlError, originOf, type RobotsCheck, RobotsStore } from '../store/index.js';
 import { outsideRequestHandlers } from '../store/outside-handlers.js';
 import { guardPlainHttpRuns, isAdaptive } from './adaptive.js';
-import { CrawlDelayPacer, pacerOf } from './crawl-delay.js';
+import { CrawlDelayPacer, formatWait, pacerOf } from './crawl-delay.js';
 import {
   aroundEnqueueLinks,
   type CrawlerInternals,
@@ -69,6 +69,11 @@ const DROP_BACKLOG = 1000;
 const DROPPED_URLS_KEPT = 100_000;
 /** Below this many requests with a kept hop slot, #hopSlots is not swept. */
 const HOP_SLOTS_SWEEP_MIN = 1024;
+/**
+ * How many requests of one origin may wait for their Crawl-delay slots before the guard warns
+ * that they are held in memory and locked in the queue (see #warnManyPaced).
+ */
+const MANY_PACED_REQUESTS = 5000;
 
 /**
  * What the guard decides for a URL, from a store check: `allow`, `drop` (recorded), or `defer`
@@ -140,6 +145,8 @@ export class RobotsGuard implements HopChecker {
    * out again as a new object, which must not be counted again.
    */
   readonly #returnedUnfetched = new Set<string>();
+  /** The origins whose many requests waiting for a Crawl-delay slot were warned about. */
+  readonly #warnedPaced = new Set<string>();
   /** The Crawl-delay of each origin, and until when its policy holds. */
   readonly #crawlDelays = new Map<string, { seconds: number | undefined; until: number }>();
   /**
@@ -846,6 +853,9 @@ export class RobotsGuard implements HopChecker {
     if (verdict.crawlDelayMs > 0 && !paced) {
       const now = this.#options.clock();
       const slot = this.#pacer.reserve(check.origin, verdict.crawlDelayMs, now);
+      if (slot - now >= MANY_PACED_REQUESTS * verdict.crawlDelayMs) {
+        this.#warnManyPaced(check.origin, verdict.crawlDelayMs, slot - now);
+      }
       if (slot > now) return { action: 'hold', until: slot, paced: true };
     }
     if (verdict.crawlDelayMs > 0) {
@@ -860,6 +870,19 @@ export class RobotsGuard implements HopChecker {
       if (!returned) this.#tally.allowed(check.origin);
     }
     return { action: 'fetch' };
+  }
+
+  /**
+   * Says once per origin that its requests fill the Crawl-delay slots of the next `aheadMs`: the
+   * guard took them out of the queue to reach other origins' requests behind them, and holds them
+   * in memory, locked in the queue, until their slots (the README says what that costs).
+   */
+  #warnManyPaced(origin: string, delayMs: number, aheadMs: number): void {
+    if (this.#warnedPaced.has(origin)) return;
+    this.#warnedPaced.add(origin);
+    this.#log.warning(
+      `${MANY_PACED_REQUESTS} requests or more of ${origin} wait for their Crawl-delay slots (one every ${delayMs / 1000} s, the last in ${formatWait(aheadMs)}), held in memory and locked in the queue; with Crawlee's local storage, every listing of the queue's head walks them. Give a paced site a crawler and a queue of its own, or add its URLs among other origins' URLs.`,
+    );
   }
 
   /** @internal {@link HopChecker}: a request leaves now (see CrawlDelayPacer.leavesNow). */

@@ -694,6 +694,36 @@ describe('RobotsGuard Crawl-delay', () => {
     expect(summaries.filter((message) => message.startsWith('robots.txt summary'))).toHaveLength(1);
   });
 
+  it('warns once per origin when thousands of its requests wait for their Crawl-delay slots, held in memory', async () => {
+    const paced = await server('User-agent: *\nCrawl-delay: 1\n');
+    const other = await server('User-agent: *\nCrawl-delay: 1\n');
+    const { log, warnings } = captureLog();
+    const crawler = new BasicCrawler({ requestHandler() {} }, freshConfiguration());
+    new RobotsGuard({
+      productToken: TOKEN,
+      userAgent: USER_AGENT,
+      store: newStore(),
+      log,
+      logSummary: false,
+    }).attach(crawler);
+    const slotWarnings = () => warnings().filter((message) => message.includes('Crawl-delay slots'));
+    const running = crawler.run([
+      ...Array.from({ length: 5050 }, (_, i) => `${paced.origin}/p${i}`),
+      ...Array.from({ length: 50 }, (_, i) => `${other.origin}/p${i}`),
+    ]);
+    const started = performance.now();
+    while (slotWarnings().length === 0 && performance.now() - started < 60_000) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    // Time for the requests after the one warned about to be held too, and warned about again if they were.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    crawler.stop();
+    await running;
+    expect(slotWarnings()).toEqual([
+      `5000 requests or more of ${paced.origin} wait for their Crawl-delay slots (one every 1 s, the last in 83 min), held in memory and locked in the queue; with Crawlee's local storage, every listing of the queue's head walks them. Give a paced site a crawler and a queue of its own, or add its URLs among other origins' URLs.`,
+    ]);
+  });
+
   it('holds a request whose slot is further ahead than a Node timer can wait (about 24.8 days) until then', async () => {
     // 800,000 s apart: the slot of the fourth request is 27.8 days ahead, the fifth's 37 days.
     const site = await server('User-agent: *\nCrawl-delay: 800000\n');
