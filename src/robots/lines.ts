@@ -5,6 +5,8 @@
  * text.
  */
 
+import { isUtf8 } from 'node:buffer';
+
 /** The directives this project understands. */
 export type DirectiveKey =
   | 'user-agent'
@@ -95,6 +97,13 @@ export const DEFAULT_MAX_BYTES = 500 * 1024;
 const HTML_START = /^[\s\uFEFF]*<(?:!doctype\s+html|html|head|body)[\s>]/i;
 
 const UTF8_BOM = [0xef, 0xbb, 0xbf];
+/**
+ * Bytes over this many octets are decoded in pieces of about as many, each ending after a line
+ * feed: one string of a 486 KiB file is a V8 large object, and the file parsed from bytes in
+ * 5.9 ms that way, 4.4 ms in pieces (it parses in 4.4 ms from a string too). A line longer than a
+ * piece is decoded whole, as a piece of its own.
+ */
+const PIECE_OCTETS = 64 * 1024;
 const utf8Strict = new TextDecoder('utf-8', { fatal: true });
 const utf8Lenient = new TextDecoder('utf-8');
 
@@ -104,7 +113,8 @@ export function tokenize(
   options: TokenizeOptions,
   handler: RobotsLineHandler,
 ): void {
-  let text: string;
+  /** The text, in pieces that each end with a line end but the last (see PIECE_OCTETS). */
+  let pieces: string[];
   /** The bytes read, kept to find the first invalid sequence after the pass. */
   let invalidUtf8: Uint8Array | undefined;
   /**
@@ -116,7 +126,7 @@ export function tokenize(
   let truncated = false;
 
   if (typeof body === 'string') {
-    text = body.charCodeAt(0) === 0xfeff ? body.slice(1) : body;
+    let text = body.charCodeAt(0) === 0xfeff ? body.slice(1) : body;
     // A JS string of n units is at most 3n UTF-8 octets; count only when it can matter.
     // Measured, not encoded: a buffer of the cap, fresh memory, cost a 486 KiB file a millisecond.
     if (text.length * 3 > options.maxBytes && Buffer.byteLength(text) > options.maxBytes) {
@@ -126,6 +136,7 @@ export function tokenize(
       truncated = hasContentFrom(text, cut);
       text = text.slice(0, cut);
     }
+    pieces = [text];
   } else {
     // Google skips a byte order mark, and even the first octets of one.
     let bom = 0;
@@ -136,19 +147,22 @@ export function tokenize(
       truncated = hasContentBytesFrom(bytes, cut);
       bytes = bytes.subarray(0, cut);
     }
-    try {
-      text = utf8Strict.decode(bytes);
-    } catch {
+    const valid = bytes.length > PIECE_OCTETS ? validPieces(bytes) : validText(bytes);
+    if (valid !== undefined) pieces = valid;
+    else {
       invalidUtf8 = bytes;
       longLines = [];
-      text = utf8Lenient.decode(cutLongLines(bytes, longLines));
+      pieces = [utf8Lenient.decode(cutLongLines(bytes, longLines))];
     }
   }
 
   const summary: FileSummary = { lines: 0, looksLikeHtml: false };
-  if (options.rejectHtml && HTML_START.test(text.slice(0, 512))) {
+  // The first piece holds the first 512 characters, unless a line longer than a piece follows
+  // a short start.
+  const head = pieces[0].length >= 512 || pieces.length === 1 ? pieces[0] : pieces.join('');
+  if (options.rejectHtml && HTML_START.test(head.slice(0, 512))) {
     summary.looksLikeHtml = true;
-    summary.lines = countLines(text);
+    summary.lines = countLines(pieces.length === 1 ? pieces[0] : pieces.join(''));
     handler.end(summary);
     return;
   }
@@ -157,7 +171,7 @@ export function tokenize(
   const directive: Directive = {
     line: 0,
     key: 'unknown',
-    source: text,
+    source: pieces[0],
     keyStart: 0,
     keyEnd: 0,
     valueStart: 0,
@@ -165,8 +179,15 @@ export function tokenize(
     typo: false,
     missingColon: false,
   };
-  const scan: LineScan = { hash: new NextOf(text, '#'), colon: new NextOf(text, ':') };
-  const line = readLines(text, truncated, directive, handler, scan, longLines);
+  let line = 0;
+  for (let k = 0; k < pieces.length; k++) {
+    const text = pieces[k];
+    directive.source = text;
+    const scan: LineScan = { hash: new NextOf(text, '#'), colon: new NextOf(text, ':') };
+    // A piece before the last ends with its line end: no line starts after it in that piece.
+    const last = k === pieces.length - 1;
+    line = readLines(text, line, !last || truncated, directive, handler, scan, longLines);
+  }
   summary.lines = line;
   // The text ends where it was cut, without its line end: the next line is the first ignored.
   if (truncated) summary.truncatedAtLine = line + 1;
@@ -177,13 +198,16 @@ export function tokenize(
 }
 
 /**
- * The loop over the lines, returning how many there were. A function of its own: a long file
- * gets this loop optimized while it runs, and the code after it would then leave the
- * optimized code at the end of every parse.
+ * The loop over the lines of `text`, numbered on from `linesBefore`, returning the number of
+ * the last. `cut` is set when the text ends where it was cut (at the size limit, or at the end of
+ * a piece): then a line end at its end starts no line. A function of its own: a long file gets
+ * this loop optimized while it runs, and the code after it would then leave the optimized code
+ * at the end of every parse.
  */
 function readLines(
   text: string,
-  truncated: boolean,
+  linesBefore: number,
+  cut: boolean,
   directive: Directive,
   handler: RobotsLineHandler,
   scan: LineScan,
@@ -193,7 +217,7 @@ function readLines(
   let nextLong = 0;
   const lf = new NextOf(text, '\n');
   const cr = new NextOf(text, '\r');
-  let line = 0;
+  let line = linesBefore;
   let start = 0;
   for (;;) {
     // CR, LF and CRLF each end a line (RFC 9309 2.2; Google counts CRLF once).
@@ -223,9 +247,39 @@ function readLines(
     const lineFeed = end + 1 < n && text.charCodeAt(end + 1) === 10 ? 1 : 0;
     start = end + 1 + (carriageReturn & lineFeed);
     // A file that ends with a line end has no line after it, except Google's empty last
-    // line, which matters to nobody; a cut file must not count one either.
-    if (start >= n && truncated) return line;
+    // line, which matters to nobody; a cut file or piece must not count one either.
+    if (start >= n && cut) return line;
   }
+}
+
+/** `bytes` decoded as one piece, or undefined when they are not valid UTF-8. */
+function validText(bytes: Uint8Array): string[] | undefined {
+  try {
+    return [utf8Strict.decode(bytes)];
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * `bytes` decoded in pieces of PIECE_OCTETS or so, each but the last ending right after a line
+ * feed (which no multi-octet sequence holds); undefined when they are not valid UTF-8.
+ */
+function validPieces(bytes: Uint8Array): string[] | undefined {
+  if (!isUtf8(bytes)) return undefined;
+  const pieces: string[] = [];
+  let from = 0;
+  do {
+    let to = bytes.length;
+    if (from + PIECE_OCTETS < bytes.length) {
+      const lineFeed = bytes.lastIndexOf(0x0a, from + PIECE_OCTETS - 1);
+      const next = lineFeed >= from ? lineFeed : bytes.indexOf(0x0a, from + PIECE_OCTETS);
+      if (next >= 0) to = next + 1;
+    }
+    pieces.push(utf8Lenient.decode(bytes.subarray(from, to)));
+    from = to;
+  } while (from < bytes.length);
+  return pieces;
 }
 
 /**
