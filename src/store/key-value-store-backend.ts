@@ -125,8 +125,8 @@ export class KeyValueStoreBackend implements RobotsStoreBackend {
    * would delete: a key-value store keeps a value until it is deleted, and the records of origins
    * that are never looked up again would stay for ever. Reads every policy value of the store
    * (other keys are left alone), a few at a time; run it between crawls, or at the start of one.
-   * A crawl may run meanwhile: a value is read again just before it is deleted, and a policy
-   * saved in that instant and lost all the same is only fetched again.
+   * A crawl may run meanwhile: a value is read just before it is deleted, and a policy saved in
+   * that instant and lost all the same is only fetched again.
    * @returns how many policy values were read and how many were deleted.
    */
   prune(): Promise<{ read: number; deleted: number }> {
@@ -141,7 +141,6 @@ export class KeyValueStoreBackend implements RobotsStoreBackend {
       const worker = async () => {
         while (next < keys.length) {
           const key = keys[next++];
-          if (!this.#isDead(await store.getValue(key))) continue;
           if (!this.#isDead(await store.getValue(key))) continue;
           await store.setValue(key, null);
           deleted++;
