@@ -22,13 +22,16 @@ export const FALLBACK_TOKENS: Readonly<Record<string, string>> = {
   yandexbot: 'yandex',
 };
 
+/** `*` and an ASCII blank: Google's parser reads no other space there (a no-break space is none). */
+const STAR_THEN_BLANK = /^\*[\t\v\f ]/;
+
 /**
  * The token a `user-agent` line names: `*`, or its leading `[A-Za-z_-]` run, lower case
  * (`sogou spider` names `sogou`, `Googlebot/2.1` names `googlebot`). Google's parser also
- * reads `* anything` as the star group.
+ * reads `* anything` as the star group; `*` followed by anything else names no crawler.
  */
 export function tokenOfUserAgentLine(value: string): string {
-  if (value.charCodeAt(0) === 42 /* * */ && (value.length === 1 || /^\*\s/.test(value))) return '*';
+  if (value.charCodeAt(0) === 42 /* * */ && (value.length === 1 || STAR_THEN_BLANK.test(value))) return '*';
   let n = 0;
   while (n < value.length && isTokenChar(value.charCodeAt(n))) n++;
   return value.slice(0, n).toLowerCase();

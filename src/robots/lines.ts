@@ -227,17 +227,11 @@ function readLines(
       handler.lineTooLong(line, longLines[nextLong++].octets);
     }
     if (end > start) {
-      let stop = end;
       // Only a line with more units than the cap / 3 can exceed the cap in octets; lines of
       // invalid UTF-8 were measured and cut before decoding.
       if (longLines === undefined && (end - start) * 3 > MAX_LINE_OCTETS) {
-        const octets = Buffer.byteLength(text.slice(start, end));
-        if (octets > MAX_LINE_OCTETS) {
-          stop = start + unitsWithinOctets(text, start, end, MAX_LINE_OCTETS);
-          handler.lineTooLong(line, octets);
-        }
-      }
-      parseLine(text, start, stop, line, directive, handler, scan);
+        parseLongLine(text, start, end, line, directive, handler, scan);
+      } else parseLine(text, start, end, line, directive, handler, scan);
     }
     if (end >= n) return line;
     // Both characters are read on every line but the last (see isBlankAt): a file of CRLF
@@ -250,6 +244,46 @@ function readLines(
     // line, which matters to nobody; a cut file or piece must not count one either.
     if (start >= n && cut) return line;
   }
+}
+
+/**
+ * Reads `text[from, to)`, a line that may be over the cap in octets. One that is keeps its first
+ * MAX_LINE_OCTETS octets, as Google's parser does: when the cap falls inside a character, the
+ * octets of it that fit are kept as escapes (`%E2`), and they match what that octet starts.
+ */
+function parseLongLine(
+  text: string,
+  from: number,
+  to: number,
+  line: number,
+  d: Directive,
+  handler: RobotsLineHandler,
+  scan: LineScan,
+): void {
+  const octets = Buffer.byteLength(text.slice(from, to));
+  if (octets <= MAX_LINE_OCTETS) {
+    parseLine(text, from, to, line, d, handler, scan);
+    return;
+  }
+  handler.lineTooLong(line, octets);
+  const units = unitsWithinOctets(text, from, to, MAX_LINE_OCTETS);
+  let kept = text.slice(from, from + units);
+  const room = MAX_LINE_OCTETS - Buffer.byteLength(kept);
+  if (room > 0) kept += escapeOctets(Buffer.from(text.slice(from + units, from + units + 2)), room);
+  const source = d.source;
+  d.source = kept;
+  parseLine(kept, 0, kept.length, line, d, handler, {
+    hash: new NextOf(kept, '#'),
+    colon: new NextOf(kept, ':'),
+  });
+  d.source = source;
+}
+
+/** The first `count` octets of `bytes` as `%XX` escapes. */
+function escapeOctets(bytes: Uint8Array, count: number): string {
+  let escapes = '';
+  for (let i = 0; i < count; i++) escapes += `%${bytes[i].toString(16).toUpperCase().padStart(2, '0')}`;
+  return escapes;
 }
 
 /** `bytes` decoded as one piece, or undefined when they are not valid UTF-8. */
@@ -321,9 +355,9 @@ interface LongLine {
 }
 
 /**
- * `bytes` with every line cut at MAX_LINE_OCTETS octets, as Google's parser reads them (a cut
- * may split a character, which then decodes as U+FFFD); the lines cut go to `longLines`, in
- * order. The same bytes when no line is that long.
+ * `bytes` with every line cut at MAX_LINE_OCTETS octets, as Google's parser reads them (the
+ * octets kept of a character the cut splits become escapes); the lines cut go to `longLines`,
+ * in order. The same bytes when no line is that long.
  */
 function cutLongLines(bytes: Uint8Array, longLines: LongLine[]): Uint8Array {
   const kept: Uint8Array[] = [];
@@ -339,7 +373,11 @@ function cutLongLines(bytes: Uint8Array, longLines: LongLine[]): Uint8Array {
     const end = lf === -1 ? (cr === -1 ? bytes.length : cr) : cr === -1 ? lf : Math.min(lf, cr);
     if (end - start > MAX_LINE_OCTETS) {
       longLines.push({ line, octets: end - start });
-      kept.push(bytes.subarray(copiedTo, start + MAX_LINE_OCTETS));
+      const cap = start + MAX_LINE_OCTETS;
+      const split = startOfSplitCharacter(bytes, cap);
+      kept.push(bytes.subarray(copiedTo, split));
+      if (split < cap)
+        kept.push(Buffer.from(escapeOctets(bytes.subarray(split, cap), cap - split), 'latin1'));
       copiedTo = end;
     }
     if (end === bytes.length) break;
@@ -349,6 +387,22 @@ function cutLongLines(bytes: Uint8Array, longLines: LongLine[]): Uint8Array {
   if (kept.length === 0) return bytes;
   kept.push(bytes.subarray(copiedTo));
   return Buffer.concat(kept);
+}
+
+/**
+ * Where the character that `cap` cuts in two starts in `bytes`, or `cap` when it cuts none:
+ * the octets kept of that character are escaped (see parseLongLine).
+ */
+function startOfSplitCharacter(bytes: Uint8Array, cap: number): number {
+  for (let back = 1; back <= 3; back++) {
+    const octet = bytes[cap - back];
+    if ((octet & 0xc0) === 0x80) continue;
+    // Not the first octet of a character (ASCII, or one never valid): no character is split.
+    if (octet < 0xc2 || octet > 0xf4) return cap;
+    const size = octet >= 0xf0 ? 4 : octet >= 0xe0 ? 3 : 2;
+    return size > back ? cap - back : cap;
+  }
+  return cap;
 }
 
 /**

@@ -282,6 +282,18 @@ export class RobotsLinter implements RobotsLineHandler {
   /** A user-agent value that starts with `*` but is not the star: `*bot`, `*Googlebot`. */
   private starPattern(d: Directive): void {
     if (this.skipped()) return;
+    const value = valueTextOf(d);
+    // A no-break space pasted from a web page, most likely: a blank to the eye, not to parsers.
+    if (/^\*\s/.test(value)) {
+      const code = value.charCodeAt(1).toString(16).toUpperCase().padStart(4, '0');
+      this.add(
+        'empty-user-agent',
+        'warning',
+        d.line,
+        `User-agent ${quote(value)} names no crawler, so its rules apply to none: the "*" is followed by U+${code}, a space that is not a blank to parsers. Put a plain space or a tab there.`,
+      );
+      return;
+    }
     const name = /[A-Za-z_-]+/.exec(valueTextOf(d));
     const instead = name === null ? '' : `, or the crawler's name (${quote(name[0])})`;
     this.add(

@@ -222,7 +222,20 @@ describe('user-agent lines that name no crawler', () => {
     expect(lint.message).toContain('("Googlebot")');
   });
 
-  it.each(['*', '* anything', '*\tbot'])('accepts %j, the star group', (value) => {
+  it.each(['\u00a0', '\u2003', '\u3000'])(
+    'reads "*" and the space %j as naming no crawler, as Google does',
+    (space) => {
+      // A no-break space pasted from a web page looks like a blank, but only ASCII blanks are.
+      const robots = RobotsTxt.parse(`User-agent: *${space}Googlebot\nDisallow: /\n`);
+      expect(robots.isAllowed('/page', 'ExampleBot')).toBe(true);
+      expect(robots.isAllowed('/page', 'Googlebot')).toBe(true);
+      const lint = robots.lints.find((l) => l.code === 'empty-user-agent');
+      const code = space.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0');
+      expect(lint).toMatchObject({ line: 1, message: expect.stringContaining(`followed by U+${code}`) });
+    },
+  );
+
+  it.each(['*', '* anything', '*\tbot', '*\vbot', '*\fbot'])('accepts %j, the star group', (value) => {
     const robots = RobotsTxt.parse(`User-agent: ${value}\nDisallow: /private\n`);
     expect(robots.isAllowed('/private', 'AnyBot')).toBe(false);
     expect(robots.lints).toEqual([]);

@@ -385,15 +385,44 @@ describe('reading the file', () => {
       );
     }
   });
-  it('cuts a line of many-octet characters at 16,663 octets, never inside one', () => {
+  it('cuts a line of many-octet characters at 16,663 octets, inside one as Google does', () => {
     // 'disallow: /' is 11 octets; 5,550 x 'é€' (5 octets each) reach 27,761; the cap falls
     // after 3,330 pairs and one more `é` (16,663 octets exactly).
     const robots = RobotsTxt.parse(`user-agent: *\ndisallow: /${'é€'.repeat(5550)}\n`);
     expect(robots.groups[0].rules[0].pattern).toBe(`/${'é€'.repeat(3330)}é`);
-    // One octet fewer for the text before: the next `€` does not fit either.
-    const shorter = RobotsTxt.parse(`user-agent: *\ndisallow:/${'é€'.repeat(5550)}\n`);
-    expect(shorter.groups[0].rules[0].pattern).toBe(`/${'é€'.repeat(3330)}é`);
     expect(robots.lints).toContainEqual(expect.objectContaining({ code: 'line-too-long', line: 2 }));
+    // With fewer octets before the path, the cap falls inside the next character: the octets of
+    // it that fit are kept as escapes (`€` is E2 82 AC, `é` C3 A9).
+    const pairs = (n: number) => `/${'é€'.repeat(n)}`;
+    for (const [key, kept] of [
+      ['disallow:/', `${pairs(3330)}é%E2`],
+      ['allow:  /', `${pairs(3330)}é%E2%82`],
+      ['allow:/', `${pairs(3331)}%C3`],
+    ]) {
+      const shorter = RobotsTxt.parse(`user-agent: *\n${key}${'é€'.repeat(5550)}\n`);
+      expect(shorter.groups[0].rules[0].pattern, key).toBe(kept);
+    }
+  });
+  it('keeps the octets of a character the cap cuts as escapes, from text and from bytes', () => {
+    // 'disallow: ' and the path are 16,662 octets before `é` (C3 A9): its first octet is the
+    // 16,663rd, kept as `%C3`, which matches only what starts with that octet.
+    const path = `/${'a'.repeat(16_663 - 'disallow: '.length - 2)}`;
+    const body = `user-agent: a\ndisallow: ${path}éb\n`;
+    const valid = new TextEncoder().encode(body);
+    // The same line in a file with an invalid octet elsewhere, read by the other path.
+    const invalid = new Uint8Array([...valid, ...new TextEncoder().encode('# '), 0xff, 0x0a]);
+    for (const robots of [RobotsTxt.parse(body), RobotsTxt.parse(valid), RobotsTxt.parse(invalid)]) {
+      expect(robots.groups[0].rules[0].pattern).toBe(`${path}%C3`);
+      expect(robots.isAllowed(`${path}b`, 'a')).toBe(true);
+      expect(robots.isAllowed(`${path}é`, 'a')).toBe(false);
+      expect(robots.isAllowed(`${path}ã`, 'a')).toBe(false);
+      expect(robots.isAllowed(`${path}ā`, 'a')).toBe(true); // C4 81
+    }
+    // A four-octet character (F0 9F 98 80) of which three fit.
+    const emoji = `user-agent: a\ndisallow: ${path.slice(2)}😀\n`;
+    const cut = `${path.slice(2)}%F0%9F%98`;
+    expect(RobotsTxt.parse(emoji).groups[0].rules[0].pattern).toBe(cut);
+    expect(RobotsTxt.parse(new TextEncoder().encode(emoji)).groups[0].rules[0].pattern).toBe(cut);
   });
   it('finishes the line that crosses the size limit', () => {
     const body = `user-agent: *\ndisallow: /${'a'.repeat(200)}\n`;
