@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import type { BaseHttpClient, StreamingHttpResponse } from 'crawlee';
+import type { BaseHttpClient, HttpRequest, StreamingHttpResponse } from 'crawlee';
 import { objectOption } from '../options.js';
 import type { ContentDecoder } from './content-encoding.js';
 import {
@@ -22,9 +22,11 @@ import {
  * as "disallow all") then gives robots.txt the answer it gives your pages.
  *
  * The client is asked for one GET that does not follow redirects (the fetcher follows and
- * checks them itself), with the crawler's User-Agent and no generated headers. Its body stream
- * is read up to `maxBytes` and then destroyed; a content coding the client left undecoded is
- * decoded here. The client is expected to honour `timeout`; whether it does or not, the request
+ * checks them itself), with the crawler's User-Agent and no generated headers, and asked to leave
+ * the body as it was sent (`decompress: false`, which got-scraping honours). Its body stream is
+ * read up to `maxBytes` and then destroyed; a content coding the client left undecoded is
+ * decoded here, and a compressed body cut short is an error. A client that decodes bodies itself
+ * must drop Content-Length with Content-Encoding, and fail on a cut compressed body. The client is expected to honour `timeout`; whether it does or not, the request
  * is given up, and its stream destroyed, once `timeoutMs` has passed.
  *
  * @example
@@ -102,8 +104,8 @@ function readWithin(client: BaseHttpClient, request: RobotsHttpRequest): Promise
         finish(answer());
         return;
       }
-      // Crawlee's got-scraping client decodes the body and drops Content-Encoding; a coding
-      // still named is one the client left as it came.
+      // A coding still named is one the client left as it came (got-scraping's, asked not to
+      // decode); a client that decodes drops it.
       const reading = readBodyInto(stream, headers, body, {
         full: () => finish(answer()),
         ended: () => {
@@ -127,21 +129,24 @@ function readWithin(client: BaseHttpClient, request: RobotsHttpRequest): Promise
       decoders = reading.decoders;
     }
 
+    const asked: HttpRequest & { decompress: boolean } = {
+      url: request.url.href,
+      method: 'GET',
+      headers: { ...request.headers },
+      proxyUrl: request.proxyUrl,
+      followRedirect: false,
+      throwHttpErrors: false,
+      useHeaderGenerator: false,
+      timeout: { request: request.timeoutMs },
+      signal: abort.signal,
+      // Passed on to got by Crawlee's got-scraping client: the body comes as it was sent, and is
+      // decoded here. Decoded by got, a compressed body cut short reads as a whole file, and the
+      // octets decoded no longer add up to its Content-Length.
+      decompress: false,
+    };
     let opened: Promise<StreamingHttpResponse>;
     try {
-      opened = Promise.resolve(
-        client.stream({
-          url: request.url.href,
-          method: 'GET',
-          headers: { ...request.headers },
-          proxyUrl: request.proxyUrl,
-          followRedirect: false,
-          throwHttpErrors: false,
-          useHeaderGenerator: false,
-          timeout: { request: request.timeoutMs },
-          signal: abort.signal,
-        }),
-      );
+      opened = Promise.resolve(client.stream(asked));
     } catch (error) {
       finish(failureOf(error));
       return;

@@ -357,6 +357,8 @@ export class RobotsStore {
   #checkedAgent: string;
   #skewWarned = false;
   #closed = false;
+  /** The one closing of the store (see close). */
+  #closing: Promise<void> | undefined;
 
   /**
    * @throws TypeError or RangeError when an option is of the wrong type or out of range; the
@@ -657,8 +659,14 @@ export class RobotsStore {
    * store cannot be used afterwards. A check waiting for another process to fetch its origin's
    * robots.txt (a shared backend's lock) stops waiting and rejects with an Error.
    */
-  async close(): Promise<void> {
-    if (this.#closed) return;
+  close(): Promise<void> {
+    // Every call waits for the same: one that returned at once would let its caller exit while
+    // the first still waits for fetches, or before the backend's connection is closed.
+    this.#closing ??= this.#close();
+    return this.#closing;
+  }
+
+  async #close(): Promise<void> {
     this.#closed = true;
     await Promise.allSettled([...this.#inflight.values()]);
     this.#listeners.clear();

@@ -1,5 +1,5 @@
 import { request as httpRequest } from 'node:http';
-import { gzipSync } from 'node:zlib';
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { type BaseHttpClient, GotScrapingHttpClient, type StreamingHttpResponse } from 'crawlee';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CrawleeRobotsClient, fetchRobotsTxt, type RobotsFetchOptions } from '../../src/fetch/index.js';
@@ -84,6 +84,41 @@ describe("CrawleeRobotsClient: robots.txt through a crawler's httpClient", () =>
     expect(seen.headers['user-agent']).toBe(USER_AGENT);
     // useHeaderGenerator: false, or the site would see a browser's headers beside a crawler's name.
     expect(seen.headers['sec-ch-ua']).toBeUndefined();
+  });
+
+  it.each([
+    ['gzip', gzipSync],
+    ['deflate', deflateSync],
+    ['br', brotliCompressSync],
+  ] as const)(
+    'reads a %s file sent with its Content-Length, as static files are, through got-scraping',
+    async (coding, compress) => {
+      const body = compress(RULES);
+      const site = await server({
+        '/robots.txt': text(body, 200, { 'content-encoding': coding, 'content-length': String(body.length) }),
+      });
+      const result = await fetchRobotsTxt(site.origin, through(new GotScrapingHttpClient()));
+      expect(result).toMatchObject({ status: 200, kind: 'rules' });
+      expect(result.robots?.isAllowed('/private/x', 'ExampleBot')).toBe(false);
+    },
+  );
+
+  it('reads a gzip body cut short as unreachable through got-scraping, which would take it as whole', async () => {
+    // Compressed text of many lines, the last `Disallow: /`: the connection closes at 80 %.
+    const file = `${'User-agent: ExampleBot\nAllow: /a\n'.repeat(2000)}User-agent: *\nDisallow: /\n`;
+    const body = gzipSync(file);
+    // A body that runs until the connection closes (no Content-Length, no chunks): only its
+    // coding can tell that it was cut.
+    const head = 'HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nConnection: close\r\n\r\n';
+    const site = await server({
+      '/robots.txt': (_request, response) => {
+        response.socket?.end(
+          Buffer.concat([Buffer.from(head), body.subarray(0, Math.floor(body.length * 0.8))]),
+        );
+      },
+    });
+    const result = await fetchRobotsTxt(site.origin, through(new GotScrapingHttpClient()));
+    expect(result).toMatchObject({ kind: 'disallow-all', status: 'decoding-error' });
   });
 
   it('leaves redirects to the fetcher, which records and bounds every hop', async () => {

@@ -322,6 +322,33 @@ describe('RobotsStore.resolve and check', () => {
     expect(() => robots.checkCached(`${site.origin}/no`)).toThrow(/closed/);
   });
 
+  it('closes once: a second close() waits for what the first waits for', async () => {
+    let answer: () => void = () => {};
+    const answered = new Promise<void>((resolve) => {
+      answer = resolve;
+    });
+    const robots = new RobotsStore({
+      userAgent: USER_AGENT,
+      log: captureLog().log,
+      httpClient: {
+        request: async () => {
+          await answered;
+          return { ok: true, status: 404, headers: {}, body: new Uint8Array(), truncated: false };
+        },
+      },
+    });
+    const resolving = robots.resolve('https://slow.example/');
+    const settled: string[] = [];
+    const first = robots.close().then(() => settled.push('first'));
+    const second = robots.close().then(() => settled.push('second'));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Neither resolves while the fetch under way is unanswered.
+    expect(settled).toEqual([]);
+    answer();
+    await Promise.all([first, second, resolving]);
+    expect(settled.sort()).toEqual(['first', 'second']);
+  });
+
   it('rejects a User-Agent no request can carry when it is made, rather than taking every origin for unreachable', () => {
     const log = captureLog().log;
     for (const [userAgent, character] of [
