@@ -622,8 +622,13 @@ class SeedRun {
       this.#failure(task, parser.error);
       return;
     }
+    if (parser.error !== undefined) {
+      // Not read to its end, as a body cut short is not: what parsed before the error is kept,
+      // and the file is a failure, so a list or sample of its URLs is known to be incomplete.
+      this.#failure(task, `${parser.error} (${found} before it).`);
+      return;
+    }
     this.#result.sitemapsRead++;
-    if (parser.error !== undefined) this.#warning(task, `${parser.error} (${found} before it).`);
     if (body.truncated) {
       this.#warning(
         task,

@@ -352,6 +352,40 @@ describe('sitemaps: exit codes', () => {
     }
   });
 
+  it('exits 2 when the declared sitemap ends in the middle of its XML, saying the list is incomplete', async () => {
+    // A generator that died after writing part of the file: the response itself ends normally.
+    const cut = await startHttpServer();
+    const o = cut.origin;
+    cut.route('/robots.txt', text(`User-agent: *\nDisallow:\n\nSitemap: ${o}/cut.xml\n`));
+    cut.route(
+      '/cut.xml',
+      text(`<urlset><url><loc>${o}/one</loc></url><url><loc>${o}/two</loc></url><url><lo`),
+    );
+    try {
+      const urls = await runInProcess(['sitemaps', o, '--urls']);
+      expect(urls.code).toBe(2);
+      expect(urls.stdout).toBe(`${o}/one\n${o}/two\n`);
+      expect(urls.stderr).toBe(
+        'crawlee-robots: the declared sitemap failed after 2 URLs were read, so the list is incomplete\n',
+      );
+      const audit = await runInProcess(['audit', o, '--from-sitemaps', '--agents', 'ExampleBot', '--json']);
+      expect(audit.code).toBe(2);
+      expect(JSON.parse(audit.stdout)).toMatchObject({
+        fromSitemaps: {
+          read: 0,
+          failed: 1,
+          failures: [
+            { url: `${o}/cut.xml`, why: expect.stringMatching(/^Broken XML: .*2 URLs read before it/) },
+          ],
+          incomplete: expect.stringMatching(/sample of 2 URLs is incomplete/),
+        },
+        exitCode: 2,
+      });
+    } finally {
+      await cut.close();
+    }
+  });
+
   it('exits 2 when the declared sitemaps redirect in a loop: skipped, none was read', async () => {
     const loop = await startHttpServer();
     const o = loop.origin;

@@ -152,7 +152,7 @@ describe('SitemapSeeder on a site with every format', () => {
     expect(run.urls.some((url) => url.includes('/private/'))).toBe(false);
   });
 
-  it('reports failing children (404, 5xx, timeout, DOCTYPE) and still loads the others', () => {
+  it('reports failing children (404, 5xx, timeout, DOCTYPE, broken XML) and still loads the others', () => {
     const why = Object.fromEntries(
       result.failures.map((failure) => [failure.url.replace(origin, ''), failure.why]),
     );
@@ -161,13 +161,15 @@ describe('SitemapSeeder on a site with every format', () => {
     expect(why['/maps/slow.xml']).toMatch(/No answer within 600 ms/);
     expect(why['/maps/billion-laughs.xml']).toMatch(/DOCTYPE/);
     expect(result.failures.every((failure) => failure.parent === `${origin}/index.xml`)).toBe(true);
-    expect(result.sitemapsFailed).toBe(4);
-    expect(result.failures).toHaveLength(4);
+    expect(result.sitemapsFailed).toBe(5);
+    expect(result.failures).toHaveLength(5);
   });
 
-  it('keeps what broken XML gave before the error, with a warning', () => {
-    const warning = result.warnings.find((entry) => entry.url.endsWith('/maps/broken.xml'));
-    expect(warning?.why).toMatch(/^Broken XML: .*2 URLs read before it/);
+  it('keeps what broken XML gave before the error, and counts the file as failed', () => {
+    const failure = result.failures.find((entry) => entry.url.endsWith('/maps/broken.xml'));
+    expect(failure?.why).toMatch(/^Broken XML: .*2 URLs read before it/);
+    expect(result.warnings.some((entry) => entry.url.endsWith('/maps/broken.xml'))).toBe(false);
+    expect(run.urls.filter((url) => url.includes('/broken/'))).toHaveLength(2);
   });
 
   it('detects a loop between two indexes and a redirect back to an ancestor', () => {
@@ -184,7 +186,7 @@ describe('SitemapSeeder on a site with every format', () => {
 
   it('counts everything and enqueues in batches of batchSize', () => {
     expect(result).toMatchObject({
-      sitemapsRead: 11,
+      sitemapsRead: 10,
       urlsFound: 19,
       kept: 17,
       droppedByRobots: 2,
@@ -198,7 +200,7 @@ describe('SitemapSeeder on a site with every format', () => {
   it('logs a summary', () => {
     const summary = run.lines.find((line) => line.message.includes('Done in'));
     expect(summary?.message).toMatch(
-      /11 sitemaps read, 4 failed.*19 URLs found, 17 kept, 2 dropped by robots.txt/,
+      /10 sitemaps read, 5 failed.*19 URLs found, 17 kept, 2 dropped by robots.txt/,
     );
   });
 });
