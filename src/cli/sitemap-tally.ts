@@ -38,6 +38,8 @@ export interface BlockingRule {
   rule: string;
   line: number | null;
   count: number;
+  /** The robots.txt the rule is in: the site's, or another host's for URLs a sitemap lists there. */
+  robotsTxtUrl: string;
 }
 
 export interface SitemapsRead {
@@ -138,8 +140,13 @@ export async function readSitemaps(site: string, options: ReadSitemapsOptions): 
       entry.blocked++;
       const { check } = record;
       const rule = check.rule === null ? check.reason : `${check.rule.kind}: ${check.rule.pattern}`;
-      const key = `${check.rule?.line ?? '-'} ${rule}`;
-      const blocking = rules.get(key) ?? { rule, line: check.rule?.line ?? null, count: 0 };
+      const key = `${check.robotsTxtUrl} ${check.rule?.line ?? '-'} ${rule}`;
+      const blocking = rules.get(key) ?? {
+        rule,
+        line: check.rule?.line ?? null,
+        count: 0,
+        robotsTxtUrl: check.robotsTxtUrl,
+      };
       blocking.count++;
       rules.set(key, blocking);
       options.onBlocked?.(record.url, check);
@@ -182,7 +189,12 @@ export async function readSitemaps(site: string, options: ReadSitemapsOptions): 
     policy,
     declared,
     sitemaps: [...tallies.values()],
-    blockedBy: [...rules.values()].sort((a, b) => b.count - a.count || (a.line ?? 0) - (b.line ?? 0)),
+    blockedBy: [...rules.values()].sort(
+      (a, b) =>
+        b.count - a.count ||
+        Number(b.robotsTxtUrl === policy.robotsTxtUrl) - Number(a.robotsTxtUrl === policy.robotsTxtUrl) ||
+        (a.line ?? 0) - (b.line ?? 0),
+    ),
     result: { ...result, failures, sitemapsFailed: result.sitemapsFailed - robotsTxtFailures },
   };
 }

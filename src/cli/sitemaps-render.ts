@@ -110,14 +110,19 @@ function problemBlock(title: 'Failures' | 'Warnings', report: SitemapsReport, st
 
 function blockedBlock(report: SitemapsReport, style: Style): string[] {
   if (report.blockedBy.length === 0) return [];
+  // URLs a sitemap lists on another host are judged by that host's robots.txt: its rules are
+  // named with their file, or they would read as lines of the site's.
+  const own = report.policy.robotsTxtUrl;
+  const elsewhere = report.blockedBy.some((rule) => rule.robotsTxtUrl !== own);
   const rows = report.blockedBy.map((rule) => [
     String(rule.count),
+    ...(elsewhere ? [rule.robotsTxtUrl === own ? 'this site' : rule.robotsTxtUrl] : []),
     rule.line === null ? '-' : String(rule.line),
     rule.rule,
   ]);
   return [
     style.bold(`Blocked for ${agentName(report.agent)}: sitemap URLs robots.txt does not allow`),
-    ...renderTable(['URLs', 'line', 'rule'], rows),
+    ...renderTable(['URLs', ...(elsewhere ? ['robots.txt'] : []), 'line', 'rule'], rows),
   ];
 }
 

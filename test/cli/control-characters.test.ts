@@ -122,7 +122,9 @@ describe('control characters from a site', () => {
     expectNoControls(run.stdout);
     expect(run.lines).toContain('  1     8     disallow: /p\\u001b[2J');
     const json = await runInProcess(['sitemaps', site.origin, '--json']);
-    expect(JSON.parse(json.stdout).blockedBy).toEqual([{ rule: `disallow: /p${CLEAR}`, line: 8, count: 1 }]);
+    expect(JSON.parse(json.stdout).blockedBy).toEqual([
+      { rule: `disallow: /p${CLEAR}`, line: 8, count: 1, robotsTxtUrl: `${site.origin}/robots.txt` },
+    ]);
   });
 
   it('a message on stderr shows the control characters of what was given', async () => {

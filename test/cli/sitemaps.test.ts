@@ -167,8 +167,8 @@ describe('sitemaps --json', () => {
         stoppedEarly: false,
       },
       blockedBy: [
-        { rule: 'disallow: /private/', line: 5, count: 2 },
-        { rule: 'disallow: /drafts/', line: 6, count: 1 },
+        { rule: 'disallow: /private/', line: 5, count: 2, robotsTxtUrl: `${site.origin}/robots.txt` },
+        { rule: 'disallow: /drafts/', line: 6, count: 1, robotsTxtUrl: `${site.origin}/robots.txt` },
       ],
       unreadable: null,
       exitCode: 0,
@@ -349,6 +349,38 @@ describe('sitemaps: exit codes', () => {
       );
     } finally {
       await stall.close();
+    }
+  });
+
+  it("names another host's robots.txt for the rules that block URLs a sitemap lists on that host", async () => {
+    // The site's robots.txt lists a sitemap of another origin: its URLs are judged by that
+    // origin's robots.txt, whose line 2 is not the site's line 2.
+    const [own, other] = [await startHttpServer(), await startHttpServer()];
+    const [a, b] = [own.origin, other.origin];
+    own.route(
+      '/robots.txt',
+      text(`User-agent: *\nDisallow: /private\n\nSitemap: ${a}/s.xml\nSitemap: ${b}/b.xml\n`),
+    );
+    own.route('/s.xml', text(`${a}/private/x\n${a}/ok\n`));
+    other.route('/robots.txt', text('User-agent: *\nDisallow: /secret\n'));
+    other.route('/b.xml', text(`${b}/secret/y\n${b}/page\n`));
+    try {
+      const run = await runInProcess(['sitemaps', a]);
+      expect(run.code).toBe(0);
+      const table = run.lines.slice(run.lines.findIndex((line) => line.startsWith('Blocked for')));
+      expect(table.slice(1, 5).map((line) => line.trim().split(/ {2,}/))).toEqual([
+        ['URLs', 'robots.txt', 'line', 'rule'],
+        [expect.stringMatching(/^-+$/), expect.stringMatching(/^-+$/), '----', expect.stringMatching(/^-+$/)],
+        ['1', 'this site', '2', 'disallow: /private'],
+        ['1', `${b}/robots.txt`, '2', 'disallow: /secret'],
+      ]);
+      const json = JSON.parse((await runInProcess(['sitemaps', a, '--json'])).stdout);
+      expect(json.blockedBy).toEqual([
+        { rule: 'disallow: /private', line: 2, count: 1, robotsTxtUrl: `${a}/robots.txt` },
+        { rule: 'disallow: /secret', line: 2, count: 1, robotsTxtUrl: `${b}/robots.txt` },
+      ]);
+    } finally {
+      await Promise.all([own.close(), other.close()]);
     }
   });
 
