@@ -8,6 +8,21 @@ export interface CliOutput {
   write(text: string): unknown;
   /** Set by Node on a terminal; colours are used only there. */
   isTTY?: boolean;
+  /** A Node stream's: 'drain' once what a write that returned false held back has gone out. */
+  once?(event: 'drain' | 'close', listener: () => void): unknown;
+}
+
+/**
+ * Writes `text` to `output`; when the stream holds it back (a pipe whose reader is slower),
+ * resolves once it has gone out. A long output awaited so keeps a bounded memory: Node queues
+ * in memory whatever a full pipe cannot take yet.
+ */
+export function writeInTurn(output: CliOutput, text: string): Promise<void> | undefined {
+  if (output.write(text) !== false || output.once === undefined) return undefined;
+  return new Promise((resolve) => {
+    output.once!('drain', resolve);
+    output.once!('close', resolve);
+  });
 }
 
 /** The standard input: read chunk by chunk, never whole. */

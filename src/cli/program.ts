@@ -17,7 +17,7 @@ import {
 import { MAX_AUDIT_URLS, runAudit } from './audit.js';
 import { runExplain } from './explain.js';
 import { parseFailOn } from './fail-on.js';
-import { CliInputError, type CliIo } from './io.js';
+import { CliInputError, type CliIo, writeInTurn } from './io.js';
 import { runSitemaps } from './sitemaps.js';
 import { createStyle, printable, wantsColor } from './style.js';
 import { DEFAULT_SITEMAP_URLS } from './urls.js';
@@ -271,7 +271,7 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
             urlsOnly: flags.urls === true,
           },
           createStyle(flags.json !== true && flags.urls !== true && wantsColor(flags.color, io.stdout, env)),
-          (text) => io.stdout.write(text),
+          (text) => writeInTurn(io.stdout, text),
           (text) => io.stderr.write(text),
         );
         setExitCode(exitCode);

@@ -72,8 +72,8 @@ export interface ReadSitemapsOptions {
   concurrency?: number;
   /** Kept URLs handed to `onKept` at a time (the seeder's `batchSize`): 1 keeps the order of reading. */
   batchSize?: number;
-  /** Each kept URL, in the order read. */
-  onKept?: (url: string) => void;
+  /** Each kept URL, in the order read; the reading waits for a promise it returns. */
+  onKept?: (url: string) => void | Promise<void>;
   /** Each URL robots.txt blocks, with the verdict. */
   onBlocked?: (url: string, check: RobotsCheck) => void;
 }
@@ -130,8 +130,9 @@ export async function readSitemaps(site: string, options: ReadSitemapsOptions): 
         const entry = tally(request.userData.sitemapUrl);
         entry.found++;
         entry.kept++;
-        options.onKept?.(request.url);
+        const taken = options.onKept?.(request.url);
         count();
+        if (taken !== undefined) await taken;
       }
     },
     onDropped: (record: SitemapDroppedUrl) => {

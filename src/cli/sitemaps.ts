@@ -7,6 +7,7 @@ import { RobotsStore } from '../store/index.js';
 import { userAgentHeader } from './args.js';
 import { EXIT } from './io.js';
 import { jsonText } from './json.js';
+import { SeenUrls } from './seen-urls.js';
 import { QUIET_LOG, readSitemaps, type SitemapsRead } from './sitemap-tally.js';
 import { renderSitemaps } from './sitemaps-render.js';
 import type { Style } from './style.js';
@@ -42,7 +43,7 @@ export interface SitemapsReport extends SitemapsRead {
 export async function runSitemaps(
   options: SitemapsOptions,
   style: Style,
-  write: (text: string) => void,
+  write: (text: string) => void | Promise<void>,
   writeError: (text: string) => void,
 ): Promise<number> {
   const store = new RobotsStore({
@@ -55,7 +56,7 @@ export async function runSitemaps(
   try {
     let pending: string[] = [];
     // A crawler requests each URL once, without its fragment: so is each printed.
-    const printed = new Set<string>();
+    const printed = new SeenUrls();
     read = await readSitemaps(options.site, {
       store,
       agent: options.agent,
@@ -68,18 +69,19 @@ export async function runSitemaps(
               // the URL parser writes it (`/a b` is `/a%20b`, a line feed inside is dropped).
               const parsed = new URL(url);
               parsed.hash = '';
-              if (printed.has(parsed.href)) return;
-              printed.add(parsed.href);
+              if (!printed.add(parsed.href)) return;
               pending.push(parsed.href);
               if (pending.length >= 1000) {
-                write(`${pending.join('\n')}\n`);
+                const text = `${pending.join('\n')}\n`;
                 pending = [];
+                // The reading waits while stdout holds lines back.
+                return write(text);
               }
             },
           }
         : {}),
     });
-    if (pending.length > 0) write(`${pending.join('\n')}\n`);
+    if (pending.length > 0) await write(`${pending.join('\n')}\n`);
   } finally {
     await store.close();
   }

@@ -1,11 +1,13 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeInTurn } from '../../src/cli/io.js';
 import type { SitemapsRead } from '../../src/cli/sitemap-tally.js';
-import { sitemapsReport } from '../../src/cli/sitemaps.js';
+import { runSitemaps, sitemapsReport } from '../../src/cli/sitemaps.js';
 import { renderSitemaps } from '../../src/cli/sitemaps-render.js';
 import { createStyle } from '../../src/cli/style.js';
 import { RobotsTxt } from '../../src/robots/index.js';
@@ -382,6 +384,62 @@ describe('sitemaps: exit codes', () => {
     } finally {
       await Promise.all([own.close(), other.close()]);
     }
+  });
+
+  it('--urls reads no further while stdout holds lines back, so a slow reader keeps memory bounded', async () => {
+    const big = await startHttpServer();
+    const o = big.origin;
+    big.route('/robots.txt', text(`User-agent: *\nDisallow:\n\nSitemap: ${o}/s.txt\n`));
+    big.route('/s.txt', text(Array.from({ length: 5000 }, (_, i) => `${o}/p/${i}`).join('\n')));
+    const written: string[] = [];
+    let letGo: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      letGo = resolve;
+    });
+    const options = { site: o, agent: '*', timeoutMs: 5000, json: false, urlsOnly: true };
+    try {
+      const run = runSitemaps(
+        options,
+        createStyle(false),
+        (text) => {
+          written.push(text);
+          // The first 1,000 lines are held back, as by a full pipe.
+          return written.length === 1 ? held : undefined;
+        },
+        () => {},
+      );
+      await sleep(300);
+      expect(written).toHaveLength(1);
+      letGo();
+      expect(await run).toBe(0);
+      const lines = written.join('').split('\n').filter(Boolean);
+      expect(lines).toHaveLength(5000);
+      expect(new Set(lines).size).toBe(5000);
+    } finally {
+      await big.close();
+    }
+  });
+
+  it('waits for a stream that holds a write back until it drains', async () => {
+    const callbacks: (() => void)[] = [];
+    const slow = new Writable({
+      highWaterMark: 4,
+      write(_chunk, _encoding, done) {
+        callbacks.push(done);
+      },
+    });
+    expect(writeInTurn(slow, 'ab')).toBeUndefined();
+    const waiting = writeInTurn(slow, 'cdef');
+    expect(waiting).toBeInstanceOf(Promise);
+    let drained = false;
+    void waiting?.then(() => {
+      drained = true;
+    });
+    await sleep(20);
+    expect(drained).toBe(false);
+    while (callbacks.length > 0) callbacks.shift()!();
+    await waiting;
+    expect(drained).toBe(true);
   });
 
   it('exits 2 when the declared sitemap ends in the middle of its XML, saying the list is incomplete', async () => {
