@@ -7,7 +7,12 @@
  */
 import { Log, LogLevel } from 'crawlee';
 import { urlOrNull } from '../robots/url.js';
-import type { SitemapDroppedUrl, SitemapProblem, SitemapSeedResult } from '../sitemap/index.js';
+import type {
+  SitemapDroppedUrl,
+  SitemapFormat,
+  SitemapProblem,
+  SitemapSeedResult,
+} from '../sitemap/index.js';
 import { SitemapSeeder } from '../sitemap/index.js';
 import type { OriginPolicy, RobotsCheck, RobotsStore } from '../store/index.js';
 
@@ -16,8 +21,10 @@ export interface SitemapTally {
   url: string;
   /** Listed by a `Sitemap:` line of the site's robots.txt; otherwise reached through an index. */
   declared: boolean;
-  /** The index that listed it, when the seeder named it (it does so for sitemaps with a problem). */
+  /** The index that listed it; null for a sitemap robots.txt declares (or one never read). */
   parent: string | null;
+  /** What the file was, once read; null for one that failed or was skipped. */
+  format: SitemapFormat | null;
   /** Page URLs read from it: kept + blocked + filtered. */
   found: number;
   /** URLs robots.txt allows for the agent. */
@@ -28,7 +35,7 @@ export interface SitemapTally {
   filtered: number;
   /** Why it could not be read, or null. */
   failure: string | null;
-  /** Read only in part, loops, skipped children. */
+  /** Read only in part, loops, children skipped (said on the index that lists them). */
   warnings: string[];
 }
 
@@ -94,6 +101,7 @@ export async function readSitemaps(site: string, options: ReadSitemapsOptions): 
         url,
         declared: declared.includes(url),
         parent: null,
+        format: null,
         found: 0,
         kept: 0,
         blocked: 0,
@@ -159,6 +167,11 @@ export async function readSitemaps(site: string, options: ReadSitemapsOptions): 
       entry.filtered++;
       count();
     },
+    onSitemapRead: (sitemap) => {
+      const entry = tally(sitemap.url);
+      entry.format = sitemap.format;
+      if (sitemap.parent !== undefined) entry.parent = sitemap.parent;
+    },
     progressIntervalMs: 0,
     ...(options.maxUrls === undefined ? {} : { maxUrls: options.maxUrls }),
     signal,
@@ -182,9 +195,16 @@ export async function readSitemaps(site: string, options: ReadSitemapsOptions): 
     if (failure.parent !== undefined) entry.parent = failure.parent;
   }
   for (const warning of result.warnings) {
+    // A child skipped that is a sitemap of the report already (a loop back to an index, a file
+    // listed again): the problem is in the index that lists it, and the child keeps its own row.
+    if (warning.skipped === true && warning.parent !== undefined && tallies.has(warning.url)) {
+      tally(warning.parent).warnings.push(`Lists ${warning.url}: ${warning.why}`);
+      continue;
+    }
     const entry = tally(warning.url);
     entry.warnings.push(warning.why);
-    if (warning.parent !== undefined) entry.parent = warning.parent;
+    if (warning.parent !== undefined && entry.parent === null && !entry.declared)
+      entry.parent = warning.parent;
   }
   return {
     policy,

@@ -142,8 +142,7 @@ export function sitemapsJson(report: SitemapsReport) {
       url: sitemap.url,
       declared: sitemap.declared,
       parent: sitemap.parent,
-      // The seeder does not report the format of each file.
-      format: null,
+      format: sitemap.format,
       urls: sitemap.found,
       kept: sitemap.kept,
       blocked: sitemap.blocked,

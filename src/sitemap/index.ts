@@ -16,6 +16,7 @@ export { SitemapSeeder } from './seeder.js';
 export type {
   SitemapDroppedUrl,
   SitemapEntry,
+  SitemapFileRead,
   SitemapFilteredUrl,
   SitemapFilterReason,
   SitemapFormat,

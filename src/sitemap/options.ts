@@ -1,6 +1,6 @@
 import type { Log } from 'crawlee';
 import type { RobotsCheck, RobotsStore } from '../store/index.js';
-import type { SitemapDroppedUrl, SitemapFilteredUrl, SitemapRequest } from './types.js';
+import type { SitemapDroppedUrl, SitemapFileRead, SitemapFilteredUrl, SitemapRequest } from './types.js';
 
 /** Defaults of {@link SitemapSeederOptions} and {@link SitemapSeedOptions}. */
 export const SITEMAP_DEFAULTS = {
@@ -113,6 +113,12 @@ export interface SitemapSeedOptions {
    * @default none: the URLs are only counted
    */
   onFiltered?: (record: SitemapFilteredUrl) => void;
+  /**
+   * Receives each sitemap file read (counted in `sitemapsRead`), with its format and how many
+   * entries it held, once it has been read. Not awaited.
+   * @default none: the files are only counted
+   */
+  onSitemapRead?: (sitemap: SitemapFileRead) => void;
   /**
    * The router label put on every request.
    * @default none

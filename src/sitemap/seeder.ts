@@ -92,7 +92,7 @@ export class SitemapSeeder {
    *
    * Resolves with the counts and every sitemap that failed, with why (and every site whose
    * robots.txt is unreachable, so its sitemaps are unknown). A failing sitemap never stops the
-   * others. Rejects only when `enqueue`, `onDropped`, `keep` or `onFiltered` throws, or on
+   * others. Rejects only when `enqueue`, `onDropped`, `keep`, `onFiltered` or `onSitemapRead` throws, or on
    * misuse (an input that is not an http(s) URL, an invalid option). A throw stops the run: no
    * sitemap is requested and no callback called after it, and `seed()` rejects with that error
    * once the files being read are closed.
@@ -103,7 +103,7 @@ export class SitemapSeeder {
         'seed() needs an enqueue function, e.g. { enqueue: (batch) => crawler.addRequests(batch) }.',
       );
     }
-    for (const name of ['onDropped', 'onFiltered', 'keep'] as const) {
+    for (const name of ['onDropped', 'onFiltered', 'onSitemapRead', 'keep'] as const) {
       if (options[name] !== undefined && typeof options[name] !== 'function')
         throw new TypeError(`seed() option ${name} must be a function, got ${typeof options[name]}.`);
     }
@@ -178,7 +178,7 @@ class SeedRun {
   #stopped = false;
   /** Aborted when the run stops: ends the downloads and the waits for the store at once. */
   readonly #halt = new AbortController();
-  /** Set by the first throw of `enqueue`, `onDropped`, `keep` or `onFiltered`: the run stops and rejects with it. */
+  /** Set by the first throw of a callback (`enqueue`, `onDropped`, `keep`, ...): the run stops and rejects with it. */
   #failed = false;
   #error: unknown;
   #sitemapLimitWarned = false;
@@ -467,9 +467,10 @@ class SeedRun {
     this.#report(this.#result.failures, task, why, refusedByRobots);
   }
 
-  #warning(task: Pick<SitemapTask, 'url' | 'parent'>, why: string): void {
+  /** A problem met while reading `task`, or, `skipped`, why it is not read. */
+  #warning(task: Pick<SitemapTask, 'url' | 'parent'>, why: string, skipped = false): void {
     this.log.debug(`Sitemap ${task.url}: ${why}`);
-    this.#report(this.#result.warnings, task, why);
+    this.#report(this.#result.warnings, task, why, false, skipped);
   }
 
   #report(
@@ -477,11 +478,13 @@ class SeedRun {
     task: Pick<SitemapTask, 'url' | 'parent'>,
     why: string,
     refusedByRobots = false,
+    skipped = false,
   ): void {
     if (list.length >= this.#maxProblems) return;
     const problem: SitemapProblem = { url: task.url, why };
     if (task.parent !== undefined) problem.parent = task.parent;
     if (refusedByRobots) problem.refusedByRobots = true;
+    if (skipped) problem.skipped = true;
     list.push(problem);
   }
 
@@ -493,7 +496,7 @@ class SeedRun {
     }
     if (this.#bytes.used >= this.#maxTotalBytes) {
       this.#result.sitemapsSkipped++;
-      this.#totalBytesReached(task);
+      this.#totalBytesReached(task, true);
       return;
     }
     if (this.#checksSitemaps && !task.invited) {
@@ -556,7 +559,7 @@ class SeedRun {
       }
       if (body.kind === 'redirect-stopped') {
         this.#result.sitemapsSkipped++;
-        this.#warning(task, body.why);
+        this.#warning(task, body.why, true);
         return;
       }
       if (task.guessed && body.kind === 'http-status') {
@@ -629,6 +632,12 @@ class SeedRun {
       return;
     }
     this.#result.sitemapsRead++;
+    this.#options.onSitemapRead?.({
+      url: task.url,
+      ...(task.parent === undefined ? {} : { parent: task.parent }),
+      format: parser.format,
+      entries: file.entries,
+    });
     if (body.truncated) {
       this.#warning(
         task,
@@ -667,13 +676,17 @@ class SeedRun {
     this.#result.stoppedEarly = true;
     if (this.#sitemapLimitWarned) return;
     this.#sitemapLimitWarned = true;
-    this.#warning(task, `maxSitemaps (${this.#maxSitemaps}) reached: this and further sitemaps are skipped.`);
+    this.#warning(
+      task,
+      `maxSitemaps (${this.#maxSitemaps}) reached: this and further sitemaps are skipped.`,
+      true,
+    );
   }
 
   /** The run has read `maxTotalBytes`: it stops, and says so once. */
-  #totalBytesReached(task: SitemapTask): void {
+  #totalBytesReached(task: SitemapTask, skipped = false): void {
     if (this.#stopped) return;
-    this.#warning(task, `maxTotalBytes (${this.#maxTotalBytes}) reached: the run stops.`);
+    this.#warning(task, `maxTotalBytes (${this.#maxTotalBytes}) reached: the run stops.`, skipped);
     this.#stop();
   }
 
@@ -733,12 +746,13 @@ class SeedRun {
       this.#warning(
         child,
         entry.tooLong ? `Longer than ${MAX_LOC_LENGTH} characters.` : 'Not an absolute http(s) URL.',
+        true,
       );
       return;
     }
     if (file.chain.includes(url)) {
       this.#result.sitemapsSkipped++;
-      this.#warning(child, `Loop: ${[...file.chain, url].join(' -> ')}.`);
+      this.#warning(child, `Loop: ${[...file.chain, url].join(' -> ')}.`, true);
       return;
     }
     if (this.#visited.has(url)) {
@@ -752,6 +766,7 @@ class SeedRun {
         this.#warning(
           child,
           `Deeper than maxDepth (${this.#maxDepth}): skipped, and so are other children this deep.`,
+          true,
         );
       }
       return;
@@ -769,6 +784,7 @@ class SeedRun {
       this.#warning(
         child,
         `On another host than its index ${task.url}: skipped (sitemaps.org same-host rule).`,
+        true,
       );
       return;
     }

@@ -90,6 +90,21 @@ export interface SitemapProblem {
    * hop of it: it was never requested, as a crawler would never learn its URLs either.
    */
   refusedByRobots?: true;
+  /**
+   * Set on a warning about a sitemap that was not read (a loop back to an index being read, a
+   * child on another host, past a limit): the problem is in the index that lists it, `parent`.
+   */
+  skipped?: true;
+}
+
+/** A sitemap file read, as {@link SitemapSeedOptions.onSitemapRead} receives it. */
+export interface SitemapFileRead {
+  url: string;
+  /** The index that listed it; none for a sitemap given or declared in robots.txt. */
+  parent?: string;
+  format: SitemapFormat;
+  /** The entries it held: URLs, or sitemaps for an index. */
+  entries: number;
 }
 
 /**

@@ -110,8 +110,8 @@ describe('sitemaps: the text report', () => {
     expect([...rows.keys()].slice(0, 2)).toEqual(['/sitemap_index.xml', '/news.xml']);
     expect(rows.get('/sitemap_index.xml')).toEqual(['robots.txt', '0', '0', '0', '0', 'ok']);
     expect(rows.get('/news.xml')).toEqual(['robots.txt', '2', '1', '0', '1', 'ok']);
-    expect(rows.get('/pages.xml')).toEqual(['an index', '4', '2', '2', '0', 'ok']);
-    expect(rows.get('/archive.xml.gz')).toEqual(['an index', '3', '2', '1', '0', 'ok']);
+    expect(rows.get('/pages.xml')).toEqual(['/sitemap_index.xml', '4', '2', '2', '0', 'ok']);
+    expect(rows.get('/archive.xml.gz')).toEqual(['/sitemap_index.xml', '3', '2', '1', '0', 'ok']);
     expect(rows.get('/missing.xml')).toEqual(['/sitemap_index.xml', '0', '0', '0', '0', 'FAILED']);
     expect(rows.get('total')).toEqual(['9', '5', '3', '1']);
   });
@@ -136,7 +136,14 @@ describe('sitemaps: the text report', () => {
     expect(run.code).toBe(0);
     expect(run.lines[0]).toBe(`Sitemaps of ${site.origin} for any crawler (*)`);
     expect(run.lines).toContain('  9 URLs: 6 kept, 2 blocked by robots.txt, 1 filtered');
-    expect(sitemapRows(run.lines).get('/pages.xml')).toEqual(['an index', '4', '3', '1', '0', 'ok']);
+    expect(sitemapRows(run.lines).get('/pages.xml')).toEqual([
+      '/sitemap_index.xml',
+      '4',
+      '3',
+      '1',
+      '0',
+      'ok',
+    ]);
   });
 
   it('says so when robots.txt declares no sitemap, and exits 0', async () => {
@@ -189,6 +196,8 @@ describe('sitemaps --json', () => {
     const archive = json.sitemaps.find((s: { url: string }) => s.url.endsWith('/archive.xml.gz'));
     expect(archive).toMatchObject({
       declared: false,
+      parent: `${site.origin}/sitemap_index.xml`,
+      format: 'urlset',
       urls: 3,
       kept: 2,
       blocked: 1,
@@ -196,6 +205,37 @@ describe('sitemaps --json', () => {
       failure: null,
     });
     expect(json.sitemaps).toHaveLength(5);
+    const index = json.sitemaps.find((s: { url: string }) => s.url.endsWith('/sitemap_index.xml'));
+    expect(index).toMatchObject({ declared: true, parent: null, format: 'sitemapindex', urls: 0 });
+  });
+
+  it('has a row for every sitemap read, and says a loop on the index that lists it', async () => {
+    // robots.txt declares a.xml, an index that lists itself and b.xml; b.xml lists c.xml and a.xml.
+    const loop = await startHttpServer();
+    const o = loop.origin;
+    const index = (...children: string[]) =>
+      text(
+        `<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${children.map((c) => `<sitemap><loc>${o}/${c}</loc></sitemap>`).join('')}</sitemapindex>`,
+      );
+    loop.route('/robots.txt', text(`User-agent: *\nDisallow:\n\nSitemap: ${o}/a.xml\n`));
+    loop.route('/a.xml', index('a.xml', 'b.xml'));
+    loop.route('/b.xml', index('c.xml', 'a.xml'));
+    loop.route('/c.xml', index());
+    try {
+      const run = await runInProcess(['sitemaps', o]);
+      expect(run.lines).toContain('  3 sitemaps read, 0 failed, 2 skipped');
+      const rows = sitemapRows(run.lines);
+      expect(rows.get('/a.xml')).toEqual(['robots.txt', '0', '0', '0', '0', 'warning']);
+      expect(rows.get('/b.xml')).toEqual(['/a.xml', '0', '0', '0', '0', 'warning']);
+      expect(rows.get('/c.xml')).toEqual(['/b.xml', '0', '0', '0', '0', 'ok']);
+      const warnings = run.lines.slice(run.lines.indexOf('Warnings') + 1, run.lines.indexOf('Warnings') + 3);
+      expect(warnings.sort()).toEqual([
+        `  /a.xml: Lists ${o}/a.xml: Loop: ${o}/a.xml -> ${o}/a.xml.`,
+        `  /b.xml (listed by /a.xml): Lists ${o}/a.xml: Loop: ${o}/a.xml -> ${o}/b.xml -> ${o}/a.xml.`,
+      ]);
+    } finally {
+      await loop.close();
+    }
   });
 });
 

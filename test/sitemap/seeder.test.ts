@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type SitemapDroppedUrl,
+  type SitemapFileRead,
   type SitemapRequest,
   SitemapSeeder,
   type SitemapSeedOptions,
@@ -49,6 +50,7 @@ function newStore(): RobotsStore {
 }
 
 describe('SitemapSeeder on a site with every format', () => {
+  const read: SitemapFileRead[] = [];
   let server: TestHttpServer;
   let origin: string;
   let run: Awaited<ReturnType<typeof seedInto>>;
@@ -82,7 +84,12 @@ describe('SitemapSeeder on a site with every format', () => {
       serveBody(fixture('loop-leaf.txt', o), { contentType: 'text/plain' }),
     );
     server.route('/maps/back-to-index.xml', redirect(`${o}/index.xml`));
-    run = await seedInto(newStore(), [`${o}/`], { batchSize: 4 }, { timeoutMs: 600 });
+    run = await seedInto(
+      newStore(),
+      [`${o}/`],
+      { batchSize: 4, onSitemapRead: (sitemap) => read.push(sitemap) },
+      { timeoutMs: 600 },
+    );
     result = run.result;
   });
   afterAll(() => server.close());
@@ -184,6 +191,34 @@ describe('SitemapSeeder on a site with every format', () => {
     );
   });
 
+  it('tells of every file read, with its format, entries and the index that listed it', () => {
+    expect(read).toHaveLength(result.sitemapsRead);
+    const byUrl = new Map(read.map((sitemap) => [sitemap.url.replace(origin, ''), sitemap]));
+    expect(byUrl.get('/index.xml')).toEqual({
+      url: `${origin}/index.xml`,
+      format: 'sitemapindex',
+      entries: 12,
+    });
+    expect(byUrl.get('/maps/list.txt')).toMatchObject({
+      format: 'text',
+      entries: 4,
+      parent: `${origin}/index.xml`,
+    });
+    expect(byUrl.get('/maps/loop-b.xml')).toMatchObject({
+      format: 'sitemapindex',
+      parent: `${origin}/maps/loop-a.xml`,
+    });
+    // Neither a failed file nor the broken one.
+    expect(byUrl.has('/maps/missing.xml')).toBe(false);
+    expect(byUrl.has('/maps/broken.xml')).toBe(false);
+  });
+
+  it('marks the warnings about sitemaps it did not read as skipped', () => {
+    const loops = result.warnings.filter((entry) => entry.why.startsWith('Loop:'));
+    expect(loops.length).toBeGreaterThan(0);
+    expect(loops.every((entry) => entry.skipped === true && entry.parent !== undefined)).toBe(true);
+  });
+
   it('counts everything and enqueues in batches of batchSize', () => {
     expect(result).toMatchObject({
       sitemapsRead: 10,
@@ -259,6 +294,7 @@ describe('SitemapSeeder when a callback throws', () => {
   it.each([
     ['enqueue', 'User-agent: *\nAllow: /\n'],
     ['onDropped', 'User-agent: *\nDisallow: /f\n'],
+    ['onSitemapRead', 'User-agent: *\nAllow: /\n'],
   ] as const)(
     'stops the run when %s throws: nothing is requested or handed on after seed() rejects',
     async (callback, robots) => {
@@ -279,6 +315,7 @@ describe('SitemapSeeder when a callback throws', () => {
           progressIntervalMs: 0,
           enqueue: async () => (callback === 'enqueue' ? fail() : undefined),
           onDropped: callback === 'onDropped' ? fail : undefined,
+          onSitemapRead: callback === 'onSitemapRead' ? fail : undefined,
         });
         await expect(seeding).rejects.toThrow('Request queue is gone');
         settled = true;
