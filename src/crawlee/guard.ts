@@ -263,6 +263,17 @@ export class RobotsGuard implements HopChecker {
       const wait = this.#beforeSend(request.url);
       if (wait > 0) await sleep(wait);
     });
+    if (kind === 'http') {
+      // got sends a request some time after the last hook: tens of milliseconds for a new
+      // connection. The server had it by the time its response came, so the origin's next request
+      // follows the response by the delay. First among the post hooks: Crawlee's own first one
+      // throws for a content type it does not take.
+      internals.postNavigationHooks?.unshift(({ request }: { request: Request }) => {
+        this.answered(request.url);
+        if (request.loadedUrl !== undefined && request.loadedUrl !== request.url)
+          this.answered(request.loadedUrl);
+      });
+    }
 
     // Skips raised inside processing (redirects, navigations, the middleware) become skips or
     // deferrals here, before Crawlee counts a failure or schedules a retry.
@@ -892,7 +903,7 @@ export class RobotsGuard implements HopChecker {
     return this.#pacer.leavesNow(delay.origin, delay.ms, this.#options.clock());
   }
 
-  /** @internal {@link HopChecker}: the browser has the response of a document of `url`. */
+  /** @internal {@link HopChecker}: the crawler has the response of `url` (a browser's document, or an HTTP response). */
   answered(url: string): void {
     const delay = this.#crawlDelayMsOf(url);
     if (delay !== undefined) this.#pacer.answered(delay.origin, delay.ms, this.#options.clock());

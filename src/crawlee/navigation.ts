@@ -41,8 +41,9 @@ export interface HopChecker {
   /** Warns once when the User-Agent the crawler really sends lacks the product token. */
   observeUserAgent(userAgent: unknown): void;
   /**
-   * A request leaves now (a goto's page load, as the browser lets it go): how many milliseconds it
-   * must still wait to follow the last one of its origin by the Crawl-delay.
+   * A request leaves now (a goto's page load as the browser lets it go, an HTTP request as got
+   * sends it): how many milliseconds it must still wait to follow the last one of its origin by
+   * the Crawl-delay.
    */
   leavesNow(url: string): number;
   /**
@@ -92,6 +93,16 @@ export function httpNavigationHook(
           guard.observeUserAgent(options.headers['user-agent']),
       ];
     }
+    hooks.beforeRequest = [
+      ...(hooks.beforeRequest ?? []),
+      // got sends the request after the last navigation hook: tens of milliseconds later for a
+      // new connection, while a request of the same origin planned after it may already be going.
+      // Paced from what really left or was answered, as a browser's page loads are.
+      async (options: { url: URL | string }) => {
+        const wait = guard.leavesNow(String(options.url));
+        if (wait > 0) await sleep(wait);
+      },
+    ];
     hooks.beforeRedirect = [
       ...(hooks.beforeRedirect ?? []),
       async (options: { url: URL | string }, response?: { url?: string }) => {

@@ -1,5 +1,9 @@
+import { CheerioCrawler, Configuration, HttpCrawler, LogLevel, log } from 'crawlee';
 import { describe, expect, it } from 'vitest';
 import { formatWait } from '../../src/crawlee/crawl-delay.js';
+import { RobotsGuard } from '../../src/crawlee/index.js';
+import { captureLog } from '../support/log.js';
+import { startTimedSites } from '../support/timed-site.js';
 
 describe('formatWait', () => {
   it('says a wait in seconds, minutes, hours or days, whichever reads best', () => {
@@ -12,4 +16,49 @@ describe('formatWait', () => {
     expect(formatWait(172_800_000)).toBe('2.0 days');
     expect(formatWait(4_000_000_000)).toBe('46.3 days');
   });
+});
+
+log.setLevel(LogLevel.OFF);
+
+describe('Crawl-delay as the server sees it', () => {
+  it.each([
+    ['HttpCrawler', HttpCrawler],
+    ['CheerioCrawler', CheerioCrawler],
+  ] as const)(
+    '%s: each request of a paced origin reaches it a whole delay after the one before',
+    async (_name, Crawler) => {
+      // A paced origin and a busy one that keeps the crawler asking for requests, in a process
+      // of their own, so that the times are the server's. got sends a request some milliseconds
+      // after the navigation hooks, tens of them for a new connection: the spacing must hold at
+      // the server all the same, the first gap included.
+      const { sites, close } = await startTimedSites([
+        { robots: 'User-agent: *\nCrawl-delay: 0.3\n' },
+        { robots: 'User-agent: *\nAllow: /\n', pageDelayMs: 50 },
+      ]);
+      const [paced, busy] = sites;
+      try {
+        const guard = new RobotsGuard({
+          productToken: 'ExampleBot',
+          userAgent: 'Mozilla/5.0 (compatible; ExampleBot/1.0)',
+          logSummary: false,
+          log: captureLog().log,
+        });
+        const crawler = new Crawler(
+          { maxConcurrency: 10, requestHandler: async () => {} },
+          new Configuration({ persistStorage: false }),
+        );
+        guard.attach(crawler);
+        const urls: string[] = [];
+        for (let i = 0; i < 8; i++)
+          urls.push(`${paced.origin}/p${i}`, `${busy.origin}/a${i}`, `${busy.origin}/b${i}`);
+        await crawler.run(urls);
+        const hits = await paced.hits();
+        expect(hits).toHaveLength(8);
+        const gaps = hits.slice(1).map((hit, i) => hit.at - hits[i].at);
+        expect(Math.min(...gaps), `gaps ${gaps.join(', ')} ms`).toBeGreaterThanOrEqual(300);
+      } finally {
+        await close();
+      }
+    },
+  );
 });

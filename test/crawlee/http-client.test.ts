@@ -232,9 +232,10 @@ describe('RobotsGuard and the httpClient of HTTP crawlers', () => {
       guard().attach(crawler);
       return hooks.length - before;
     };
-    expect(postHooks()).toBe(0);
-    expect(postHooks(new GotScrapingHttpClient())).toBe(0);
-    expect(postHooks(new OwnStream())).toBe(1);
-    expect(postHooks(new FetchHttpClient())).toBe(1);
+    // Every HTTP crawler gets one, for Crawl-delay (the response time); a custom client one more.
+    expect(postHooks()).toBe(1);
+    expect(postHooks(new GotScrapingHttpClient())).toBe(1);
+    expect(postHooks(new OwnStream())).toBe(2);
+    expect(postHooks(new FetchHttpClient())).toBe(2);
   });
 });
