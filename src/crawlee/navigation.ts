@@ -391,9 +391,11 @@ const SPECULATION_RULES_SWEEPER = `(() => {
  * Speculative loads never leave the browser: speculation rules are removed from the page's
  * documents (see {@link SPECULATION_RULES_SWEEPER}), a `Speculation-Rules` response header is
  * dropped at the Response stage, `<link rel=prefetch>` requests (`Sec-Purpose: prefetch`) are
- * failed, and prerendering is turned off for the page. The crawler gains nothing from them, and
- * an allowed one would still bypass the origin's Crawl-delay; none is recorded, since no URL of
- * the crawl was left out (a page that then navigates there is checked as any navigation).
+ * failed, and prerendering is turned off for the page. Nor do the browser's own requests
+ * (resource type `Other`: the page's icon, fetched after each page load, even one robots.txt
+ * disallows). The crawler gains nothing from them, and an allowed one would still bypass the
+ * origin's Crawl-delay; none is recorded, since no URL of the crawl was left out (a page that
+ * then navigates there is checked as any navigation).
  *
  * Popups (`window.open`, `target=_blank` links and forms) are pages of their own that the page's
  * session does not see; a {@link PopupBlocker} per browser stops their navigations and hands
@@ -572,9 +574,9 @@ export function browserNavigationHooks(
         await continueWithoutSpeculationRules(target, event);
         return;
       }
-      if (isSpeculative(event.request.headers)) {
+      if (event.resourceType === 'Other' || isSpeculative(event.request.headers)) {
         crawler.log.debug(
-          `RobotsGuard: stopped a speculative load of ${withoutCredentials(event.request.url)}.`,
+          `RobotsGuard: stopped ${event.resourceType === 'Other' ? "the browser's own request" : 'a speculative load'} of ${withoutCredentials(event.request.url)}.`,
         );
         await target
           .send('Fetch.failRequest', { requestId: event.requestId, errorReason: 'BlockedByClient' })
@@ -606,6 +608,9 @@ export function browserNavigationHooks(
           { resourceType: 'Document', requestStage: 'Response' },
           // `<link rel=prefetch>`, which Chromium 156 pauses as a Fetch (its filter knows no Prefetch).
           { resourceType: 'Fetch', requestStage: 'Request' },
+          // Requests of the browser's own, not of the page: the page's icon (`/favicon.ico`, or
+          // its `<link rel=icon>`), fetched after each page load.
+          { resourceType: 'Other', requestStage: 'Request' },
         ],
       });
       // A frame of another site inside this one is a target of its own, seen by no session above.

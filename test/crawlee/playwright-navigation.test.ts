@@ -31,7 +31,7 @@ async function recordsOf(config: ReturnType<typeof freshConfiguration>): Promise
 }
 
 describe('PlaywrightCrawler with RobotsGuard: speculative loads (Debian Chromium)', () => {
-  it('never lets the browser prefetch or prerender, while the pages and their own fetches load', async () => {
+  it("never lets the browser prefetch, prerender or fetch the page's icon, while the pages and their own fetches load", async () => {
     const { main } = env.site;
     const rules = (action: string, url: string) => `{"${action}":[{"source":"list","urls":["${url}"]}]}`;
     main.route(
@@ -47,7 +47,8 @@ describe('PlaywrightCrawler with RobotsGuard: speculative loads (Debian Chromium
       page(
         'prefetches',
         [],
-        `<script type="speculationrules">${rules('prefetch', '/private/prefetched')}</script>`,
+        `<script type="speculationrules">${rules('prefetch', '/private/prefetched')}</script>
+        <link rel="icon" href="/private/icon.png">`,
       ),
     );
     main.route(
@@ -116,7 +117,8 @@ describe('PlaywrightCrawler with RobotsGuard: speculative loads (Debian Chromium
     const pages = ['/prerenders', '/prefetches', '/inserts-rules', '/rules-header', '/link-prefetch'];
     const stats = await crawler.run(pages.map((path) => `${main.origin}${path}`));
 
-    // No speculative request reached the server (not even the rules file); the page's fetch did.
+    // No speculative request reached the server (not even the rules file), nor any icon
+    // (`/favicon.ico` after each page, `/private/icon.png`); the page's fetch did.
     expect(pagesHit(main)).toEqual([...pages, '/data.txt'].sort());
     expect(main.requests.filter((r) => r.headers['sec-purpose'] !== undefined)).toEqual([]);
     expect(titles).toEqual({

@@ -170,7 +170,7 @@ export function gapsOf(times: number[]): number[] {
 export function pagesHit(server: TestHttpServer): string[] {
   return server.requests
     .map((request) => request.path)
-    .filter((path) => path !== '/robots.txt' && path !== '/favicon.ico')
+    .filter((path) => path !== '/robots.txt')
     .sort();
 }
 

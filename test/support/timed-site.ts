@@ -22,9 +22,8 @@ export interface TimedSite {
   hits(): Promise<{ path: string; at: number }[]>;
 }
 
-type Message =
-  | { id: number; type: 'start'; specs: TimedSiteSpec[] }
-  | { id: number; type: 'hits'; site: number };
+type Question = { type: 'start'; specs: TimedSiteSpec[] } | { type: 'hits'; site: number };
+type Message = Question & { id: number };
 
 /** Starts `specs` in a child process; `close` ends it. */
 export async function startTimedSites(
@@ -37,7 +36,7 @@ export async function startTimedSites(
   let next = 0;
   const waiting = new Map<number, (value: unknown) => void>();
   child.on('message', (message: { id: number; value: unknown }) => waiting.get(message.id)?.(message.value));
-  const ask = <T>(message: Omit<Message, 'id'>): Promise<T> =>
+  const ask = <T>(message: Question): Promise<T> =>
     new Promise((resolve) => {
       const id = next++;
       waiting.set(id, resolve as (value: unknown) => void);
