@@ -94,7 +94,12 @@ export const MAX_LINE_OCTETS = 2083 * 8 - 1;
 /** RFC 9309 2.5: crawlers must parse at least 500 kibibytes. */
 export const DEFAULT_MAX_BYTES = 500 * 1024;
 
-const HTML_START = /^[\s\uFEFF]*<(?:!doctype\s+html|html|head|body)[\s>]/i;
+/**
+ * A web page: its first tag, after any comments and XML declaration, is one only HTML starts
+ * with (an error page may begin with its `<title>` or a `<meta>`, with no `<html>` at all).
+ */
+const HTML_START =
+  /^[\s\uFEFF]*(?:<!--[\s\S]*?-->\s*|<\?xml[^>]*>\s*)*<(?:!doctype\s+html|html|head|body|title|meta|script|style|link)[\s/>]/i;
 
 const UTF8_BOM = [0xef, 0xbb, 0xbf];
 /**

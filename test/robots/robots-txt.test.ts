@@ -472,6 +472,22 @@ describe('reading the file', () => {
     expect(RobotsTxt.parse('').looksLikeHtml).toBe(false);
     expect(RobotsTxt.parse('user-agent: *\ndisallow: /\n').looksLikeHtml).toBe(false);
   });
+  it.each([
+    ['a comment first', '<!-- generated -->\n<!DOCTYPE html>\n<html><body>\nUser-agent: *\nDisallow: /\n'],
+    ['an XML declaration first', '<?xml version="1.0"?>\n<html>\n<pre>\nUser-agent: *\nDisallow: /\n</pre>'],
+    ['only a title', '<title>Not found</title>\n<pre>User-agent: *\nDisallow: /\n</pre>'],
+    ['a meta tag first', '<meta charset="utf-8"/>\n<h1>Oops</h1>\nUser-agent: *\nDisallow: /\n'],
+    ['a script first', '<script>location.href = "/"</script>\nUser-agent: *\nDisallow: /\n'],
+  ])('reads no rules from an HTML page with %s', (_name, body) => {
+    const robots = RobotsTxt.parse(body);
+    expect(robots.looksLikeHtml).toBe(true);
+    expect(robots.isAllowed('/x', 'a')).toBe(true);
+  });
+  it('reads the rules of a file that only starts with an HTML comment', () => {
+    const robots = RobotsTxt.parse('<!-- made by the CMS -->\nUser-agent: *\nDisallow: /x\n');
+    expect(robots.looksLikeHtml).toBe(false);
+    expect(robots.isAllowed('/x', 'a')).toBe(false);
+  });
   it('rejects what is not a body, saying what it takes', () => {
     expect(() => RobotsTxt.parse(42 as unknown as string)).toThrow(/string or a Uint8Array/);
     expect(() => RobotsTxt.parse('', { maxBytes: -1 })).toThrow(/maxBytes/);
