@@ -6,6 +6,7 @@ import type { AuditReport } from './audit.js';
 import { sameOriginPath } from './audit-render.js';
 import { cutNote } from './fail-on.js';
 import { printable } from './style.js';
+import { counted } from './table.js';
 import { displayToken } from './verdicts.js';
 
 /** Lines of the file shown in the report. */
@@ -45,7 +46,7 @@ export function renderAuditHtml(report: AuditReport): string {
 </head>
 <body>
 <h1>robots.txt audit: ${esc(report.origin)}</h1>
-<p class="meta">${report.urls.length} URLs × ${report.agents.length} crawlers · generated ${esc(report.generatedAt)} by crawlee-robots</p>
+<p class="meta">${counted(report.urls.length, 'URL')} × ${counted(report.agents.length, 'crawler')} · generated ${esc(report.generatedAt)} by crawlee-robots</p>
 ${failOnBanner(report)}
 <h2>robots.txt</h2>
 <p>${report.source.kind === 'http' ? `<a href="${esc(fetch.robotsTxtUrl)}">${esc(fetch.robotsTxtUrl)}</a>` : `<code>${esc(report.source.location === '-' ? 'standard input' : report.source.location)}</code> (a local file${report.source.simulatedStatus === undefined ? '' : ', status simulated'})`}: <strong class="policy-${fetch.kind}">${esc(fetch.why)}</strong></p>

@@ -3,14 +3,14 @@ import type { AuditReport } from './audit.js';
 import { cutNote } from './fail-on.js';
 import { closingNote, lintBlock, statusBlock } from './render.js';
 import { printable, type Style } from './style.js';
-import { type Cell, renderTable } from './table.js';
+import { type Cell, counted, renderTable } from './table.js';
 import { type CliVerdict, displayToken } from './verdicts.js';
 
 export function renderAudit(report: AuditReport, style: Style): string {
   const blocks: string[][] = [
     [
       style.bold(`Audit of ${report.origin}`),
-      `  ${report.urls.length} URLs x ${report.agents.length} crawlers`,
+      `  ${counted(report.urls.length, 'URL')} x ${counted(report.agents.length, 'crawler')}`,
     ],
     statusBlock(report.source, style),
     urlsBlock(report, style),

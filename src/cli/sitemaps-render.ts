@@ -5,7 +5,7 @@ import { sameOriginPath } from './audit-render.js';
 import { closingNote } from './render.js';
 import type { SitemapsReport } from './sitemaps.js';
 import { printable, type Style } from './style.js';
-import { type Cell, renderTable } from './table.js';
+import { type Cell, counted, renderTable } from './table.js';
 
 export function renderSitemaps(report: SitemapsReport, style: Style): string {
   const blocks: string[][] = [
@@ -35,7 +35,7 @@ function headBlock(report: SitemapsReport, style: Style): string[] {
     typeof policy.status === 'number' ? `HTTP ${policy.status}` : `no usable answer (${policy.status})`;
   const lines = [
     style.bold(`Sitemaps of ${policy.origin} for ${agentName(report.agent)}`),
-    `  robots.txt  ${policy.robotsTxtUrl}: ${status}, ${count(report.declared.length, 'Sitemap: line')}`,
+    `  robots.txt  ${policy.robotsTxtUrl}: ${status}, ${counted(report.declared.length, 'Sitemap: line')}`,
   ];
   if (report.unreadable !== null) {
     lines.push(`  ${style.red(printable(report.unreadable))}`);
@@ -46,8 +46,8 @@ function headBlock(report: SitemapsReport, style: Style): string[] {
     return lines;
   }
   lines.push(
-    `  ${count(result.sitemapsRead, 'sitemap')} read, ${result.sitemapsFailed} failed, ${result.sitemapsSkipped} skipped`,
-    `  ${count(result.urlsFound, 'URL')}: ${result.kept} kept, ${result.droppedByRobots} blocked by robots.txt, ${result.filtered} filtered`,
+    `  ${counted(result.sitemapsRead, 'sitemap')} read, ${result.sitemapsFailed} failed, ${result.sitemapsSkipped} skipped`,
+    `  ${counted(result.urlsFound, 'URL')}: ${result.kept} kept, ${result.droppedByRobots} blocked by robots.txt, ${result.filtered} filtered`,
   );
   if (result.stoppedEarly) {
     // The seeder's run limits stop a run too, with no option of their own.
@@ -124,8 +124,4 @@ function blockedBlock(report: SitemapsReport, style: Style): string[] {
     style.bold(`Blocked for ${agentName(report.agent)}: sitemap URLs robots.txt does not allow`),
     ...renderTable(['URLs', ...(elsewhere ? ['robots.txt'] : []), 'line', 'rule'], rows),
   ];
-}
-
-function count(n: number, noun: string): string {
-  return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }

@@ -45,3 +45,8 @@ export function renderTable(
     ...shown.map(line),
   ];
 }
+
+/** `1 URL`, `2 URLs`: a count and its noun, plural but for one. */
+export function counted(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}

@@ -638,7 +638,7 @@ describe('audit --from-sitemaps', () => {
       'ExampleBot',
     ]);
     expect(run.code).toBe(0);
-    expect(run.lines[1]).toBe('  3 URLs x 1 crawlers');
+    expect(run.lines[1]).toBe('  3 URLs x 1 crawler');
     const urlsAt = run.lines.indexOf('URLs');
     expect(run.lines.slice(urlsAt + 1, urlsAt + 5).map((line) => line.slice(0, 5))).toEqual([
       '  1  ',
