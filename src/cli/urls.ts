@@ -234,8 +234,11 @@ export function urlsFromSitemaps(options: {
       const unread = result.sitemapsFailed - refused;
       if (urls.length === 0) {
         const failure = result.failures[0];
+        // The sitemaps as read: a sitemap that several Sitemap: lines name counts once.
+        const n = read.declared.length;
+        const what = n === 1 ? 'the sitemap of robots.txt lists' : `the ${n} sitemaps of robots.txt list`;
         throw new CliInputError(
-          `--from-sitemaps: the ${sitemaps} sitemaps of robots.txt list no URL on ${origin}${failure === undefined ? '' : ` (${result.sitemapsFailed} failed; ${failure.url}: ${failure.why})`}`,
+          `--from-sitemaps: ${what} no URL on ${origin}${failure === undefined ? '' : ` (${result.sitemapsFailed} failed; ${failure.url}: ${failure.why})`}`,
         );
       }
       const firstUnread = failures.find((failure) => !failure.refused);

@@ -722,7 +722,24 @@ describe('audit --from-sitemaps', () => {
     expect(cap.stderr).toMatch(/--max-urls .* --from-sitemaps/);
     const broke = await runInProcess(['audit', broken.origin, '--from-sitemaps']);
     expect(broke.code).toBe(2);
-    expect(broke.stderr).toMatch(/list no URL .*1 failed; .*gone\.xml/);
+    expect(broke.stderr).toMatch(/the sitemap of robots\.txt lists no URL .*1 failed; .*gone\.xml/);
+    // A sitemap that two Sitemap: lines name is one sitemap.
+    const twice = await startHttpServer();
+    twice.route(
+      '/robots.txt',
+      text(
+        `User-agent: *\nDisallow:\n\nSitemap: ${twice.origin}/gone.xml\nSitemap: ${twice.origin}/gone.xml\n`,
+      ),
+    );
+    try {
+      const run = await runInProcess(['audit', twice.origin, '--from-sitemaps']);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toMatch(
+        /: the sitemap of robots\.txt lists no URL on .* \(1 failed; .*\/gone\.xml: HTTP 404/,
+      );
+    } finally {
+      await twice.close();
+    }
   });
 });
 
