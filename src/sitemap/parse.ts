@@ -418,6 +418,20 @@ export class SitemapParser {
     return this.#ownPrefixes.has(name.slice(0, colon)) ? name.slice(colon + 1) : undefined;
   }
 
+  /**
+   * The name of an element whose prefix it binds itself to a namespace of this parser
+   * (`<s:url xmlns:s="http://www.sitemaps.org/...">`), or undefined. The prefix then stays bound
+   * for the rest of the file, not only inside the element: no sitemap binds one prefix twice.
+   */
+  #bindingOwnPrefix(tag: SaxesTagPlain): string | undefined {
+    const colon = tag.name.indexOf(':');
+    const prefix = tag.name.slice(0, colon);
+    const namespace = tag.attributes[`xmlns:${prefix}`];
+    if (typeof namespace !== 'string' || !OWN_NAMESPACES.test(namespace)) return undefined;
+    this.#ownPrefixes.add(prefix);
+    return tag.name.slice(colon + 1);
+  }
+
   #open(tag: SaxesTagPlain): void {
     if (this.#mode !== 'xml') return;
     const depth = ++this.#depth;
@@ -435,7 +449,7 @@ export class SitemapParser {
       this.#root(tag.name);
       return;
     }
-    const name = this.#ownName(tag.name);
+    const name = this.#ownName(tag.name) ?? this.#bindingOwnPrefix(tag);
     if (name === undefined) return;
     if (this.#entryDepth === 0) {
       if (this.#isMisplacedEntry(name, depth)) this.misplacedEntries++;

@@ -82,6 +82,22 @@ describe('SitemapParser', () => {
     });
   });
 
+  it('reads entries whose own element binds the sitemaps.org prefix, and skips another namespace under it', () => {
+    const ns = 'http://www.sitemaps.org/schemas/sitemap/0.9';
+    const xml = `<urlset xmlns="${ns}">
+      <s:url xmlns:s="${ns}"><s:loc>${O}/a</s:loc></s:url>
+      <url><loc>${O}/b</loc></url>
+      <x:url xmlns:x="https://example.com/other"><x:loc>${O}/not-a-sitemap-entry</x:loc></x:url></urlset>`;
+    expect(parse(xml)).toEqual({
+      format: 'urlset',
+      error: undefined,
+      entries: [
+        { kind: 'url', loc: `${O}/a` },
+        { kind: 'url', loc: `${O}/b` },
+      ],
+    });
+  });
+
   it('reads text sitemaps: any line end, BOM, blanks trimmed, in chunks', () => {
     const list = fixture('list.txt', O);
     const expected = [`${O}/text/1`, `${O}/text/2`, `${O}/text/3`, `${O}/private/text`].map((loc) => ({
