@@ -234,9 +234,12 @@ function readLines(
     if (end > start) {
       // Only a line with more units than the cap / 3 can exceed the cap in octets; lines of
       // invalid UTF-8 were measured and cut before decoding.
-      if (longLines === undefined && (end - start) * 3 > MAX_LINE_OCTETS) {
-        parseLongLine(text, start, end, line, directive, handler, scan);
-      } else parseLine(text, start, end, line, directive, handler, scan);
+      const kept =
+        longLines === undefined && (end - start) * 3 > MAX_LINE_OCTETS
+          ? keptOfLongLine(text, start, end, line, handler)
+          : undefined;
+      if (kept === undefined) parseLine(text, start, end, line, directive, handler, scan);
+      else parseKeptLine(kept, line, directive, handler);
     }
     if (end >= n) return line;
     // Both characters are read on every line but the last (see isBlankAt): a file of CRLF
@@ -252,29 +255,29 @@ function readLines(
 }
 
 /**
- * Reads `text[from, to)`, a line that may be over the cap in octets. One that is keeps its first
- * MAX_LINE_OCTETS octets, as Google's parser does: when the cap falls inside a character, the
- * octets of it that fit are kept as escapes (`%E2`), and they match what that octet starts.
+ * What is read of `text[from, to)`, a line that may be over the cap in octets, when it is: its
+ * first MAX_LINE_OCTETS octets, as Google's parser keeps them. When the cap falls inside a
+ * character, the octets of it that fit are kept as escapes (`%E2`), and they match what that
+ * octet starts. Undefined for a line within the cap.
  */
-function parseLongLine(
+function keptOfLongLine(
   text: string,
   from: number,
   to: number,
   line: number,
-  d: Directive,
   handler: RobotsLineHandler,
-  scan: LineScan,
-): void {
+): string | undefined {
   const octets = Buffer.byteLength(text.slice(from, to));
-  if (octets <= MAX_LINE_OCTETS) {
-    parseLine(text, from, to, line, d, handler, scan);
-    return;
-  }
+  if (octets <= MAX_LINE_OCTETS) return undefined;
   handler.lineTooLong(line, octets);
   const units = unitsWithinOctets(text, from, to, MAX_LINE_OCTETS);
-  let kept = text.slice(from, from + units);
+  const kept = text.slice(from, from + units);
   const room = MAX_LINE_OCTETS - Buffer.byteLength(kept);
-  if (room > 0) kept += escapeOctets(Buffer.from(text.slice(from + units, from + units + 2)), room);
+  return room > 0 ? kept + escapeOctets(Buffer.from(text.slice(from + units, from + units + 2)), room) : kept;
+}
+
+/** Reads `kept`, what is read of a line cut at the cap, as the line numbered `line`. */
+function parseKeptLine(kept: string, line: number, d: Directive, handler: RobotsLineHandler): void {
   const source = d.source;
   d.source = kept;
   parseLine(kept, 0, kept.length, line, d, handler, {
