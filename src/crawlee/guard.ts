@@ -149,6 +149,8 @@ export class RobotsGuard implements HopChecker {
   readonly #warnedPaced = new Set<string>();
   /** The Crawl-delay of each origin, and until when its policy holds. */
   readonly #crawlDelays = new Map<string, { seconds: number | undefined; until: number }>();
+  /** How many origins of #crawlDelays ask for a delay: none, and no URL needs its origin read for it. */
+  #pacedOrigins = 0;
   /**
    * Per request, the origins whose Crawl-delay slot a redirect hop of it has taken while the
    * request waits for it, each with the time the slot ends: the hop uses that slot when the
@@ -923,7 +925,7 @@ export class RobotsGuard implements HopChecker {
 
   /** The origin of `url` and the Crawl-delay the guard applies to it, if any. */
   #crawlDelayMsOf(url: string): { origin: string; ms: number } | undefined {
-    if (!this.#options.crawlDelay.enabled) return undefined;
+    if (!this.#options.crawlDelay.enabled || this.#pacedOrigins === 0) return undefined;
     let origin: string;
     try {
       origin = originOf(url);
@@ -984,6 +986,7 @@ export class RobotsGuard implements HopChecker {
     const policy = this.#policyOf(check.url);
     if (policy === undefined) return undefined;
     const seconds = policy.robots?.crawlDelay(this.productToken);
+    this.#pacedOrigins += Number(seconds !== undefined && seconds > 0) - Number((known?.seconds ?? 0) > 0);
     this.#crawlDelays.set(check.origin, { seconds, until: policy.expiresAt });
     return seconds;
   }

@@ -98,9 +98,9 @@ export function httpNavigationHook(
       // got sends the request after the last navigation hook: tens of milliseconds later for a
       // new connection, while a request of the same origin planned after it may already be going.
       // Paced from what really left or was answered, as a browser's page loads are.
-      async (options: { url: URL | string }) => {
+      (options: { url: URL | string }) => {
         const wait = guard.leavesNow(String(options.url));
-        if (wait > 0) await sleep(wait);
+        return wait > 0 ? sleep(wait) : undefined;
       },
     ];
     hooks.beforeRedirect = [
@@ -393,7 +393,8 @@ const SPECULATION_RULES_SWEEPER = `(() => {
  * dropped at the Response stage, `<link rel=prefetch>` requests (`Sec-Purpose: prefetch`) are
  * failed, and prerendering is turned off for the page. Nor do the browser's own requests
  * (resource type `Other`: the page's icon, fetched after each page load, even one robots.txt
- * disallows). The crawler gains nothing from them, and an allowed one would still bypass the
+ * disallows), while the page is open: one made as the page closes can still go out, seen now
+ * and then when a handler returns at once. The crawler gains nothing from them, and an allowed one would still bypass the
  * origin's Crawl-delay; none is recorded, since no URL of the crawl was left out (a page that
  * then navigates there is checked as any navigation).
  *

@@ -121,6 +121,7 @@ describe('PlaywrightCrawler with RobotsGuard: speculative loads (Debian Chromium
     // (`/favicon.ico` after each page, `/private/icon.png`); the page's fetch did.
     expect(pagesHit(main)).toEqual([...pages, '/data.txt'].sort());
     expect(main.requests.filter((r) => r.headers['sec-purpose'] !== undefined)).toEqual([]);
+    expect(main.requests.filter((r) => r.path === '/favicon.ico')).toEqual([]);
     expect(titles).toEqual({
       '/prerenders': 'prerenders',
       '/prefetches': 'prefetches',
