@@ -171,8 +171,8 @@ export function pagesHit(server: TestHttpServer): string[] {
   return (
     server.requests
       .map((request) => request.path)
-      // The browser's icon request is stopped while the page is open; one a page that closes at
-      // once makes may leave as the page closes (Chromium resumes what was paused in its session).
+      // The browser's icon request is stopped while the page is open; one made as the page
+      // closes (a handler that returns at once) can still go out.
       .filter((path) => path !== '/robots.txt' && path !== '/favicon.ico')
       .sort()
   );
