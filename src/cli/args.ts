@@ -3,6 +3,7 @@
  * CliInputError with a message that says what is accepted.
  */
 import { parseHttpUrl } from '../fetch/index.js';
+import { codePointName } from '../robots/show.js';
 import { CliInputError } from './io.js';
 
 /**
@@ -115,7 +116,7 @@ export function headerProblem(value: string): string | undefined {
   if (bad === null) return undefined;
   const code = bad[0].codePointAt(0)!;
   const name = code === 0x0a ? 'a line feed' : code === 0x0d ? 'a carriage return' : 'a character';
-  return `${name} (U+${code.toString(16).toUpperCase().padStart(4, '0')}) at position ${bad.index + 1}`;
+  return `${name} (${codePointName(code)}) at position ${bad.index + 1}`;
 }
 
 /** `--user-agent`: one header value, not blank. */

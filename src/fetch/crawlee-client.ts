@@ -26,8 +26,9 @@ import {
  * the body as it was sent (`decompress: false`, which got-scraping honours). Its body stream is
  * read up to `maxBytes` and then destroyed; a content coding the client left undecoded is
  * decoded here, and a compressed body cut short is an error. A client that decodes bodies itself
- * must drop Content-Length with Content-Encoding, and fail on a cut compressed body. The client is expected to honour `timeout`; whether it does or not, the request
- * is given up, and its stream destroyed, once `timeoutMs` has passed.
+ * must drop Content-Length with Content-Encoding, and fail on a cut compressed body. The client
+ * is expected to honour `timeout`; whether it does or not, the request is given up, and its
+ * stream destroyed, once `timeoutMs` has passed.
  *
  * @example
  * import { GotScrapingHttpClient } from 'crawlee';

@@ -1,5 +1,6 @@
 import { durationOption, functionOption, MAX_TIMER_MS, numberOption, objectOption } from '../options.js';
 import { MAX_LINE_OCTETS, RobotsTxt } from '../robots/index.js';
+import { codePointName } from '../robots/show.js';
 import { urlOrNull } from '../robots/url.js';
 import { type CacheDirectives, freshnessOf, parseRetryAfter } from './cache-control.js';
 import {
@@ -433,9 +434,8 @@ export function validateUserAgent(userAgent: string): void {
   }
   const invalid = NOT_IN_HEADER_VALUE.exec(userAgent);
   if (invalid === null) return;
-  const code = invalid[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
   throw new TypeError(
-    `userAgent must be a value an HTTP header can hold (no line breaks or other control characters, nothing past U+00FF), got ${JSON.stringify(userAgent)} with U+${code}.`,
+    `userAgent must be a value an HTTP header can hold (no line breaks or other control characters, nothing past U+00FF), got ${JSON.stringify(userAgent)} with ${codePointName(invalid[0].codePointAt(0)!)}.`,
   );
 }
 

@@ -13,7 +13,8 @@
 
 import { charMask, HIGH_BIT, LOW_BIT } from './chars.js';
 
-const HEX = '0123456789ABCDEF';
+/** Upper-case hex digits, as escapes are written (RFC 3986 2.1). */
+export const HEX = '0123456789ABCDEF';
 
 /** Character classes, indexed by char code < 128. */
 const RAW = 1; // may stay as is

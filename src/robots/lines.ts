@@ -6,6 +6,7 @@
  */
 
 import { isUtf8 } from 'node:buffer';
+import { HEX } from './encoding.js';
 
 /** The directives this project understands. */
 export type DirectiveKey =
@@ -290,7 +291,7 @@ function parseKeptLine(kept: string, line: number, d: Directive, handler: Robots
 /** The first `count` octets of `bytes` as `%XX` escapes. */
 function escapeOctets(bytes: Uint8Array, count: number): string {
   let escapes = '';
-  for (let i = 0; i < count; i++) escapes += `%${bytes[i].toString(16).toUpperCase().padStart(2, '0')}`;
+  for (let i = 0; i < count; i++) escapes += `%${HEX[bytes[i] >> 4]}${HEX[bytes[i] & 15]}`;
   return escapes;
 }
 
@@ -399,7 +400,7 @@ function cutLongLines(bytes: Uint8Array, longLines: LongLine[]): Uint8Array {
 
 /**
  * Where the character that `cap` cuts in two starts in `bytes`, or `cap` when it cuts none:
- * the octets kept of that character are escaped (see parseLongLine).
+ * the octets kept of that character are escaped (see keptOfLongLine).
  */
 function startOfSplitCharacter(bytes: Uint8Array, cap: number): number {
   for (let back = 1; back <= 3; back++) {

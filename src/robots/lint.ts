@@ -38,6 +38,7 @@ import {
   type RobotsLineHandler,
   valueTextOf,
 } from './lines.js';
+import { codePointName } from './show.js';
 import type { LintCode, LintSeverity, RobotsLint } from './types.js';
 
 const CANONICAL: Record<string, string> = {
@@ -285,16 +286,15 @@ export class RobotsLinter implements RobotsLineHandler {
     const value = valueTextOf(d);
     // A no-break space pasted from a web page, most likely: a blank to the eye, not to parsers.
     if (/^\*\s/.test(value)) {
-      const code = value.charCodeAt(1).toString(16).toUpperCase().padStart(4, '0');
       this.add(
         'empty-user-agent',
         'warning',
         d.line,
-        `User-agent ${quote(value)} names no crawler, so its rules apply to none: the "*" is followed by U+${code}, a space that is not a blank to parsers. Put a plain space or a tab there.`,
+        `User-agent ${quote(value)} names no crawler, so its rules apply to none: the "*" is followed by ${codePointName(value.charCodeAt(1))}, a space that is not a blank to parsers. Put a plain space or a tab there.`,
       );
       return;
     }
-    const name = /[A-Za-z_-]+/.exec(valueTextOf(d));
+    const name = /[A-Za-z_-]+/.exec(value);
     const instead = name === null ? '' : `, or the crawler's name (${quote(name[0])})`;
     this.add(
       'empty-user-agent',

@@ -92,10 +92,10 @@ export class SitemapSeeder {
    *
    * Resolves with the counts and every sitemap that failed, with why (and every site whose
    * robots.txt is unreachable, so its sitemaps are unknown). A failing sitemap never stops the
-   * others. Rejects only when `enqueue`, `onDropped`, `keep`, `onFiltered` or `onSitemapRead` throws, or on
-   * misuse (an input that is not an http(s) URL, an invalid option). A throw stops the run: no
-   * sitemap is requested and no callback called after it, and `seed()` rejects with that error
-   * once the files being read are closed.
+   * others. Rejects only when `enqueue`, `onDropped`, `keep`, `onFiltered` or `onSitemapRead`
+   * throws, or on misuse (an input that is not an http(s) URL, an invalid option). A throw stops
+   * the run: no sitemap is requested and no callback called after it, and `seed()` rejects with
+   * that error once the files being read are closed.
    */
   async seed(inputs: readonly SitemapSeedInput[], options: SitemapSeedOptions): Promise<SitemapSeedResult> {
     if (typeof options?.enqueue !== 'function') {
@@ -467,6 +467,12 @@ class SeedRun {
     this.#report(this.#result.failures, task, why, refusedByRobots);
   }
 
+  /** A sitemap that is not read: counted as skipped, with a warning saying why. */
+  #skip(task: Pick<SitemapTask, 'url' | 'parent'>, why: string): void {
+    this.#result.sitemapsSkipped++;
+    this.#warning(task, why, true);
+  }
+
   /** A problem met while reading `task`, or, `skipped`, why it is not read. */
   #warning(task: Pick<SitemapTask, 'url' | 'parent'>, why: string, skipped = false): void {
     this.log.debug(`Sitemap ${task.url}: ${why}`);
@@ -558,8 +564,7 @@ class SeedRun {
         return;
       }
       if (body.kind === 'redirect-stopped') {
-        this.#result.sitemapsSkipped++;
-        this.#warning(task, body.why, true);
+        this.#skip(task, body.why);
         return;
       }
       if (task.guessed && body.kind === 'http-status') {
@@ -742,17 +747,14 @@ class SeedRun {
     const url = entry.tooLong ? undefined : sitemapUrlOf(entry.loc);
     const child = { url: url ?? entry.loc, parent: task.url };
     if (url === undefined) {
-      this.#result.sitemapsSkipped++;
-      this.#warning(
+      this.#skip(
         child,
         entry.tooLong ? `Longer than ${MAX_LOC_LENGTH} characters.` : 'Not an absolute http(s) URL.',
-        true,
       );
       return;
     }
     if (file.chain.includes(url)) {
-      this.#result.sitemapsSkipped++;
-      this.#warning(child, `Loop: ${[...file.chain, url].join(' -> ')}.`, true);
+      this.#skip(child, `Loop: ${[...file.chain, url].join(' -> ')}.`);
       return;
     }
     if (this.#visited.has(url)) {
@@ -780,12 +782,7 @@ class SeedRun {
     const host = hostOf(origin);
     if (this.#sameHostOnly && !file.trusted.has(host)) {
       // sitemaps.org: an index may only list sitemaps of its own site.
-      this.#result.sitemapsSkipped++;
-      this.#warning(
-        child,
-        `On another host than its index ${task.url}: skipped (sitemaps.org same-host rule).`,
-        true,
-      );
+      this.#skip(child, `On another host than its index ${task.url}: skipped (sitemaps.org same-host rule).`);
       return;
     }
     // Children past what maxSitemaps lets the run request are not kept waiting: indexes of
