@@ -196,6 +196,16 @@ export function rawPattern(data: RobotsData, id: number): string {
   }
   return rulePattern(data, id);
 }
+/** The rules written differently from their normal form, by rule id: the id and the pattern as written. */
+export function writtenPatterns(data: RobotsData): Array<[id: number, pattern: string]> {
+  const ints = data.ints;
+  const out: Array<[number, string]> = [];
+  for (let i = 0; i < ints[RAW_COUNT]; i++) {
+    const at = ints[RAW_AT] + i * 3;
+    out.push([ints[at], data.words.slice(ints[at + 1], ints[at + 1] + ints[at + 2])]);
+  }
+  return out;
+}
 /** One field of group `g` as written (see RobotsData). */
 export function groupField(data: RobotsData, g: number, field: number): number {
   return data.ints[data.ints[GROUPS_AT] + g * GROUP_FIELDS + field];

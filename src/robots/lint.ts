@@ -10,6 +10,7 @@ import {
   AGENT_MERGED,
   ALLOW,
   agentField,
+  agentValue,
   CRAWL_DELAY_VALUE,
   count,
   DERIVED,
@@ -28,6 +29,7 @@ import {
   ruleFlags,
   ruleLine,
   rulePattern,
+  writtenPatterns,
 } from './compile.js';
 import {
   type Directive,
@@ -77,6 +79,19 @@ function notRootedMessage(value: string): string {
   return `The pattern ${quote(value)} does not start with "/" or "*", so it matches no URL.${why} Did you mean ${quote(meant)}?`;
 }
 
+/** Whether a line of `key` belongs to the open group: a rule or crawl-delay, or a user-agent joining its list. */
+function isGroupLine(key: DirectiveKey, sawRule: boolean): boolean {
+  return key === 'allow' || key === 'disallow' || key === 'crawl-delay' || (key === 'user-agent' && !sawRule);
+}
+
+function isLineEnd(c: number): boolean {
+  return c === 10 || c === 13;
+}
+
+function isBlank(c: number): boolean {
+  return c === 32 || c === 9;
+}
+
 /** Messages without anything from the file in them. */
 const FIXED = {
   crawlDelay: 'Crawl-delay is not part of RFC 9309: Bing and Yandex honour it, Googlebot ignores it.',
@@ -109,6 +124,15 @@ export class RobotsLinter implements RobotsLineHandler {
   /** A line that was neither a rule nor a user-agent since the group's last user-agent line. */
   private interruptedAt = 0;
   private groupStart = 0;
+  /** The line, end of value and text of the last directive: where a gap of lines before the next starts. */
+  private lastLine = 0;
+  private lastEnd = 0;
+  private lastSource = '';
+  /** The first blank line inside the group since its last group line, 0 for none (see blankLine). */
+  private blankAt = 0;
+  private blankEmpty = false;
+  /** Set once the group has its blank-line finding. */
+  private blankReported = false;
 
   /** Findings past MAX_LINTS, counted but not listed. */
   private dropped = 0;
@@ -132,6 +156,13 @@ export class RobotsLinter implements RobotsLineHandler {
   }
 
   directive(d: Directive): void {
+    if (d.line > this.lastLine + 1 && this.sawAgent && this.blankAt === 0 && !this.blankReported) {
+      this.findBlankLine(d);
+    }
+    if (this.blankAt > 0 && isGroupLine(d.key, this.sawRule)) this.blankLine(d);
+    this.lastLine = d.line;
+    this.lastEnd = d.valueEnd;
+    this.lastSource = d.source;
     if (d.typo) {
       this.add(
         'accepted-typo',
@@ -268,6 +299,8 @@ export class RobotsLinter implements RobotsLineHandler {
     if (this.sawRule) {
       this.sawRule = false;
       this.groupStart = d.line;
+      this.blankAt = 0;
+      this.blankReported = false;
     } else if (this.interruptedAt > 0) {
       this.add(
         'user-agent-joins-group',
@@ -334,6 +367,58 @@ export class RobotsLinter implements RobotsLineHandler {
       'warning',
       d.line,
       `${CANONICAL[d.key]} before any User-agent line belongs to no group and is ignored.`,
+    );
+  }
+
+  /**
+   * Notes the first blank line between the last directive and `d`, read in place: only the
+   * text between them, which holds comment, unparsable or blank lines. A directive read from
+   * another text than the last one (the next piece of a large file, a line cut at the cap) has
+   * no gap to read.
+   */
+  private findBlankLine(d: Directive): void {
+    if (d.source !== this.lastSource) return;
+    const text = d.source;
+    const to = d.keyStart;
+    let i = this.lastEnd;
+    let line = this.lastLine;
+    // To the end of the last directive's line (its comment), then line by line.
+    while (i < to && !isLineEnd(text.charCodeAt(i))) i++;
+    while (i < to) {
+      i += text.charCodeAt(i) === 13 && text.charCodeAt(i + 1) === 10 ? 2 : 1;
+      line++;
+      let j = i;
+      while (j < to && isBlank(text.charCodeAt(j))) j++;
+      if (j < to && isLineEnd(text.charCodeAt(j))) {
+        this.blankAt = line;
+        this.blankEmpty = j === i;
+        return;
+      }
+      while (j < to && !isLineEnd(text.charCodeAt(j))) j++;
+      i = j;
+    }
+  }
+
+  /**
+   * A blank line inside a group, found before `d`, a line of the same group. RFC 9309 and
+   * Google read on; the 1994 convention ended a record at a blank line, and parsers that keep
+   * it (Python's urllib.robotparser, at an empty line) drop the group's user-agents or ignore
+   * its rules after the blank.
+   */
+  private blankLine(d: Directive): void {
+    const blank = this.blankAt;
+    this.blankAt = 0;
+    this.blankReported = true;
+    const consequence =
+      d.key === 'user-agent'
+        ? 'so give the user-agent lines above it no rules'
+        : 'so ignore the lines after it';
+    const python = this.blankEmpty ? " (Python's urllib.robotparser among them)" : '';
+    this.add(
+      'blank-line-in-group',
+      'warning',
+      blank,
+      `Line ${blank} is blank, inside the group that starts on line ${this.groupStart}. RFC 9309 crawlers and Google read the group on past it, but some parsers end a group at a blank line, as the original 1994 convention did${python}, and ${consequence}. Remove the blank line, or write a "#" comment there.`,
     );
   }
 
@@ -416,8 +501,9 @@ export function allLints(
   const room = Math.max(0, MAX_LINTS - listed);
   const repeated = repeatedRuleLints(data, room);
   const merged = mergedGroupLints(data, room - repeated.lints.length);
-  const found = repeated.lints.concat(merged.lints);
-  const foundUnlisted = repeated.unlisted + merged.unlisted;
+  const written = writtenValueLints(data, room - repeated.lints.length - merged.lints.length);
+  const found = repeated.lints.concat(merged.lints, written.lints);
+  const foundUnlisted = repeated.unlisted + merged.unlisted + written.unlisted;
   if (found.length === 0 && foundUnlisted === 0) return lineLints;
   const lints = lineLints.filter((lint) => lint.code !== 'too-many-findings').concat(found);
   lints.sort((a, b) => a.line - b.line);
@@ -514,6 +600,54 @@ function mergedGroupLints(data: RobotsData, room: number): { lints: RobotsLint[]
     }
   }
   return { lints, unlisted };
+}
+
+/**
+ * Values that read differently from how they look, found from the values as written: a
+ * user-agent with more words after its name (`Googlebot Images` names `googlebot`), and a
+ * pattern with a blank in it (`/a /b`, which matches only `/a%20/b`). The first `room` listed.
+ */
+function writtenValueLints(data: RobotsData, room: number): { lints: RobotsLint[]; unlisted: number } {
+  const lints: RobotsLint[] = [];
+  let unlisted = 0;
+  const report = (lint: () => RobotsLint): void => {
+    if (lints.length < room) lints.push(lint());
+    else unlisted++;
+  };
+  for (let g = 0; g < count(data, GROUP_COUNT); g++) {
+    const from = groupField(data, g, FIRST_AGENT);
+    for (let a = from; a < from + groupField(data, g, AGENT_COUNT); a++) {
+      const value = agentValue(data, a);
+      let end = 0;
+      while (end < value.length && isTokenChar(value.charCodeAt(end))) end++;
+      // A version (`Googlebot/2.1`) names no other crawler: only a word after the name does.
+      if (end === 0 || !/[A-Za-z]/.test(value.slice(end))) continue;
+      report(() => userAgentCut(value, value.slice(0, end), agentField(data, a, AGENT_LINE)));
+    }
+  }
+  for (const [id, pattern] of writtenPatterns(data)) {
+    if (ruleFlags(data, id) & DERIVED || !/\s/.test(pattern)) continue;
+    report(() => ({
+      code: 'blank-in-pattern',
+      severity: 'warning',
+      line: ruleLine(data, id),
+      message: `The pattern ${quote(pattern)} holds a blank, which no URL holds as it is: it matches only URLs with ${quote(rulePattern(data, id))}. Write one rule per line for two paths, and a space in a path as %20.`,
+    }));
+  }
+  return { lints, unlisted };
+}
+
+function userAgentCut(value: string, name: string, line: number): RobotsLint {
+  const google =
+    name.toLowerCase() === 'googlebot'
+      ? ' ("Googlebot-Image" for Google\'s images, "Googlebot-News" for its news)'
+      : '';
+  return {
+    code: 'user-agent-cut',
+    severity: 'warning',
+    line,
+    message: `User-agent ${quote(value)} is read as ${quote(name)}: a crawler's name is made of letters, "-" and "_", and what follows it is ignored, so these rules are for ${name}. If they are meant for another crawler, write that crawler's name alone${google}.`,
+  };
 }
 
 /** The finding that says how many findings past MAX_LINTS are not listed, on the last line of `listed`. */

@@ -137,6 +137,12 @@ export type LintCode =
   | 'looks-like-html'
   | 'user-agent-joins-group'
   | 'empty-user-agent'
+  /** A user-agent value with more words after its name (`Googlebot Images` names `googlebot`). */
+  | 'user-agent-cut'
+  /** A blank line inside a group, where some parsers end the group. */
+  | 'blank-line-in-group'
+  /** A pattern with a space or tab in it (`/a /b`), matched as `%20`. */
+  | 'blank-in-pattern'
   | 'invalid-utf8'
   | 'duplicate-rule'
   | 'conflicting-rules'

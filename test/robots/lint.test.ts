@@ -409,3 +409,100 @@ describe('sitemap lines', () => {
     expect(robots.lints).toEqual([expect.objectContaining({ code: 'sitemap-not-absolute', line: 1 })]);
   });
 });
+
+describe('a user-agent value with more words after the name', () => {
+  it.each([
+    ['Googlebot Images', 'Googlebot', /\("Googlebot-Image"/],
+    ['Mozilla/5.0 (compatible; bingbot/2.0)', 'Mozilla', /write that crawler's name alone\.$/],
+    ['sogou spider', 'sogou', /write that crawler's name alone\.$/],
+  ])('reports %j, read as %j', (value, name, hint) => {
+    const robots = RobotsTxt.parse(`User-agent: ${value}\nDisallow: /private\n`);
+    expect(robots.isAllowed('/private', name)).toBe(false);
+    const lint = robots.lints.find((l) => l.code === 'user-agent-cut');
+    expect(lint).toMatchObject({ line: 1, severity: 'warning' });
+    expect(lint!.message).toContain(`is read as "${name}"`);
+    expect(lint!.message).toMatch(hint);
+  });
+
+  it.each([
+    'Googlebot',
+    'Googlebot/2.1',
+    'bingbot 2.0',
+    'Googlebot-Image',
+    'foo_bar',
+    'ExampleBot # my crawler',
+  ])('finds nothing to report in %j, whose rest names no other crawler', (value) => {
+    expect(RobotsTxt.parse(`User-agent: ${value}\nDisallow: /\n`).lints).toEqual([]);
+  });
+});
+
+describe('a blank line inside a group', () => {
+  it.each([
+    [
+      'between user-agent lines',
+      'User-agent: a\n\nUser-agent: b\nDisallow: /x\n',
+      2,
+      /user-agent lines above it/,
+    ],
+    ['between the user-agents and the rules', 'User-agent: a\n\nDisallow: /x\n', 2, /lines after it/],
+    ['between two rules', 'User-agent: a\nDisallow: /y\n\nDisallow: /x\n', 3, /lines after it/],
+    ['before a crawl-delay', 'User-agent: a\nDisallow: /x\n\r\nCrawl-delay: 2\n', 3, /lines after it/],
+    ['after a comment line', 'User-agent: a\n# rules\n\n# more\nDisallow: /x\n', 3, /lines after it/],
+    ['of blanks only', 'User-agent: a\nDisallow: /y\n \t \nDisallow: /x\n', 3, /lines after it/],
+    ['after CR line ends', 'User-agent: a\rDisallow: /y\r\rDisallow: /x\r', 3, /lines after it/],
+  ])('is reported %s, with the line of the blank', (_, text, line, consequence) => {
+    const robots = RobotsTxt.parse(text);
+    // Read as RFC 9309 and Google read it: the group goes on.
+    expect(robots.isAllowed('/x', 'a')).toBe(false);
+    const lint = robots.lints.find((l) => l.code === 'blank-line-in-group');
+    expect(lint).toMatchObject({ line, severity: 'warning', message: expect.stringMatching(consequence) });
+    expect(lint!.message).toContain('group that starts on line 1');
+  });
+
+  it('names the parser that ends a group at an empty line, and only for an empty one', () => {
+    const empty = RobotsTxt.parse('User-agent: a\nDisallow: /y\n\nDisallow: /x\n').lints[0];
+    expect(empty.message).toContain('urllib.robotparser');
+    const blanks = RobotsTxt.parse('User-agent: a\nDisallow: /y\n  \nDisallow: /x\n').lints[0];
+    expect(blanks.code).toBe('blank-line-in-group');
+    expect(blanks.message).not.toContain('urllib.robotparser');
+  });
+
+  it('is reported once per group', () => {
+    const lints = RobotsTxt.parse(
+      'User-agent: a\n\nDisallow: /x\n\nDisallow: /y\n\nUser-agent: b\nDisallow: /z\n\nAllow: /z/a\n',
+    ).lints.filter((l) => l.code === 'blank-line-in-group');
+    expect(lints.map((l) => l.line)).toEqual([2, 9]);
+  });
+
+  it.each([
+    ['between groups', 'User-agent: a\nDisallow: /x\n\nUser-agent: b\nDisallow: /y\n'],
+    ['before the first group', 'Sitemap: https://example.com/s.xml\n\nUser-agent: a\nDisallow: /x\n'],
+    [
+      'before a sitemap line after a group',
+      'User-agent: a\nDisallow: /x\n\nSitemap: https://example.com/s.xml\n',
+    ],
+    ['at the end', 'User-agent: a\nDisallow: /x\n\n\n'],
+    ['nowhere (a comment line)', 'User-agent: a\n# rules\nDisallow: /x\n'],
+  ])('is not reported %s', (_, text) => {
+    expect(RobotsTxt.parse(text).lints.filter((l) => l.code === 'blank-line-in-group')).toEqual([]);
+  });
+});
+
+describe('a pattern with a blank in it', () => {
+  it.each([
+    ['/a /b', '/a%20/b'],
+    ['/c\t/d', '/c%09/d'],
+  ])('reports %j, matched only as %j', (pattern, normal) => {
+    const robots = RobotsTxt.parse(`User-agent: *\nDisallow: ${pattern}\n`);
+    expect(robots.isAllowed(normal, 'x')).toBe(false);
+    expect(robots.isAllowed(pattern.split(/\s/)[0], 'x')).toBe(true);
+    const lint = robots.lints.find((l) => l.code === 'blank-in-pattern');
+    expect(lint).toMatchObject({ line: 2, severity: 'warning' });
+    expect(lint!.message).toContain(`"${normal}"`);
+    expect(lint!.message).toContain('one rule per line');
+  });
+
+  it('is not reported for a space written as %20, or a comment after the pattern', () => {
+    expect(RobotsTxt.parse('User-agent: *\nDisallow: /a%20b\nDisallow: /c # old\n').lints).toEqual([]);
+  });
+});
