@@ -158,6 +158,13 @@ export class RobotsGuard implements HopChecker {
    * longer redirects there) leaves an entry that the next sweep removes.
    */
   readonly #hopSlots = new Map<string, Map<string, number>>();
+  /**
+   * Per request deferred at a redirect hop into an origin whose robots.txt is unreachable, that
+   * hop's URL: the request is decided by that origin while it stays unreachable, and the page
+   * that redirects is fetched again only once it answers (or never, when the request is given
+   * up). Forgotten when the request is released past it or given up, and when a run starts.
+   */
+  readonly #deferredHops = new Map<string, string>();
   /** The size of #hopSlots at which it is swept next. */
   #hopSlotsSweepAt = HOP_SLOTS_SWEEP_MIN;
   readonly #interceptors = new Map<CrawlerInternals, RequestManagerInterceptor>();
@@ -326,6 +333,7 @@ export class RobotsGuard implements HopChecker {
       if (this.#runs === 0) {
         this.#deferredSince.clear();
         this.#deferredRequests.clear();
+        this.#deferredHops.clear();
         this.#returnedUnfetched.clear();
       }
       this.#runs++;
@@ -576,7 +584,10 @@ export class RobotsGuard implements HopChecker {
         : 'allow';
     }
     if (verdict.kind === 'defer') {
-      if (deferrable) return { action: 'defer', until: verdict.until };
+      if (deferrable) {
+        if (stage === 'redirect') this.#deferredHops.set(request.id ?? request.uniqueKey, url);
+        return { action: 'defer', until: verdict.until };
+      }
       this.#drop(crawler, check, request, url, stage, 'robots-unreachable');
       return { action: 'skip' };
     }
@@ -832,10 +843,49 @@ export class RobotsGuard implements HopChecker {
     request: Request,
     paced: boolean,
   ): DequeueDecision | Promise<DequeueDecision> {
+    if (this.#deferredHops.size > 0) {
+      const hop = this.#deferredHops.get(request.id ?? request.uniqueKey);
+      if (hop !== undefined) return this.#releaseAfterHop(crawler, request, paced, hop);
+    }
     const store = this.#givenStore ?? this.#settledStore;
     const check = store === undefined ? undefined : this.#checkCached(store, request.url);
     if (check !== undefined) return this.#decide(crawler, request, paced, check);
     return this.#resolveAndDecide(crawler, request, paced);
+  }
+
+  /**
+   * A request deferred at a redirect hop into an origin whose robots.txt was unreachable (see
+   * #deferredHops): decided by that origin while it stays so, without fetching the page that
+   * redirects; released as any request once the origin answers.
+   */
+  async #releaseAfterHop(
+    crawler: CrawlerInternals,
+    request: Request,
+    paced: boolean,
+    hop: string,
+  ): Promise<DequeueDecision> {
+    const key = request.id ?? request.uniqueKey;
+    const store = await this.#storeFor(crawler);
+    let check: RobotsCheck | undefined;
+    try {
+      check = this.#checkCached(store, hop) ?? (await store.check(hop, this.productToken));
+    } catch {
+      // A closed store fails the request's own check below, with its error.
+    }
+    if (check !== undefined && check.policyKind === 'disallow-all' && !check.allowed) {
+      const verdict = this.#verdictOf(check, request, true);
+      if (verdict.kind === 'defer') return { action: 'hold', until: verdict.until, paced: false };
+      this.#deferredHops.delete(key);
+      // Given up: recorded as the hop would be, had the page been fetched again to reach it.
+      this.#drop(crawler, check, request, hop, 'redirect', 'robots-unreachable');
+      this.#tellSkipped(crawler, request.url);
+      request.noRetry = true;
+      request.state = RequestState.SKIPPED;
+      return { action: 'skip' };
+    }
+    this.#deferredHops.delete(key);
+    const released = this.#release(crawler, request, paced);
+    return released instanceof Promise ? released : Promise.resolve(released);
   }
 
   async #resolveAndDecide(

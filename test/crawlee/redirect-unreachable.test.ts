@@ -1,0 +1,114 @@
+import { CheerioCrawler, HttpCrawler, LogLevel, log } from 'crawlee';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type RobotsDroppedRecord, RobotsGuard } from '../../src/crawlee/index.js';
+import type { RobotsStore } from '../../src/store/index.js';
+import {
+  datasetItems,
+  freshConfiguration,
+  page,
+  quickStore,
+  TOKEN,
+  USER_AGENT,
+  useTemporaryStorageDir,
+} from '../support/crawlee-site.js';
+import { redirect, startHttpServer, type TestHttpServer, text } from '../support/http-server.js';
+
+log.setLevel(LogLevel.OFF);
+
+useTemporaryStorageDir();
+
+/**
+ * A request redirected into an origin whose robots.txt is unreachable waits for that origin, as
+ * a request of the origin itself does. While it waits, the page that redirects is not fetched
+ * again at each recheck: only once the target's robots.txt answers.
+ */
+describe.each([
+  ['CheerioCrawler', CheerioCrawler],
+  ['HttpCrawler', HttpCrawler],
+] as const)('%s: a redirect into an origin whose robots.txt is unreachable', (_name, Crawler) => {
+  let servers: TestHttpServer[] = [];
+  let store: RobotsStore | undefined;
+  afterEach(async () => {
+    await store?.close();
+    await Promise.all(servers.map((server) => server.close()));
+    servers = [];
+  });
+
+  async function sites(targetRobots: (served: number) => [status: number, body: string]) {
+    let served = 0;
+    const target = await startHttpServer({
+      '/robots.txt': (request, response) => text(...swap(targetRobots(++served)))(request, response),
+      '/page': page('target'),
+    });
+    const source = await startHttpServer({
+      '/robots.txt': text('User-agent: *\nAllow: /\n'),
+      '/go': redirect(`${target.origin}/page`, 302),
+      '/ok': page('ok'),
+    });
+    servers = [source, target];
+    store = quickStore();
+    return { source, target };
+  }
+
+  async function crawl(source: TestHttpServer, giveUpAfterMs: number) {
+    const config = freshConfiguration();
+    const handled: string[] = [];
+    const skipped: string[] = [];
+    const crawler = new Crawler(
+      {
+        maxRequestRetries: 0,
+        onSkippedRequest: ({ url }) => {
+          skipped.push(url);
+        },
+        async requestHandler({ request }) {
+          handled.push(request.loadedUrl ?? request.url);
+        },
+      },
+      config,
+    );
+    const guard = new RobotsGuard({
+      productToken: TOKEN,
+      userAgent: USER_AGENT,
+      store,
+      unreachable: { giveUpAfterMs, minRecheckDelayMs: 50, maxRecheckDelayMs: 100 },
+    }).attach(crawler);
+    await crawler.run([`${source.origin}/go`, `${source.origin}/ok`]);
+    const records = await datasetItems<RobotsDroppedRecord>(config);
+    return { handled, skipped, records, guard };
+  }
+
+  it('fetches the redirecting page once, and gives the request up without fetching it again', async () => {
+    const { source, target } = await sites(() => [503, 'down']);
+    const { handled, skipped, records, guard } = await crawl(source, 1500);
+
+    // Rechecked every 50-100 ms for 1.5 s, the redirecting page was fetched once.
+    expect(source.hits('/go')).toBe(1);
+    expect(target.hits('/page')).toBe(0);
+    expect(target.hits('/robots.txt')).toBeGreaterThan(1);
+    expect(handled).toEqual([`${source.origin}/ok`]);
+    expect(records.map((r) => [r.url, r.requestUrl, r.stage, r.reason, r.robotsStatus])).toEqual([
+      [`${target.origin}/page`, `${source.origin}/go`, 'redirect', 'robots-unreachable', 503],
+    ]);
+    expect(skipped).toEqual([`${source.origin}/go`]);
+    expect(guard.summary().totals).toMatchObject({ deferred: 1, givenUp: 1 });
+  });
+
+  it('fetches the redirecting page again once the target answers, and follows the redirect then', async () => {
+    // 503 for the first three fetches (about 0.8 s with the store's retry delays), then rules.
+    const { source, target } = await sites((served) =>
+      served <= 3 ? [503, 'down'] : [200, 'User-agent: *\nAllow: /\n'],
+    );
+    const { handled, records } = await crawl(source, 10_000);
+
+    expect(target.hits('/robots.txt')).toBe(4);
+    expect(source.hits('/go')).toBe(2);
+    expect(target.hits('/page')).toBe(1);
+    expect(handled.sort()).toEqual([`${source.origin}/ok`, `${target.origin}/page`].sort());
+    expect(records).toEqual([]);
+  });
+});
+
+/** `[status, body]` as `text()` takes them. */
+function swap([status, body]: [number, string]): [string, number] {
+  return [body, status];
+}
