@@ -1,5 +1,6 @@
 import type { Log } from 'crawlee';
-import { show } from '../options.js';
+import { validateUserAgent } from '../fetch/index.js';
+import { MAX_TIMER_MS, objectOption, show } from '../options.js';
 import type { RobotsStore } from '../store/index.js';
 
 /** How the guard honours the `Crawl-delay` of the group that applies to the crawler. */
@@ -129,6 +130,19 @@ export function resolveGuardOptions(options: RobotsGuardOptions): ResolvedGuardO
   // Options often come from configuration files or environment variables: a string 'false' would
   // read as true, and a wrong type would only fail in the middle of a crawl, or lose its records.
   optionalOfType('userAgent', options.userAgent, 'string');
+  // The header the crawler is made to send, and robots.txt fetched with: refused here rather than
+  // by the store, on the first crawler.run().
+  if (options.userAgent !== undefined && options.userAgent !== null) {
+    try {
+      validateUserAgent(options.userAgent);
+    } catch (error) {
+      throw new TypeError(`RobotsGuard option ${(error as Error).message}`);
+    }
+  }
+  objectOption('RobotsGuard', 'store', options.store, 'a RobotsStore', {
+    methods: ['check', 'checkCached', 'peek', 'resolve'],
+  });
+  objectOption('RobotsGuard', 'log', options.log, 'a Crawlee Log', { methods: ['child'] });
   optionalOfType('crawlDelay', options.crawlDelay, 'object');
   optionalOfType('unreachable', options.unreachable, 'object');
   const overMax = options.crawlDelay?.overMax ?? GUARD_DEFAULTS.crawlDelayOverMax;
@@ -177,7 +191,7 @@ export function resolveGuardOptions(options: RobotsGuardOptions): ResolvedGuardO
       ),
       minRecheckDelayMs,
     },
-    enqueueWaitMs: nonNegative('enqueueWaitMs', options.enqueueWaitMs, GUARD_DEFAULTS.enqueueWaitMs),
+    enqueueWaitMs: timerMs(nonNegative('enqueueWaitMs', options.enqueueWaitMs, GUARD_DEFAULTS.enqueueWaitMs)),
     logSummary: flag('logSummary', options.logSummary, true),
     clock: optionalOfType('clock', options.clock, 'function') ?? Date.now,
   };
@@ -186,8 +200,19 @@ export function resolveGuardOptions(options: RobotsGuardOptions): ResolvedGuardO
 function nonNegative(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-    throw new RangeError(
+    const Refusal = typeof value === 'number' ? RangeError : TypeError;
+    throw new Refusal(
       `RobotsGuard option ${name} must be a finite number of zero or more, got ${show(value)}.`,
+    );
+  }
+  return value;
+}
+
+/** enqueueWaitMs, which a timer waits for: past MAX_TIMER_MS, Node fires it after 1 ms. */
+function timerMs(value: number): number {
+  if (value > MAX_TIMER_MS) {
+    throw new RangeError(
+      `RobotsGuard option enqueueWaitMs must be at most ${MAX_TIMER_MS} ms (about 24 days), got ${value}.`,
     );
   }
   return value;

@@ -1,3 +1,4 @@
+import { show } from '../robots/show.js';
 import type { SitemapUrlPattern } from './options.js';
 
 /**
@@ -145,15 +146,20 @@ function timeOf(
  */
 export function parseSince(value: Date | string | number | undefined): number | undefined {
   if (value === undefined) return undefined;
-  const time =
-    value instanceof Date
-      ? value.getTime()
-      : typeof value === 'number'
-        ? value
-        : (parseLastmod(String(value)) ?? Date.parse(value));
-  if (Number.isNaN(time)) {
+  let time = Number.NaN;
+  if (value instanceof Date) time = value.getTime();
+  else if (typeof value === 'number') time = value;
+  else if (typeof value === 'string') {
+    const lastmod = parseLastmod(value);
+    // In the form of a lastmod but out of range (`2024-02-30`): Date.parse would carry it over.
+    if (lastmod === undefined && (W3C_DATETIME.test(value.trim()) || RFC822_DATE.test(value.trim()))) {
+      throw new TypeError(`seed() option modifiedSince ${show(value)} is no date (a field is out of range).`);
+    }
+    time = lastmod ?? Date.parse(value);
+  }
+  if (!Number.isFinite(time)) {
     throw new TypeError(
-      `modifiedSince must be a Date, a time in ms or an ISO 8601 date, got ${String(value)}.`,
+      `seed() option modifiedSince must be a Date, a time in ms or an ISO 8601 date, got ${show(value)}.`,
     );
   }
   return time;

@@ -1,7 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import { log as crawleeLog, type Log } from 'crawlee';
 import { originOf } from '../fetch/index.js';
-import { MAX_TIMER_MS } from '../options.js';
+import { MAX_TIMER_MS, show } from '../options.js';
 import { HTTP_URL_START, hrefWithoutFragment, urlOrNull } from '../robots/url.js';
 import type { OriginPolicy, RobotsCheck, RobotsStore } from '../store/index.js';
 import { ABORTED, untilAborted } from './abort.js';
@@ -107,9 +107,48 @@ export class SitemapSeeder {
       if (options[name] !== undefined && typeof options[name] !== 'function')
         throw new TypeError(`seed() option ${name} must be a function, got ${typeof options[name]}.`);
     }
+    checkSeedOptions(options);
     if (!Array.isArray(inputs)) throw new TypeError('seed() takes an array of site or sitemap URLs.');
     const run = new SeedRun(this.#store, this.#productToken, this.#download, this.#log, options);
     return run.run(inputs);
+  }
+}
+
+/**
+ * Refuses options of the wrong type when the run starts. Options often come from configuration
+ * files or environment variables, where `'false'` would read as true: with
+ * `enqueueWhenRobotsUnreachable`, URLs robots.txt shuts out would be queued.
+ */
+function checkSeedOptions(options: SitemapSeedOptions): void {
+  const refuse = (name: string, what: string, value: unknown) => {
+    throw new TypeError(`seed() option ${name} must be ${what}, got ${show(value)}.`);
+  };
+  for (const name of [
+    'keepUndated',
+    'sameHostOnly',
+    'checkSitemapUrls',
+    'tryCommonPaths',
+    'enqueueWhenRobotsUnreachable',
+  ] as const) {
+    const value = options[name];
+    if (value !== undefined && typeof value !== 'boolean') refuse(name, 'true or false', value);
+  }
+  if (options.label !== undefined && typeof options.label !== 'string')
+    refuse('label', 'a string', options.label);
+  const { userData } = options;
+  if (
+    userData !== undefined &&
+    (typeof userData !== 'object' || userData === null || Array.isArray(userData))
+  ) {
+    refuse('userData', 'an object', userData);
+  }
+  for (const name of ['include', 'exclude'] as const) {
+    const value = options[name];
+    if (value !== undefined && !Array.isArray(value))
+      refuse(name, 'a list of glob strings and RegExps', value);
+  }
+  if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) {
+    refuse('signal', 'an AbortSignal', options.signal);
   }
 }
 

@@ -1262,9 +1262,21 @@ describe('RobotsGuard router middleware and user hooks', () => {
       // A string that looks like a number is said to be one.
       [{ enqueueWaitMs: '100' }, /enqueueWaitMs must be a finite number of zero or more, got "100"/],
       [{ unreachable: { giveUpAfterMs: Number.NaN } }, /giveUpAfterMs must be a finite number .*, got NaN/],
+      // Past what a timer holds, Node fires it after 1 ms: adds would stop waiting for robots.txt.
+      [
+        { enqueueWaitMs: 2 ** 31 },
+        /enqueueWaitMs must be at most 2147483647 ms \(about 24 days\), got 2147483648/,
+      ],
+      // Each was taken, and failed the first crawler.run() instead.
+      [{ store: {} }, /store must be a RobotsStore, got an object without check\(\), checkCached\(\)/],
+      [{ userAgent: 'ExampleBot\nX-Evil: 1' }, /userAgent must be a value an HTTP header can hold/],
+      [{ log: 'x' }, /log must be a Crawlee Log, got "x"/],
     ];
     for (const [options, message] of wrong) {
       expect(() => new RobotsGuard({ productToken: TOKEN, ...options } as never)).toThrow(message);
     }
+    // A number given as a string is a wrong type, not a number out of range.
+    expect(() => new RobotsGuard({ productToken: TOKEN, enqueueWaitMs: '100' } as never)).toThrow(TypeError);
+    expect(() => new RobotsGuard({ productToken: TOKEN, enqueueWaitMs: -1 })).toThrow(RangeError);
   });
 });

@@ -87,7 +87,7 @@ describe('parseSince', () => {
     expect(parseSince(0)).toBe(0);
     expect(parseSince('May 17, 2024 11:00 UTC')).toBe(Date.UTC(2024, 4, 17, 11));
     expect(() => parseSince('soon')).toThrow(
-      'modifiedSince must be a Date, a time in ms or an ISO 8601 date, got soon.',
+      'seed() option modifiedSince must be a Date, a time in ms or an ISO 8601 date, got "soon".',
     );
   });
 });

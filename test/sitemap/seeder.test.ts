@@ -404,6 +404,53 @@ describe('SitemapSeeder options', () => {
     );
   });
 
+  it.each([
+    'keepUndated',
+    'sameHostOnly',
+    'checkSitemapUrls',
+    'tryCommonPaths',
+    'enqueueWhenRobotsUnreachable',
+  ])('refuses %s given as the string "false", which would read as true', async (name) => {
+    await expect(seed({ [name]: 'false' })).rejects.toThrow(
+      new TypeError(`seed() option ${name} must be true or false, got "false".`),
+    );
+  });
+
+  it.each([
+    ['label', 5, 'label must be a string, got 5.'],
+    ['userData', 'x', 'userData must be an object, got "x".'],
+    ['userData', [1], 'userData must be an object, got an array.'],
+    ['include', 5, 'include must be a list of glob strings and RegExps, got 5.'],
+    ['exclude', '/private/**', 'exclude must be a list of glob strings and RegExps, got "/private/**".'],
+    ['signal', {}, 'signal must be an AbortSignal, got an object.'],
+    ['modifiedSince', '2024-02-30', 'modifiedSince "2024-02-30" is no date (a field is out of range).'],
+    [
+      'modifiedSince',
+      Infinity,
+      'modifiedSince must be a Date, a time in ms or an ISO 8601 date, got Infinity.',
+    ],
+  ] as const)('refuses %s %j with a message that says what it takes', async (name, value, message) => {
+    await expect(seed({ [name]: value })).rejects.toThrow(new TypeError(`seed() option ${message}`));
+  });
+
+  it('takes each of those options when it is of its type', async () => {
+    await expect(
+      seed({
+        keepUndated: false,
+        sameHostOnly: false,
+        checkSitemapUrls: false,
+        tryCommonPaths: true,
+        enqueueWhenRobotsUnreachable: true,
+        label: 'page',
+        userData: { from: 'sitemaps' },
+        include: ['**'],
+        exclude: [/private/],
+        signal: new AbortController().signal,
+        modifiedSince: '2024-02-29',
+      }),
+    ).resolves.toMatchObject({ urlsFound: 0 });
+  });
+
   it('takes Infinity as no limit, and refuses a timeout Node timers cannot wait for', async () => {
     await expect(seed({ maxUrls: Infinity, maxDepth: Infinity })).resolves.toMatchObject({ urlsFound: 0 });
     expect(() => new SitemapSeeder({ store, timeoutMs: Infinity })).toThrow(
