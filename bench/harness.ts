@@ -129,6 +129,60 @@ export function pairedTimeNs(
   return { a: median(as), b: median(bs), ratio: median(bs.map((t, i) => t / as[i])), pairs: as.length };
 }
 
+/** Options of {@link pairedBlocksNs}. */
+export interface BlockTimeOptions {
+  /** Untimed calls of each operation for this long first, in ms. @default 300 */
+  warmupMs?: number;
+  /** How long a block of calls of one operation lasts, in ms. @default 100 */
+  blockMs?: number;
+  /** Blocks of each operation, in alternation (a b, b a, ...). @default 9 */
+  rounds?: number;
+}
+
+/**
+ * The mean time of one call of each of two operations, in ns, over blocks of calls that last
+ * `blockMs` each, the two in alternation. A block's time holds the garbage collections its calls
+ * set off, which a median of short batches leaves out whenever they land in fewer than half of
+ * them: the cost, for a crawler parsing file after file, of an operation that leaves much garbage
+ * behind. A collection falls in the block of the operation whose garbage caused it, but for
+ * the little left over at each change of block. `ratio` is the median over the rounds of b / a.
+ */
+export function pairedBlocksNs(
+  a: (i: number) => void,
+  b: (i: number) => void,
+  options: BlockTimeOptions = {},
+): Paired {
+  const { warmupMs = 300, blockMs = 100, rounds = 9 } = options;
+  const counter = { a: 0, b: 0 };
+  const block = (fn: (i: number) => void, key: 'a' | 'b', ms: number): number => {
+    const t0 = process.hrtime.bigint();
+    const end = t0 + BigInt(Math.round(ms * 1e6));
+    let calls = 0;
+    let now: bigint;
+    do {
+      fn(counter[key]++);
+      calls++;
+      now = process.hrtime.bigint();
+    } while (now < end);
+    return Number(now - t0) / calls;
+  };
+  block(a, 'a', warmupMs);
+  block(b, 'b', warmupMs);
+  globalThis.gc?.();
+  const as: number[] = [];
+  const bs: number[] = [];
+  for (let round = 0; round < rounds; round++) {
+    if (round % 2 === 0) {
+      as.push(block(a, 'a', blockMs));
+      bs.push(block(b, 'b', blockMs));
+    } else {
+      bs.push(block(b, 'b', blockMs));
+      as.push(block(a, 'a', blockMs));
+    }
+  }
+  return { a: median(as), b: median(bs), ratio: median(bs.map((t, i) => t / as[i])), pairs: as.length };
+}
+
 /**
  * Operations per second of two passes timed in alternation (see pairedTimeNs), after untimed
  * passes for `warmupMs`; `ratio` is the median over the pairs of rate a / rate b. With a

@@ -3,7 +3,8 @@
  * crawlers use (Crawlee's own `respectRobotsTxtFile` among them):
  *
  * 1. parse time of a typical and a large robots.txt (median, warm), the two libraries timed in
- *    alternation and compared pair by pair (see pairedTimeNs);
+ *    alternation and compared pair by pair (see pairedTimeNs); then the mean over blocks of
+ *    parses, garbage collection included (see pairedBlocksNs);
  * 2. checks per second over each file's URL list, with a product token and a full UA (passes
  *    in alternation, except robots-parser's single pass over the large file);
  * 3. which URLs the two answer differently (printed to be judged, never fatal), and the
@@ -29,6 +30,7 @@ import {
   max,
   median,
   medianTimeNs,
+  pairedBlocksNs,
   pairedThroughput,
   pairedTimeNs,
   sink,
@@ -155,6 +157,28 @@ function parseRows(table: Table, fixture: Fixture, copies: number, budgetMs: num
     result: judge(parse.ratio >= TARGET.parseSpeedup, `parse ${fixture.name}`),
   });
   table.add({ library: BASE, metric: `parse ${size}, median`, value: formatTime(parse.b) });
+
+  // The same parses in blocks of 100 ms, each block's time with the garbage collections its parses
+  // set off: what parsing file after file costs a crawler (shown, not judged).
+  const withGc = pairedBlocksNs(
+    (i) => {
+      sink.value = RobotsTxt.parse(texts[i % copies]);
+    },
+    (i) => {
+      sink.value = robotsParser(ROBOTS_URL, texts[i % copies]);
+    },
+  );
+  table.add({
+    library: CORE,
+    metric: `parse ${fixture.name}, mean with garbage collection`,
+    value: formatTime(withGc.a),
+    ratio: speedup(withGc.ratio),
+  });
+  table.add({
+    library: BASE,
+    metric: `parse ${fixture.name}, mean with garbage collection`,
+    value: formatTime(withGc.b),
+  });
 
   // A parser may defer work to its first check; this pair shows what that costs.
   const first = pairedTimeNs(
