@@ -930,7 +930,7 @@ export class RobotsGuard implements HopChecker {
       this.#returnedUnfetched.size > 0 && this.#returnedUnfetched.delete(request.id ?? request.uniqueKey);
     if (request.retryCount === 0 && !this.#countedAllowed.has(request)) {
       this.#countedAllowed.add(request);
-      if (!returned) this.#tally.allowed(check.origin);
+      if (!returned) this.#tally.allowed(check, this.#options.clock());
     }
     return { action: 'fetch' };
   }
@@ -1002,7 +1002,7 @@ export class RobotsGuard implements HopChecker {
       const key = request.id ?? request.uniqueKey;
       if (!this.#deferredRequests.has(key)) {
         this.#deferredRequests.add(key);
-        this.#tally.deferred(check.origin);
+        this.#tally.deferred(check, now);
       }
       const retryAt = this.#policyOf(check.url)?.retryAt ?? now;
       const until = Math.min(
@@ -1071,15 +1071,16 @@ export class RobotsGuard implements HopChecker {
     } else if (stage === 'dequeue') {
       dataset.recordedUrls.add(key);
     }
+    const now = this.#options.clock();
     const record = droppedRecord(check, {
       url,
       requestUrl: request?.url ?? url,
       stage,
       reason,
-      time: this.#options.clock(),
+      time: now,
       ...(crawlDelaySeconds === undefined ? {} : { crawlDelaySeconds }),
     });
-    this.#tally.dropped(record);
+    this.#tally.dropped(record, check, now);
     dataset.push(record);
     // A stopped redirect hop or navigation skips its request only when the stop reaches the
     // crawler's error path (a handler may catch it; an iframe's stop leaves the page to its handler):

@@ -1,6 +1,6 @@
 import type { RobotsFetchStatus, RobotsPolicyKind } from '../fetch/index.js';
 import type { RuleKind } from '../robots/index.js';
-import type { OriginPolicy } from '../store/index.js';
+import type { OriginPolicy, RobotsCheck } from '../store/index.js';
 import type { RobotsDroppedRecord } from './record.js';
 
 /** A rule and how many URLs it dropped. */
@@ -14,10 +14,14 @@ export interface RobotsRuleDrops {
 /** What the guard did with the URLs of one origin. */
 export interface RobotsOriginSummary {
   origin: string;
-  /** HTTP status of its robots.txt (or why there was none); `unknown` when it is no longer in memory. */
+  /**
+   * HTTP status of its robots.txt (or why there was none): the store's, or when the store has let
+   * the origin's policy go (a full cache, an expired copy), the last one the guard decided by;
+   * `unknown` only before any decision.
+   */
   robotsStatus: RobotsFetchStatus | 'unknown';
   policyKind: RobotsPolicyKind | 'unknown';
-  /** Age of the robots.txt copy in use at the end of the run, in milliseconds. */
+  /** Age of the robots.txt copy in use at the end of the run (or the last one decided by), in milliseconds. */
   robotsAgeMs: number | null;
   /** Requests let through to the crawler (first attempts; retries are not counted again). */
   allowed: number;
@@ -46,7 +50,14 @@ export interface RobotsRunSummary {
 type OriginTally = Pick<
   RobotsOriginSummary,
   'allowed' | 'dropped' | 'deferred' | 'givenUp' | 'hopsStopped' | 'crawlDelaySeconds'
-> & { rules: Map<string, RobotsRuleDrops> };
+> & {
+  rules: Map<string, RobotsRuleDrops>;
+  /** The robots.txt of the last decision, for when the store no longer holds the origin's policy. */
+  status: RobotsFetchStatus | 'unknown';
+  kind: RobotsPolicyKind | 'unknown';
+  /** When the copy decided by was fetched; NaN before any decision. */
+  copyAt: number;
+};
 
 const TOP_RULES = 5;
 
@@ -57,26 +68,39 @@ export class RunTally {
   #of(origin: string): OriginTally {
     let tally = this.#origins.get(origin);
     if (tally === undefined) {
-      tally = { allowed: 0, dropped: 0, deferred: 0, givenUp: 0, hopsStopped: 0, rules: new Map() };
+      tally = {
+        allowed: 0,
+        dropped: 0,
+        deferred: 0,
+        givenUp: 0,
+        hopsStopped: 0,
+        rules: new Map(),
+        status: 'unknown',
+        kind: 'unknown',
+        copyAt: Number.NaN,
+      };
       this.#origins.set(origin, tally);
     }
     return tally;
   }
 
-  allowed(origin: string): void {
-    this.#of(origin).allowed++;
+  /** A request let through, by `check` at `now`. */
+  allowed(check: RobotsCheck, now: number): void {
+    this.#saw(check, now).allowed++;
   }
 
-  deferred(origin: string): void {
-    this.#of(origin).deferred++;
+  /** A request deferred, by `check` at `now`. */
+  deferred(check: RobotsCheck, now: number): void {
+    this.#saw(check, now).deferred++;
   }
 
   crawlDelay(origin: string, seconds: number): void {
     this.#of(origin).crawlDelaySeconds = seconds;
   }
 
-  dropped(record: RobotsDroppedRecord): void {
-    const tally = this.#of(record.origin);
+  /** A URL dropped, by `check` at `now`. */
+  dropped(record: RobotsDroppedRecord, check: RobotsCheck, now: number): void {
+    const tally = this.#saw(check, now);
     tally.dropped++;
     if (record.reason === 'robots-unreachable') tally.givenUp++;
     if (record.stage === 'redirect' || record.stage === 'navigation') tally.hopsStopped++;
@@ -88,7 +112,19 @@ export class RunTally {
     }
   }
 
-  /** The summary, with each origin's robots.txt status taken from `policyOf` (memory only). */
+  /** The tally of the origin of `check`, which now says the robots.txt `check` was decided by. */
+  #saw(check: RobotsCheck, now: number): OriginTally {
+    const tally = this.#of(check.origin);
+    tally.status = check.status;
+    tally.kind = check.policyKind;
+    tally.copyAt = now - check.ageMs;
+    return tally;
+  }
+
+  /**
+   * The summary, with each origin's robots.txt status taken from `policyOf` (memory only), else
+   * from the last decision about the origin.
+   */
   summary(
     productToken: string,
     policyOf: (origin: string) => OriginPolicy | undefined,
@@ -100,9 +136,14 @@ export class RunTally {
       const policy = policyOf(origin);
       origins.push({
         origin,
-        robotsStatus: policy?.status ?? 'unknown',
-        policyKind: policy?.kind ?? 'unknown',
-        robotsAgeMs: policy === undefined ? null : now - (policy.goodCopyFetchedAt ?? policy.fetchedAt),
+        robotsStatus: policy?.status ?? tally.status,
+        policyKind: policy?.kind ?? tally.kind,
+        robotsAgeMs:
+          policy !== undefined
+            ? now - (policy.goodCopyFetchedAt ?? policy.fetchedAt)
+            : Number.isNaN(tally.copyAt)
+              ? null
+              : now - tally.copyAt,
         allowed: tally.allowed,
         dropped: tally.dropped,
         deferred: tally.deferred,

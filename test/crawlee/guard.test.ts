@@ -252,6 +252,36 @@ describe('RobotsGuard request interceptor', () => {
     expect(guard.summary().origins[0]).toMatchObject({ allowed: 1, dropped: 2 });
   });
 
+  it("says each origin's robots.txt in the summary after the store has let its policy go", async () => {
+    const [open, missing] = await Promise.all([
+      server('User-agent: *\nDisallow: /no\n', ['/a', '/no']),
+      server(null, ['/b']),
+    ]);
+    // Room for one policy: the first origin's leaves the store when the second's comes in.
+    const store = new RobotsStore({ userAgent: USER_AGENT, maxEntries: 1 });
+    stores.push(store);
+    const crawler = new CheerioCrawler({ maxConcurrency: 1, requestHandler() {} }, freshConfiguration());
+    const guard = new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store, logSummary: false });
+    guard.attach(crawler);
+    await crawler.run([`${open.origin}/a`, `${open.origin}/no`]);
+    await crawler.run([`${missing.origin}/b`], { purgeRequestQueue: false });
+
+    expect(store.peek(`${open.origin}/`)).toBeUndefined();
+    const summary = guard.summary().origins;
+    expect(summary.find((o) => o.origin === open.origin)).toMatchObject({
+      robotsStatus: 200,
+      policyKind: 'rules',
+      allowed: 1,
+      dropped: 1,
+    });
+    expect(summary.find((o) => o.origin === open.origin)!.robotsAgeMs).toBeGreaterThanOrEqual(0);
+    expect(summary.find((o) => o.origin === missing.origin)).toMatchObject({
+      robotsStatus: 404,
+      policyKind: 'allow-all',
+      allowed: 1,
+    });
+  });
+
   it('keeps the crawler an object of fast properties, which Crawlee reads dozens of times per request', () => {
     // V8 turns an object whose data property becomes an accessor into a dictionary of properties.
     setFlagsFromString('--allow-natives-syntax');
