@@ -188,6 +188,13 @@ export class RobotsGuard implements HopChecker {
     this.#log = (options.log ?? crawleeLog).child({ prefix: 'RobotsGuard' });
     this.#givenStore = options.store;
     if (options.userAgent !== undefined) this.observeUserAgent(options.userAgent);
+    const storeAgent = options.store?.userAgent;
+    if (options.userAgent !== undefined && storeAgent !== undefined && storeAgent !== options.userAgent) {
+      // A site sees robots.txt fetched by one client and pages by another, and may answer each its own way.
+      this.#log.warning(
+        `The crawler is made to send User-Agent "${options.userAgent}", but robots.txt is fetched with "${storeAgent}", the store's. Give both the same User-Agent.`,
+      );
+    }
   }
 
   /**

@@ -275,6 +275,14 @@ class ClosedWhileWaiting extends Error {
 const ABANDONED: unique symbol = Symbol('abandoned');
 
 /** Releases a fetch lock that came too late to be used. */
+/** Refuses a first wait (`retry.initialDelayMs`) longer than the longest, which would be cut to it unsaid. */
+function firstWaitWithinLongest(name: string, initialDelayMs: number, maxDelayMs: number): void {
+  if (initialDelayMs <= maxDelayMs) return;
+  throw new RangeError(
+    `${OWNER} option ${name}.initialDelayMs must be at most ${name}.maxDelayMs (${maxDelayMs}), got ${initialDelayMs}.`,
+  );
+}
+
 function giveBack(lock: RobotsFetchLock | undefined): Promise<void> | undefined {
   return lock?.release();
 }
@@ -484,24 +492,28 @@ export class RobotsStore {
         `${OWNER} option minAgeMs must be at most maxAgeMs (${maxAgeMs}), got ${minAgeMs}: a copy cannot be kept longer than it may be used.`,
       );
     }
+    const retryMaxDelayMs = durationOption(
+      OWNER,
+      'retry.maxDelayMs',
+      retry?.maxDelayMs,
+      STORE_DEFAULTS.retryMaxDelayMs,
+      span,
+    );
+    // The default first wait gives way to a shorter longest one.
+    const retryInitialDelayMs = durationOption(
+      OWNER,
+      'retry.initialDelayMs',
+      retry?.initialDelayMs,
+      Math.min(STORE_DEFAULTS.retryInitialDelayMs, retryMaxDelayMs),
+      span,
+    );
+    firstWaitWithinLongest('retry', retryInitialDelayMs, retryMaxDelayMs);
     this.#lifetime = {
       maxAgeMs,
       // The default gives way to a shorter maxAgeMs.
       minAgeMs: Math.min(maxAgeMs, minAgeMs),
-      retryInitialDelayMs: durationOption(
-        OWNER,
-        'retry.initialDelayMs',
-        retry?.initialDelayMs,
-        STORE_DEFAULTS.retryInitialDelayMs,
-        span,
-      ),
-      retryMaxDelayMs: durationOption(
-        OWNER,
-        'retry.maxDelayMs',
-        retry?.maxDelayMs,
-        STORE_DEFAULTS.retryMaxDelayMs,
-        span,
-      ),
+      retryInitialDelayMs,
+      retryMaxDelayMs,
       unreachableGraceMs: Math.round(graceDays * DAY_MS),
     };
     this.#keepExpiredMs = durationOption(
@@ -522,21 +534,21 @@ export class RobotsStore {
     );
     this.#lockPollMs = durationOption(OWNER, 'lockPollMs', options.lockPollMs, STORE_DEFAULTS.lockPollMs);
     this.#clock = functionOption(OWNER, 'clock', options.clock, Date.now);
+    const backendMaxDelayMs = durationOption(
+      OWNER,
+      'backendRetry.maxDelayMs',
+      backendRetry?.maxDelayMs,
+      STORE_DEFAULTS.backendRetryMaxDelayMs,
+    );
+    const backendInitialDelayMs = durationOption(
+      OWNER,
+      'backendRetry.initialDelayMs',
+      backendRetry?.initialDelayMs,
+      Math.min(STORE_DEFAULTS.backendRetryInitialDelayMs, backendMaxDelayMs),
+    );
+    firstWaitWithinLongest('backendRetry', backendInitialDelayMs, backendMaxDelayMs);
     this.#breaker = new BackendBreaker(
-      {
-        initialDelayMs: durationOption(
-          OWNER,
-          'backendRetry.initialDelayMs',
-          backendRetry?.initialDelayMs,
-          STORE_DEFAULTS.backendRetryInitialDelayMs,
-        ),
-        maxDelayMs: durationOption(
-          OWNER,
-          'backendRetry.maxDelayMs',
-          backendRetry?.maxDelayMs,
-          STORE_DEFAULTS.backendRetryMaxDelayMs,
-        ),
-      },
+      { initialDelayMs: backendInitialDelayMs, maxDelayMs: backendMaxDelayMs },
       this.#clock,
     );
     this.#cache = new LRUCache<string, PolicyEntry>({

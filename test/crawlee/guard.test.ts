@@ -1266,6 +1266,18 @@ describe('RobotsGuard router middleware and user hooks', () => {
     expect(site.requests.find((r) => r.path === '/a')?.headers['user-agent']).not.toContain(TOKEN);
   });
 
+  it("warns when the crawler is to send another User-Agent than the store's, which fetches robots.txt", () => {
+    const warnings: string[] = [];
+    const store = newStore();
+    const other = 'Mozilla/5.0 (compatible; ExampleBot/2.0)';
+    new RobotsGuard({ productToken: TOKEN, userAgent: other, store, log: recordingLog(warnings) });
+    expect(warnings).toEqual([expect.stringContaining(`robots.txt is fetched with "${USER_AGENT}"`)]);
+    warnings.length = 0;
+    new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store, log: recordingLog(warnings) });
+    new RobotsGuard({ productToken: TOKEN, store, log: recordingLog(warnings) });
+    expect(warnings).toEqual([]);
+  });
+
   it('rejects misuse with a message that says what to do', () => {
     for (const productToken of ['', '  ', 'Example Bot', 'é-Bot/1.0', '*', 5])
       expect(() => new RobotsGuard({ productToken } as never)).toThrow(/productToken: 'ExampleBot'/);

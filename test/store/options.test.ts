@@ -60,6 +60,20 @@ describe('RobotsStore options', () => {
     expect(() => robotsStore({ lockWaitMs: 0, minAgeMs: 0, keepExpiredMs: 0 })).not.toThrow();
   });
 
+  it('refuses a first retry later than the longest wait between retries, which would be cut to it', () => {
+    expect(() => robotsStore({ retry: { initialDelayMs: 10_000, maxDelayMs: 1000 } })).toThrow(
+      new RangeError(
+        'RobotsStore option retry.initialDelayMs must be at most retry.maxDelayMs (1000), got 10000.',
+      ),
+    );
+    expect(() => robotsStore({ backendRetry: { initialDelayMs: 120_000 } })).toThrow(
+      /backendRetry\.initialDelayMs must be at most backendRetry\.maxDelayMs \(60000\), got 120000/,
+    );
+    expect(() => robotsStore({ retry: { initialDelayMs: 1000, maxDelayMs: 1000 } })).not.toThrow();
+    // A shorter longest wait alone lowers the default first one.
+    expect(() => robotsStore({ retry: { maxDelayMs: 1000 } })).not.toThrow();
+  });
+
   it('takes sizes and counts as whole numbers within what their users can hold', () => {
     expect(() => robotsStore({ maxBytes: 0.5 })).toThrow(
       'RobotsStore option maxBytes must be a whole number of bytes from 1 to 1073741824, got 0.5.',
