@@ -311,6 +311,8 @@ export class RobotsGuard implements HopChecker {
       }
       request.noRetry = true;
       request.state = RequestState.SKIPPED;
+      // Its record first (see RequestGate.recorded).
+      await this.#datasetOf(internals).flush();
       await (source as { markRequestHandled(request: Request): Promise<unknown> }).markRequestHandled(
         request,
       );
@@ -754,6 +756,7 @@ export class RobotsGuard implements HopChecker {
       now: () => this.#options.clock(),
       admit: (urls) => this.#admit(crawler, urls),
       release: (request, paced) => this.#release(crawler, request, paced),
+      recorded: () => this.#datasetOf(crawler).flush(),
       stoppedAdding: (error, read) =>
         this.#log.error(
           `Adding requests stopped after the first ${read}; the rest were not added, since they could not be checked against robots.txt: ${error.message}`,
@@ -804,7 +807,10 @@ export class RobotsGuard implements HopChecker {
       dropped.push(url);
       return false;
     });
-    await this.#tellEnqueueLinksCall(dropped);
+    // The records are written before the add returns: the page whose links these are is marked
+    // handled once its handler returns, and a crawl killed after that would not see them again.
+    if (dropped.length > 0)
+      await Promise.all([this.#datasetOf(crawler).flush(), this.#tellEnqueueLinksCall(dropped)]);
     return keep;
   }
 

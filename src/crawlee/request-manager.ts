@@ -25,6 +25,12 @@ export interface RequestGate {
    */
   returned(request: Request): void;
   /**
+   * Resolves when the records of every drop so far are written. A skipped request is marked
+   * handled only then: the other way round, a crawl killed between the two would resume past
+   * the request with no record of why it was not fetched.
+   */
+  recorded(): Promise<void>;
+  /**
    * Adding the URLs of an iterable stopped after the first `read` of them: checking the next ones
    * failed with `error` where nobody waits for the add (Crawlee adds all but the first batch in the
    * background).
@@ -293,8 +299,10 @@ export class RequestManagerInterceptor {
       const released = this.#gate.release(request, paced);
       const decision = released instanceof Promise ? await released : released;
       if (decision.action === 'fetch') return request;
-      if (decision.action === 'skip') await target.markRequestHandled(request);
-      else this.hold(target, request, decision.until, decision.paced);
+      if (decision.action === 'skip') {
+        await this.#gate.recorded();
+        await target.markRequestHandled(request);
+      } else this.hold(target, request, decision.until, decision.paced);
     }
     return null;
   }
