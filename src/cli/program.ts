@@ -225,6 +225,7 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
     )
     .option('--json', 'print JSON for machines instead of text')
     .option('--urls', 'print only the URLs robots.txt allows, one a line, for piping')
+    .option('--strict', 'exit with code 2 when any sitemap could not be read (the list is then incomplete)')
     .option(
       '--max-urls <n>',
       'stop after reading this many URLs from the sitemaps',
@@ -250,6 +251,7 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
           agent?: string;
           json?: boolean;
           urls?: boolean;
+          strict?: boolean;
           maxUrls?: number;
           color?: boolean;
           userAgent?: string;
@@ -269,6 +271,7 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
             ...(flags.maxUrls === undefined ? {} : { maxUrls: flags.maxUrls }),
             json: flags.json === true,
             urlsOnly: flags.urls === true,
+            strict: flags.strict === true,
           },
           createStyle(flags.json !== true && flags.urls !== true && wantsColor(flags.color, io.stdout, env)),
           (text) => writeInTurn(io.stdout, text),

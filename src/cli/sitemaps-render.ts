@@ -35,7 +35,7 @@ function headBlock(report: SitemapsReport, style: Style): string[] {
     typeof policy.status === 'number' ? `HTTP ${policy.status}` : `no usable answer (${policy.status})`;
   const lines = [
     style.bold(`Sitemaps of ${policy.origin} for ${agentName(report.agent)}`),
-    `  robots.txt  ${policy.robotsTxtUrl}: ${status}, ${counted(report.declared.length, 'Sitemap: line')}`,
+    `  robots.txt  ${policy.robotsTxtUrl}: ${status}, ${counted(report.declared.length, 'sitemap')} declared`,
   ];
   if (report.unreadable !== null) {
     lines.push(`  ${style.red(printable(report.unreadable))}`);

@@ -23,6 +23,8 @@ export interface SitemapsOptions {
   json: boolean;
   /** `--urls`: print the kept URLs only, one a line, as they are read. */
   urlsOnly: boolean;
+  /** `--strict`: a sitemap that could not be read makes the exit code 2. */
+  strict?: boolean;
 }
 
 /** Everything `sitemaps` reports, before it is rendered. */
@@ -87,16 +89,26 @@ export async function runSitemaps(
   }
   const report = sitemapsReport(read, options);
   if (report.unreadable !== null && !options.json) writeError(`crawlee-robots: ${report.unreadable}\n`);
-  if (options.urlsOnly) return report.exitCode;
+  if (options.urlsOnly) {
+    // The table and the JSON list the failures; a list of URLs can only say so on stderr.
+    const failed = failedSitemaps(read);
+    if (report.unreadable === null && failed !== null) {
+      writeError(
+        `crawlee-robots: ${failed}, so the list may be incomplete; --strict makes that exit code 2\n`,
+      );
+    }
+    return report.exitCode;
+  }
   write(options.json ? jsonText(sitemapsJson(report)) : renderSitemaps(report, style));
   return report.exitCode;
 }
 
 export function sitemapsReport(
   read: SitemapsRead,
-  options: Pick<SitemapsOptions, 'site' | 'agent' | 'maxUrls'>,
+  options: Pick<SitemapsOptions, 'site' | 'agent' | 'maxUrls' | 'strict'>,
 ): SitemapsReport {
   const { policy, result } = read;
+  const failed = options.strict === true ? failedSitemaps(read) : null;
   // RFC 9309 2.3.1.4: 5xx, 429 or no answer: the file (and its Sitemap: lines) could not be read.
   const unreadable =
     policy.kind === 'disallow-all' && policy.robots === null
@@ -105,7 +117,9 @@ export function sitemapsReport(
         // A stop at --max-urls leaves files unread on purpose: the list is as long as asked.
         read.declared.length > 0 && result.sitemapsRead === 0 && !result.stoppedEarly
         ? unreadSitemaps(read.declared.length, result.urlsFound)
-        : null;
+        : failed === null
+          ? null
+          : `${failed}, so the list is incomplete`;
   return {
     ...read,
     site: options.site,
@@ -114,6 +128,16 @@ export function sitemapsReport(
     unreadable,
     exitCode: unreadable === null ? EXIT.allowed : EXIT.error,
   };
+}
+
+/** How many sitemaps failed, of how many, and the first with why; null when none did. */
+function failedSitemaps({ result }: SitemapsRead): string | null {
+  const failed = result.sitemapsFailed;
+  if (failed === 0) return null;
+  const first = result.failures[0];
+  const example = first === undefined ? '' : ` (${first.url}: ${first.why})`;
+  const of = result.sitemapsRead + failed;
+  return `${failed} of ${of} sitemap${of === 1 ? '' : 's'} could not be read${example}`;
 }
 
 /** Why no declared sitemap was read, saying so when some URLs were read before each failed. */

@@ -100,7 +100,7 @@ describe('sitemaps: the text report', () => {
     expect(run.code).toBe(0);
     expect(run.lines[0]).toBe(`Sitemaps of ${site.origin} for ExampleBot`);
     expect(lineStarting(run.lines, 'robots.txt')).toBe(
-      `  robots.txt  ${site.origin}/robots.txt: HTTP 200, 2 Sitemap: lines`,
+      `  robots.txt  ${site.origin}/robots.txt: HTTP 200, 2 sitemaps declared`,
     );
     expect(run.lines).toContain('  4 sitemaps read, 1 failed, 0 skipped');
     expect(run.lines).toContain('  9 URLs: 5 kept, 3 blocked by robots.txt, 1 filtered');
@@ -243,7 +243,10 @@ describe('sitemaps --urls', () => {
   it('prints the kept URLs only, one a line', async () => {
     const run = await runInProcess(['sitemaps', site.origin, '--agent', 'ExampleBot', '--urls']);
     expect(run.code).toBe(0);
-    expect(run.stderr).toBe('');
+    // A child sitemap answers 404: the list goes on, and stderr says it lacks that file's URLs.
+    expect(run.stderr).toBe(
+      `crawlee-robots: 1 of 5 sitemaps could not be read (${site.origin}/missing.xml: HTTP 404.), so the list may be incomplete; --strict makes that exit code 2\n`,
+    );
     expect(run.stdout.endsWith('\n')).toBe(true);
     expect(run.stdout.trimEnd().split('\n').sort()).toEqual(
       ['/', '/2023/a', '/2023/b', '/about', '/news/1'].map((path) => `${site.origin}${path}`).sort(),
@@ -261,6 +264,40 @@ describe('sitemaps --urls', () => {
       expect(run.stdout).toBe(`${o}/a%20b\n${o}/linetwo\n${o}/caf%C3%A9\n`);
     } finally {
       await odd.close();
+    }
+  });
+
+  it('--strict: exits 2 when any sitemap could not be read, after printing what was read', async () => {
+    const run = await runInProcess(['sitemaps', site.origin, '--urls', '--strict']);
+    expect(run.code).toBe(2);
+    expect(run.stdout.trimEnd().split('\n')).toHaveLength(6);
+    expect(run.stderr).toBe(
+      `crawlee-robots: 1 of 5 sitemaps could not be read (${site.origin}/missing.xml: HTTP 404.), so the list is incomplete\n`,
+    );
+    const table = await runInProcess(['sitemaps', site.origin, '--strict']);
+    expect(table.code).toBe(2);
+    expect(table.stderr).toContain('so the list is incomplete');
+    const json = await runInProcess(['sitemaps', site.origin, '--strict', '--json']);
+    expect(json.code).toBe(2);
+    expect(json.stderr).toBe('');
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      exitCode: 2,
+      unreadable: expect.stringContaining('1 of 5'),
+    });
+  });
+
+  it('--strict: exits 0 when every sitemap was read', async () => {
+    const whole = await startHttpServer();
+    const o = whole.origin;
+    whole.route('/robots.txt', text(`User-agent: *\nDisallow: /private\n\nSitemap: ${o}/a.xml\n`));
+    whole.route('/a.xml', xml(urlset(o, ['/x', '/private/y'])));
+    try {
+      const run = await runInProcess(['sitemaps', o, '--urls', '--strict']);
+      expect(run.code).toBe(0);
+      expect(run.stderr).toBe('');
+      expect(run.stdout).toBe(`${o}/x\n`);
+    } finally {
+      await whole.close();
     }
   });
 
@@ -340,7 +377,7 @@ describe('sitemaps: exit codes', () => {
       /^crawlee-robots: robots\.txt could not be read \(HTTP 503\), so neither can its Sitemap: lines\n$/,
     );
     expect(run.lines[0]).toBe(`Sitemaps of ${down.origin} for any crawler (*)`);
-    expect(lineStarting(run.lines, 'robots.txt')).toContain('HTTP 503, 0 Sitemap: lines');
+    expect(lineStarting(run.lines, 'robots.txt')).toContain('HTTP 503, 0 sitemaps declared');
   });
 
   it('reports no sitemap row and no failed sitemap for an unreachable robots.txt: it is no sitemap', async () => {
