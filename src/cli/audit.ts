@@ -2,8 +2,9 @@
  * `crawlee-robots audit <site>`: URLs x crawlers, the AI-crawler policy, the lints, and
  * `--fail-on` rules for CI.
  */
-import { writeFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { constants } from 'node:fs';
+import { access, stat, writeFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import type { RobotsLint } from '../robots/index.js';
 import { DEFAULT_AGENTS, sameAgent } from './agents.js';
 import { type AiPolicy, aiPolicy } from './ai-policy.js';
@@ -16,6 +17,7 @@ import {
   gotNoAnswer,
   type LocalFileKind,
   loadRobots,
+  messageOf,
   type RobotsSource,
   readLocal,
   type SourceOptions,
@@ -81,27 +83,43 @@ const URL_LIST: LocalFileKind = {
 export async function runAudit(
   options: AuditOptions,
   style: Style,
-): Promise<{ output: string; exitCode: number; incomplete: string | null }> {
+): Promise<{ output: string; exitCode: number; incomplete: string | null; htmlError: string | null }> {
   if (options.urlsFile === '-' && options.file === '-') {
     throw new CliInputError('--urls - and --file - cannot both read standard input');
   }
-  const source = await loadRobots(options.site, options);
+  // The local files first: a typo in a path is said at once, not after the network.
+  const htmlPath = options.htmlFile === undefined ? undefined : resolve(options.cwd, options.htmlFile);
+  if (htmlPath !== undefined) await checkWritable(htmlPath, options.htmlFile!);
   const urlSource = await chooseUrlSource(options);
+  const source = await loadRobots(options.site, options);
   const sample = await urlSource({
     origin: source.fetch.origin,
     robots: source.fetch.robots,
     fetch: source.fetch,
   });
   const report = auditReport(source, sample, options);
-  if (options.htmlFile !== undefined) {
-    const path = resolve(options.cwd, options.htmlFile);
-    await writeFile(path, renderAuditHtml(report)).catch((error: NodeJS.ErrnoException) => {
-      throw new CliInputError(`cannot write ${options.htmlFile}: ${error.code ?? error.message}`);
-    });
-  }
   const output = options.json ? jsonText(auditJson(report)) : renderAudit(report, style);
   // An incomplete sitemap sample is said on stderr too, as `sitemaps` says an incomplete list.
-  return { output, exitCode: report.exitCode, incomplete: report.sitemaps?.incomplete ?? null };
+  const incomplete = report.sitemaps?.incomplete ?? null;
+  if (htmlPath !== undefined) {
+    // A write that fails now (a full disk) loses no more than the page: the report is printed.
+    const failed = await writeFile(htmlPath, renderAuditHtml(report)).then(
+      () => null,
+      (error: unknown) => `cannot write ${options.htmlFile}: ${messageOf(error, 'no such directory')}`,
+    );
+    if (failed !== null) return { output, exitCode: EXIT.error, incomplete, htmlError: failed };
+  }
+  return { output, exitCode: report.exitCode, incomplete, htmlError: null };
+}
+
+/** Refuses a report path whose directory is missing or closed, or that is a directory. */
+async function checkWritable(path: string, given: string): Promise<void> {
+  const refuse = (error: unknown): never => {
+    throw new CliInputError(`cannot write ${given}: ${messageOf(error, 'no such directory')}`);
+  };
+  const existing = await stat(path).catch(() => undefined);
+  if (existing?.isDirectory()) refuse(Object.assign(new Error('directory'), { code: 'EISDIR' }));
+  await access(existing === undefined ? dirname(path) : path, constants.W_OK).catch(refuse);
 }
 
 async function chooseUrlSource(options: AuditOptions): Promise<UrlSource> {

@@ -189,7 +189,7 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
       if (flags.maxUrls !== undefined && flags.maxUrls > MAX_AUDIT_URLS) {
         throw new CliInputError(`--max-urls: an audit checks at most ${MAX_AUDIT_URLS} URLs`);
       }
-      const { output, exitCode, incomplete } = await runAudit(
+      const { output, exitCode, incomplete, htmlError } = await runAudit(
         {
           ...sourceOptions(flags, flags.agents?.[0] ?? '*'),
           site: readUrl(site, 'site', 'refused'),
@@ -208,6 +208,7 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
       // As `sitemaps`: JSON output carries the reason itself and leaves stderr empty.
       if (incomplete !== null && flags.json !== true)
         io.stderr.write(`crawlee-robots: ${printable(incomplete)}\n`);
+      if (htmlError !== null) io.stderr.write(`crawlee-robots: ${printable(htmlError)}\n`);
       setExitCode(exitCode);
     },
   );

@@ -199,12 +199,14 @@ function linesOf(body: Uint8Array | null): string[] {
   return lines;
 }
 
-function messageOf(error: unknown): string {
+/** Why a file could not be read or written, in words (`no such file`, not `ENOENT`). */
+export function messageOf(error: unknown, missing = 'no such file'): string {
   if (error instanceof Error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return 'no such file';
-    if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
+    if (code === 'ENOENT' || code === 'ENOTDIR') return missing;
+    if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS') return 'permission denied';
     if (code === 'EISDIR') return 'it is a directory';
+    if (code === 'ENOSPC') return 'no space left on device';
     return error.message.split('\n')[0];
   }
   return String(error);

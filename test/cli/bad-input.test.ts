@@ -240,6 +240,19 @@ describe('bad input: one clear line, exit 2', () => {
     );
   });
 
+  it('a missing --urls file, said before robots.txt is fetched', async () => {
+    const site = await startHttpServer({ '/robots.txt': text('User-agent: *\nDisallow: /x\n') });
+    try {
+      expectUsageError(
+        await runInProcess(['audit', site.origin, '--urls', join(dir, 'missing.txt')]),
+        `cannot read ${join(dir, 'missing.txt')}: no such file`,
+      );
+      expect(site.hits('/robots.txt')).toBe(0);
+    } finally {
+      await site.close();
+    }
+  });
+
   it('a missing, unreadable or directory file', async () => {
     expectUsageError(
       await runInProcess(['explain', '/', '--agent', 'A', '--file', join(dir, 'missing.txt')]),

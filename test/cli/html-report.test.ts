@@ -135,7 +135,8 @@ describe('audit --html', () => {
     await page.close();
   });
 
-  it('a report that cannot be written: one line, exit 2', async () => {
+  it('a report that cannot be written: one line, exit 2, before robots.txt is fetched', async () => {
+    const fetched = shop.hits('/robots.txt');
     const run = await runInProcess([
       'audit',
       shop.origin,
@@ -143,6 +144,19 @@ describe('audit --html', () => {
       join(dir, 'no', 'such', 'dir', 'r.html'),
     ]);
     expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(/^crawlee-robots: cannot write .*r\.html: ENOENT\n$/);
+    expect(run.stderr).toMatch(/^crawlee-robots: cannot write .*r\.html: no such directory\n$/);
+    expect(run.stdout).toBe('');
+    expect(shop.hits('/robots.txt')).toBe(fetched);
+    const onDirectory = await runInProcess(['audit', shop.origin, '--html', dir]);
+    expect(onDirectory.code).toBe(2);
+    expect(onDirectory.stderr).toMatch(/: it is a directory\n$/);
+    expect(shop.hits('/robots.txt')).toBe(fetched);
+  });
+
+  it('a report whose writing fails at the end (a full disk): the text report is still printed, exit 2', async () => {
+    const run = await runInProcess(['audit', shop.origin, '--html', '/dev/full']);
+    expect(run.code).toBe(2);
+    expect(run.stdout).toContain('robots.txt');
+    expect(run.stderr).toBe('crawlee-robots: cannot write /dev/full: no space left on device\n');
   });
 });
