@@ -46,6 +46,12 @@ export interface Directive {
    * the text between keyEnd and valueStart holds that colon.
    */
   missingColon: boolean;
+  /**
+   * The first line since the directive before this one that holds nothing but blanks, 0 for
+   * none (comment lines are not blank); `blankLineEmpty` is set when that line is empty.
+   */
+  blankLine: number;
+  blankLineEmpty: boolean;
 }
 
 /** The key of a directive as written, e.g. `Dissallow`. */
@@ -184,6 +190,8 @@ export function tokenize(
     valueEnd: 0,
     typo: false,
     missingColon: false,
+    blankLine: 0,
+    blankLineEmpty: false,
   };
   let line = 0;
   for (let k = 0; k < pieces.length; k++) {
@@ -241,6 +249,9 @@ function readLines(
           : undefined;
       if (kept === undefined) parseLine(text, start, end, line, directive, handler, scan);
       else parseKeptLine(kept, line, directive, handler);
+    } else if (directive.blankLine === 0) {
+      directive.blankLine = line;
+      directive.blankLineEmpty = true;
     }
     if (end >= n) return line;
     // Both characters are read on every line but the last (see isBlankAt): a file of CRLF
@@ -531,10 +542,17 @@ function parseLine(
   scan: LineScan,
 ): void {
   const hash = scan.hash.from(from);
-  if (hash < to) to = hash;
+  const comment = hash < to;
+  if (comment) to = hash;
   while (from < to && isBlankAt(text, from)) from++;
   while (to > from && isBlankAt(text, to - 1)) to--;
-  if (from === to) return;
+  if (from === to) {
+    if (!comment && d.blankLine === 0) {
+      d.blankLine = line;
+      d.blankLineEmpty = false;
+    }
+    return;
+  }
   const colonAt = scan.colon.from(from);
 
   let keyEnd: number;
@@ -575,6 +593,7 @@ function parseLine(
   d.key = answer.key;
   d.typo = answer.typo;
   handler.directive(d);
+  d.blankLine = 0;
 }
 
 /**

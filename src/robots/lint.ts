@@ -84,14 +84,6 @@ function isGroupLine(key: DirectiveKey, sawRule: boolean): boolean {
   return key === 'allow' || key === 'disallow' || key === 'crawl-delay' || (key === 'user-agent' && !sawRule);
 }
 
-function isLineEnd(c: number): boolean {
-  return c === 10 || c === 13;
-}
-
-function isBlank(c: number): boolean {
-  return c === 32 || c === 9;
-}
-
 /** Messages without anything from the file in them. */
 const FIXED = {
   crawlDelay: 'Crawl-delay is not part of RFC 9309: Bing and Yandex honour it, Googlebot ignores it.',
@@ -124,10 +116,6 @@ export class RobotsLinter implements RobotsLineHandler {
   /** A line that was neither a rule nor a user-agent since the group's last user-agent line. */
   private interruptedAt = 0;
   private groupStart = 0;
-  /** The line, end of value and text of the last directive: where a gap of lines before the next starts. */
-  private lastLine = 0;
-  private lastEnd = 0;
-  private lastSource = '';
   /** The first blank line inside the group since its last group line, 0 for none (see blankLine). */
   private blankAt = 0;
   private blankEmpty = false;
@@ -156,13 +144,11 @@ export class RobotsLinter implements RobotsLineHandler {
   }
 
   directive(d: Directive): void {
-    if (d.line > this.lastLine + 1 && this.sawAgent && this.blankAt === 0 && !this.blankReported) {
-      this.findBlankLine(d);
+    if (d.blankLine !== 0 && this.sawAgent && this.blankAt === 0 && !this.blankReported) {
+      this.blankAt = d.blankLine;
+      this.blankEmpty = d.blankLineEmpty;
     }
     if (this.blankAt > 0 && isGroupLine(d.key, this.sawRule)) this.blankLine(d);
-    this.lastLine = d.line;
-    this.lastEnd = d.valueEnd;
-    this.lastSource = d.source;
     if (d.typo) {
       this.add(
         'accepted-typo',
@@ -368,35 +354,6 @@ export class RobotsLinter implements RobotsLineHandler {
       d.line,
       `${CANONICAL[d.key]} before any User-agent line belongs to no group and is ignored.`,
     );
-  }
-
-  /**
-   * Notes the first blank line between the last directive and `d`, read in place: only the
-   * text between them, which holds comment, unparsable or blank lines. A directive read from
-   * another text than the last one (the next piece of a large file, a line cut at the cap) has
-   * no gap to read.
-   */
-  private findBlankLine(d: Directive): void {
-    if (d.source !== this.lastSource) return;
-    const text = d.source;
-    const to = d.keyStart;
-    let i = this.lastEnd;
-    let line = this.lastLine;
-    // To the end of the last directive's line (its comment), then line by line.
-    while (i < to && !isLineEnd(text.charCodeAt(i))) i++;
-    while (i < to) {
-      i += text.charCodeAt(i) === 13 && text.charCodeAt(i + 1) === 10 ? 2 : 1;
-      line++;
-      let j = i;
-      while (j < to && isBlank(text.charCodeAt(j))) j++;
-      if (j < to && isLineEnd(text.charCodeAt(j))) {
-        this.blankAt = line;
-        this.blankEmpty = j === i;
-        return;
-      }
-      while (j < to && !isLineEnd(text.charCodeAt(j))) j++;
-      i = j;
-    }
   }
 
   /**
