@@ -2,6 +2,7 @@
  * The command line: commands, their options and help texts (commander). Actions hand the
  * parsed options to `explain.ts`, `audit.ts` and `sitemaps.ts` and write what they return.
  */
+import { createRequire } from 'node:module';
 import { Command, Option } from 'commander';
 import { checkAgent, joinAgents, parseAgentList } from './agents.js';
 import {
@@ -41,6 +42,7 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
   const cwd = io.cwd ?? process.cwd();
   const program = new Command('crawlee-robots')
     .description('Test and audit robots.txt files the way RFC 9309 reads them.')
+    .version(packageVersion(), '-V, --version', 'print the version of crawlee-robots')
     .exitOverride()
     .showSuggestionAfterError(true)
     .configureOutput({
@@ -294,4 +296,10 @@ function oneLine(text: string): string {
       return i === 0 ? inner : inner.charAt(0).toLowerCase() + inner.slice(1);
     })
     .join('; ');
+}
+
+/** The version in the package's package.json (two folders up from src/cli and from dist/cli). */
+function packageVersion(): string {
+  const manifest = createRequire(import.meta.url)('../../package.json') as { version?: unknown };
+  return typeof manifest.version === 'string' ? manifest.version : 'unknown';
 }

@@ -1,4 +1,4 @@
-import { chmodSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -359,6 +359,14 @@ describe('bad input: one clear line, exit 2', () => {
       }),
       'cannot both read standard input',
     );
+  });
+
+  it('--version prints the version of the package, for CI logs', async () => {
+    const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
+    const run = await runInProcess(['--version']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe(`${version}\n`);
+    expect(run.stderr).toBe('');
   });
 
   it('help is not an error', async () => {
