@@ -261,7 +261,8 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
           timeout: number;
         },
       ) => {
-        if (flags.agent !== undefined) checkAgent(flags.agent, '--agent');
+        // `*` is the default: given, it means the same.
+        if (flags.agent !== undefined) checkAgent(flags.agent, '--agent', true);
         if (flags.json === true && flags.urls === true) {
           throw new CliInputError('--json and --urls are two outputs: choose one');
         }

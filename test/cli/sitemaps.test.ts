@@ -286,6 +286,13 @@ describe('sitemaps --urls', () => {
     });
   });
 
+  it('takes --agent "*", its default, as the default', async () => {
+    const star = await runInProcess(['sitemaps', site.origin, '--urls', '--agent', '*']);
+    const unset = await runInProcess(['sitemaps', site.origin, '--urls']);
+    expect(star.code).toBe(0);
+    expect(star.stdout.split('\n').sort()).toEqual(unset.stdout.split('\n').sort());
+  });
+
   it('--strict: exits 0 when every sitemap was read', async () => {
     const whole = await startHttpServer();
     const o = whole.origin;
