@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { Configuration, KeyValueStore } from 'crawlee';
 import { functionOption, instanceOption, stringOption } from '../options.js';
 import type { RobotsBackendScope, RobotsStoreBackend } from './backend.js';
+import { CLOCK_SKEW_TOLERANCE_MS } from './lifetime.js';
 import { outsideRequestHandlers } from './outside-handlers.js';
 import { type PolicyRecord, recordProblem, type StoredPolicy } from './policy.js';
 
@@ -108,15 +109,31 @@ export class KeyValueStoreBackend implements RobotsStoreBackend {
     return { record: value.record, body };
   }
 
+  /**
+   * Saves the policy, unless the value kept holds a newer record (by fetch time), as the other
+   * backends do: a slow writer does not replace what a faster one fetched after it. A key-value
+   * store has no compare-and-set, so two writers in the same instant may still both write; a
+   * record fetched by a clock more than CLOCK_SKEW_TOLERANCE_MS ahead fences nobody.
+   */
   save(origin: string, policy: StoredPolicy, retainMs: number, scope: RobotsBackendScope): Promise<void> {
     return outsideRequestHandlers(async () => {
       const store = await this.#open();
+      const key = keyOf(origin, scope.client);
+      const kept = await store.getValue<KeyValueRecord>(key);
+      const keptAt = (kept?.record as { fetchedAt?: unknown } | undefined)?.fetchedAt;
+      if (
+        typeof keptAt === 'number' &&
+        keptAt > policy.record.fetchedAt &&
+        keptAt <= this.#clock() + CLOCK_SKEW_TOLERANCE_MS
+      ) {
+        return;
+      }
       const value: KeyValueRecord = {
         record: policy.record,
         body: policy.body === null ? null : Buffer.from(policy.body).toString('base64'),
         retainUntil: this.#clock() + retainMs,
       };
-      await store.setValue(keyOf(origin, scope.client), value);
+      await store.setValue(key, value);
     });
   }
 

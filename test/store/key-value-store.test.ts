@@ -75,6 +75,25 @@ describe('KeyValueStoreBackend', () => {
     await second.store.close();
   });
 
+  it('keeps the newer record when a slower writer saves an older one, as the other backends do', async () => {
+    const now = Date.UTC(2026, 0, 1);
+    const { backend, config } = crawlerStore(() => now);
+    const origin = 'https://a.example';
+    const saved = (fetchedAt: number) => ({ record: policyRecord(origin, fetchedAt), body: null });
+    await backend.save(origin, saved(now), 60_000, SCOPE);
+    await backend.save(origin, saved(now - 5000), 60_000, SCOPE);
+    expect((await backend.load(origin, SCOPE))?.record.fetchedAt).toBe(now);
+    // A record fetched by a clock far ahead (past CLOCK_SKEW_TOLERANCE_MS) fences nobody.
+    await backend.save(origin, saved(now + 10 * 60_000), 60_000, SCOPE);
+    await backend.save(origin, saved(now), 60_000, SCOPE);
+    expect((await backend.load(origin, SCOPE))?.record.fetchedAt).toBe(now);
+    // A value that is no record is replaced.
+    const kvs = await KeyValueStore.open('robots-policies', { config });
+    await kvs.setValue(keyOf(origin, SCOPE.client), { record: 'junk' });
+    await backend.save(origin, saved(now - 1000), 60_000, SCOPE);
+    expect((await backend.load(origin, SCOPE))?.record.fetchedAt).toBe(now - 1000);
+  });
+
   it('stores the raw body and the record under a hashed key in the named store', async () => {
     const { store, storageClient } = crawlerStore(Date.now);
     await store.resolve(site.origin);
