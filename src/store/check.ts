@@ -60,7 +60,8 @@ export function checkPolicy(
   authorityEnd = -1,
 ): RobotsCheck {
   const explainOptions = options?.candidates === true ? ALL_CANDIDATES : DECISIVE_ONLY;
-  const ageMs = now - policy.copyFetchedAt;
+  // Never negative: a clock a little behind the fetch's (within the drift isFreshAt allows).
+  const ageMs = Math.max(0, now - policy.copyFetchedAt);
   const href = typeof url === 'string' ? url : url.href;
   // Both answers are spelled out field by field: built with object spread, this hot path
   // measured about 15 times slower.

@@ -1,5 +1,6 @@
 import type { RobotsFetchHop, RobotsFetchStatus, RobotsPolicyKind } from '../fetch/index.js';
 import type { RobotsTxt } from '../robots/index.js';
+import { CLOCK_SKEW_TOLERANCE_MS } from './lifetime.js';
 import type { HeldPolicy } from './memory.js';
 import type { GoodCopyRecord, OriginPolicy, PolicyRecord, StoredPolicy } from './policy.js';
 
@@ -147,9 +148,14 @@ export class PolicyEntry {
     return this.servedFromStaleCopy && good !== undefined ? good.fetchedAt : this.fetchedAt;
   }
 
-  /** True while the policy holds at `now` (the store's clock). */
+  /**
+   * True while the policy holds at `now` (the store's clock). A clock that stepped back past the
+   * fetch by more than clocks drift (CLOCK_SKEW_TOLERANCE_MS) leaves the copy's age unknown: it
+   * would hold for the step and its lifetime (days, for a step of days), so it is fetched again.
+   */
   isFreshAt(now: number): boolean {
-    return this.expiresAt > now;
+    const offset = this.#state & RAW_TIMES ? 0 : EPOCH;
+    return this.#expiresAt + offset > now && this.#fetchedAt + offset - now <= CLOCK_SKEW_TOLERANCE_MS;
   }
 
   /** The last answer that was not an outage, if any. */

@@ -407,6 +407,40 @@ describe('RobotsStore lifetimes (RFC 9309 2.4), on an injected clock', () => {
     expect(site.hits('/robots.txt')).toBe(2);
   });
 
+  it('fetches again after the clock stepped back past the fetch, rather than keep the copy for days', async () => {
+    const site = await server({ '/robots.txt': text('User-agent: *\nDisallow: /x\n') });
+    const clock = manualClock();
+    const robots = store({ clock: clock.now });
+    await robots.resolve(site.origin);
+    // A step back within the drift of clocks kept by NTP changes nothing, and no age is negative.
+    clock.advance(-30_000);
+    expect((await robots.check(`${site.origin}/x`)).ageMs).toBe(0);
+    expect(site.hits('/robots.txt')).toBe(1);
+    // Ten days back: the copy's age is unknown, and it would hold ten days and a day.
+    clock.advance(-10 * DAY);
+    await robots.resolve(site.origin);
+    expect(site.hits('/robots.txt')).toBe(2);
+    clock.advance(DAY);
+    await robots.resolve(site.origin);
+    expect(site.hits('/robots.txt')).toBe(3);
+  });
+
+  it('retries an unreachable robots.txt after the clock stepped back, rather than wait out the step', async () => {
+    let status = 503;
+    const site = await server({
+      '/robots.txt': (_request, response) => {
+        response.writeHead(status, { 'content-type': 'text/plain' }).end('User-agent: *\nDisallow: /x\n');
+      },
+    });
+    const clock = manualClock();
+    const robots = store({ clock: clock.now });
+    expect((await robots.resolve(site.origin)).kind).toBe('disallow-all');
+    status = 200;
+    clock.advance(-2 * DAY);
+    expect((await robots.resolve(site.origin)).kind).toBe('rules');
+    expect(site.hits('/robots.txt')).toBe(2);
+  });
+
   it('cuts maxAgeMs to 24 hours', async () => {
     const { log, warnings } = captureLog();
     const site = await server({ '/robots.txt': text('User-agent: *\nDisallow: /x\n') });
