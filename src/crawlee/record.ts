@@ -1,4 +1,5 @@
 import type { RobotsFetchStatus } from '../fetch/index.js';
+import { withoutCredentials } from '../fetch/origin.js';
 import type { GroupChoiceKind, RuleKind } from '../robots/index.js';
 import type { RobotsCheck } from '../store/index.js';
 
@@ -41,20 +42,6 @@ export interface RobotsDroppedRecord {
   time: string;
 }
 
-/** The URL without its `user:pass@` part: credentials never reach a Dataset or a log. */
-export function withoutCredentials(url: string): string {
-  if (!url.includes('@')) return url;
-  try {
-    const parsed = new URL(url);
-    if (parsed.username === '' && parsed.password === '') return url;
-    parsed.username = '';
-    parsed.password = '';
-    return parsed.href;
-  } catch {
-    return url;
-  }
-}
-
 /** Builds the record of one dropped URL from the check that dropped it. */
 export function droppedRecord(
   check: RobotsCheck,
@@ -89,3 +76,5 @@ export function droppedRecord(
     time: new Date(details.time).toISOString(),
   };
 }
+
+export { withoutCredentials };

@@ -16,7 +16,7 @@ import {
   type RobotsHttpResult,
   type RobotsNetworkFailure,
 } from './http-client.js';
-import { originOf, robotsTxtUrlOf } from './origin.js';
+import { originOf, robotsTxtUrlOf, withoutCredentials } from './origin.js';
 
 /**
  * What an origin's robots.txt answer means for a crawler:
@@ -296,7 +296,7 @@ export async function fetchRobotsTxt(
     const durationMs = performance.now() - hopStarted;
 
     if (!answer.ok) {
-      hops.push({ url: currentHref, status: answer.failure, durationMs });
+      hops.push({ url: withoutCredentials(currentHref), status: answer.failure, durationMs });
       // RFC 9309 2.3.1.4: a network error or timeout makes the file unreachable.
       return result({ status: answer.failure, kind: 'disallow-all', why: failureWhy(answer) });
     }
@@ -304,7 +304,13 @@ export async function fetchRobotsTxt(
     const { status } = answer;
     const rawLocation = answer.headers['location'];
     const location = rawLocation === undefined ? undefined : headerText(rawLocation);
-    hops.push({ url: currentHref, status, durationMs, ...(location === undefined ? {} : { location }) });
+    // Credentials in a redirect's URL are used, and never shown: results reach logs and reports.
+    hops.push({
+      url: withoutCredentials(currentHref),
+      status,
+      durationMs,
+      ...(location === undefined ? {} : { location: locationWithoutCredentials(location, current) }),
+    });
 
     if (status >= 300 && status <= 399) {
       // RFC 9309 2.3.1.2: follow at least five consecutive redirects, across hosts too.
@@ -320,7 +326,7 @@ export async function fetchRobotsTxt(
         return result({
           status: 'redirect-loop',
           kind: 'allow-all',
-          why: `The redirects loop back to ${next.href}: robots.txt is unavailable, everything is allowed (RFC 9309 2.3.1.2).`,
+          why: `The redirects loop back to ${withoutCredentials(next.href)}: robots.txt is unavailable, everything is allowed (RFC 9309 2.3.1.2).`,
         });
       }
       if (hops.length > maxRedirects) {
@@ -586,4 +592,15 @@ function resolveLocation(location: string | undefined, base: URL): URL | undefin
   if (next.protocol !== 'http:' && next.protocol !== 'https:') return undefined;
   next.hash = '';
   return next;
+}
+
+/** A Location header as written, unless it names credentials: then the URL it leads to, without them. */
+function locationWithoutCredentials(location: string, base: URL): string {
+  if (!location.includes('@')) return location;
+  try {
+    const target = new URL(location, base);
+    return target.username === '' && target.password === '' ? location : withoutCredentials(target.href);
+  } catch {
+    return location;
+  }
 }

@@ -159,3 +159,17 @@ export function parseHttpUrl(url: string | URL): URL {
   }
   return parsed;
 }
+
+/** The URL without its `user:pass@` part: credentials never reach a result, a Dataset or a log. */
+export function withoutCredentials(url: string): string {
+  if (!url.includes('@')) return url;
+  try {
+    const parsed = new URL(url);
+    if (parsed.username === '' && parsed.password === '') return url;
+    parsed.username = '';
+    parsed.password = '';
+    return parsed.href;
+  } catch {
+    return url;
+  }
+}

@@ -133,6 +133,20 @@ describe('fetchRobotsTxt: redirects (RFC 9309 2.3.1.2)', () => {
     ]);
   });
 
+  it('keeps credentials of a redirect target out of the result, which logs and reports print', async () => {
+    const withCredentials = `http://user:secret@127.0.0.1:${other.port}/moved/robots.txt`;
+    server.route('/robots.txt', redirect(withCredentials, 302));
+    const result = await fetchRobotsTxt(`${server.origin}/x`, options);
+    expect(result).toMatchObject({ status: 200, kind: 'rules' });
+    expect(JSON.stringify(result)).not.toContain('secret');
+    expect(result.finalUrl).toBe(`${other.origin}/moved/robots.txt`);
+    expect(result.hops[0].location).toBe(`${other.origin}/moved/robots.txt`);
+    // A loop is said without them too.
+    server.route('/robots.txt', redirect(`http://user:secret@127.0.0.1:${server.port}/robots.txt`, 302));
+    const loop = await fetchRobotsTxt(`${server.origin}/x`, options);
+    expect(JSON.stringify(loop)).not.toContain('secret');
+  });
+
   it('follows a redirect to another origin and applies its file to the first origin', async () => {
     server.route('/robots.txt', redirect(`${other.origin}/moved/robots.txt`, 301));
     const result = await fetchRobotsTxt(`${server.origin}/x`, options);
