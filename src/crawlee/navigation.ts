@@ -717,6 +717,8 @@ function ignoreClosed(): void {}
  * `Fetch.enable` for `Document` requests pauses every document request of the browser after the
  * page sessions let it through; one whose frame is the main frame of a target with an opener is a
  * popup's: it is failed before it is sent, the popup closed, and its URL handed to `onPopup`.
+ * The same session fails the browser's own requests (`Other`: the page's icon), which a page's
+ * session stops only while the page is open.
  */
 class PopupBlocker {
   /** Main frames (their ids are their targets' ids) of the crawler's own pages, and their request URLs. */
@@ -736,7 +738,14 @@ class PopupBlocker {
     session.on('Fetch.requestPaused', (event: RequestPausedEvent) => {
       void blocker.#onPaused(event);
     });
-    await session.send('Fetch.enable', { patterns: [{ resourceType: 'Document', requestStage: 'Request' }] });
+    await session.send('Fetch.enable', {
+      patterns: [
+        { resourceType: 'Document', requestStage: 'Request' },
+        // The page's icon: a page's own session stops it while the page is open, but lets go what
+        // it holds, and what comes after it, as the page closes (2 pages of 40 sent it, measured).
+        { resourceType: 'Other', requestStage: 'Request' },
+      ],
+    });
     return blocker;
   }
 
@@ -747,6 +756,12 @@ class PopupBlocker {
   }
 
   async #onPaused(event: RequestPausedEvent): Promise<void> {
+    if (event.resourceType === 'Other') {
+      await this.session
+        .send('Fetch.failRequest', { requestId: event.requestId, errorReason: 'BlockedByClient' })
+        .catch(ignoreClosed);
+      return;
+    }
     let openerId: string | undefined;
     if (!this.#pages.has(event.frameId)) {
       try {

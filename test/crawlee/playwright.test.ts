@@ -149,6 +149,32 @@ describe('PlaywrightCrawler with RobotsGuard (Debian Chromium)', () => {
   });
 });
 
+describe("PlaywrightCrawler with RobotsGuard: the browser's icon requests (Debian Chromium)", () => {
+  it('sends no /favicon.ico, even from pages closed as soon as they loaded', async () => {
+    // Chromium asks for the page's icon around its load event; a page's own CDP session lets the
+    // request go as the page closes, which a handler that returns at once makes the common case.
+    const site = await startHttpServer({ '/robots.txt': text('User-agent: *\nDisallow: /favicon.ico\n') });
+    try {
+      const paths = Array.from({ length: 40 }, (_, i) => `/p${i}`);
+      for (const path of paths) site.route(path, page(path));
+      const crawler = new PlaywrightCrawler(
+        { launchContext: CHROMIUM, maxConcurrency: 4, async requestHandler() {} },
+        freshConfiguration(),
+      );
+      new RobotsGuard({
+        productToken: TOKEN,
+        userAgent: USER_AGENT,
+        store: env.store,
+        logSummary: false,
+      }).attach(crawler);
+      await crawler.run(paths.map((path) => `${site.origin}${path}`));
+      expect(pagesHit(site)).toEqual([...paths].sort());
+    } finally {
+      await site.close();
+    }
+  });
+});
+
 describe('PlaywrightCrawler with RobotsGuard: Crawl-delay (Debian Chromium)', () => {
   it('spaces the page loads of an origin by its whole Crawl-delay as they leave the browser', async () => {
     const { paced } = env.site;
