@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Request } from 'crawlee';
+import { originOf } from '../fetch/index.js';
 import type { CrawlerInternals } from './crawler-internals.js';
 import { type CdpSessionLike, watchFrameTargets } from './frame-targets.js';
 import { type RobotsDropStage, withoutCredentials } from './record.js';
@@ -546,8 +547,15 @@ export function browserNavigationHooks(
         return;
       }
       if (verdict === 'allow') {
-        // A page load of a goto, the crawler's or the handler's, keeps the origin's Crawl-delay.
-        if (owned && !redirect) {
+        // The origin's Crawl-delay holds for a page load of a goto (the crawler's or the
+        // handler's), for a navigation the page starts in its main frame, and for a redirect of
+        // the handler's goto into another origin, which cannot wait aside as the crawler's own
+        // redirects do (the guard paces those). Frames load with their page, unpaced: held a
+        // whole delay each, a page of several would outlast its navigation timeout.
+        const paced = owned
+          ? !redirect || (!chain.own && from !== undefined && !sameOrigin(from, hop.url))
+          : event.frameId === mainFrameId;
+        if (paced) {
           const wait = guard.leavesNow(hop.url);
           if (wait > 0) await sleep(wait);
         }
@@ -782,5 +790,14 @@ class PopupBlocker {
       .catch(ignoreClosed);
     await this.session.send('Target.closeTarget', { targetId: event.frameId }).catch(ignoreClosed);
     this.onPopup(event.request.url, event.request.method, this.#pages.get(openerId));
+  }
+}
+
+/** Whether two URLs are of one origin (an unreadable one is of none). */
+function sameOrigin(a: string, b: string): boolean {
+  try {
+    return originOf(a) === originOf(b);
+  } catch {
+    return false;
   }
 }

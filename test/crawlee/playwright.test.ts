@@ -252,6 +252,42 @@ describe('PlaywrightCrawler with RobotsGuard: Crawl-delay (Debian Chromium)', ()
     for (const gap of gapsOf(times)) expect(gap).toBeGreaterThanOrEqual(990);
     expect(stats.requestsFailed).toBe(0);
   });
+
+  it("paces the navigations a page starts, and the redirects of the handler's page.goto into the origin", async () => {
+    const { main, paced } = env.site;
+    // paced asks for Crawl-delay: 1. Its page moves on by script once loaded, then by a meta
+    // refresh; the handler then loads a page of main that redirects into paced.
+    const times: number[] = [];
+    const timed = (path: string, extra = '') => {
+      paced.route(path, (request, response) => {
+        times.push(Date.now());
+        page(path, [], extra)(request, response);
+      });
+    };
+    timed('/s1', `<script>addEventListener('load', () => { location.href = '/s2'; });</script>`);
+    timed('/s2', `<meta http-equiv="refresh" content="0; url=/s3">`);
+    timed('/s3');
+    timed('/s4');
+    main.route('/to-s4', redirect(`${paced.origin}/s4`, 302));
+    const crawler = new PlaywrightCrawler(
+      {
+        launchContext: CHROMIUM,
+        maxConcurrency: 1,
+        navigationTimeoutSecs: 15,
+        async requestHandler({ page: browserPage }) {
+          await browserPage.waitForURL('**/s3', { timeout: 10_000 });
+          await browserPage.goto(`${main.origin}/to-s4`);
+        },
+      },
+      freshConfiguration(),
+    );
+    new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store: env.store }).attach(crawler);
+    const stats = await crawler.run([`${paced.origin}/s1`]);
+
+    expect(pagesHit(paced)).toEqual(['/s1', '/s2', '/s3', '/s4']);
+    for (const gap of gapsOf(times)) expect(gap).toBeGreaterThanOrEqual(990);
+    expect(stats.requestsFailed).toBe(0);
+  });
 });
 
 describe('PlaywrightCrawler with RobotsGuard: frames of another site (Debian Chromium)', () => {
