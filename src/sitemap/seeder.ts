@@ -1,6 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import { log as crawleeLog, type Log } from 'crawlee';
 import { originOf } from '../fetch/index.js';
+import { withoutCredentials } from '../fetch/origin.js';
 import { MAX_TIMER_MS, show } from '../options.js';
 import { HTTP_URL_START, hrefWithoutFragment, urlOrNull } from '../robots/url.js';
 import type { OriginPolicy, RobotsCheck, RobotsStore } from '../store/index.js';
@@ -783,13 +784,11 @@ class SeedRun {
     const task = file.task;
     // One spelling per sitemap (`HTTP://Example.com/a.xml#top` is `http://example.com/a.xml`):
     // a child is read once however its index writes it.
-    const url = entry.tooLong ? undefined : sitemapUrlOf(entry.loc);
-    const child = { url: url ?? entry.loc, parent: task.url };
+    const unusable = entry.tooLong ? `Longer than ${MAX_LOC_LENGTH} characters.` : unusableLoc(entry.loc);
+    const url = unusable === undefined ? sitemapUrlOf(entry.loc) : undefined;
+    const child = { url: url ?? withoutCredentials(entry.loc), parent: task.url };
     if (url === undefined) {
-      this.#skip(
-        child,
-        entry.tooLong ? `Longer than ${MAX_LOC_LENGTH} characters.` : 'Not an absolute http(s) URL.',
-      );
+      this.#skip(child, unusable ?? 'Not an absolute http(s) URL.');
       return;
     }
     if (file.chain.includes(url)) {
@@ -862,7 +861,7 @@ class SeedRun {
     // A location longer than any URL arrives cut: counted as invalid, never requested.
     if (entry.tooLong) return this.#filtered(entry.loc, file, 'invalid');
     const url = pageUrlOf(entry, file);
-    if (url === undefined) return this.#filtered(entry.loc, file, 'invalid');
+    if (url === undefined) return this.#filtered(withoutCredentials(entry.loc), file, 'invalid');
     // Most URLs share their sitemap's origin: a prefix test then spares parsing the URL.
     const sameOrigin = url.startsWith(file.originPrefix);
     if (!sameOrigin) {
@@ -1047,11 +1046,33 @@ function retryDelayOf(policy: OriginPolicy): number {
  */
 function pageUrlOf(entry: SitemapEntry, file: FileState): string | undefined {
   const loc = entry.loc;
+  if (unusableLoc(loc) !== undefined) return undefined;
   if (loc.startsWith('https://') || loc.startsWith('http://')) return loc;
   if (!file.feed && !HTTP_URL_START.test(loc)) return undefined;
   const url = urlOrNull(loc, entry.base ?? file.baseUrl);
   if (url === null) return undefined;
   return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : undefined;
+}
+
+/**
+ * Control characters a URL parser would escape rather than drop (it drops tab, CR and LF), DEL,
+ * and U+FFFD, which stands for octets that were not UTF-8: the sitemap did not write such a URL.
+ */
+const UNUSABLE_IN_LOC = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f\ufffd]/;
+
+/**
+ * Why a location is no URL to request, or undefined: credentials (a sitemap would make the
+ * crawler log in, and they would reach the queue and its records), control characters, octets
+ * that were not UTF-8. Seldom read past its tests: `@` is rare in URLs.
+ */
+function unusableLoc(loc: string): string | undefined {
+  if (UNUSABLE_IN_LOC.test(loc)) return 'Holds control characters, or octets that are not UTF-8.';
+  if (!loc.includes('@')) return undefined;
+  const url = urlOrNull(loc);
+  if (url !== null && (url.username !== '' || url.password !== '')) {
+    return 'Holds credentials (user:password@): not read, since a sitemap cannot make the crawler log in.';
+  }
+  return undefined;
 }
 
 /** The URL of a child sitemap as the URL parser writes it, without a fragment; undefined when it is no absolute http(s) URL. */

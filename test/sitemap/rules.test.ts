@@ -492,6 +492,37 @@ describe('what a location is, and reading each sitemap once', () => {
     );
   });
 
+  it('counts as invalid a location with credentials, control characters or bytes that were not UTF-8, and never requests it', async () => {
+    const credentials = o.replace('http://', 'http://admin:secret@');
+    server.route(
+      '/dir/odd.txt',
+      serveBody(
+        Buffer.concat([
+          Buffer.from(
+            `${o}/ok/1\n${credentials}/with-password\n${o}/n\u0000ul\n${o}/esc\u001b]0;title\u0007\n${o}/bad`,
+          ),
+          Buffer.from([0xc3, 0x28, 0xff]),
+          Buffer.from(`\n${o}/ok/2\n`),
+        ]),
+        { contentType: 'text/plain' },
+      ),
+    );
+    server.route(
+      '/dir/odd-index.xml',
+      serveBody(index([{ loc: `${credentials}/dir/child.xml` }, { loc: `${o}/dir/child.xml` }])),
+    );
+    server.route('/dir/child.xml', serveBody(urlset([{ loc: `${o}/ok/3` }])));
+    const run = await seedInto([`${o}/dir/odd.txt`, `${o}/dir/odd-index.xml`]);
+    expect(run.urls.sort()).toEqual([`${o}/ok/1`, `${o}/ok/2`, `${o}/ok/3`]);
+    expect(run.filtered.map((record) => record.reason)).toEqual(['invalid', 'invalid', 'invalid', 'invalid']);
+    expect(JSON.stringify(run.filtered)).not.toContain('secret');
+    expect(run.result.warnings.map((warning) => warning.why)).toContainEqual(
+      'Holds credentials (user:password@): not read, since a sitemap cannot make the crawler log in.',
+    );
+    expect(JSON.stringify(run.result)).not.toContain('secret');
+    expect(server.requests.filter((request) => request.headers.authorization !== undefined)).toEqual([]);
+  });
+
   it('reads the relative links of a feed against the feed', async () => {
     server.route(
       '/feeds/atom.xml',
