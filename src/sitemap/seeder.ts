@@ -861,7 +861,7 @@ class SeedRun {
     // A location longer than any URL arrives cut: counted as invalid, never requested.
     if (entry.tooLong) return this.#filtered(entry.loc, file, 'invalid');
     const url = pageUrlOf(entry, file);
-    if (url === undefined) return this.#filtered(withoutCredentials(entry.loc), file, 'invalid');
+    if (url === undefined) return this.#filtered(locWithoutCredentials(entry, file), file, 'invalid');
     // Most URLs share their sitemap's origin: a prefix test then spares parsing the URL.
     const sameOrigin = url.startsWith(file.originPrefix);
     if (!sameOrigin) {
@@ -1051,7 +1051,16 @@ function pageUrlOf(entry: SitemapEntry, file: FileState): string | undefined {
   if (!file.feed && !HTTP_URL_START.test(loc)) return undefined;
   const url = urlOrNull(loc, entry.base ?? file.baseUrl);
   if (url === null) return undefined;
+  // A relative link that brings credentials of its own (`//user:pass@host/x`).
+  if (url.username !== '' || url.password !== '') return undefined;
   return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : undefined;
+}
+
+/** A location as a record shows it: with credentials, the URL it reads as, without them. */
+function locWithoutCredentials(entry: SitemapEntry, file: FileState): string {
+  if (!entry.loc.includes('@')) return entry.loc;
+  const url = urlOrNull(entry.loc, entry.base ?? file.baseUrl);
+  return url === null ? entry.loc : withoutCredentials(url.href);
 }
 
 /**
@@ -1063,7 +1072,7 @@ const UNUSABLE_IN_LOC = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f\ufffd]/;
 /**
  * Why a location is no URL to request, or undefined: credentials (a sitemap would make the
  * crawler log in, and they would reach the queue and its records), control characters, octets
- * that were not UTF-8. Seldom read past its tests: `@` is rare in URLs.
+ * that were not UTF-8. The URL is parsed only when it holds an `@`, which few do.
  */
 function unusableLoc(loc: string): string | undefined {
   if (UNUSABLE_IN_LOC.test(loc)) return 'Holds control characters, or octets that are not UTF-8.';

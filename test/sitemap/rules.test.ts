@@ -512,9 +512,16 @@ describe('what a location is, and reading each sitemap once', () => {
       serveBody(index([{ loc: `${credentials}/dir/child.xml` }, { loc: `${o}/dir/child.xml` }])),
     );
     server.route('/dir/child.xml', serveBody(urlset([{ loc: `${o}/ok/3` }])));
-    const run = await seedInto([`${o}/dir/odd.txt`, `${o}/dir/odd-index.xml`]);
+    // A feed's relative link may bring credentials of its own.
+    server.route(
+      '/dir/odd-feed.xml',
+      serveBody(
+        `<feed xmlns="http://www.w3.org/2005/Atom"><entry><link href="${credentials.slice('http:'.length)}/from-feed"/></entry></feed>`,
+      ),
+    );
+    const run = await seedInto([`${o}/dir/odd.txt`, `${o}/dir/odd-index.xml`, `${o}/dir/odd-feed.xml`]);
     expect(run.urls.sort()).toEqual([`${o}/ok/1`, `${o}/ok/2`, `${o}/ok/3`]);
-    expect(run.filtered.map((record) => record.reason)).toEqual(['invalid', 'invalid', 'invalid', 'invalid']);
+    expect(run.filtered.map((record) => record.reason)).toEqual(Array(5).fill('invalid'));
     expect(JSON.stringify(run.filtered)).not.toContain('secret');
     expect(run.result.warnings.map((warning) => warning.why)).toContainEqual(
       'Holds credentials (user:password@): not read, since a sitemap cannot make the crawler log in.',
