@@ -9,6 +9,7 @@ import {
   RequestState,
   type SkippedRequestCallback,
 } from 'crawlee';
+import { withoutCredentials } from '../fetch/origin.js';
 import { isProductToken } from '../robots/agent.js';
 import { productTokenOf } from '../robots/index.js';
 import {
@@ -41,7 +42,7 @@ import {
   httpNavigationHook,
 } from './navigation.js';
 import { type ResolvedGuardOptions, type RobotsGuardOptions, resolveGuardOptions } from './options.js';
-import { droppedRecord, type RobotsDropReason, type RobotsDropStage, withoutCredentials } from './record.js';
+import { droppedRecord, type RobotsDropReason, type RobotsDropStage } from './record.js';
 import { type DequeueDecision, type RequestGate, RequestManagerInterceptor } from './request-manager.js';
 import { isRobotsSkip, type NavigationBlock, RobotsSkipError } from './skip.js';
 import { formatSummary, type RobotsRunSummary, RunTally } from './summary.js';

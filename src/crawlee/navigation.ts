@@ -1,9 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Request } from 'crawlee';
 import { originOf } from '../fetch/index.js';
+import { withoutCredentials } from '../fetch/origin.js';
 import type { CrawlerInternals } from './crawler-internals.js';
 import { type CdpSessionLike, watchFrameTargets } from './frame-targets.js';
-import { type RobotsDropStage, withoutCredentials } from './record.js';
+import type { RobotsDropStage } from './record.js';
 import { type NavigationBlock, RobotsSkipError } from './skip.js';
 
 /** `allow`, or how to stop the navigation. */

@@ -76,5 +76,3 @@ export function droppedRecord(
     time: new Date(details.time).toISOString(),
   };
 }
-
-export { withoutCredentials };
