@@ -118,15 +118,28 @@ export function pairedTimeNs(
   const bs: number[] = [];
   const end = process.hrtime.bigint() + BigInt(Math.round(budgetMs * 1e6));
   while (as.length < minSamples || (process.hrtime.bigint() < end && as.length < 1000)) {
-    if (as.length % 2 === 0) {
-      as.push(batch(a, 'a', batchA));
-      bs.push(batch(b, 'b', batchB));
-    } else {
-      bs.push(batch(b, 'b', batchB));
-      as.push(batch(a, 'a', batchA));
-    }
+    timeInTurn(
+      as,
+      bs,
+      () => batch(a, 'a', batchA),
+      () => batch(b, 'b', batchB),
+    );
   }
   return { a: median(as), b: median(bs), ratio: median(bs.map((t, i) => t / as[i])), pairs: as.length };
+}
+
+/**
+ * Times one pair, a then b when the pairs so far are even, b then a when odd: neither operation
+ * always runs first, in what the other left behind (its garbage, a warm cache, a clock boost).
+ */
+function timeInTurn(as: number[], bs: number[], timeA: () => number, timeB: () => number): void {
+  if (as.length % 2 === 0) {
+    as.push(timeA());
+    bs.push(timeB());
+  } else {
+    bs.push(timeB());
+    as.push(timeA());
+  }
 }
 
 /** Options of {@link pairedBlocksNs}. */
@@ -172,13 +185,12 @@ export function pairedBlocksNs(
   const as: number[] = [];
   const bs: number[] = [];
   for (let round = 0; round < rounds; round++) {
-    if (round % 2 === 0) {
-      as.push(block(a, 'a', blockMs));
-      bs.push(block(b, 'b', blockMs));
-    } else {
-      bs.push(block(b, 'b', blockMs));
-      as.push(block(a, 'a', blockMs));
-    }
+    timeInTurn(
+      as,
+      bs,
+      () => block(a, 'a', blockMs),
+      () => block(b, 'b', blockMs),
+    );
   }
   return { a: median(as), b: median(bs), ratio: median(bs.map((t, i) => t / as[i])), pairs: as.length };
 }
@@ -202,13 +214,12 @@ export function pairedThroughput(
   const bs: number[] = [];
   let spent = 0;
   do {
-    if (as.length % 2 === 0) {
-      as.push(timeNs(passA));
-      bs.push(timeNs(passB));
-    } else {
-      bs.push(timeNs(passB));
-      as.push(timeNs(passA));
-    }
+    timeInTurn(
+      as,
+      bs,
+      () => timeNs(passA),
+      () => timeNs(passB),
+    );
     spent += (as[as.length - 1] + bs[bs.length - 1]) / 1e6;
   } while (budgetMs > 0 && spent < budgetMs && as.length < maxPasses);
   const rate = (ns: number) => ops / (ns / 1e9);
