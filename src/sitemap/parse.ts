@@ -582,7 +582,8 @@ export class SitemapParser {
     }
     if (depth === this.#entryDepth) {
       this.#entryDepth = 0;
-      if (this.#loc === '') return;
+      // An entry without a location (an empty `<url>`, an RSS item with a `<guid>` alone) is handed
+      // on all the same, with an empty `loc`: the seeder counts it as invalid, rather than lose it unsaid.
       const entry: SitemapEntry = {
         kind: this.format === 'sitemapindex' ? 'sitemap' : 'url',
         loc: this.#loc,

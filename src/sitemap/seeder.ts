@@ -782,6 +782,12 @@ class SeedRun {
 
   #child(entry: SitemapEntry, file: FileState): void {
     const task = file.task;
+    if (entry.loc === '') {
+      // Nothing to name it by: the index that lists it says so.
+      this.#result.sitemapsSkipped++;
+      this.#warning(task, 'Lists an entry without a location: skipped.');
+      return;
+    }
     // One spelling per sitemap (`HTTP://Example.com/a.xml#top` is `http://example.com/a.xml`):
     // a child is read once however its index writes it.
     const unusable = entry.tooLong ? `Longer than ${MAX_LOC_LENGTH} characters.` : unusableLoc(entry.loc);
@@ -1046,7 +1052,8 @@ function retryDelayOf(policy: OriginPolicy): number {
  */
 function pageUrlOf(entry: SitemapEntry, file: FileState): string | undefined {
   const loc = entry.loc;
-  if (unusableLoc(loc) !== undefined) return undefined;
+  // Empty, a feed's link would read as the feed itself.
+  if (loc === '' || unusableLoc(loc) !== undefined) return undefined;
   if (loc.startsWith('https://') || loc.startsWith('http://')) return loc;
   if (!file.feed && !HTTP_URL_START.test(loc)) return undefined;
   const url = urlOrNull(loc, entry.base ?? file.baseUrl);

@@ -6,7 +6,10 @@ import type { RobotsCheck } from '../store/index.js';
  */
 export interface SitemapEntry {
   kind: 'url' | 'sitemap';
-  /** The location as written in the file (entities decoded, surrounding blanks removed). */
+  /**
+   * The location as written in the file (entities decoded, surrounding blanks removed); empty for
+   * an entry that gave none (an empty `<url>`, an RSS item with a `<guid>` alone).
+   */
   loc: string;
   /** `lastmod` (RSS: `pubDate`, Atom: `updated`) as written, if there was one. */
   lastmod?: string;

@@ -530,6 +530,41 @@ describe('what a location is, and reading each sitemap once', () => {
     expect(server.requests.filter((request) => request.headers.authorization !== undefined)).toEqual([]);
   });
 
+  it('counts an entry without a location as invalid, and says so of an index entry, rather than lose it unsaid', async () => {
+    const sitemaps = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"';
+    server.route(
+      '/dir/empty-entries.xml',
+      serveBody(
+        `<urlset ${sitemaps}><url></url><url><loc> </loc></url><url><lastmod>2024-01-01</lastmod></url><url><loc>${o}/kept</loc></url></urlset>`,
+      ),
+    );
+    server.route(
+      '/dir/empty-index.xml',
+      serveBody(`<sitemapindex ${sitemaps}><sitemap><lastmod>2024-01-01</lastmod></sitemap></sitemapindex>`),
+    );
+    server.route(
+      '/dir/guid-only.rss',
+      serveBody(
+        '<rss version="2.0"><channel><item><guid isPermaLink="false">a-1</guid></item></channel></rss>',
+      ),
+    );
+    const run = await seedInto([
+      `${o}/dir/empty-entries.xml`,
+      `${o}/dir/empty-index.xml`,
+      `${o}/dir/guid-only.rss`,
+    ]);
+    expect(run.urls).toEqual([`${o}/kept`]);
+    expect(run.result.urlsFound).toBe(5);
+    expect(run.filtered.map((record) => [record.reason, record.url])).toEqual(Array(4).fill(['invalid', '']));
+    expect(run.result.sitemapsSkipped).toBe(1);
+    expect(run.result.warnings).toContainEqual(
+      expect.objectContaining({
+        url: `${o}/dir/empty-index.xml`,
+        why: 'Lists an entry without a location: skipped.',
+      }),
+    );
+  });
+
   it('reads the relative links of a feed against the feed', async () => {
     server.route(
       '/feeds/atom.xml',
