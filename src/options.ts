@@ -27,6 +27,14 @@ export const MAX_SPAN_MS = 100 * 365 * 24 * 60 * 60 * 1000;
  */
 export const MAX_LRU_ENTRIES = 10_000_000;
 
+/** `value`, a time a timer waits for; past MAX_TIMER_MS (Node fires it after 1 ms) a RangeError naming `subject`. */
+export function withinTimer(subject: string, value: number): number {
+  if (value > MAX_TIMER_MS) {
+    throw new RangeError(`${subject} must be at most ${MAX_TIMER_MS} ms (about 24 days), got ${value}.`);
+  }
+  return value;
+}
+
 /** What a numeric option accepts. */
 export interface NumberBounds {
   /** Smallest value accepted. */

@@ -9,7 +9,7 @@ import {
   RequestState,
   type SkippedRequestCallback,
 } from 'crawlee';
-import { withoutCredentials } from '../fetch/origin.js';
+import { sameOrigin, withoutCredentials } from '../fetch/origin.js';
 import { isProductToken } from '../robots/agent.js';
 import { productTokenOf } from '../robots/index.js';
 import {
@@ -898,8 +898,7 @@ export class RobotsGuard implements HopChecker {
       return { action: 'skip' };
     }
     this.#deferredHops.delete(key);
-    const released = this.#release(crawler, request, paced);
-    return released instanceof Promise ? released : Promise.resolve(released);
+    return this.#release(crawler, request, paced);
   }
 
   async #resolveAndDecide(
@@ -1154,16 +1153,7 @@ function notHttp(error: unknown): boolean {
  * request's own (a hop back into it, A then B then A, belongs to the request's slot).
  */
 function entersOtherOrigin(request: Request, from: string | undefined, origin: string): boolean {
-  return from !== undefined && !isOn(from, origin) && !isOn(request.url, origin);
-}
-
-/** True when `url` is on `origin` (`scheme://host[:port]`, as the store spells it). */
-function isOn(url: string, origin: string): boolean {
-  try {
-    return originOf(url) === origin;
-  } catch {
-    return false;
-  }
+  return from !== undefined && !sameOrigin(from, origin) && !sameOrigin(request.url, origin);
 }
 
 /** Runs `task` over `items`, at most `limit` at a time; rejections are ignored (the store never rejects for the network). */

@@ -1,7 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Request } from 'crawlee';
-import { originOf } from '../fetch/index.js';
-import { withoutCredentials } from '../fetch/origin.js';
+import { sameOrigin, withoutCredentials } from '../fetch/origin.js';
 import type { CrawlerInternals } from './crawler-internals.js';
 import { type CdpSessionLike, watchFrameTargets } from './frame-targets.js';
 import type { RobotsDropStage } from './record.js';
@@ -791,14 +790,5 @@ class PopupBlocker {
       .catch(ignoreClosed);
     await this.session.send('Target.closeTarget', { targetId: event.frameId }).catch(ignoreClosed);
     this.onPopup(event.request.url, event.request.method, this.#pages.get(openerId));
-  }
-}
-
-/** Whether two URLs are of one origin (an unreadable one is of none). */
-function sameOrigin(a: string, b: string): boolean {
-  try {
-    return originOf(a) === originOf(b);
-  } catch {
-    return false;
   }
 }

@@ -1,6 +1,6 @@
 import type { Log } from 'crawlee';
 import { validateUserAgent } from '../fetch/index.js';
-import { MAX_TIMER_MS, objectOption, show } from '../options.js';
+import { objectOption, show, withinTimer } from '../options.js';
 import type { RobotsStore } from '../store/index.js';
 
 /** How the guard honours the `Crawl-delay` of the group that applies to the crawler. */
@@ -191,7 +191,10 @@ export function resolveGuardOptions(options: RobotsGuardOptions): ResolvedGuardO
       ),
       minRecheckDelayMs,
     },
-    enqueueWaitMs: timerMs(nonNegative('enqueueWaitMs', options.enqueueWaitMs, GUARD_DEFAULTS.enqueueWaitMs)),
+    enqueueWaitMs: withinTimer(
+      'RobotsGuard option enqueueWaitMs',
+      nonNegative('enqueueWaitMs', options.enqueueWaitMs, GUARD_DEFAULTS.enqueueWaitMs),
+    ),
     logSummary: flag('logSummary', options.logSummary, true),
     clock: optionalOfType('clock', options.clock, 'function') ?? Date.now,
   };
@@ -203,16 +206,6 @@ function nonNegative(name: string, value: number | undefined, fallback: number):
     const Refusal = typeof value === 'number' ? RangeError : TypeError;
     throw new Refusal(
       `RobotsGuard option ${name} must be a finite number of zero or more, got ${show(value)}.`,
-    );
-  }
-  return value;
-}
-
-/** enqueueWaitMs, which a timer waits for: past MAX_TIMER_MS, Node fires it after 1 ms. */
-function timerMs(value: number): number {
-  if (value > MAX_TIMER_MS) {
-    throw new RangeError(
-      `RobotsGuard option enqueueWaitMs must be at most ${MAX_TIMER_MS} ms (about 24 days), got ${value}.`,
     );
   }
   return value;

@@ -281,30 +281,38 @@ export class RequestManagerInterceptor {
   }
 
   async #fetchNext(target: RequestManagerLike): Promise<Request | null> {
-    for (let scanned = 0; scanned < MAX_SCAN_PER_FETCH; scanned++) {
-      // Nearly always none: no promise then.
-      const ready = this.#ready.length === 0 ? undefined : await this.#takeReady(target);
-      let request: Request | null;
-      let paced = false;
-      if (ready !== undefined) {
-        request = ready.request;
-        paced = ready.paced;
-      } else {
-        request = await target.fetchNextRequest();
-        if (request === null) return null;
-        // A request held longer than its queue lock comes out of the queue again: we still hold it.
-        if (this.#held.size > 0 && this.#held.has(keyOf(request))) continue;
+    // The requests skipped on the way are marked handled together, once their records are written
+    // (see RequestGate.recorded): one wait for the records of a run of skips, not one each.
+    const skipped: Request[] = [];
+    try {
+      for (let scanned = 0; scanned < MAX_SCAN_PER_FETCH; scanned++) {
+        // Nearly always none: no promise then.
+        const ready = this.#ready.length === 0 ? undefined : await this.#takeReady(target);
+        let request: Request | null;
+        let paced = false;
+        if (ready !== undefined) {
+          request = ready.request;
+          paced = ready.paced;
+        } else {
+          request = await target.fetchNextRequest();
+          if (request === null) return null;
+          // A request held longer than its queue lock comes out of the queue again: we still hold it.
+          if (this.#held.size > 0 && this.#held.has(keyOf(request))) continue;
+        }
+        // Most decisions need no I/O and come without a promise: no await for them.
+        const released = this.#gate.release(request, paced);
+        const decision = released instanceof Promise ? await released : released;
+        if (decision.action === 'fetch') return request;
+        if (decision.action === 'skip') skipped.push(request);
+        else this.hold(target, request, decision.until, decision.paced);
       }
-      // Most decisions need no I/O and come without a promise: no await for them.
-      const released = this.#gate.release(request, paced);
-      const decision = released instanceof Promise ? await released : released;
-      if (decision.action === 'fetch') return request;
-      if (decision.action === 'skip') {
+      return null;
+    } finally {
+      if (skipped.length > 0) {
         await this.#gate.recorded();
-        await target.markRequestHandled(request);
-      } else this.hold(target, request, decision.until, decision.paced);
+        for (const request of skipped) await target.markRequestHandled(request);
+      }
     }
-    return null;
   }
 
   /**

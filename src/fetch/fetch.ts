@@ -16,7 +16,7 @@ import {
   type RobotsHttpResult,
   type RobotsNetworkFailure,
 } from './http-client.js';
-import { originOf, robotsTxtUrlOf, withoutCredentials } from './origin.js';
+import { originOf, robotsTxtUrlOf, withoutCredentials, withoutCredentialsAt } from './origin.js';
 
 /**
  * What an origin's robots.txt answer means for a crawler:
@@ -309,7 +309,7 @@ export async function fetchRobotsTxt(
       url: withoutCredentials(currentHref),
       status,
       durationMs,
-      ...(location === undefined ? {} : { location: locationWithoutCredentials(location, current) }),
+      ...(location === undefined ? {} : { location: withoutCredentialsAt(location, current) }),
     });
 
     if (status >= 300 && status <= 399) {
@@ -592,15 +592,4 @@ function resolveLocation(location: string | undefined, base: URL): URL | undefin
   if (next.protocol !== 'http:' && next.protocol !== 'https:') return undefined;
   next.hash = '';
   return next;
-}
-
-/** A Location header as written, unless it names credentials: then the URL it leads to, without them. */
-function locationWithoutCredentials(location: string, base: URL): string {
-  if (!location.includes('@')) return location;
-  try {
-    const target = new URL(location, base);
-    return target.username === '' && target.password === '' ? location : withoutCredentials(target.href);
-  } catch {
-    return location;
-  }
 }

@@ -173,3 +173,26 @@ export function withoutCredentials(url: string): string {
     return url;
   }
 }
+
+/**
+ * A location as a result or a record shows it: as written, unless the URL it reads as (against
+ * `base`) names credentials; then that URL, without them.
+ */
+export function withoutCredentialsAt(location: string, base: string | URL | undefined): string {
+  if (!location.includes('@')) return location;
+  try {
+    const target = new URL(location, base);
+    return target.username === '' && target.password === '' ? location : withoutCredentials(target.href);
+  } catch {
+    return location;
+  }
+}
+
+/** Whether two URLs (or origins) are of one origin; one that is no http(s) URL is of none. */
+export function sameOrigin(a: string, b: string): boolean {
+  try {
+    return originOf(a) === originOf(b);
+  } catch {
+    return false;
+  }
+}

@@ -1,8 +1,8 @@
 import { setMaxListeners } from 'node:events';
 import { log as crawleeLog, type Log } from 'crawlee';
 import { originOf } from '../fetch/index.js';
-import { withoutCredentials } from '../fetch/origin.js';
-import { MAX_TIMER_MS, show } from '../options.js';
+import { withoutCredentials, withoutCredentialsAt } from '../fetch/origin.js';
+import { show, withinTimer } from '../options.js';
 import { HTTP_URL_START, hrefWithoutFragment, urlOrNull } from '../robots/url.js';
 import type { OriginPolicy, RobotsCheck, RobotsStore } from '../store/index.js';
 import { ABORTED, untilAborted } from './abort.js';
@@ -75,11 +75,14 @@ export class SitemapSeeder {
     this.#download = {
       userAgent: options.userAgent ?? options.store.userAgent,
       proxyUrl: options.proxyUrl,
-      connectTimeoutMs: timerMs(
+      connectTimeoutMs: withinTimer(
         'connectTimeoutMs',
         positive('connectTimeoutMs', options.connectTimeoutMs, SITEMAP_DEFAULTS.connectTimeoutMs),
       ),
-      timeoutMs: timerMs('timeoutMs', positive('timeoutMs', options.timeoutMs, SITEMAP_DEFAULTS.timeoutMs)),
+      timeoutMs: withinTimer(
+        'timeoutMs',
+        positive('timeoutMs', options.timeoutMs, SITEMAP_DEFAULTS.timeoutMs),
+      ),
       maxRedirects: limit('maxRedirects', options.maxRedirects, SITEMAP_DEFAULTS.maxRedirects, 0),
       ignoreTlsErrors: options.ignoreTlsErrors ?? true,
     };
@@ -104,10 +107,6 @@ export class SitemapSeeder {
         'seed() needs an enqueue function, e.g. { enqueue: (batch) => crawler.addRequests(batch) }.',
       );
     }
-    for (const name of ['onDropped', 'onFiltered', 'onSitemapRead', 'keep'] as const) {
-      if (options[name] !== undefined && typeof options[name] !== 'function')
-        throw new TypeError(`seed() option ${name} must be a function, got ${typeof options[name]}.`);
-    }
     checkSeedOptions(options);
     if (!Array.isArray(inputs)) throw new TypeError('seed() takes an array of site or sitemap URLs.');
     const run = new SeedRun(this.#store, this.#productToken, this.#download, this.#log, options);
@@ -124,6 +123,10 @@ function checkSeedOptions(options: SitemapSeedOptions): void {
   const refuse = (name: string, what: string, value: unknown) => {
     throw new TypeError(`seed() option ${name} must be ${what}, got ${show(value)}.`);
   };
+  for (const name of ['onDropped', 'onFiltered', 'onSitemapRead', 'keep'] as const) {
+    if (options[name] !== undefined && typeof options[name] !== 'function')
+      throw new TypeError(`seed() option ${name} must be a function, got ${typeof options[name]}.`);
+  }
   for (const name of [
     'keepUndated',
     'sameHostOnly',
@@ -273,7 +276,7 @@ class SeedRun {
       SITEMAP_DEFAULTS.maxReportedProblems,
       0,
     );
-    this.#progressMs = timerMs(
+    this.#progressMs = withinTimer(
       'progressIntervalMs',
       atLeast0('progressIntervalMs', options.progressIntervalMs, SITEMAP_DEFAULTS.progressIntervalMs),
     );
@@ -867,7 +870,8 @@ class SeedRun {
     // A location longer than any URL arrives cut: counted as invalid, never requested.
     if (entry.tooLong) return this.#filtered(entry.loc, file, 'invalid');
     const url = pageUrlOf(entry, file);
-    if (url === undefined) return this.#filtered(locWithoutCredentials(entry, file), file, 'invalid');
+    if (url === undefined)
+      return this.#filtered(withoutCredentialsAt(entry.loc, entry.base ?? file.baseUrl), file, 'invalid');
     // Most URLs share their sitemap's origin: a prefix test then spares parsing the URL.
     const sameOrigin = url.startsWith(file.originPrefix);
     if (!sameOrigin) {
@@ -1063,13 +1067,6 @@ function pageUrlOf(entry: SitemapEntry, file: FileState): string | undefined {
   return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : undefined;
 }
 
-/** A location as a record shows it: with credentials, the URL it reads as, without them. */
-function locWithoutCredentials(entry: SitemapEntry, file: FileState): string {
-  if (!entry.loc.includes('@')) return entry.loc;
-  const url = urlOrNull(entry.loc, entry.base ?? file.baseUrl);
-  return url === null ? entry.loc : withoutCredentials(url.href);
-}
-
 /**
  * Control characters a URL parser would escape rather than drop (it drops tab, CR and LF), DEL,
  * and U+FFFD, which stands for octets that were not UTF-8: the sitemap did not write such a URL.
@@ -1147,13 +1144,6 @@ function limit(name: string, value: number | undefined, fallback: number, min: 0
     throw new RangeError(
       `${name} must be a whole number of ${min} or more (Infinity for no limit), got ${value}.`,
     );
-  }
-  return value;
-}
-
-function timerMs(name: string, value: number): number {
-  if (value > MAX_TIMER_MS) {
-    throw new RangeError(`${name} must be at most ${MAX_TIMER_MS} ms (about 24 days), got ${value}.`);
   }
   return value;
 }
