@@ -108,6 +108,15 @@ export function functionOption<T extends (...args: never[]) => unknown>(
   return value as T;
 }
 
+/** A boolean option, or `fallback` when undefined: a string such as `'false'` would read as true. */
+export function booleanOption(owner: string, name: string, value: unknown, fallback: boolean): boolean {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'boolean') {
+    throw new TypeError(`${owner} option ${name} must be true or false, got ${show(value)}.`);
+  }
+  return value;
+}
+
 /** A string option, or `fallback` when undefined; `nonEmpty` refuses ''. */
 export function stringOption(
   owner: string,
@@ -204,4 +213,67 @@ function describe({ min, minExclusive, max, integer, unit }: NumberBounds): stri
   const of = unit === undefined ? '' : ` of ${unit}`;
   const from = minExclusive ? `more than ${min}` : `from ${min}`;
   return `${what}${of} ${from}${minExclusive ? ' and at most' : ' to'} ${max}`;
+}
+
+/**
+ * Every option an owner reads, as the keys of an object typed `OptionKeys<TheOptions>`: the
+ * compiler then refuses a list that misses an option or names one the type does not have.
+ */
+export type OptionKeys<T> = { readonly [K in keyof Required<T>]: true };
+
+/**
+ * Refuses an option `owner` does not read. A misspelt option is otherwise ignored without a word
+ * and its default used in its place: `enqueueWhenRobotsUnrechable: false` would queue what it
+ * was meant to keep out. A key set to `undefined` is let through, as an unset option.
+ *
+ * @param owner what the options are given to, for the message: `RobotsStore`, `seed()`.
+ * @throws TypeError naming the key, the option it is likely a misspelling of, or the options
+ *   there are.
+ */
+export function refuseUnknownOptions(
+  owner: string,
+  options: object,
+  known: Readonly<Record<string, true>>,
+): void {
+  for (const key of Object.keys(options)) {
+    if (Object.hasOwn(known, key) || (options as Record<string, unknown>)[key] === undefined) continue;
+    const names = Object.keys(known);
+    const near = nearestName(key, names);
+    const hint = near === undefined ? `its options are ${names.join(', ')}.` : `did you mean ${near}?`;
+    throw new TypeError(`${owner} has no option ${show(key)}: ${hint}`);
+  }
+}
+
+/**
+ * The name of `names` that `key` most likely misspells: the nearest in edits (Levenshtein, case
+ * aside) within a budget that grows with the key: none for four characters or less, two for up
+ * to seven, three beyond (`maxEntry` for `maxEntries`); undefined when none is that near.
+ */
+function nearestName(key: string, names: readonly string[]): string | undefined {
+  const lower = key.toLowerCase();
+  let nearest: string | undefined;
+  let best = key.length >= 8 ? 4 : key.length > 4 ? 3 : 1;
+  for (const name of names) {
+    const distance = editDistance(lower, name.toLowerCase(), best);
+    if (distance < best) {
+      nearest = name;
+      best = distance;
+    }
+  }
+  return nearest;
+}
+
+/** Levenshtein distance of `a` and `b`, or `limit` when it is `limit` or more. */
+function editDistance(a: string, b: string, limit: number): number {
+  if (Math.abs(a.length - b.length) >= limit) return limit;
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const substitution = previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1);
+      row.push(Math.min(previous[j] + 1, row[j - 1] + 1, substitution));
+    }
+    previous = row;
+  }
+  return Math.min(previous[b.length], limit);
 }

@@ -12,13 +12,7 @@ import {
 import { sameOrigin, withoutCredentials } from '../fetch/origin.js';
 import { isProductToken } from '../robots/agent.js';
 import { productTokenOf } from '../robots/index.js';
-import {
-  SitemapSeeder,
-  type SitemapSeederOptions,
-  type SitemapSeedInput,
-  type SitemapSeedOptions,
-  type SitemapSeedResult,
-} from '../sitemap/index.js';
+import { SitemapSeeder, type SitemapSeedInput, type SitemapSeedResult } from '../sitemap/index.js';
 import { NotHttpUrlError, originOf, type RobotsCheck, RobotsStore } from '../store/index.js';
 import { outsideRequestHandlers } from '../store/outside-handlers.js';
 import { guardPlainHttpRuns, isAdaptive } from './adaptive.js';
@@ -41,7 +35,13 @@ import {
   httpClientNavigationHooks,
   httpNavigationHook,
 } from './navigation.js';
-import { type ResolvedGuardOptions, type RobotsGuardOptions, resolveGuardOptions } from './options.js';
+import {
+  checkSeedFromSitemapsOptions,
+  type ResolvedGuardOptions,
+  type RobotsGuardOptions,
+  type RobotsSeedFromSitemapsOptions,
+  resolveGuardOptions,
+} from './options.js';
 import { droppedRecord, type RobotsDropReason, type RobotsDropStage } from './record.js';
 import { type DequeueDecision, type RequestGate, RequestManagerInterceptor } from './request-manager.js';
 import { isRobotsSkip, type NavigationBlock, RobotsSkipError } from './skip.js';
@@ -446,9 +446,9 @@ export class RobotsGuard implements HopChecker {
   async seedFromSitemaps(
     crawler: Pick<BasicCrawler, 'addRequests'>,
     inputs: readonly SitemapSeedInput[],
-    options: Omit<SitemapSeedOptions, 'enqueue' | 'onDropped'> &
-      Partial<Pick<SitemapSeederOptions, 'proxyUrl' | 'timeoutMs' | 'connectTimeoutMs'>> = {},
+    options: RobotsSeedFromSitemapsOptions = {},
   ): Promise<SitemapSeedResult> {
+    checkSeedFromSitemapsOptions(options);
     const internals = crawler as unknown as CrawlerInternals;
     const store = await this.#storeFor(internals);
     const { proxyUrl, timeoutMs, connectTimeoutMs, ...seedOptions } = options;

@@ -8,6 +8,7 @@ export {
   GUARD_DEFAULTS,
   type RobotsCrawlDelayOptions,
   type RobotsGuardOptions,
+  type RobotsSeedFromSitemapsOptions,
   type RobotsUnreachableOptions,
 } from './options.js';
 export type { RobotsDroppedRecord, RobotsDropReason, RobotsDropStage } from './record.js';

@@ -1,6 +1,7 @@
 import type { Log } from 'crawlee';
 import { validateUserAgent } from '../fetch/index.js';
-import { objectOption, show, withinTimer } from '../options.js';
+import { type OptionKeys, objectOption, refuseUnknownOptions, show, withinTimer } from '../options.js';
+import type { SitemapSeederOptions, SitemapSeedOptions } from '../sitemap/index.js';
 import type { RobotsStore } from '../store/index.js';
 
 /** How the guard honours the `Crawl-delay` of the group that applies to the crawler. */
@@ -114,6 +115,29 @@ export const GUARD_DEFAULTS = {
   enqueueWaitMs: 10_000,
 } as const;
 
+const GUARD_OPTIONS: OptionKeys<RobotsGuardOptions> = {
+  productToken: true,
+  userAgent: true,
+  store: true,
+  datasetName: true,
+  crawlDelay: true,
+  unreachable: true,
+  enqueueWaitMs: true,
+  logSummary: true,
+  log: true,
+  clock: true,
+};
+const CRAWL_DELAY_OPTIONS: OptionKeys<RobotsCrawlDelayOptions> = {
+  enabled: true,
+  maxSeconds: true,
+  overMax: true,
+};
+const UNREACHABLE_OPTIONS: OptionKeys<RobotsUnreachableOptions> = {
+  giveUpAfterMs: true,
+  maxRecheckDelayMs: true,
+  minRecheckDelayMs: true,
+};
+
 /** The options with every default applied and checked. */
 export interface ResolvedGuardOptions {
   userAgent: string | undefined;
@@ -129,6 +153,7 @@ export interface ResolvedGuardOptions {
 export function resolveGuardOptions(options: RobotsGuardOptions): ResolvedGuardOptions {
   // Options often come from configuration files or environment variables: a string 'false' would
   // read as true, and a wrong type would only fail in the middle of a crawl, or lose its records.
+  refuseUnknownOptions('RobotsGuard', options, GUARD_OPTIONS);
   optionalOfType('userAgent', options.userAgent, 'string');
   // The header the crawler is made to send, and robots.txt fetched with: refused here rather than
   // by the store, on the first crawler.run().
@@ -145,6 +170,10 @@ export function resolveGuardOptions(options: RobotsGuardOptions): ResolvedGuardO
   objectOption('RobotsGuard', 'log', options.log, 'a Crawlee Log', { methods: ['child'] });
   optionalOfType('crawlDelay', options.crawlDelay, 'object');
   optionalOfType('unreachable', options.unreachable, 'object');
+  if (options.crawlDelay)
+    refuseUnknownOptions('RobotsGuard option crawlDelay', options.crawlDelay, CRAWL_DELAY_OPTIONS);
+  if (options.unreachable)
+    refuseUnknownOptions('RobotsGuard option unreachable', options.unreachable, UNREACHABLE_OPTIONS);
   const overMax = options.crawlDelay?.overMax ?? GUARD_DEFAULTS.crawlDelayOverMax;
   if (overMax !== 'clamp' && overMax !== 'skip') {
     throw new TypeError(
@@ -220,4 +249,59 @@ function optionalOfType<T>(name: string, value: T, type: 'string' | 'boolean' | 
   if (value === undefined || value === null || typeof value === type) return value;
   const article = type === 'object' ? 'an' : 'a';
   throw new TypeError(`RobotsGuard option ${name} must be ${article} ${type}, got ${show(value)}.`);
+}
+
+/**
+ * Options of {@link RobotsGuard.seedFromSitemaps}: those of `SitemapSeeder.seed()` but `enqueue`
+ * and `onDropped` (the guard queues through the crawler and records what it drops), and the
+ * download settings of a `SitemapSeeder`.
+ */
+export type RobotsSeedFromSitemapsOptions = Omit<SitemapSeedOptions, 'enqueue' | 'onDropped'> &
+  Partial<Pick<SitemapSeederOptions, 'proxyUrl' | 'timeoutMs' | 'connectTimeoutMs'>>;
+
+const SEED_FROM_SITEMAPS_OPTIONS: OptionKeys<RobotsSeedFromSitemapsOptions> = {
+  onFiltered: true,
+  onSitemapRead: true,
+  keep: true,
+  label: true,
+  userData: true,
+  include: true,
+  exclude: true,
+  modifiedSince: true,
+  keepUndated: true,
+  sameHostOnly: true,
+  tryCommonPaths: true,
+  checkSitemapUrls: true,
+  unreachableWaitMs: true,
+  enqueueWhenRobotsUnreachable: true,
+  batchSize: true,
+  concurrency: true,
+  maxUrlsPerFile: true,
+  maxBytesPerFile: true,
+  maxUrls: true,
+  maxSitemaps: true,
+  maxTotalBytes: true,
+  maxDepth: true,
+  progressIntervalMs: true,
+  maxReportedProblems: true,
+  signal: true,
+  proxyUrl: true,
+  timeoutMs: true,
+  connectTimeoutMs: true,
+};
+
+/** Refuses an option seedFromSitemaps() does not read; the seeder checks the values. */
+export function checkSeedFromSitemapsOptions(options: RobotsSeedFromSitemapsOptions): void {
+  const owner = 'RobotsGuard.seedFromSitemaps()';
+  if (typeof options !== 'object' || options === null) {
+    throw new TypeError(`${owner} takes an object of options, got ${show(options)}.`);
+  }
+  for (const taken of ['enqueue', 'onDropped']) {
+    if ((options as Record<string, unknown>)[taken] !== undefined) {
+      throw new TypeError(
+        `${owner} has no option ${taken}: it queues through crawler.addRequests() and records what it drops in the guard's dataset. Call SitemapSeeder.seed() to take ${taken} yourself.`,
+      );
+    }
+  }
+  refuseUnknownOptions(owner, options, SEED_FROM_SITEMAPS_OPTIONS);
 }

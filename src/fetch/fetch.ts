@@ -1,4 +1,12 @@
-import { durationOption, functionOption, MAX_TIMER_MS, numberOption, objectOption } from '../options.js';
+import {
+  durationOption,
+  functionOption,
+  MAX_TIMER_MS,
+  numberOption,
+  type OptionKeys,
+  objectOption,
+  refuseUnknownOptions,
+} from '../options.js';
 import { MAX_LINE_OCTETS, RobotsTxt } from '../robots/index.js';
 import { codePointName } from '../robots/show.js';
 import { urlOrNull } from '../robots/url.js';
@@ -152,6 +160,16 @@ export const MAX_FETCH_TIMEOUT_MS = MAX_TIMER_MS - 2 * DEADLINE_SLACK_MS;
 export const MAX_ROBOTS_BYTES = 2 ** 30;
 
 const OWNER = 'fetchRobotsTxt';
+const FETCH_OPTIONS: OptionKeys<RobotsFetchOptions> = {
+  userAgent: true,
+  proxyUrl: true,
+  client: true,
+  timeoutMs: true,
+  connectTimeoutMs: true,
+  maxBytes: true,
+  maxRedirects: true,
+  clock: true,
+};
 
 /** The options of a fetch, checked, with their defaults. */
 interface FetchSettings {
@@ -174,6 +192,7 @@ function settingsOf(options: RobotsFetchOptions): FetchSettings {
       `fetchRobotsTxt needs options with the crawler's User-Agent, such as { userAgent: "ExampleBot/1.0 (+https://example.com/bot)" }, got ${String(options)}.`,
     );
   }
+  refuseUnknownOptions(OWNER, options, FETCH_OPTIONS);
   validateUserAgent(options.userAgent);
   if (options.proxyUrl !== undefined) parseProxyUrl(options.proxyUrl);
   const timer = { max: MAX_FETCH_TIMEOUT_MS };

@@ -3,6 +3,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Readable } from 'node:stream';
 import { gotScraping } from 'got-scraping';
+import { booleanOption, type OptionKeys, refuseUnknownOptions } from '../options.js';
 import { urlOrNull } from '../robots/url.js';
 import { type ContentDecoder, contentDecoding } from './content-encoding.js';
 
@@ -127,8 +128,13 @@ export class GotScrapingRobotsClient implements RobotsHttpClient {
   readonly #http2: boolean;
 
   constructor(options: GotScrapingRobotsClientOptions = {}) {
-    this.#ignoreTlsErrors = options.ignoreTlsErrors ?? true;
-    this.#http2 = options.http2 ?? true;
+    const owner = 'GotScrapingRobotsClient';
+    refuseUnknownOptions(owner, options, {
+      ignoreTlsErrors: true,
+      http2: true,
+    } satisfies OptionKeys<GotScrapingRobotsClientOptions>);
+    this.#ignoreTlsErrors = booleanOption(owner, 'ignoreTlsErrors', options.ignoreTlsErrors, true);
+    this.#http2 = booleanOption(owner, 'http2', options.http2, true);
   }
 
   async request(request: RobotsHttpRequest): Promise<RobotsHttpResult> {

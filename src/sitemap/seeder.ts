@@ -2,7 +2,7 @@ import { setMaxListeners } from 'node:events';
 import { log as crawleeLog, type Log } from 'crawlee';
 import { originOf } from '../fetch/index.js';
 import { withoutCredentials, withoutCredentialsAt } from '../fetch/origin.js';
-import { show, withinTimer } from '../options.js';
+import { booleanOption, type OptionKeys, refuseUnknownOptions, show, withinTimer } from '../options.js';
 import { HTTP_URL_START, hrefWithoutFragment, urlOrNull } from '../robots/url.js';
 import type { OriginPolicy, RobotsCheck, RobotsStore } from '../store/index.js';
 import { ABORTED, untilAborted } from './abort.js';
@@ -70,6 +70,7 @@ export class SitemapSeeder {
         'SitemapSeeder needs the policy store: new SitemapSeeder({ store: new RobotsStore({ userAgent }) }).',
       );
     }
+    refuseUnknownOptions('SitemapSeeder', options, SEEDER_OPTIONS);
     this.#store = options.store;
     this.#productToken = options.productToken;
     this.#download = {
@@ -84,7 +85,7 @@ export class SitemapSeeder {
         positive('timeoutMs', options.timeoutMs, SITEMAP_DEFAULTS.timeoutMs),
       ),
       maxRedirects: limit('maxRedirects', options.maxRedirects, SITEMAP_DEFAULTS.maxRedirects, 0),
-      ignoreTlsErrors: options.ignoreTlsErrors ?? true,
+      ignoreTlsErrors: booleanOption('SitemapSeeder', 'ignoreTlsErrors', options.ignoreTlsErrors, true),
     };
     this.#log = (options.log ?? crawleeLog).child({ prefix: 'RobotsSitemaps' });
   }
@@ -114,12 +115,54 @@ export class SitemapSeeder {
   }
 }
 
+const SEEDER_OPTIONS: OptionKeys<SitemapSeederOptions> = {
+  store: true,
+  productToken: true,
+  userAgent: true,
+  proxyUrl: true,
+  connectTimeoutMs: true,
+  timeoutMs: true,
+  maxRedirects: true,
+  ignoreTlsErrors: true,
+  log: true,
+};
+const SEED_OPTIONS: OptionKeys<SitemapSeedOptions> = {
+  enqueue: true,
+  onDropped: true,
+  keep: true,
+  onFiltered: true,
+  onSitemapRead: true,
+  label: true,
+  userData: true,
+  include: true,
+  exclude: true,
+  modifiedSince: true,
+  keepUndated: true,
+  sameHostOnly: true,
+  tryCommonPaths: true,
+  checkSitemapUrls: true,
+  unreachableWaitMs: true,
+  enqueueWhenRobotsUnreachable: true,
+  batchSize: true,
+  concurrency: true,
+  maxUrlsPerFile: true,
+  maxBytesPerFile: true,
+  maxUrls: true,
+  maxSitemaps: true,
+  maxTotalBytes: true,
+  maxDepth: true,
+  progressIntervalMs: true,
+  maxReportedProblems: true,
+  signal: true,
+};
+
 /**
  * Refuses options of the wrong type when the run starts. Options often come from configuration
  * files or environment variables, where `'false'` would read as true: with
  * `enqueueWhenRobotsUnreachable`, URLs robots.txt shuts out would be queued.
  */
 function checkSeedOptions(options: SitemapSeedOptions): void {
+  refuseUnknownOptions('seed()', options, SEED_OPTIONS);
   const refuse = (name: string, what: string, value: unknown) => {
     throw new TypeError(`seed() option ${name} must be ${what}, got ${show(value)}.`);
   };

@@ -1,6 +1,12 @@
 import { createHash } from 'node:crypto';
 import { Configuration, KeyValueStore } from 'crawlee';
-import { functionOption, instanceOption, stringOption } from '../options.js';
+import {
+  functionOption,
+  instanceOption,
+  type OptionKeys,
+  refuseUnknownOptions,
+  stringOption,
+} from '../options.js';
 import type { RobotsBackendScope, RobotsStoreBackend } from './backend.js';
 import { CLOCK_SKEW_TOLERANCE_MS } from './lifetime.js';
 import { outsideRequestHandlers } from './outside-handlers.js';
@@ -59,6 +65,11 @@ export class KeyValueStoreBackend implements RobotsStoreBackend {
 
   /** @throws TypeError when an option is of the wrong type; the message names it. */
   constructor(options: KeyValueStoreBackendOptions = {}) {
+    refuseUnknownOptions(OWNER, options, {
+      storeName: true,
+      config: true,
+      clock: true,
+    } satisfies OptionKeys<KeyValueStoreBackendOptions>);
     this.#storeName = stringOption(OWNER, 'storeName', options.storeName, 'robots-policies', {
       nonEmpty: true,
     });

@@ -1,5 +1,11 @@
 import { LRUCache } from 'lru-cache';
-import { functionOption, MAX_LRU_ENTRIES, numberOption } from '../options.js';
+import {
+  functionOption,
+  MAX_LRU_ENTRIES,
+  numberOption,
+  type OptionKeys,
+  refuseUnknownOptions,
+} from '../options.js';
 import type { RobotsBackendScope, RobotsFetchLock, RobotsStoreBackend } from './backend.js';
 import { CLOCK_SKEW_TOLERANCE_MS } from './lifetime.js';
 import type { StoredPolicy } from './policy.js';
@@ -58,6 +64,11 @@ export class MemoryBackend implements RobotsStoreBackend {
    *   message names it and says what is accepted.
    */
   constructor(options: MemoryBackendOptions = {}) {
+    refuseUnknownOptions(OWNER, options, {
+      maxEntries: true,
+      maxBytes: true,
+      clock: true,
+    } satisfies OptionKeys<MemoryBackendOptions>);
     const max = numberOption(OWNER, 'maxEntries', options.maxEntries, 100_000, {
       min: 1,
       max: MAX_LRU_ENTRIES,

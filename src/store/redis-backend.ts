@@ -1,6 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { Redis, type RedisOptions, ReplyError } from 'ioredis';
-import { durationOption, numberOption, objectOption, stringOption } from '../options.js';
+import {
+  durationOption,
+  numberOption,
+  type OptionKeys,
+  objectOption,
+  refuseUnknownOptions,
+  stringOption,
+} from '../options.js';
 import type { RobotsBackendScope, RobotsFetchLock, RobotsStoreBackend } from './backend.js';
 import { CLOCK_SKEW_TOLERANCE_MS } from './lifetime.js';
 import { recordProblem, type StoredPolicy } from './policy.js';
@@ -18,6 +25,14 @@ type ScriptedRedis = Redis & {
 };
 
 const OWNER = 'RedisBackend';
+const REDIS_OPTIONS: OptionKeys<RedisBackendOptions> = {
+  url: true,
+  redis: true,
+  keyPrefix: true,
+  commandTimeoutMs: true,
+  connectTimeoutMs: true,
+  maxInFlight: true,
+};
 
 /** Options of {@link RedisBackend}. */
 export interface RedisBackendOptions {
@@ -198,6 +213,7 @@ export class RedisBackend implements RobotsStoreBackend {
    *   message names it and says what is accepted.
    */
   constructor(options: RedisBackendOptions = {}) {
+    refuseUnknownOptions(OWNER, options, REDIS_OPTIONS);
     this.#prefix = stringOption(OWNER, 'keyPrefix', options.keyPrefix, 'crawlee-robots:');
     // ioredis times both with timers.
     const commandTimeoutMs = durationOption(OWNER, 'commandTimeoutMs', options.commandTimeoutMs, 1000);

@@ -18,8 +18,10 @@ import {
   MAX_SPAN_MS,
   MAX_TIMER_MS,
   numberOption,
+  type OptionKeys,
   objectOption,
   productTokenOption,
+  refuseUnknownOptions,
 } from '../options.js';
 import { RobotsTxt } from '../robots/index.js';
 import {
@@ -220,6 +222,35 @@ export interface RobotsStoreOptions {
   log?: Log;
 }
 
+const STORE_OPTIONS: OptionKeys<RobotsStoreOptions> = {
+  userAgent: true,
+  productToken: true,
+  proxyUrl: true,
+  backend: true,
+  httpClient: true,
+  fetchTimeoutMs: true,
+  connectTimeoutMs: true,
+  maxBytes: true,
+  maxRedirects: true,
+  maxAgeMs: true,
+  minAgeMs: true,
+  retry: true,
+  unreachableGraceDays: true,
+  maxEntries: true,
+  maxBytesInMemory: true,
+  keepExpiredMs: true,
+  backendRetry: true,
+  lockTtlMs: true,
+  lockWaitMs: true,
+  lockPollMs: true,
+  clock: true,
+  log: true,
+};
+const RETRY_OPTIONS: OptionKeys<RobotsRetryOptions & RobotsBackendRetryOptions> = {
+  initialDelayMs: true,
+  maxDelayMs: true,
+};
+
 /** Defaults of {@link RobotsStoreOptions}. */
 export const STORE_DEFAULTS = {
   fetchTimeoutMs: FETCH_DEFAULTS.timeoutMs,
@@ -379,6 +410,7 @@ export class RobotsStore {
         'RobotsStore needs the crawler\'s User-Agent: new RobotsStore({ userAgent: "ExampleBot/1.0 (+https://example.com/bot)" }).',
       );
     }
+    refuseUnknownOptions(OWNER, options, STORE_OPTIONS);
     try {
       validateUserAgent(options.userAgent);
     } catch (error) {
@@ -432,6 +464,8 @@ export class RobotsStore {
       options.backendRetry,
       'an object such as { initialDelayMs: 5000, maxDelayMs: 60000 }',
     );
+    if (retry) refuseUnknownOptions(`${OWNER} option retry`, retry, RETRY_OPTIONS);
+    if (backendRetry) refuseUnknownOptions(`${OWNER} option backendRetry`, backendRetry, RETRY_OPTIONS);
     this.#scope = {
       client: clientOf(options.userAgent),
       ignored: (origin, reason, what) => this.#reportIgnored(origin, reason, what),
