@@ -18,6 +18,7 @@ import {
   type LocalFileKind,
   loadRobots,
   messageOf,
+  noAnswer,
   type RobotsSource,
   readLocal,
   type SourceOptions,
@@ -83,7 +84,7 @@ const URL_LIST: LocalFileKind = {
 export async function runAudit(
   options: AuditOptions,
   style: Style,
-): Promise<{ output: string; exitCode: number; incomplete: string | null; htmlError: string | null }> {
+): Promise<{ output: string; exitCode: number; exitReason: string | null; htmlError: string | null }> {
   if (options.urlsFile === '-' && options.file === '-') {
     throw new CliInputError('--urls - and --file - cannot both read standard input');
   }
@@ -99,17 +100,18 @@ export async function runAudit(
   });
   const report = auditReport(source, sample, options);
   const output = options.json ? jsonText(auditJson(report)) : renderAudit(report, style);
-  // An incomplete sitemap sample is said on stderr too, as `sitemaps` says an incomplete list.
-  const incomplete = report.sitemaps?.incomplete ?? null;
+  // Why the exit code is 2 is said on stderr too (a robots.txt that got no answer, an incomplete
+  // sitemap sample, as `sitemaps` says an incomplete list), for a run whose output is kept.
+  const exitReason = noAnswer(source.fetch) ?? report.sitemaps?.incomplete ?? null;
   if (htmlPath !== undefined) {
     // A write that fails now (a full disk) loses no more than the page: the report is printed.
     const failed = await writeFile(htmlPath, renderAuditHtml(report)).then(
       () => null,
       (error: unknown) => `cannot write ${options.htmlFile}: ${messageOf(error, 'no such directory')}`,
     );
-    if (failed !== null) return { output, exitCode: EXIT.error, incomplete, htmlError: failed };
+    if (failed !== null) return { output, exitCode: EXIT.error, exitReason, htmlError: failed };
   }
-  return { output, exitCode: report.exitCode, incomplete, htmlError: null };
+  return { output, exitCode: report.exitCode, exitReason, htmlError: null };
 }
 
 /** Refuses a report path whose directory is missing or closed, or that is a directory. */

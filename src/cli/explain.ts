@@ -6,7 +6,7 @@ import { DEFAULT_AGENTS, sameAgent } from './agents.js';
 import { renderExplain } from './explain-render.js';
 import { EXIT } from './io.js';
 import { jsonText, sourceJson } from './json.js';
-import { gotNoAnswer, loadRobots, type RobotsSource, type SourceOptions } from './source.js';
+import { gotNoAnswer, loadRobots, noAnswer, type RobotsSource, type SourceOptions } from './source.js';
 import type { Style } from './style.js';
 import { type CliVerdict, judge } from './verdicts.js';
 
@@ -33,11 +33,11 @@ export interface ExplainReport {
 export async function runExplain(
   options: ExplainOptions,
   style: Style,
-): Promise<{ output: string; exitCode: number }> {
+): Promise<{ output: string; exitCode: number; noAnswer: string | null }> {
   const source = await loadRobots(options.url, options);
   const report = explainReport(source, options);
   const output = options.json ? jsonText(explainJson(report)) : renderExplain(report, style);
-  return { output, exitCode: report.exitCode };
+  return { output, exitCode: report.exitCode, noAnswer: noAnswer(source.fetch) };
 }
 
 export function explainReport(source: RobotsSource, options: ExplainOptions): ExplainReport {

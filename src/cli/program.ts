@@ -126,7 +126,7 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
       ),
   ).action(async (url: string, flags: CommonFlags & { agent: string }) => {
     checkAgent(flags.agent, '--agent');
-    const { output, exitCode } = await runExplain(
+    const { output, exitCode, noAnswer } = await runExplain(
       {
         ...sourceOptions(flags, flags.agent),
         url: readUrl(url, 'URL', flags.file === undefined ? 'needs-file' : 'accepted'),
@@ -137,6 +137,8 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
       styleFor(flags),
     );
     io.stdout.write(output);
+    // As `audit`: why the exit code is 2, for a run whose output is kept or thrown away.
+    if (noAnswer !== null && flags.json !== true) io.stderr.write(`crawlee-robots: ${printable(noAnswer)}\n`);
     setExitCode(exitCode);
   });
 
@@ -191,7 +193,7 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
       if (flags.maxUrls !== undefined && flags.maxUrls > MAX_AUDIT_URLS) {
         throw new CliInputError(`--max-urls: an audit checks at most ${MAX_AUDIT_URLS} URLs`);
       }
-      const { output, exitCode, incomplete, htmlError } = await runAudit(
+      const { output, exitCode, exitReason, htmlError } = await runAudit(
         {
           ...sourceOptions(flags, flags.agents?.[0] ?? '*'),
           site: readUrl(site, 'site', 'refused'),
@@ -208,8 +210,8 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
       );
       io.stdout.write(output);
       // As `sitemaps`: JSON output carries the reason itself and leaves stderr empty.
-      if (incomplete !== null && flags.json !== true)
-        io.stderr.write(`crawlee-robots: ${printable(incomplete)}\n`);
+      if (exitReason !== null && flags.json !== true)
+        io.stderr.write(`crawlee-robots: ${printable(exitReason)}\n`);
       if (htmlError !== null) io.stderr.write(`crawlee-robots: ${printable(htmlError)}\n`);
       setExitCode(exitCode);
     },

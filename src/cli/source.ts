@@ -214,6 +214,12 @@ export function messageOf(error: unknown, missing = 'no such file'): string {
 
 /** True when the fetch got no HTTP answer at all (DNS, refused, reset, TLS, timeout). */
 export function gotNoAnswer(fetch: RobotsFetchResult): boolean {
+  return noAnswer(fetch) !== null;
+}
+
+/** What the fetch got instead of an HTTP answer, for stderr (`http://a.test/robots.txt got no HTTP answer (timeout)`), or null when it got one. */
+export function noAnswer(fetch: RobotsFetchResult): string | null {
   const last = fetch.hops.at(-1);
-  return last !== undefined && typeof last.status === 'string';
+  if (last === undefined || typeof last.status !== 'string') return null;
+  return `${last.url} got no HTTP answer (${last.status})`;
 }

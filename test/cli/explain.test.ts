@@ -255,6 +255,11 @@ describe('explain: the status of robots.txt', () => {
     expect(lineStarting(run.lines, 'meaning')).toContain(
       'robots.txt is unreachable, everything is disallowed',
     );
+    // Why the exit code is 2, for a script that keeps only stderr; JSON carries it itself.
+    expect(run.stderr).toBe(`crawlee-robots: ${origin}/robots.txt got no HTTP answer (connection-refused)\n`);
+    const json = await runInProcess(['explain', `${origin}/page`, '--agent', 'ExampleBot', '--json']);
+    expect(json.code).toBe(2);
+    expect(json.stderr).toBe('');
   });
 
   it('a server that never answers times out: everything closed, exit 2', async () => {
@@ -270,6 +275,7 @@ describe('explain: the status of robots.txt', () => {
       ]);
       expect(run.code).toBe(2);
       expect(lineStarting(run.lines, 'status')).toBe('  status   no usable answer (timeout)');
+      expect(run.stderr).toBe(`crawlee-robots: ${server.origin}/robots.txt got no HTTP answer (timeout)\n`);
     } finally {
       await server.close();
     }
