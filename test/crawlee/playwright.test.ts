@@ -158,7 +158,7 @@ describe("PlaywrightCrawler with RobotsGuard: the browser's icon requests (Debia
       const paths = Array.from({ length: 40 }, (_, i) => `/p${i}`);
       for (const path of paths) site.route(path, page(path));
       const crawler = new PlaywrightCrawler(
-        { launchContext: CHROMIUM, maxConcurrency: 4, async requestHandler() {} },
+        { launchContext: CHROMIUM, minConcurrency: 4, maxConcurrency: 4, async requestHandler() {} },
         freshConfiguration(),
       );
       new RobotsGuard({
@@ -172,7 +172,8 @@ describe("PlaywrightCrawler with RobotsGuard: the browser's icon requests (Debia
     } finally {
       await site.close();
     }
-  });
+    // Forty browser pages take about 20 s here on a quiet machine, with or without the guard.
+  }, 120_000);
 });
 
 describe('PlaywrightCrawler with RobotsGuard: Crawl-delay (Debian Chromium)', () => {
