@@ -781,25 +781,38 @@ export class RobotsGuard implements HopChecker {
   async #admit(crawler: CrawlerInternals, urls: readonly (string | undefined)[]): Promise<boolean[]> {
     const store = this.#givenStore ?? this.#settledStore ?? (await this.#storeFor(crawler));
     const checks = urls.map((url) => (url === undefined ? undefined : this.#checkCached(store, url)));
-    const unresolved = new Map<string, string>();
+    /** The URLs (their indexes) of each origin not in memory. */
+    const unresolved = new Map<string, number[]>();
     urls.forEach((url, i) => {
       if (url === undefined || checks[i] !== undefined) return;
       try {
         const origin = originOf(url);
-        if (!unresolved.has(origin)) unresolved.set(origin, url);
+        const indexes = unresolved.get(origin);
+        if (indexes === undefined) unresolved.set(origin, [i]);
+        else indexes.push(i);
       } catch {
         // not an http(s) URL: Crawlee decides what to do with it
       }
     });
     if (unresolved.size > 0) {
+      // Each URL is checked against the policy its origin's fetch gave (one fetch per origin, which
+      // every check of it shares), not read back from memory: an add of more new origins than the
+      // store holds would find the first ones gone, let their URLs in unchecked, and fetch again.
+      const checkAll = (indexes: number[]) =>
+        Promise.all(
+          indexes.map(async (i) => {
+            checks[i] = await store.check(urls[i] as string, this.productToken);
+          }),
+        );
       await withDeadline(
-        forEachConcurrently([...unresolved.values()], ADMIT_CONCURRENCY, (url) => store.resolve(url)),
+        forEachConcurrently([...unresolved.values()], ADMIT_CONCURRENCY, checkAll),
         this.#options.enqueueWaitMs,
       );
     }
     const dropped: string[] = [];
     const keep = urls.map((url, i) => {
       if (url === undefined) return true;
+      // A check that failed or is still running: from memory, which throws for a closed store.
       const check = checks[i] ?? (unresolved.size > 0 ? this.#checkCached(store, url) : undefined);
       if (check === undefined) return true;
       const verdict = this.#verdictOf(check, undefined, false);
