@@ -338,13 +338,20 @@ function keyOf(request: Request): string {
   return request.id ?? request.uniqueKey;
 }
 
+/**
+ * The URL an add would fetch: the request's own, or, for a source whose URLs Crawlee downloads
+ * from a list (`requestsFromUrl`), the list's, which is checked as a page is. The URLs in the
+ * list are checked as they leave the queue.
+ */
 function urlOf(request: Source | string): string | undefined {
   if (typeof request === 'string') return request;
-  return typeof request?.url === 'string' ? request.url : undefined;
+  if (typeof request?.url === 'string') return request.url;
+  const list = (request as { requestsFromUrl?: unknown } | undefined)?.requestsFromUrl;
+  return typeof list === 'string' ? list : undefined;
 }
 
 /** What `addRequest` answers for a URL that was not added. */
 function droppedOperation(request: Source | string) {
-  const uniqueKey = typeof request === 'string' ? request : (request.uniqueKey ?? request.url ?? '');
+  const uniqueKey = typeof request === 'string' ? request : (request.uniqueKey ?? urlOf(request) ?? '');
   return { requestId: '', uniqueKey, wasAlreadyPresent: false, wasAlreadyHandled: true, forefront: false };
 }
