@@ -1126,6 +1126,9 @@ export class RobotsGuard implements HopChecker {
         .finally(() => this.#skipCallbacks.delete(call)),
     );
     this.#skipCallbacks.add(call);
+    // The crawl does not end while the callback runs: what it adds (a fallback URL) is crawled in
+    // the same run, as when Crawlee awaits its callback inside the add.
+    this.#interceptors.get(crawler)?.whileBusy(call);
   }
 }
 

@@ -1255,6 +1255,36 @@ describe('RobotsGuard router middleware and user hooks', () => {
     expect(crawlerLevel.sort()).toEqual(['/no/1', '/no/2']);
   });
 
+  it("crawls in the same run what the crawler's onSkippedRequest adds, however long it takes", async () => {
+    const site = await server('User-agent: *\nDisallow: /private/\n', ['/fallback/x', '/fallback/seed']);
+    site.route('/start', page('start', ['/private/x']));
+    const handled: string[] = [];
+    const crawler: CheerioCrawler = new CheerioCrawler(
+      {
+        async requestHandler({ request, enqueueLinks }) {
+          handled.push(new URL(request.url).pathname);
+          await enqueueLinks();
+        },
+        // A callback that looks something up before it adds a fallback: the crawl's queue is
+        // empty long before it is done.
+        onSkippedRequest: async ({ url }) => {
+          await new Promise((resolve) => setTimeout(resolve, 600));
+          await crawler.addRequests([url.replace('/private/', '/fallback/')]);
+        },
+      },
+      freshConfiguration(),
+    );
+    new RobotsGuard({
+      productToken: TOKEN,
+      userAgent: USER_AGENT,
+      store: newStore(),
+      logSummary: false,
+    }).attach(crawler);
+    await crawler.run([`${site.origin}/start`, `${site.origin}/private/seed`]);
+    expect(handled.sort()).toEqual(['/fallback/seed', '/fallback/x', '/start']);
+    expect(await (await crawler.getRequestQueue()).isFinished()).toBe(true);
+  });
+
   it('warns when the User-Agent the crawler sends lacks the product token', async () => {
     const site = await server('User-agent: *\nDisallow:\n', ['/a']);
     const warnings: string[] = [];
