@@ -1,4 +1,5 @@
 import type { RobotsFetchStatus, RobotsPolicyKind } from '../fetch/index.js';
+import { detach } from '../robots/compile.js';
 import type { RuleKind } from '../robots/index.js';
 import type { OriginPolicy, RobotsCheck } from '../store/index.js';
 import type { RobotsDroppedRecord } from './record.js';
@@ -107,8 +108,14 @@ export class RunTally {
     if (record.rule !== null) {
       const key = `${record.rule.line}`;
       const known = tally.rules.get(key);
-      if (known === undefined) tally.rules.set(key, { ...record.rule, drops: 1 });
-      else known.drops++;
+      if (known !== undefined) {
+        known.drops++;
+      } else {
+        // A copy of the pattern of its own: a slice of the parsed file's text keeps the whole
+        // text alive (up to 64 Ki characters) after the store has let the policy go.
+        const [pattern] = detach([record.rule.pattern]);
+        tally.rules.set(key, { kind: record.rule.kind, pattern, line: record.rule.line, drops: 1 });
+      }
     }
   }
 
