@@ -72,6 +72,8 @@ describe('CheerioCrawler: a source of requestsFromUrl', () => {
     expect(site.hits('/lists/urls.txt')).toBe(1);
     expect(handled).toEqual(['/ok']);
     expect(site.hits('/private/x')).toBe(0);
-    expect(records).toMatchObject([{ url: `${site.origin}/private/x`, stage: 'dequeue', reason: 'disallowed' }]);
+    expect(records).toMatchObject([
+      { url: `${site.origin}/private/x`, stage: 'dequeue', reason: 'disallowed' },
+    ]);
   });
 });
