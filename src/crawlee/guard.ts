@@ -1087,15 +1087,14 @@ export class RobotsGuard implements HopChecker {
     crawlDelaySeconds?: number,
   ): void {
     // Links to one disallowed URL from many pages (with fragments or not), listings in many
-    // sitemaps, a link to a URL dropped when it left the queue: one record, as the queue would
-    // keep one request. Per storage: another crawler's dataset gets a record of its own. Per
-    // reason: a URL given up while robots.txt was unreachable and now disallowed is recorded again.
+    // sitemaps, a link to a URL dropped when it left the queue, a request leaving the queue after
+    // a link to it was dropped (it was queued while its robots.txt was unknown): one record, as
+    // the queue would keep one request. Per storage: another crawler's dataset gets a record of
+    // its own. Per reason: a URL given up while robots.txt was unreachable and now disallowed is
+    // recorded again. A stopped redirect hop or navigation is recorded each time: it was requested.
     const dataset = this.#datasetOf(crawler);
-    const key = `${reason} ${recordKeyOf(url)}`;
-    if (stage === 'enqueue' || stage === 'sitemap') {
-      if (!dataset.recordedUrls.add(key)) return;
-    } else if (stage === 'dequeue') {
-      dataset.recordedUrls.add(key);
+    if (stage !== 'redirect' && stage !== 'navigation') {
+      if (!dataset.recordedUrls.add(`${reason} ${recordKeyOf(url)}`)) return;
     }
     const now = this.#options.clock();
     const record = droppedRecord(check, {

@@ -80,13 +80,15 @@ describe('guard.seedFromSitemaps records', () => {
     const site = await server();
     const o = site.origin;
     site.route('/robots.txt', text('User-agent: *\nDisallow: /private\n'));
-    site.route('/links', page('links', ['/private/y#again']));
+    site.route('/links', page('links', ['/private/y#again', '/private/z']));
     const config = freshConfiguration();
-    // A request that entered the queue before the guard saw it, dropped when it leaves the queue,
-    // then linked from a page handled after it.
+    // Requests that entered the queue before the guard saw them: /private/y, dropped when it
+    // leaves the queue, then linked from a page handled after it; /private/z, linked from a page
+    // handled before it leaves the queue (as a URL queued while its robots.txt was unknown).
     const queue = await RequestQueue.open(null, { config });
     await queue.addRequest({ url: `${o}/private/y` });
     await queue.addRequest({ url: `${o}/links` });
+    await queue.addRequest({ url: `${o}/private/z` });
     const crawler = new CheerioCrawler(
       {
         requestQueue: queue,
@@ -113,6 +115,7 @@ describe('guard.seedFromSitemaps records', () => {
     expect(records.map((r) => [r.url, r.stage])).toEqual([
       [`${o}/private/x#top`, 'enqueue'],
       [`${o}/private/y`, 'dequeue'],
+      [`${o}/private/z`, 'enqueue'],
     ]);
   });
 
