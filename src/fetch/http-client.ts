@@ -1,8 +1,10 @@
 import type { EventEmitter } from 'node:events';
-import type { IncomingHttpHeaders } from 'node:http';
+import { Agent as HttpAgent, type IncomingHttpHeaders } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
 import type { Socket } from 'node:net';
 import type { Readable } from 'node:stream';
 import { gotScraping } from 'got-scraping';
+import http2Wrapper from 'http2-wrapper';
 import { booleanOption, type OptionKeys, refuseUnknownOptions } from '../options.js';
 import { urlOrNull } from '../robots/url.js';
 import { type ContentDecoder, contentDecoding } from './content-encoding.js';
@@ -527,8 +529,22 @@ export class CappedBody {
   }
 }
 
+/**
+ * Agents that close each connection once its answer is read (an HTTP/2 session once its last
+ * stream ends). robots.txt is asked for once a day per origin: Node's default agents keep every
+ * connection open for reuse, so a crawl meeting a thousand new origins within a few seconds held a
+ * thousand idle sockets, and ran out of file descriptors. Through a proxy, got-scraping uses
+ * agents of its own.
+ */
+const CLOSING_AGENTS = {
+  http: new HttpAgent({ keepAlive: false }),
+  https: new HttpsAgent({ keepAlive: false }),
+  http2: new http2Wrapper.Agent({ maxEmptySessions: 0 }),
+};
+
 function openStream(request: RobotsHttpRequest, ignoreTlsErrors: boolean, http2: boolean): unknown {
   return gotScraping.stream(request.url, {
+    ...(request.proxyUrl === undefined ? { agent: CLOSING_AGENTS } : {}),
     method: 'GET',
     headers: { ...request.headers },
     useHeaderGenerator: false,

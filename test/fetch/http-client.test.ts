@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import { constants, createSecureServer, type Http2SecureServer, type ServerHttp2Stream } from 'node:http2';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -42,11 +43,13 @@ interface ListeningServer {
   port: number;
   /** Destroys every open connection. */
   dropConnections(): void;
+  /** Connections open now. */
+  openConnections(): number;
   /** Destroys every open connection, then stops listening. */
   close(): Promise<void>;
 }
 
-async function listen(server: Http2SecureServer | Server): Promise<ListeningServer> {
+async function listen(server: Http2SecureServer | Server | HttpServer): Promise<ListeningServer> {
   const sockets = new Set<Socket>();
   server.on('connection', (socket: Socket) => {
     sockets.add(socket);
@@ -63,6 +66,7 @@ async function listen(server: Http2SecureServer | Server): Promise<ListeningServ
     origin: `https://127.0.0.1:${port}`,
     port,
     dropConnections,
+    openConnections: () => sockets.size,
     close: () =>
       new Promise<void>((resolve) => {
         dropConnections();
@@ -132,6 +136,37 @@ describe('GotScrapingRobotsClient: HTTP/2 and certificates', () => {
     const client = new GotScrapingRobotsClient({ ignoreTlsErrors: false, http2 });
     const answer = await client.request(requestFor(`${otherHost.origin}/robots.txt`));
     expect(answer).toMatchObject({ ok: false, failure: 'tls-error' });
+  });
+});
+
+describe('GotScrapingRobotsClient: no connection is kept open', () => {
+  // robots.txt is asked for once a day per origin: a connection kept for reuse is a file
+  // descriptor per origin, and a crawl meeting thousands of origins at once ran out of them.
+  async function closedSoon(server: ListeningServer): Promise<number> {
+    for (let waited = 0; waited < 1000 && server.openConnections() > 0; waited += 20) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    return server.openConnections();
+  }
+
+  it.each([
+    ['HTTP/1.1', () => listen(createHttpServer((_request, response) => response.end(RULES))), 'http'],
+    ['HTTP/1.1 over TLS', () => startHttp2Server('other-host'), 'https'],
+    ['HTTP/2', () => startHttp2Server('loopback'), 'https'],
+  ] as const)('closes the connection once the answer is read (%s)', async (_name, start, scheme) => {
+    const server = await start();
+    try {
+      const url = `${scheme}://127.0.0.1:${server.port}/robots.txt`;
+      for (let i = 0; i < 3; i++) {
+        expect(await new GotScrapingRobotsClient().request(requestFor(url))).toMatchObject({
+          ok: true,
+          status: 200,
+        });
+        expect(await closedSoon(server)).toBe(0);
+      }
+    } finally {
+      await server.close();
+    }
   });
 });
 
