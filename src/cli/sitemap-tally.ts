@@ -23,7 +23,7 @@ export interface SitemapTally {
   declared: boolean;
   /** The index that listed it; null for a sitemap robots.txt declares (or one never read). */
   parent: string | null;
-  /** What the file was, once read; null for one that failed or was skipped. */
+  /** What the file was, once read, in whole or in part; null for one never read, or not recognised. */
   format: SitemapFormat | null;
   /** Page URLs read from it: kept + blocked + filtered. */
   found: number;
@@ -192,6 +192,8 @@ export async function readSitemaps(site: string, options: ReadSitemapsOptions): 
   for (const failure of failures) {
     const entry = tally(failure.url);
     entry.failure = failure.why;
+    // A file that failed part way through (a parse error, a body cut short) says what it held.
+    if (failure.format !== undefined) entry.format ??= failure.format;
     if (failure.parent !== undefined) entry.parent = failure.parent;
   }
   for (const warning of result.warnings) {
@@ -203,6 +205,8 @@ export async function readSitemaps(site: string, options: ReadSitemapsOptions): 
     }
     const entry = tally(warning.url);
     entry.warnings.push(warning.why);
+    // A file the run stopped in the middle of (--max-urls) says what it held.
+    if (warning.format !== undefined) entry.format ??= warning.format;
     if (warning.parent !== undefined && entry.parent === null && !entry.declared)
       entry.parent = warning.parent;
   }

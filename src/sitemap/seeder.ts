@@ -26,6 +26,7 @@ import type {
   SitemapDroppedUrl,
   SitemapEntry,
   SitemapFilterReason,
+  SitemapFormat,
   SitemapProblem,
   SitemapRequest,
   SitemapSeedResult,
@@ -547,10 +548,11 @@ class SeedRun {
       for (const source of siteSources(policy, this.#tryCommonPaths)) this.#pushSource(source);
   }
 
-  #failure(task: SitemapTask, why: string, refusedByRobots = false): void {
+  /** A sitemap that could not be read; `format`, what it held, when it was read in part. */
+  #failure(task: SitemapTask, why: string, refusedByRobots = false, format?: SitemapFormat): void {
     this.#result.sitemapsFailed++;
     this.log.warning(`Sitemap ${task.url} failed: ${why}`);
-    this.#report(this.#result.failures, task, why, refusedByRobots);
+    this.#report(this.#result.failures, task, why, refusedByRobots, false, format);
   }
 
   /** A sitemap that is not read: counted as skipped, with a warning saying why. */
@@ -560,9 +562,14 @@ class SeedRun {
   }
 
   /** A problem met while reading `task`, or, `skipped`, why it is not read. */
-  #warning(task: Pick<SitemapTask, 'url' | 'parent'>, why: string, skipped = false): void {
+  #warning(
+    task: Pick<SitemapTask, 'url' | 'parent'>,
+    why: string,
+    skipped = false,
+    format?: SitemapFormat,
+  ): void {
     this.log.debug(`Sitemap ${task.url}: ${why}`);
-    this.#report(this.#result.warnings, task, why, false, skipped);
+    this.#report(this.#result.warnings, task, why, false, skipped, format);
   }
 
   #report(
@@ -571,12 +578,14 @@ class SeedRun {
     why: string,
     refusedByRobots = false,
     skipped = false,
+    format?: SitemapFormat,
   ): void {
     if (list.length >= this.#maxProblems) return;
     const problem: SitemapProblem = { url: task.url, why };
     if (task.parent !== undefined) problem.parent = task.parent;
     if (refusedByRobots) problem.refusedByRobots = true;
     if (skipped) problem.skipped = true;
+    if (format !== undefined && format !== 'unknown') problem.format = format;
     list.push(problem);
   }
 
@@ -697,12 +706,18 @@ class SeedRun {
     const kind = parser.format === 'sitemapindex' ? 'sitemap' : 'URL';
     const found = `${file.entries} ${file.entries === 1 ? kind : `${kind}s`} read`;
     if (readError !== undefined) {
-      if (readError.kind === 'aborted') this.#cutByStop(task, found);
-      else this.#failure(task, `${readError.message.replace(/\.$/, '')} (${found} before).`);
+      if (readError.kind === 'aborted') this.#cutByStop(task, found, parser.format);
+      else
+        this.#failure(
+          task,
+          `${readError.message.replace(/\.$/, '')} (${found} before).`,
+          false,
+          parser.format,
+        );
       return;
     }
     if (!ended) {
-      this.#cutByStop(task, found);
+      this.#cutByStop(task, found, parser.format);
       return;
     }
     if (parser.error !== undefined && file.entries === 0) {
@@ -719,7 +734,7 @@ class SeedRun {
     if (parser.error !== undefined) {
       // Not read to its end, as a body cut short is not: what parsed before the error is kept,
       // and the file is a failure, so a list or sample of its URLs is known to be incomplete.
-      this.#failure(task, `${parser.error} (${found} before it).`);
+      this.#failure(task, `${parser.error} (${found} before it).`, false, parser.format);
       return;
     }
     this.#result.sitemapsRead++;
@@ -757,8 +772,8 @@ class SeedRun {
    * counted as read, wherever the stop found it (waiting for the server or reading), and a
    * warning says how far it got.
    */
-  #cutByStop(task: SitemapTask, found: string): void {
-    this.#warning(task, `Not read to the end: the run stopped (${found} before).`);
+  #cutByStop(task: SitemapTask, found: string, format?: SitemapFormat): void {
+    this.#warning(task, `Not read to the end: the run stopped (${found} before).`, false, format);
   }
 
   /** A sitemap past `maxSitemaps`: skipped, and the first one says so. */

@@ -98,6 +98,11 @@ export interface SitemapProblem {
    * child on another host, past a limit): the problem is in the index that lists it, `parent`.
    */
   skipped?: true;
+  /**
+   * What the file held, when it was read in part before it failed or the run stopped (a
+   * `urlset`, a feed, ...); absent for one never read, or whose content was not recognised.
+   */
+  format?: SitemapFormat;
 }
 
 /** A sitemap file read, as {@link SitemapSeedOptions.onSitemapRead} receives it. */

@@ -952,6 +952,11 @@ describe('sitemaps --max-urls', () => {
         null,
         null,
       ]);
+      // The file cut after its first URL says what it held; the one that never answered cannot.
+      expect(json.sitemaps.map((sitemap: { format: string | null }) => sitemap.format)).toEqual([
+        'urlset',
+        null,
+      ]);
     } finally {
       await slow.close();
     }

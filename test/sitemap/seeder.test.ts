@@ -175,6 +175,11 @@ describe('SitemapSeeder on a site with every format', () => {
   it('keeps what broken XML gave before the error, and counts the file as failed', () => {
     const failure = result.failures.find((entry) => entry.url.endsWith('/maps/broken.xml'));
     expect(failure?.why).toMatch(/^Broken XML: .*2 URLs read before it/);
+    // Read in part, it says what it held; a file never read (a 404) does not.
+    expect(failure?.format).toBe('urlset');
+    expect(result.failures.find((entry) => entry.url.endsWith('/maps/missing.xml'))).not.toHaveProperty(
+      'format',
+    );
     expect(result.warnings.some((entry) => entry.url.endsWith('/maps/broken.xml'))).toBe(false);
     expect(run.urls.filter((url) => url.includes('/broken/'))).toHaveLength(2);
   });
