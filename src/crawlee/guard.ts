@@ -755,7 +755,7 @@ export class RobotsGuard implements HopChecker {
   #gateFor(crawler: CrawlerInternals): RequestGate {
     return {
       now: () => this.#options.clock(),
-      admit: (urls) => this.#admit(crawler, urls),
+      admit: (urls, lists) => this.#admit(crawler, urls, lists),
       release: (request, paced) => this.#release(crawler, request, paced),
       recorded: () => this.#datasetOf(crawler).flush(),
       stoppedAdding: (error, read) =>
@@ -778,7 +778,11 @@ export class RobotsGuard implements HopChecker {
    * Disallowed URLs never enter the queue; URLs of unreachable or still unresolved origins enter
    * it and are decided when taken out.
    */
-  async #admit(crawler: CrawlerInternals, urls: readonly (string | undefined)[]): Promise<boolean[]> {
+  async #admit(
+    crawler: CrawlerInternals,
+    urls: readonly (string | undefined)[],
+    lists?: ReadonlySet<number>,
+  ): Promise<boolean[]> {
     const store = this.#givenStore ?? this.#settledStore ?? (await this.#storeFor(crawler));
     const checks = urls.map((url) => (url === undefined ? undefined : this.#checkCached(store, url)));
     /** The URLs (their indexes) of each origin not in memory. */
@@ -809,6 +813,17 @@ export class RobotsGuard implements HopChecker {
         this.#options.enqueueWaitMs,
       );
     }
+    // A list Crawlee downloads during the add is never checked again: it waits for its robots.txt
+    // however long that takes (the store's timeouts bound it).
+    for (const i of lists ?? []) {
+      const url = urls[i];
+      if (url === undefined || checks[i] !== undefined) continue;
+      try {
+        checks[i] = await store.check(url, this.productToken);
+      } catch (error) {
+        if (!notHttp(error)) throw error;
+      }
+    }
     const dropped: string[] = [];
     const keep = urls.map((url, i) => {
       if (url === undefined) return true;
@@ -816,8 +831,11 @@ export class RobotsGuard implements HopChecker {
       const check = checks[i] ?? (unresolved.size > 0 ? this.#checkCached(store, url) : undefined);
       if (check === undefined) return true;
       const verdict = this.#verdictOf(check, undefined, false);
-      if (verdict.kind !== 'drop') return true;
-      this.#drop(crawler, check, undefined, url, 'enqueue', verdict.reason, verdict.crawlDelaySeconds);
+      if (verdict.kind === 'allow' || (verdict.kind === 'defer' && !lists?.has(i))) return true;
+      // A list whose robots.txt is unreachable cannot wait in the queue: it is given up at once.
+      const reason = verdict.kind === 'defer' ? 'robots-unreachable' : verdict.reason;
+      const delay = verdict.kind === 'drop' ? verdict.crawlDelaySeconds : undefined;
+      this.#drop(crawler, check, undefined, url, 'enqueue', reason, delay);
       dropped.push(url);
       return false;
     });

@@ -12,8 +12,12 @@ export type DequeueDecision =
 
 /** The robots.txt decisions the interceptor asks for: implemented by the guard. */
 export interface RequestGate {
-  /** For URLs being added: true to let each in. Drops are recorded by the gate. */
-  admit(urls: readonly (string | undefined)[]): Promise<boolean[]>;
+  /**
+   * For URLs being added: true to let each in. Drops are recorded by the gate. `lists` holds the
+   * indexes of URLs that are lists Crawlee downloads during the add (`requestsFromUrl`): no check
+   * on dequeue follows, so they are let in only when robots.txt allows them now.
+   */
+  admit(urls: readonly (string | undefined)[], lists?: ReadonlySet<number>): Promise<boolean[]>;
   /**
    * For a request taken out of the queue. `paced` is true when the request already waited for
    * its Crawl-delay slot. A plain decision when it needs no I/O.
@@ -199,13 +203,13 @@ export class RequestManagerInterceptor {
         );
       },
       addRequest: async (request: Source | string, options?: object) => {
-        const [keep] = await this.#gate.admit([urlOf(request)]);
+        const [keep] = await this.#gate.admit(...urlsOf([request]));
         if (keep) return target.addRequest!(request, options);
         return droppedOperation(request);
       },
       addRequests: async (requests: (Source | string)[], options?: object) => {
         const list = [...requests];
-        const keep = await this.#gate.admit(list.map(urlOf));
+        const keep = await this.#gate.admit(...urlsOf(list));
         return target.addRequests!(
           list.filter((_, i) => keep[i]),
           options,
@@ -213,7 +217,7 @@ export class RequestManagerInterceptor {
       },
       addRequestsBatched: async (requests: RequestsLike, options?: object) => {
         if (Array.isArray(requests)) {
-          const keep = await this.#gate.admit(requests.map(urlOf));
+          const keep = await this.#gate.admit(...urlsOf(requests));
           return target.addRequestsBatched!(
             requests.filter((_, i) => keep[i]),
             options,
@@ -276,7 +280,7 @@ export class RequestManagerInterceptor {
   }
 
   async #admitChunk(chunk: (Source | string)[]): Promise<(Source | string)[]> {
-    const keep = await this.#gate.admit(chunk.map(urlOf));
+    const keep = await this.#gate.admit(...urlsOf(chunk));
     return chunk.filter((_, i) => keep[i]);
   }
 
@@ -340,14 +344,32 @@ function keyOf(request: Request): string {
 
 /**
  * The URL an add would fetch: the request's own, or, for a source whose URLs Crawlee downloads
- * from a list (`requestsFromUrl`), the list's, which is checked as a page is. The URLs in the
- * list are checked as they leave the queue.
+ * from a list during the add (`requestsFromUrl`), the list's. The URLs in the list are checked
+ * as they leave the queue.
  */
 function urlOf(request: Source | string): string | undefined {
   if (typeof request === 'string') return request;
   if (typeof request?.url === 'string') return request.url;
+  return listUrlOf(request);
+}
+
+function listUrlOf(request: Source | string): string | undefined {
+  if (typeof request === 'string' || typeof request?.url === 'string') return undefined;
   const list = (request as { requestsFromUrl?: unknown } | undefined)?.requestsFromUrl;
   return typeof list === 'string' ? list : undefined;
+}
+
+/** What {@link RequestGate.admit} takes for `requests`: their URLs, and which of them are lists. */
+function urlsOf(requests: readonly (Source | string)[]): [(string | undefined)[], Set<number> | undefined] {
+  let lists: Set<number> | undefined;
+  const urls = requests.map((request, i) => {
+    const list = listUrlOf(request);
+    if (list === undefined) return urlOf(request);
+    lists ??= new Set();
+    lists.add(i);
+    return list;
+  });
+  return [urls, lists];
 }
 
 /** What `addRequest` answers for a URL that was not added. */

@@ -1,6 +1,6 @@
 import { CheerioCrawler, LogLevel, log } from 'crawlee';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type RobotsDroppedRecord, RobotsGuard } from '../../src/crawlee/index.js';
+import { type RobotsDroppedRecord, RobotsGuard, type RobotsGuardOptions } from '../../src/crawlee/index.js';
 import type { RobotsStore } from '../../src/store/index.js';
 import {
   datasetItems,
@@ -30,7 +30,7 @@ describe('CheerioCrawler: a source of requestsFromUrl', () => {
     await site?.close();
   });
 
-  async function crawl(source: string) {
+  async function crawl(source: string, guardOptions: Partial<RobotsGuardOptions> = {}) {
     const config = freshConfiguration();
     const handled: string[] = [];
     const crawler = new CheerioCrawler(
@@ -42,7 +42,13 @@ describe('CheerioCrawler: a source of requestsFromUrl', () => {
       config,
     );
     store = quickStore();
-    new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store, logSummary: false }).attach(crawler);
+    new RobotsGuard({
+      productToken: TOKEN,
+      userAgent: USER_AGENT,
+      store,
+      logSummary: false,
+      ...guardOptions,
+    }).attach(crawler);
     // Crawlee's own pattern wants a host with a top-level domain: one for loopback.
     await crawler.run([
       { requestsFromUrl: `${site?.origin}${source}`, regex: /http:\/\/127\.0\.0\.1:\d+\/\S+/g },
@@ -60,6 +66,34 @@ describe('CheerioCrawler: a source of requestsFromUrl', () => {
     expect(handled).toEqual([]);
     expect(records).toMatchObject([
       { url: `${site.origin}/private/list.txt`, stage: 'enqueue', reason: 'disallowed' },
+    ]);
+  });
+
+  // Crawlee downloads the list during the add: it cannot wait in the queue for its robots.txt.
+  it('does not download a list whose robots.txt is unreachable, and records it as given up', async () => {
+    site = await startHttpServer({
+      '/robots.txt': text('down', 503),
+      '/list.txt': text('/ok\n'),
+    });
+    const { handled, records } = await crawl('/list.txt');
+    expect(site.hits('/list.txt')).toBe(0);
+    expect(handled).toEqual([]);
+    expect(records).toMatchObject([
+      { url: `${site.origin}/list.txt`, stage: 'enqueue', reason: 'robots-unreachable' },
+    ]);
+  });
+
+  it('waits for a robots.txt slower than enqueueWaitMs before it lets a list be downloaded', async () => {
+    site = await startHttpServer({
+      '/robots.txt': (request, response) => {
+        setTimeout(() => text('User-agent: *\nDisallow: /\n')(request, response), 300);
+      },
+      '/list.txt': text('/ok\n'),
+    });
+    const { records } = await crawl('/list.txt', { enqueueWaitMs: 50 });
+    expect(site.hits('/list.txt')).toBe(0);
+    expect(records).toMatchObject([
+      { url: `${site.origin}/list.txt`, stage: 'enqueue', reason: 'disallowed' },
     ]);
   });
 
