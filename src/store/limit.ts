@@ -15,20 +15,36 @@ export class ConcurrencyLimit {
     this.#limit = limit;
   }
 
+  /** True when a turn asked for now would wait. */
+  get full(): boolean {
+    return this.#running >= this.#limit;
+  }
+
   /** Tasks waiting for a turn. */
   get waiting(): number {
     return this.#waiting.length - this.#head;
   }
 
   async run<T>(task: () => Promise<T>): Promise<T> {
-    if (this.#running < this.#limit) this.#running++;
-    // The turn is handed over by the task that ends: #running stays as it is.
-    else await new Promise<void>((start) => this.#waiting.push(start));
+    const release = await this.acquire();
     try {
       return await task();
     } finally {
-      this.#next();
+      release();
     }
+  }
+
+  /** Waits for a turn; resolves with the function that ends it (calls after the first do nothing). */
+  async acquire(): Promise<() => void> {
+    if (this.#running < this.#limit) this.#running++;
+    // The turn is handed over by the task that ends: #running stays as it is.
+    else await new Promise<void>((start) => this.#waiting.push(start));
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      this.#next();
+    };
   }
 
   #next(): void {

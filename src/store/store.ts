@@ -843,43 +843,55 @@ export class RobotsStore {
       }
       if (!loaded.ok || backend.lock === undefined) return await this.#fetch(origin, previous, local);
 
-      let lock: RobotsFetchLock | undefined;
-      const locked = await this.#call('lock', () => backend.lock!(origin, this.#lockTtlMs, this.#scope), {
-        late: giveBack,
-      });
-      if (locked.ok && locked.value === undefined) {
-        // Another process is fetching this origin: wait for its result, within bounds.
-        this.#stats.lockWaits++;
-        const waited = await this.#waitForPeer(origin, backend, local, seenAt);
-        if ('stored' in waited) {
-          const adopted = this.#adopt(origin, waited.stored, local, previous, unusable);
-          if (adopted !== undefined) return adopted;
-        } else {
-          lock = waited.lock;
-        }
-      } else if (locked.ok) {
-        lock = locked.value;
-      }
+      // The fetch turn is taken before the lock: a lock is held only while its fetch can run. Taken
+      // the other way round, another process would wait out the lock's whole lifetime for a fetch
+      // still queued here, then fetch the file too.
+      let endTurn: (() => void) | undefined = await this.#turn(origin);
       try {
-        if (lock !== undefined) {
-          // Double-checked: the previous holder may have saved its result and released the lock
-          // between our load and our lock.
-          const again = await this.#call('load', () => backend.load(origin, this.#scope));
-          const stored = again.ok ? this.#onOurClock(again.value) : undefined;
-          const adopted =
-            stored !== undefined &&
-            this.#isFresh(stored) &&
-            this.#adopt(origin, stored, local, previous, unusable);
-          if (adopted) return adopted;
+        let lock: RobotsFetchLock | undefined;
+        const locked = await this.#call('lock', () => backend.lock!(origin, this.#lockTtlMs, this.#scope), {
+          late: giveBack,
+        });
+        if (locked.ok && locked.value === undefined) {
+          // Another process is fetching this origin: wait for its result, within bounds, and
+          // without a turn.
+          endTurn();
+          endTurn = undefined;
+          this.#stats.lockWaits++;
+          const waited = await this.#waitForPeer(origin, backend, local, seenAt);
+          if ('stored' in waited) {
+            const adopted = this.#adopt(origin, waited.stored, local, previous, unusable);
+            if (adopted !== undefined) return adopted;
+          } else {
+            lock = waited.lock;
+          }
+        } else if (locked.ok) {
+          lock = locked.value;
         }
-        return await this.#fetch(origin, previous, local);
+        try {
+          if (lock !== undefined) {
+            // Double-checked: the previous holder may have saved its result and released the lock
+            // between our load and our lock.
+            const again = await this.#call('load', () => backend.load(origin, this.#scope));
+            const stored = again.ok ? this.#onOurClock(again.value) : undefined;
+            const adopted =
+              stored !== undefined &&
+              this.#isFresh(stored) &&
+              this.#adopt(origin, stored, local, previous, unusable);
+            if (adopted) return adopted;
+          }
+          endTurn ??= await this.#turn(origin);
+          return await this.#fetchNow(origin, previous, local);
+        } finally {
+          if (lock !== undefined) {
+            const held = lock;
+            // Sent even while the breaker is open (not waited for then): the fleet gets the origin
+            // back at once if the backend answers; otherwise the lock expires after lockTtlMs.
+            await this.#call('unlock', () => held.release(), { always: true });
+          }
+        }
       } finally {
-        if (lock !== undefined) {
-          const held = lock;
-          // Sent even while the breaker is open (not waited for then): the fleet gets the origin
-          // back at once if the backend answers; otherwise the lock expires after lockTtlMs.
-          await this.#call('unlock', () => held.release(), { always: true });
-        }
+        endTurn?.();
       }
     } catch (error) {
       if (error instanceof ClosedWhileWaiting) throw error;
@@ -961,8 +973,26 @@ export class RobotsStore {
    * inside the turn: a burst of new origins must not send as many large writes to a shared
    * backend at once either (a local Redis timed out under 200 saves of 400 KiB at once).
    */
-  #fetch(origin: string, previous: KnownState, local: PolicyEntry | undefined): Promise<PolicyEntry> {
-    return this.#fetches.run(() => this.#fetchNow(origin, previous, local));
+  async #fetch(origin: string, previous: KnownState, local: PolicyEntry | undefined): Promise<PolicyEntry> {
+    const endTurn = await this.#turn(origin);
+    try {
+      return await this.#fetchNow(origin, previous, local);
+    } finally {
+      endTurn();
+    }
+  }
+
+  /**
+   * A fetch turn (see maxConcurrentFetches). A store closed while its fetches waited for a turn
+   * sends none of them: each rejects, as a check waiting for another process does. One that got
+   * its turn at once is under way, as before there was a limit, and close() waits for it.
+   */
+  async #turn(origin: string): Promise<() => void> {
+    const queued = this.#fetches.full;
+    const endTurn = await this.#fetches.acquire();
+    if (!queued || !this.#closed) return endTurn;
+    endTurn();
+    throw new ClosedWhileWaiting(origin);
   }
 
   async #fetchNow(origin: string, previous: KnownState, local: PolicyEntry | undefined) {

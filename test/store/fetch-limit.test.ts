@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { RobotsStore, type RobotsStoreOptions } from '../../src/store/index.js';
+import { MemoryBackend, RobotsStore, type RobotsStoreOptions } from '../../src/store/index.js';
 import { ConcurrencyLimit } from '../../src/store/limit.js';
 import { startHttpServer, type TestHttpServer } from '../support/http-server.js';
 import { captureLog } from '../support/log.js';
@@ -17,22 +17,27 @@ describe('RobotsStore maxConcurrentFetches', () => {
     stores = [];
   });
 
-  /** `count` origins whose robots.txt answers after 100 ms; `peak()` is the most answered at once. */
-  async function slowOrigins(count: number) {
+  /**
+   * `count` origins whose robots.txt answers after `delayMs`; `peak()` is the most answered at
+   * once, `requested()` how many were asked for.
+   */
+  async function slowOrigins(count: number, delayMs = 100) {
     let running = 0;
     let peak = 0;
+    let requested = 0;
     const robots = (_request: IncomingMessage, response: ServerResponse) => {
       running++;
+      requested++;
       peak = Math.max(peak, running);
       setTimeout(() => {
         running--;
         response.writeHead(200, { 'content-type': 'text/plain' }).end('User-agent: *\nDisallow: /private\n');
-      }, 100);
+      }, delayMs);
     };
     servers = await Promise.all(
       Array.from({ length: count }, () => startHttpServer({ '/robots.txt': robots })),
     );
-    return { origins: servers.map((server) => server.origin), peak: () => peak };
+    return { origins: servers.map((server) => server.origin), peak: () => peak, requested: () => requested };
   }
 
   function store(options: Partial<RobotsStoreOptions> = {}): RobotsStore {
@@ -56,6 +61,45 @@ describe('RobotsStore maxConcurrentFetches', () => {
     const unlimited = store();
     await Promise.all(origins.map((origin) => unlimited.check(`${origin}/`)));
     expect(peak()).toBe(12);
+  });
+
+  it('sends none of the fetches still waiting for a turn when the store is closed', async () => {
+    const { origins, requested } = await slowOrigins(5, 200);
+    const limited = store({ maxConcurrentFetches: 1 });
+    const checks = origins.map((origin) =>
+      limited.check(`${origin}/x`).then(
+        (check) => check.status,
+        (error: Error) => error.message,
+      ),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await limited.close();
+    // The one running ends; the four waiting are not sent, and say why.
+    expect(await Promise.all(checks)).toEqual([
+      200,
+      ...origins
+        .slice(1)
+        .map(
+          (origin) =>
+            `This RobotsStore was closed while a check waited for another process to fetch ${origin}/robots.txt.`,
+        ),
+    ]);
+    expect(requested()).toBe(1);
+  });
+
+  it('takes the fleet-wide fetch lock of an origin only once its turn has come', async () => {
+    // Two stores of a fleet share a backend. Taken while its fetch waited for a turn, the lock of
+    // the last origin expired before A fetched it: B took it and fetched the file too.
+    const { origins } = await slowOrigins(4, 300);
+    const backend = new MemoryBackend();
+    const a = store({ backend, maxConcurrentFetches: 1, lockTtlMs: 700, lockPollMs: 20 });
+    const b = store({ backend, lockTtlMs: 700, lockPollMs: 20 });
+    const fromA = Promise.all(origins.map((origin) => a.check(`${origin}/x`)));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const fromB = await b.check(`${origins[3]}/x`);
+    expect(fromB).toMatchObject({ status: 200, allowed: true });
+    await fromA;
+    for (const server of servers) expect(server.hits('/robots.txt')).toBe(1);
   });
 
   it('takes a whole number from 1', () => {
@@ -93,5 +137,23 @@ describe('ConcurrencyLimit', () => {
     expect(results[500]).toBe('task 500');
     expect(results[2999]).toBe(2999);
     expect(limit.waiting).toBe(0);
+  });
+});
+
+describe('ConcurrencyLimit.acquire', () => {
+  it('ends a turn once, however often its end is called', async () => {
+    const limit = new ConcurrencyLimit(1);
+    const end = await limit.acquire();
+    end();
+    end();
+    const first = await limit.acquire();
+    let second = false;
+    const waiting = limit.acquire().then(() => {
+      second = true;
+    });
+    expect(limit.waiting).toBe(1);
+    first();
+    await waiting;
+    expect(second).toBe(true);
   });
 });
