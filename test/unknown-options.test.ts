@@ -88,7 +88,9 @@ describe('an option that is not read is refused, not ignored', () => {
       guard.seedFromSitemaps(crawler, ['http://127.0.0.1:9/'], loose({ maxUrl: 5 })),
     ).rejects.toThrow('RobotsGuard.seedFromSitemaps() has no option "maxUrl": did you mean maxUrls?');
     // The two the guard takes for itself are said to be so, not silently replaced.
-    for (const taken of ['onDropped', 'enqueue']) {
+    // A keep of the caller's would have been replaced (overMax 'skip') or its drops recorded as
+    // robots.txt's (reason crawl-delay-over-max): refused too.
+    for (const taken of ['onDropped', 'enqueue', 'keep']) {
       await expect(
         guard.seedFromSitemaps(crawler, ['http://127.0.0.1:9/'], loose({ [taken]: () => {} })),
       ).rejects.toThrow(

@@ -252,17 +252,17 @@ function optionalOfType<T>(name: string, value: T, type: 'string' | 'boolean' | 
 }
 
 /**
- * Options of {@link RobotsGuard.seedFromSitemaps}: those of `SitemapSeeder.seed()` but `enqueue`
- * and `onDropped` (the guard queues through the crawler and records what it drops), and the
- * download settings of a `SitemapSeeder`.
+ * Options of {@link RobotsGuard.seedFromSitemaps}: those of `SitemapSeeder.seed()` but `enqueue`,
+ * `onDropped` and `keep` (the guard queues through the crawler, records what it drops, and keeps
+ * out the URLs of an origin whose Crawl-delay it will not wait for), and the download settings of
+ * a `SitemapSeeder`.
  */
-export type RobotsSeedFromSitemapsOptions = Omit<SitemapSeedOptions, 'enqueue' | 'onDropped'> &
+export type RobotsSeedFromSitemapsOptions = Omit<SitemapSeedOptions, 'enqueue' | 'onDropped' | 'keep'> &
   Partial<Pick<SitemapSeederOptions, 'proxyUrl' | 'timeoutMs' | 'connectTimeoutMs'>>;
 
 const SEED_FROM_SITEMAPS_OPTIONS: OptionKeys<RobotsSeedFromSitemapsOptions> = {
   onFiltered: true,
   onSitemapRead: true,
-  keep: true,
   label: true,
   userData: true,
   include: true,
@@ -296,10 +296,10 @@ export function checkSeedFromSitemapsOptions(options: RobotsSeedFromSitemapsOpti
   if (typeof options !== 'object' || options === null) {
     throw new TypeError(`${owner} takes an object of options, got ${show(options)}.`);
   }
-  for (const taken of ['enqueue', 'onDropped']) {
+  for (const taken of ['enqueue', 'onDropped', 'keep']) {
     if ((options as Record<string, unknown>)[taken] !== undefined) {
       throw new TypeError(
-        `${owner} has no option ${taken}: it queues through crawler.addRequests() and records what it drops in the guard's dataset. Call SitemapSeeder.seed() to take ${taken} yourself.`,
+        `${owner} has no option ${taken}: it queues through crawler.addRequests(), records what robots.txt drops in the guard's dataset, and keeps out the URLs of an origin whose Crawl-delay it will not wait for. Choose URLs with include and exclude, or call SitemapSeeder.seed() to take ${taken} yourself.`,
       );
     }
   }
