@@ -45,6 +45,8 @@ export interface CrawlerInternals {
   /** Where Crawlee decides between retry and failure: the guard turns its own errors into skips here. */
   _requestFunctionErrorHandler(error: Error, context: { request: Request }, source: object): Promise<void>;
   run(...args: unknown[]): Promise<unknown>;
+  /** Makes the crawler's request queue and manager when it has none. */
+  getRequestQueue?(): Promise<unknown>;
 }
 
 /** The crawler's properties that hold its request manager. */

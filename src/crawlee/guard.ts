@@ -450,6 +450,26 @@ export class RobotsGuard implements HopChecker {
   ): Promise<SitemapSeedResult> {
     checkSeedFromSitemapsOptions(options);
     const internals = crawler as unknown as CrawlerInternals;
+    // Crawlee reads a crawler without a request manager as finished: a run started with no URL
+    // and no queue would end at once, before the first seeded URL. The queue is made now.
+    const queue = internals.getRequestQueue?.();
+    const seeding = (async () => {
+      await queue;
+      return this.#seed(crawler, internals, inputs, options);
+    })();
+    // Seeding during crawler.run(): the run waits for the URLs still to come rather than ending
+    // when its queue is empty and leaving them in it. Marked before the first wait: a run started
+    // in the same tick with an empty queue would otherwise end before the seeding began.
+    const interceptor = this.#interceptors.get(internals);
+    return interceptor === undefined ? seeding : interceptor.whileBusy(seeding);
+  }
+
+  async #seed(
+    crawler: Pick<BasicCrawler, 'addRequests'>,
+    internals: CrawlerInternals,
+    inputs: readonly SitemapSeedInput[],
+    options: RobotsSeedFromSitemapsOptions,
+  ): Promise<SitemapSeedResult> {
     const store = await this.#storeFor(internals);
     const { proxyUrl, timeoutMs, connectTimeoutMs, ...seedOptions } = options;
     const seeder = new SitemapSeeder({
@@ -462,9 +482,6 @@ export class RobotsGuard implements HopChecker {
     });
     const { enabled, maxSeconds, overMax } = this.#options.crawlDelay;
     const now = () => this.#options.clock();
-    // Seeding during crawler.run(): the run waits for the URLs still to come rather than ending
-    // when its queue is empty and leaving them in it.
-    const interceptor = this.#interceptors.get(internals);
     const seeding = seeder.seed(inputs, {
       // URLs of an origin whose robots.txt is unreachable are queued: the guard defers them.
       enqueueWhenRobotsUnreachable: true,
@@ -497,7 +514,12 @@ export class RobotsGuard implements HopChecker {
         return this.#dropBacklog(internals);
       },
     });
-    return interceptor === undefined ? seeding : interceptor.whileBusy(seeding);
+    try {
+      return await seeding;
+    } finally {
+      // Resolved once the records of what it dropped are written, as an add is.
+      await this.#datasetOf(internals).flush();
+    }
   }
 
   /** A wait while more than DROP_BACKLOG records or onSkippedRequest calls are pending, else undefined. */

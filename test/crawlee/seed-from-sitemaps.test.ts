@@ -305,3 +305,50 @@ describe('guard.seedFromSitemaps while the crawler runs', () => {
     expect(mostWaiting).toBeLessThanOrEqual(1500);
   });
 });
+
+describe('guard.seedFromSitemaps during and after', () => {
+  it('is crawled by a run started with no URL in the same tick, though its sitemap comes late', async () => {
+    // Crawlee ends a run at once when the crawler has no request queue yet.
+    const site = await server();
+    const o = site.origin;
+    const paths = ['/p0', '/p1', '/p2'];
+    site.route('/robots.txt', text(`User-agent: *\nDisallow:\nSitemap: ${o}/late.xml\n`));
+    site.route('/late.xml', (request, response) => {
+      setTimeout(() => text(urlset(paths.map((path) => `${o}${path}`)))(request, response), 300);
+    });
+    for (const path of paths) site.route(path, page(path));
+    const handled: string[] = [];
+    const crawler = new CheerioCrawler(
+      {
+        requestHandler({ request }) {
+          handled.push(new URL(request.url).pathname);
+        },
+      },
+      freshConfiguration(),
+    );
+    const guard = new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store: newStore() }).attach(
+      crawler,
+    );
+    const running = crawler.run();
+    const result = await guard.seedFromSitemaps(crawler, [`${o}/`]);
+    await running;
+    expect(result.kept).toBe(3);
+    expect(handled.sort()).toEqual(paths);
+  });
+
+  it('resolves once the records of every URL it dropped are written', async () => {
+    const site = await server();
+    const o = site.origin;
+    const disallowed = Array.from({ length: 300 }, (_, i) => `${o}/private/${i}`);
+    site.route('/robots.txt', text(`User-agent: *\nDisallow: /private\nSitemap: ${o}/s.xml\n`));
+    site.route('/s.xml', text(urlset(disallowed)));
+    const config = freshConfiguration();
+    const crawler = new CheerioCrawler({ requestHandler() {} }, config);
+    const guard = new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store: newStore() }).attach(
+      crawler,
+    );
+    const result = await guard.seedFromSitemaps(crawler, [`${o}/`]);
+    expect(result.droppedByRobots).toBe(300);
+    expect(await datasetItems<RobotsDroppedRecord>(config)).toHaveLength(300);
+  });
+});
