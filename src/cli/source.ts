@@ -217,9 +217,9 @@ export function gotNoAnswer(fetch: RobotsFetchResult): boolean {
   return noAnswer(fetch) !== null;
 }
 
-/** What the fetch got instead of an HTTP answer, for stderr (`http://a.test/robots.txt got no HTTP answer (timeout)`), or null when it got one. */
+/** What the fetch got instead of an HTTP answer, for stderr (`http://a.test/robots.txt got no usable HTTP answer (timeout)`), or null when it got one. */
 export function noAnswer(fetch: RobotsFetchResult): string | null {
   const last = fetch.hops.at(-1);
   if (last === undefined || typeof last.status !== 'string') return null;
-  return `${last.url} got no HTTP answer (${last.status})`;
+  return `${last.url} got no usable HTTP answer (${last.status})`;
 }

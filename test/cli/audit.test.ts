@@ -365,7 +365,9 @@ describe('audit: --fail-on', () => {
     const run = await runInProcess(['audit', origin, '--timeout', '3000']);
     expect(run.code).toBe(2);
     expect(lineStarting(run.lines, 'status')).toBe('  status   no usable answer (connection-refused)');
-    expect(run.stderr).toBe(`crawlee-robots: ${origin}/robots.txt got no HTTP answer (connection-refused)\n`);
+    expect(run.stderr).toBe(
+      `crawlee-robots: ${origin}/robots.txt got no usable HTTP answer (connection-refused)\n`,
+    );
   });
 
   it('no answer at all: the fail-on heading says exit 2, as the process exits', async () => {

@@ -256,10 +256,30 @@ describe('explain: the status of robots.txt', () => {
       'robots.txt is unreachable, everything is disallowed',
     );
     // Why the exit code is 2, for a script that keeps only stderr; JSON carries it itself.
-    expect(run.stderr).toBe(`crawlee-robots: ${origin}/robots.txt got no HTTP answer (connection-refused)\n`);
+    expect(run.stderr).toBe(
+      `crawlee-robots: ${origin}/robots.txt got no usable HTTP answer (connection-refused)\n`,
+    );
     const json = await runInProcess(['explain', `${origin}/page`, '--agent', 'ExampleBot', '--json']);
     expect(json.code).toBe(2);
     expect(json.stderr).toBe('');
+  });
+
+  it('a body that cannot be decoded is no usable answer either, though the server said 200', async () => {
+    const server = await serve({
+      '/robots.txt': (_request, response) => {
+        response.writeHead(200, { 'content-type': 'text/plain', 'content-encoding': 'gzip' });
+        response.end('not gzip at all');
+      },
+    });
+    try {
+      const run = await runInProcess(['explain', `${server.origin}/page`, '--agent', 'ExampleBot']);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toBe(
+        `crawlee-robots: ${server.origin}/robots.txt got no usable HTTP answer (decoding-error)\n`,
+      );
+    } finally {
+      await server.close();
+    }
   });
 
   it('a server that never answers times out: everything closed, exit 2', async () => {
@@ -275,7 +295,9 @@ describe('explain: the status of robots.txt', () => {
       ]);
       expect(run.code).toBe(2);
       expect(lineStarting(run.lines, 'status')).toBe('  status   no usable answer (timeout)');
-      expect(run.stderr).toBe(`crawlee-robots: ${server.origin}/robots.txt got no HTTP answer (timeout)\n`);
+      expect(run.stderr).toBe(
+        `crawlee-robots: ${server.origin}/robots.txt got no usable HTTP answer (timeout)\n`,
+      );
     } finally {
       await server.close();
     }
