@@ -2,6 +2,7 @@ import type { Log } from 'crawlee';
 import { validateUserAgent } from '../fetch/index.js';
 import { type OptionKeys, objectOption, refuseUnknownOptions, show, withinTimer } from '../options.js';
 import type { SitemapSeederOptions, SitemapSeedOptions } from '../sitemap/index.js';
+import { SEED_OPTIONS } from '../sitemap/seeder.js';
 import type { RobotsStore } from '../store/index.js';
 
 /** How the guard honours the `Crawl-delay` of the group that applies to the crawler. */
@@ -260,31 +261,10 @@ function optionalOfType<T>(name: string, value: T, type: 'string' | 'boolean' | 
 export type RobotsSeedFromSitemapsOptions = Omit<SitemapSeedOptions, 'enqueue' | 'onDropped' | 'keep'> &
   Partial<Pick<SitemapSeederOptions, 'proxyUrl' | 'timeoutMs' | 'connectTimeoutMs'>>;
 
+// seed()'s options but the three the guard sets itself, and the download settings of a seeder.
+const { enqueue, onDropped, keep, ...SEED_KEYS } = SEED_OPTIONS;
 const SEED_FROM_SITEMAPS_OPTIONS: OptionKeys<RobotsSeedFromSitemapsOptions> = {
-  onFiltered: true,
-  onSitemapRead: true,
-  label: true,
-  userData: true,
-  include: true,
-  exclude: true,
-  modifiedSince: true,
-  keepUndated: true,
-  sameHostOnly: true,
-  tryCommonPaths: true,
-  checkSitemapUrls: true,
-  unreachableWaitMs: true,
-  enqueueWhenRobotsUnreachable: true,
-  batchSize: true,
-  concurrency: true,
-  maxUrlsPerFile: true,
-  maxBytesPerFile: true,
-  maxUrls: true,
-  maxSitemaps: true,
-  maxTotalBytes: true,
-  maxDepth: true,
-  progressIntervalMs: true,
-  maxReportedProblems: true,
-  signal: true,
+  ...SEED_KEYS,
   proxyUrl: true,
   timeoutMs: true,
   connectTimeoutMs: true,

@@ -127,7 +127,8 @@ const SEEDER_OPTIONS: OptionKeys<SitemapSeederOptions> = {
   ignoreTlsErrors: true,
   log: true,
 };
-const SEED_OPTIONS: OptionKeys<SitemapSeedOptions> = {
+/** Every option of seed(); RobotsGuard.seedFromSitemaps() takes most of them. */
+export const SEED_OPTIONS: OptionKeys<SitemapSeedOptions> = {
   enqueue: true,
   onDropped: true,
   keep: true,
