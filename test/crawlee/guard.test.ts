@@ -887,21 +887,27 @@ describe('RobotsGuard and an origin whose robots.txt stays unreachable', () => {
       userAgent: USER_AGENT,
       store,
       logSummary: false,
-      unreachable: { giveUpAfterMs: 1200, minRecheckDelayMs: 50, maxRecheckDelayMs: 100 },
+      unreachable: { giveUpAfterMs: 2000, minRecheckDelayMs: 50, maxRecheckDelayMs: 100 },
     });
-    const a = new CheerioCrawler({ requestHandler() {} }, freshConfiguration());
+    const configA = freshConfiguration();
+    const a = new CheerioCrawler({ requestHandler() {} }, configA);
     const b = new CheerioCrawler({ requestHandler() {} }, freshConfiguration());
     guard.attach(a).attach(b);
-    const started = performance.now();
-    let aEnded = 0;
-    const runA = a.run([`${down.origin}/x`]).then(() => {
-      aEnded = performance.now() - started;
-    });
-    await new Promise((resolve) => setTimeout(resolve, 700));
+    const runA = a.run([`${down.origin}/x`]);
+    // B starts once A's request has waited for 1 s of its 2 s.
+    const deferredOf = () =>
+      guard.summary().origins.find((origin) => origin.origin === down.origin)?.deferred;
+    while (!deferredOf()) await new Promise((resolve) => setTimeout(resolve, 20));
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const bStarted = Date.now();
     await Promise.all([runA, b.run([`${up.origin}/slow`])]);
 
-    // Given up about giveUpAfterMs after its first deferral, not that long after B started.
-    expect(aEnded).toBeLessThan(2300);
+    // Given up 2 s after its first deferral, about 1 s after B started; had B's run started the
+    // wait again, not before 2 s after B started. Read from the record's time, not from when A's
+    // run ended, which a loaded machine delays by its own amount.
+    const [givenUp] = await datasetItems<RobotsDroppedRecord>(configA);
+    expect(givenUp).toMatchObject({ url: `${down.origin}/x`, reason: 'robots-unreachable' });
+    expect(Date.parse(givenUp.time) - bStarted).toBeLessThan(1800);
     const downSummary = guard.summary().origins.find((origin) => origin.origin === down.origin);
     expect(downSummary).toMatchObject({ deferred: 1, givenUp: 1 });
   });
