@@ -361,15 +361,11 @@ function listUrlOf(request: Source | string): string | undefined {
 
 /** What {@link RequestGate.admit} takes for `requests`: their URLs, and which of them are lists. */
 function urlsOf(requests: readonly (Source | string)[]): [(string | undefined)[], Set<number> | undefined] {
-  let lists: Set<number> | undefined;
-  const urls = requests.map((request, i) => {
-    const list = listUrlOf(request);
-    if (list === undefined) return urlOf(request);
-    lists ??= new Set();
-    lists.add(i);
-    return list;
+  const lists = new Set<number>();
+  requests.forEach((request, i) => {
+    if (listUrlOf(request) !== undefined) lists.add(i);
   });
-  return [urls, lists];
+  return [requests.map(urlOf), lists.size > 0 ? lists : undefined];
 }
 
 /** What `addRequest` answers for a URL that was not added. */

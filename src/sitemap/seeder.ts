@@ -201,6 +201,14 @@ function checkSeedOptions(options: SitemapSeedOptions): void {
   }
 }
 
+/** What a reported problem says beyond its sitemap and why (see SitemapProblem). */
+interface ProblemDetails {
+  refusedByRobots?: boolean;
+  skipped?: boolean;
+  /** What the file held, when it was read in part. */
+  format?: SitemapFormat;
+}
+
 /** A sitemap waiting to be read. */
 interface SitemapTask {
   url: string;
@@ -549,37 +557,30 @@ class SeedRun {
       for (const source of siteSources(policy, this.#tryCommonPaths)) this.#pushSource(source);
   }
 
-  /** A sitemap that could not be read; `format`, what it held, when it was read in part. */
-  #failure(task: SitemapTask, why: string, refusedByRobots = false, format?: SitemapFormat): void {
+  /** A sitemap that could not be read. */
+  #failure(task: SitemapTask, why: string, details?: ProblemDetails): void {
     this.#result.sitemapsFailed++;
     this.log.warning(`Sitemap ${task.url} failed: ${why}`);
-    this.#report(this.#result.failures, task, why, refusedByRobots, false, format);
+    this.#report(this.#result.failures, task, why, details);
   }
 
   /** A sitemap that is not read: counted as skipped, with a warning saying why. */
   #skip(task: Pick<SitemapTask, 'url' | 'parent'>, why: string): void {
     this.#result.sitemapsSkipped++;
-    this.#warning(task, why, true);
+    this.#warning(task, why, { skipped: true });
   }
 
   /** A problem met while reading `task`, or, `skipped`, why it is not read. */
-  #warning(
-    task: Pick<SitemapTask, 'url' | 'parent'>,
-    why: string,
-    skipped = false,
-    format?: SitemapFormat,
-  ): void {
+  #warning(task: Pick<SitemapTask, 'url' | 'parent'>, why: string, details?: ProblemDetails): void {
     this.log.debug(`Sitemap ${task.url}: ${why}`);
-    this.#report(this.#result.warnings, task, why, false, skipped, format);
+    this.#report(this.#result.warnings, task, why, details);
   }
 
   #report(
     list: SitemapProblem[],
     task: Pick<SitemapTask, 'url' | 'parent'>,
     why: string,
-    refusedByRobots = false,
-    skipped = false,
-    format?: SitemapFormat,
+    { refusedByRobots = false, skipped = false, format }: ProblemDetails = {},
   ): void {
     if (list.length >= this.#maxProblems) return;
     const problem: SitemapProblem = { url: task.url, why };
@@ -709,12 +710,9 @@ class SeedRun {
     if (readError !== undefined) {
       if (readError.kind === 'aborted') this.#cutByStop(task, found, parser.format);
       else
-        this.#failure(
-          task,
-          `${readError.message.replace(/\.$/, '')} (${found} before).`,
-          false,
-          parser.format,
-        );
+        this.#failure(task, `${readError.message.replace(/\.$/, '')} (${found} before).`, {
+          format: parser.format,
+        });
       return;
     }
     if (!ended) {
@@ -735,7 +733,7 @@ class SeedRun {
     if (parser.error !== undefined) {
       // Not read to its end, as a body cut short is not: what parsed before the error is kept,
       // and the file is a failure, so a list or sample of its URLs is known to be incomplete.
-      this.#failure(task, `${parser.error} (${found} before it).`, false, parser.format);
+      this.#failure(task, `${parser.error} (${found} before it).`, { format: parser.format });
       return;
     }
     this.#result.sitemapsRead++;
@@ -774,7 +772,7 @@ class SeedRun {
    * warning says how far it got.
    */
   #cutByStop(task: SitemapTask, found: string, format?: SitemapFormat): void {
-    this.#warning(task, `Not read to the end: the run stopped (${found} before).`, false, format);
+    this.#warning(task, `Not read to the end: the run stopped (${found} before).`, { format });
   }
 
   /** A sitemap past `maxSitemaps`: skipped, and the first one says so. */
@@ -786,14 +784,14 @@ class SeedRun {
     this.#warning(
       task,
       `maxSitemaps (${this.#maxSitemaps}) reached: this and further sitemaps are skipped.`,
-      true,
+      { skipped: true },
     );
   }
 
   /** The run has read `maxTotalBytes`: it stops, and says so once. */
   #totalBytesReached(task: SitemapTask, skipped = false): void {
     if (this.#stopped) return;
-    this.#warning(task, `maxTotalBytes (${this.#maxTotalBytes}) reached: the run stops.`, skipped);
+    this.#warning(task, `maxTotalBytes (${this.#maxTotalBytes}) reached: the run stops.`, { skipped });
     this.#stop();
   }
 
@@ -808,7 +806,7 @@ class SeedRun {
       this.log.debug(`Not trying ${task.url}: ${why}`);
       return;
     }
-    this.#failure(task, why, true);
+    this.#failure(task, why, { refusedByRobots: true });
   }
 
   /**
@@ -874,7 +872,7 @@ class SeedRun {
         this.#warning(
           child,
           `Deeper than maxDepth (${this.#maxDepth}): skipped, and so are other children this deep.`,
-          true,
+          { skipped: true },
         );
       }
       return;

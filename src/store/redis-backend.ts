@@ -10,6 +10,7 @@ import {
 } from '../options.js';
 import type { RobotsBackendScope, RobotsFetchLock, RobotsStoreBackend } from './backend.js';
 import { CLOCK_SKEW_TOLERANCE_MS } from './lifetime.js';
+import { ConcurrencyLimit } from './limit.js';
 import { recordProblem, type StoredPolicy } from './policy.js';
 
 /** The states of an ioredis client on its way to its first connection. */
@@ -196,9 +197,7 @@ export class RedisBackend implements RobotsStoreBackend {
   readonly #owned: boolean;
   readonly #prefix: string;
   readonly #connectTimeoutMs: number;
-  readonly #maxInFlight: number;
-  readonly #waiting: { go: () => void; fail: (error: unknown) => void }[] = [];
-  #inFlight = 0;
+  readonly #commands: ConcurrencyLimit;
   #connecting: Promise<void> | undefined;
   #lastError: Error | undefined;
   /** Stores using the backend (see attach): the last one to be closed closes the connection. */
@@ -219,11 +218,13 @@ export class RedisBackend implements RobotsStoreBackend {
     const commandTimeoutMs = durationOption(OWNER, 'commandTimeoutMs', options.commandTimeoutMs, 1000);
     this.#connectTimeoutMs = durationOption(OWNER, 'connectTimeoutMs', options.connectTimeoutMs, 2000);
     // With none allowed, no command would ever start.
-    this.#maxInFlight = numberOption(OWNER, 'maxInFlight', options.maxInFlight, 64, {
-      min: 1,
-      max: Number.MAX_SAFE_INTEGER,
-      integer: true,
-    });
+    this.#commands = new ConcurrencyLimit(
+      numberOption(OWNER, 'maxInFlight', options.maxInFlight, 64, {
+        min: 1,
+        max: Number.MAX_SAFE_INTEGER,
+        integer: true,
+      }),
+    );
     const url = stringOption(OWNER, 'url', options.url, 'redis://127.0.0.1:6379', { nonEmpty: true });
     const given = objectOption<Redis>(OWNER, 'redis', options.redis, 'an ioredis client (new Redis(...))', {
       methods: ['on', 'defineCommand'],
@@ -459,23 +460,15 @@ export class RedisBackend implements RobotsStoreBackend {
    * next try of Redis would be queued behind them). An error Redis answered with is about that
    * one command: the others go on.
    */
-  async #limited<T>(command: () => Promise<T>): Promise<T> {
-    if (this.#inFlight >= this.#maxInFlight) {
-      await new Promise<void>((go, fail) => this.#waiting.push({ go, fail }));
-    } else {
-      this.#inFlight++;
-    }
-    try {
-      return await command();
-    } catch (error) {
-      if (!(error instanceof ReplyError)) for (const waiter of this.#waiting.splice(0)) waiter.fail(error);
-      throw error;
-    } finally {
-      // Hand the slot to the next waiter, or give it back.
-      const next = this.#waiting.shift();
-      if (next) next.go();
-      else this.#inFlight--;
-    }
+  #limited<T>(command: () => Promise<T>): Promise<T> {
+    return this.#commands.run(async () => {
+      try {
+        return await command();
+      } catch (error) {
+        if (!(error instanceof ReplyError)) this.#commands.failWaiting(error);
+        throw error;
+      }
+    });
   }
 
   #policyKey(origin: string, scope: RobotsBackendScope): string {
