@@ -212,6 +212,16 @@ export class SitemapParser {
    * `sitemapindex`): sitemaps.org's schema allows one kind per root, so they are skipped.
    */
   misplacedEntries = 0;
+  /**
+   * Entry elements that are not where the format has them (a `<url>` inside another `<url>`,
+   * or inside a wrapper element of the `urlset`): skipped, and counted so the seeder says so.
+   */
+  strayEntries = 0;
+  /**
+   * Locations skipped: a second `<loc>` (or RSS `<link>`) of one entry that differs from its
+   * first, which is the one read, and a `<loc>` of a `urlset` or `sitemapindex` outside any entry.
+   */
+  strayLocations = 0;
 
   #entries: SitemapEntry[] = [];
   /** The `xml:base` in effect inside each open element that sets one, innermost last. */
@@ -459,9 +469,12 @@ export class SitemapParser {
         this.#locBase = undefined;
         this.#lastmod = '';
         this.#published = '';
-      }
+      } else if (name === this.#entryName()) this.strayEntries++;
+      else if (name === 'loc' && depth === 2 && (this.format === 'urlset' || this.format === 'sitemapindex'))
+        this.strayLocations++;
       return;
     }
+    if (name === this.#entryName()) this.strayEntries++;
     if (depth !== this.#entryDepth + 1) return;
     switch (this.format) {
       case 'urlset':
@@ -513,6 +526,22 @@ export class SitemapParser {
             ? 'Not a sitemap: an HTML page.'
             : `Not a sitemap: the root element is <${name}>.`,
         );
+    }
+  }
+
+  /** The name of the entry element of the format: what a stray one would be called. */
+  #entryName(): string | undefined {
+    switch (this.format) {
+      case 'urlset':
+        return 'url';
+      case 'sitemapindex':
+        return 'sitemap';
+      case 'rss':
+        return 'item';
+      case 'atom':
+        return 'entry';
+      default:
+        return undefined;
     }
   }
 
@@ -571,6 +600,7 @@ export class SitemapParser {
       const value = this.#text.trim();
       if (this.#field === 'loc') {
         if (this.#loc === '') this.#loc = value;
+        else if (value !== '' && value !== this.#loc) this.strayLocations++;
       } else if (this.#field === 'lastmod') {
         if (this.#lastmod === '') this.#lastmod = value;
       } else if (this.#published === '') {

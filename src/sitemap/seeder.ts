@@ -758,6 +758,21 @@ class SeedRun {
         `${parser.misplacedEntries} <${entry}> entries ignored: a <${root}> lists ${holds} only (sitemaps.org).`,
       );
     }
+    if (parser.strayEntries > 0) {
+      const [entry, where] = ENTRY_PLACES[parser.format] ?? ['url', 'directly inside <urlset>'];
+      this.#warning(
+        task,
+        `${parser.strayEntries} <${entry}> ${plural(parser.strayEntries, 'element')} ignored: not ${where}, where entries are read (one inside another entry, or inside a wrapper element).`,
+      );
+    }
+    if (parser.strayLocations > 0) {
+      const [entry] = ENTRY_PLACES[parser.format] ?? ['url'];
+      const loc = parser.format === 'rss' ? 'link' : 'loc';
+      this.#warning(
+        task,
+        `${parser.strayLocations} <${loc}> ${plural(parser.strayLocations, 'element')} ignored: a second location in one <${entry}> (its first is read), or one outside any <${entry}>.`,
+      );
+    }
     if (file.full) {
       this.#warning(
         task,
@@ -1203,4 +1218,16 @@ function limit(name: string, value: number | undefined, fallback: number, min: 0
     );
   }
   return value;
+}
+
+/** By format, the entry element and where the format reads it. */
+const ENTRY_PLACES: Partial<Record<SitemapFormat, [entry: string, where: string]>> = {
+  urlset: ['url', 'directly inside <urlset>'],
+  sitemapindex: ['sitemap', 'directly inside <sitemapindex>'],
+  rss: ['item', 'in <channel> (RSS 2.0) or the root (RSS 1.0)'],
+  atom: ['entry', 'directly inside <feed>'],
+};
+
+function plural(count: number, noun: string): string {
+  return count === 1 ? noun : `${noun}s`;
 }

@@ -276,6 +276,54 @@ describe('filters, discovery and limits', () => {
     );
   });
 
+  it('warns about entries and locations it skips: nested or wrapped entries, a second location', async () => {
+    server.route(
+      '/stray.xml',
+      serveBody(
+        urlset([{ loc: `${o}/s/1` }]).replace(
+          '</urlset>',
+          [
+            // Two locations: the first is read, the second counted.
+            `<url><loc>${o}/s/2</loc><loc>${o}/s/2-other</loc></url>`,
+            // The same location twice loses nothing.
+            `<url><loc>${o}/s/3</loc><loc>${o}/s/3</loc></url>`,
+            // An entry inside an entry, and one inside a wrapper element.
+            `<url><loc>${o}/s/4</loc><url><loc>${o}/s/nested</loc></url></url>`,
+            `<group><url><loc>${o}/s/wrapped</loc></url></group>`,
+            // A location outside any entry.
+            `<loc>${o}/s/loose</loc>`,
+            '</urlset>',
+          ].join(''),
+        ),
+      ),
+    );
+    server.route(
+      '/stray.rss',
+      serveBody(
+        `<rss version="2.0"><channel><link>${o}/</link><item><link>${o}/r/1</link><link>${o}/r/1-other</link></item></channel></rss>`,
+      ),
+    );
+    const run = await seedInto([`${o}/stray.xml`, `${o}/stray.rss`]);
+    expect(run.urls.sort()).toEqual([`${o}/r/1`, `${o}/s/1`, `${o}/s/2`, `${o}/s/3`, `${o}/s/4`]);
+    expect(run.result.warnings).toHaveLength(3);
+    expect(run.result.warnings).toEqual(
+      expect.arrayContaining([
+        {
+          url: `${o}/stray.xml`,
+          why: '2 <url> elements ignored: not directly inside <urlset>, where entries are read (one inside another entry, or inside a wrapper element).',
+        },
+        {
+          url: `${o}/stray.xml`,
+          why: '2 <loc> elements ignored: a second location in one <url> (its first is read), or one outside any <url>.',
+        },
+        {
+          url: `${o}/stray.rss`,
+          why: '1 <link> element ignored: a second location in one <item> (its first is read), or one outside any <item>.',
+        },
+      ]),
+    );
+  });
+
   it('does not request a sitemap robots.txt disallows unless robots.txt lists it', async () => {
     server.route('/hidden/map.xml', serveBody(urlset([{ loc: `${o}/h/1` }])));
     const run = await seedInto([`${o}/hidden/map.xml`]);
