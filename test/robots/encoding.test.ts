@@ -15,8 +15,11 @@ describe('normalizePath', () => {
     ['/a%2fb', '/a%2Fb'],
     ['/a*b$c', '/a%2Ab%24c'],
     ['/a%2Ab', '/a%2Ab'],
-    ['/100%', '/100%25'],
-    ['/100%zz', '/100%25zz'],
+    // A `%` that starts no escape stays as it is, as Google's parser keeps it.
+    ['/100%', '/100%'],
+    ['/100%zz', '/100%zz'],
+    ['/a%2', '/a%2'],
+    ['/a%%41', '/a%A'],
     ['/a b"c<d>', '/a%20b%22c%3Cd%3E'],
     ['/ツ', '/%E3%83%84'],
     ['/😀', '/%F0%9F%98%80'],
@@ -49,7 +52,8 @@ function referenceNormalizePath(path: string): string {
     }
     const ch = String.fromCodePoint(path.codePointAt(i)!);
     i += ch.length;
-    if (raw.test(ch)) out += ch;
+    // A `%` here starts no escape: it stays.
+    if (raw.test(ch) || ch === '%') out += ch;
     else
       for (const octet of new TextEncoder().encode(ch))
         out += `%${octet.toString(16).toUpperCase().padStart(2, '0')}`;

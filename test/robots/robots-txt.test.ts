@@ -301,6 +301,31 @@ describe('percent-encoding on both sides (RFC 9309 2.2.2)', () => {
     expect(allowed('user-agent: *\ndisallow: /foo-%24\n', 'https://a.example/foo-$')).toBe(false);
     expect(allowed('user-agent: *\ndisallow: /foo-%24\n', 'https://a.example/foo-')).toBe(true);
   });
+  it('reads a % that starts no escape as Google does: it matches the % of any escape, and itself', () => {
+    const cases: [pattern: string, url: string, disallowed: boolean][] = [
+      ['/*%', 'https://a.example/caf%C3%A9', true],
+      ['/*%', 'https://a.example/café', true],
+      ['/*%', 'https://a.example/100%', true],
+      ['/*%', 'https://a.example/plain', false],
+      ['/a%', 'https://a.example/a%20b', true],
+      ['/a%2', 'https://a.example/a%2Fb', true],
+      ['/a%2G', 'https://a.example/a%2G', true],
+      ['/100%$', 'https://a.example/100%', true],
+      ['/100%$', 'https://a.example/100%25', false],
+      // An escape of `%` names the octet `%`, as a URL writes it escaped.
+      ['/100%25', 'https://a.example/100%25', true],
+    ];
+    for (const [pattern, url, disallowed] of cases) {
+      expect([pattern, url, allowed(`user-agent: *\ndisallow: ${pattern}\n`, url)]).toEqual([
+        pattern,
+        url,
+        !disallowed,
+      ]);
+    }
+    expect(RobotsTxt.parse('user-agent: *\ndisallow: /*%\n').groups[0].rules[0].normalizedPattern).toBe(
+      '/*%',
+    );
+  });
   it('quotes each rule as written next to its normal form', () => {
     const robots = RobotsTxt.parse(
       'user-agent: *\ndisallow: /caf%c3%a9/é\ndisallow: /a%2Fb\ndisallow: /a$b/x$\ndisallow: /plain*\n',
