@@ -98,7 +98,8 @@ const tokenCache = new Map<string, string>();
  * From a whole User-Agent header (`Mozilla/5.0 (compatible; ExampleBot/2.1; +https://...)`)
  * the token is the first product that reads like a crawler's name (`bot`, `spider`,
  * `crawl`, ...), else the product right after `compatible`, else the first product that is
- * not a browser word. Pass the bare token when the header is unusual.
+ * not a browser word; a product of several words (`Sogou web spider/4.0`) is named by its first,
+ * as a `user-agent` line is. Pass the bare token when the header is unusual.
  */
 export function productTokenOf(userAgent: string): string {
   // A crawler asks with the same User-Agent again and again.
@@ -148,9 +149,13 @@ function readCached(userAgent: string): string {
  * The product token of a User-Agent header (RFC 9110 10.1.5: products `name/version` and
  * comments `(a; b; c)`, whose items name crawlers too: `(compatible; ExampleBot/2.1; +https://...)`).
  * Words are read between blanks, parentheses, `;` and `,`. A word whose name (before any `/`)
- * holds `.`, `:` or `@` is a host, a URL, an e-mail address or a `key:value` such as `rv:109.0`,
- * never a product: `(compatible; Foo/1.0; +http://crawler.example.com/)` names `foo`, not
- * `crawler`. One pass over the header, whatever it holds.
+ * holds `:` or `@` is a URL, an e-mail address or a `key:value` such as `rv:109.0`, and one with
+ * `.` a host, never a product: `(compatible; Foo/1.0; +http://crawler.example.com/)` names `foo`,
+ * not `crawler`; but a name whose last part after a `.` is no domain label and reads like a
+ * crawler's (`archive.org_bot`, `Mail.RU_Bot`) is read as a `user-agent` line reads it (`archive`,
+ * `mail`). Outside comments, words separated by blanks alone are one product, named as the line
+ * would name it, by its first word: `Sogou web spider/4.0` is `sogou`, as `User-agent: Sogou web
+ * spider` names `sogou`. One pass over the header, whatever it holds.
  */
 function readProductToken(header: string): string {
   let first = '';
@@ -158,20 +163,37 @@ function readProductToken(header: string): string {
   // of the platform before it (`Nexus` in `(Linux; Android 6.0.1; Nexus 5X Build/MMB29P)`).
   let compatible = '';
   let afterCompatible = false;
+  /** How deep in comments the word is: 0 outside them. */
+  let depth = 0;
+  /** Outside comments, the name of the product the words since the last break other than a blank make, '' for none. */
+  let product = '';
+  /** Set when the next word outside comments starts a product. */
+  let startsProduct = true;
   for (let at = 0; at < header.length; ) {
-    if (isWordBreak(header.charCodeAt(at))) {
+    const c = header.charCodeAt(at);
+    if (isWordBreak(c)) {
+      if (c === 40 /* ( */) depth++;
+      else if (c === 41 /* ) */ && depth > 0) depth--;
+      if (c !== 32 && c !== 9) startsProduct = true;
       at++;
       continue;
     }
     let end = at;
     while (end < header.length && !isWordBreak(header.charCodeAt(end))) end++;
-    const name = productNameOf(header, at, end);
+    const word = readWord(header, at, end);
     at = end;
+    let name = word.name;
+    if (depth === 0) {
+      if (startsProduct) product = name !== '' && !BROWSER_WORDS.has(name.toLowerCase()) ? name : '';
+      // A version ends a product: the next word starts another.
+      startsProduct = word.versioned;
+      if (product !== '') name = product;
+    }
     const lower = name.toLowerCase();
     const wasAfterCompatible = afterCompatible;
     afterCompatible = lower === 'compatible';
     if (name === '' || BROWSER_WORDS.has(lower)) continue;
-    if (CRAWLER_HINT.test(name)) return lower;
+    if (word.hinted) return lower;
     if (wasAfterCompatible && compatible === '') compatible = name;
     if (first === '') first = name;
   }
@@ -184,16 +206,37 @@ function isWordBreak(c: number): boolean {
   return c === 32 || c === 9 || c === 40 || c === 41 || c === 59 || c === 44;
 }
 
-/** The name a word `header[from, to)` gives as a product (its leading `[A-Za-z_-]` run), or '' when it is no product. */
-function productNameOf(header: string, from: number, to: number): string {
+/** A word of a header, as a product. */
+interface Word {
+  /** Its leading `[A-Za-z_-]` run, '' when the word is no product (a URL, a host, an address). */
+  name: string;
+  /** Whether its name, before any `/`, reads like a crawler's. */
+  hinted: boolean;
+  /** Whether it has a `/` (a version). */
+  versioned: boolean;
+}
+
+/** The word `header[from, to)` as a product (see readProductToken). */
+function readWord(header: string, from: number, to: number): Word {
   if (header.charCodeAt(from) === 43 /* + */) from++;
   let nameEnd = from;
+  let lastDot = -1;
   while (nameEnd < to && header.charCodeAt(nameEnd) !== 47 /* / */) {
     const c = header.charCodeAt(nameEnd);
-    if (c === 46 /* . */ || c === 58 /* : */ || c === 64 /* @ */) return '';
+    if (c === 58 /* : */ || c === 64 /* @ */) return { name: '', hinted: false, versioned: false };
+    if (c === 46 /* . */) lastDot = nameEnd;
     nameEnd++;
+  }
+  const versioned = nameEnd < to;
+  const whole = header.slice(from, nameEnd);
+  const hinted = CRAWLER_HINT.test(whole);
+  // A host ends in a label of letters; `archive.org_bot` ends in a crawler's name.
+  if (lastDot >= 0) {
+    const last = header.slice(lastDot + 1, nameEnd);
+    if (!hinted || !CRAWLER_HINT.test(last) || !/[^A-Za-z]/.test(last))
+      return { name: '', hinted: false, versioned };
   }
   let end = from;
   while (end < nameEnd && isTokenChar(header.charCodeAt(end))) end++;
-  return header.slice(from, end);
+  return { name: header.slice(from, end), hinted, versioned };
 }

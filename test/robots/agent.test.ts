@@ -55,6 +55,15 @@ describe('productTokenOf', () => {
       'google-read-aloud',
     ],
     ['Mozilla/5.0 (compatible; MSIE 9.0; Windows NT 6.1; Trident/5.0) Foo/1.0', 'foo'],
+    // Outside comments, words with blanks alone between them are one product, named by its first
+    // word as a user-agent line is (`User-agent: Sogou web spider` names `sogou`).
+    ['Sogou web spider/4.0(+http://www.sogou.com/docs/help/webmasters.htm#07)', 'sogou'],
+    ['Screaming Frog SEO Spider/19.0', 'screaming'],
+    // A name with a dot whose last part reads like a crawler's is no host.
+    ['Mozilla/5.0 (compatible; archive.org_bot +http://archive.org/details/archive.org_bot)', 'archive'],
+    ['Mozilla/5.0 (compatible; Linux x86_64; Mail.RU_Bot/2.0; +http://go.mail.ru/help/robots)', 'mail'],
+    // A host, even one whose top-level domain is a crawler's word, is no product.
+    ['Mozilla/5.0 (compatible; Foo/1.0; crawler.example.bot)', 'foo'],
     ['Bot2000', 'bot'],
     ['Foo Bar', 'foo bar'],
     [' ExampleBot\t', 'examplebot'],
