@@ -575,11 +575,16 @@ function writtenValueLints(data: RobotsData, room: number): { lints: RobotsLint[
     const from = groupField(data, g, FIRST_AGENT);
     for (let a = from; a < from + groupField(data, g, AGENT_COUNT); a++) {
       const value = agentValue(data, a);
+      const line = agentField(data, a, AGENT_LINE);
+      if (tokenOfUserAgentLine(value) === '*') {
+        // `* Googlebot` is the star group, as Google reads it: every crawler, not Googlebot.
+        if (/[A-Za-z]/.test(value)) report(() => starCut(value, line));
+        continue;
+      }
       let end = 0;
       while (end < value.length && isTokenChar(value.charCodeAt(end))) end++;
-      // A version (`Googlebot/2.1`) names no other crawler: only a word after the name does.
-      if (end === 0 || !/[A-Za-z]/.test(value.slice(end))) continue;
-      report(() => userAgentCut(value, value.slice(0, end), agentField(data, a, AGENT_LINE)));
+      if (end === 0 || !namesMore(value.slice(end))) continue;
+      report(() => userAgentCut(value, value.slice(0, end), line));
     }
   }
   for (const [id, pattern] of writtenPatterns(data)) {
@@ -592,6 +597,24 @@ function writtenValueLints(data: RobotsData, room: number): { lints: RobotsLint[
     }));
   }
   return { lints, unlisted };
+}
+
+/**
+ * Whether what follows a user-agent's name holds another word: a version (`Googlebot/2.1`) and a
+ * URL (`(+http://www.google.com/bot.html)`, pasted with the header) name no other crawler.
+ */
+function namesMore(rest: string): boolean {
+  return /[A-Za-z]/.test(rest.replace(/\+?https?:\/\/[^\s)]*|\/[^\s();]*/gi, ''));
+}
+
+function starCut(value: string, line: number): RobotsLint {
+  const name = /[A-Za-z_-]+/.exec(value)![0];
+  return {
+    code: 'user-agent-cut',
+    severity: 'warning',
+    line,
+    message: `User-agent ${quote(value)} is read as "*": what follows the star is ignored, so these rules are for every crawler. If they are meant for ${name} alone, write its name alone.`,
+  };
 }
 
 function userAgentCut(value: string, name: string, line: number): RobotsLint {

@@ -238,7 +238,8 @@ describe('user-agent lines that name no crawler', () => {
   it.each(['*', '* anything', '*\tbot', '*\vbot', '*\fbot'])('accepts %j, the star group', (value) => {
     const robots = RobotsTxt.parse(`User-agent: ${value}\nDisallow: /private\n`);
     expect(robots.isAllowed('/private', 'AnyBot')).toBe(false);
-    expect(robots.lints).toEqual([]);
+    // Words after the star are read past, and said to be (see user-agent-cut).
+    expect(robots.lints.map((l) => l.code)).toEqual(value === '*' ? [] : ['user-agent-cut']);
   });
 });
 
@@ -415,6 +416,7 @@ describe('a user-agent value with more words after the name', () => {
     ['Googlebot Images', 'Googlebot', /\("Googlebot-Image"/],
     ['Mozilla/5.0 (compatible; bingbot/2.0)', 'Mozilla', /write that crawler's name alone\.$/],
     ['sogou spider', 'sogou', /write that crawler's name alone\.$/],
+    ['Googlebot/2.1 Images', 'Googlebot', /\("Googlebot-Image"/],
   ])('reports %j, read as %j', (value, name, hint) => {
     const robots = RobotsTxt.parse(`User-agent: ${value}\nDisallow: /private\n`);
     expect(robots.isAllowed('/private', name)).toBe(false);
@@ -431,8 +433,25 @@ describe('a user-agent value with more words after the name', () => {
     'Googlebot-Image',
     'foo_bar',
     'ExampleBot # my crawler',
+    // The whole header of the same crawler: its version and the URL in its comment name no other.
+    'Googlebot/2.1 (+http://www.google.com/bot.html)',
   ])('finds nothing to report in %j, whose rest names no other crawler', (value) => {
     expect(RobotsTxt.parse(`User-agent: ${value}\nDisallow: /\n`).lints).toEqual([]);
+  });
+
+  it('reports a star followed by a name, which is the star group for every crawler', () => {
+    const robots = RobotsTxt.parse('User-agent: * Googlebot\nDisallow: /private\n');
+    expect(robots.isAllowed('/private', 'bingbot')).toBe(false);
+    expect(robots.lints).toEqual([
+      {
+        code: 'user-agent-cut',
+        severity: 'warning',
+        line: 1,
+        message:
+          'User-agent "* Googlebot" is read as "*": what follows the star is ignored, so these rules are for every crawler. If they are meant for Googlebot alone, write its name alone.',
+      },
+    ]);
+    expect(RobotsTxt.parse('User-agent: * # every crawler\nDisallow: /\n').lints).toEqual([]);
   });
 });
 
