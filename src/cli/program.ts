@@ -59,6 +59,7 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
   const once =
     <T>(option: string, read: (value: string) => T = (value) => value as T) =>
     (value: string): T => {
+      refuseOptionAsValue(option, value);
       if (given.has(option)) throw new CliInputError(`${option} was given twice: give it once`);
       given.add(option);
       return read(value);
@@ -69,7 +70,10 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
       .option(
         '--agents <list>',
         'crawlers to compare, comma-separated; a whole User-Agent header may hold commas in its parentheses (repeatable: the lists are joined; default: search engines and AI crawlers)',
-        (value: string, previous: string[] | undefined) => joinAgents(previous ?? [], parseAgentList(value)),
+        (value: string, previous: string[] | undefined) => {
+          refuseOptionAsValue('--agents', value);
+          return joinAgents(previous ?? [], parseAgentList(value));
+        },
       )
       .option(
         '-f, --file <path>',
@@ -155,7 +159,10 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
       .option(
         '--fail-on <rule>',
         'exit 1 when a rule trips (repeatable or comma-separated): blocked:<agent>, allowed:<agent>, lint:<error|warning|info|code>, unreachable',
-        (value: string, previous: string[] = []) => [...previous, value],
+        (value: string, previous: string[] = []) => {
+          refuseOptionAsValue('--fail-on', value);
+          return [...previous, value];
+        },
       )
       .option(
         '--html <file>',
@@ -305,4 +312,18 @@ function oneLine(text: string): string {
 function packageVersion(): string {
   const manifest = createRequire(import.meta.url)('../../package.json') as { version?: unknown };
   return typeof manifest.version === 'string' ? manifest.version : 'unknown';
+}
+
+/**
+ * An option's value that is another option (`--agent --json`): the value was left out, most
+ * often by a shell variable that was empty, and the next option would otherwise be read as it
+ * (a crawler named `--json`, an HTML report written to a file named `--json`). `-` alone is a
+ * value: standard input.
+ */
+function refuseOptionAsValue(option: string, value: string): void {
+  if (/^-[A-Za-z-]/.test(value)) {
+    throw new CliInputError(
+      `${option} needs a value, and the next argument is the option ${JSON.stringify(value)}: give ${option} its value (was a shell variable empty?)`,
+    );
+  }
 }

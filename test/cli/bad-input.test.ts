@@ -42,6 +42,25 @@ describe('bad input: one clear line, exit 2', () => {
     expect(none.stderr).toContain('Usage: crawlee-robots');
   });
 
+  it('an option whose value is left out, which would take the next option as its value', async () => {
+    const file = ['--file', SHOP_ROBOTS_PATH];
+    const cases: [args: string[], option: string, next: string][] = [
+      [['explain', 'https://shop.example/x', ...file, '--agent', '--json'], '--agent', '--json'],
+      [['explain', 'https://shop.example/x', '--agent', 'A', '--file', '--no-color'], '--file', '--no-color'],
+      [['audit', 'https://shop.example', ...file, '--agents', '--json'], '--agents', '--json'],
+      [['audit', 'https://shop.example', ...file, '--html', '--json'], '--html', '--json'],
+      [['audit', 'https://shop.example', ...file, '--fail-on', '--json'], '--fail-on', '--json'],
+      [['sitemaps', 'https://shop.example', '--agent', '--json'], '--agent', '--json'],
+    ];
+    for (const [args, option, next] of cases) {
+      expectUsageError(
+        await runInProcess(args),
+        `${option} needs a value, and the next argument is the option "${next}"`,
+      );
+    }
+    expect(readdirSync('.')).not.toContain('--json');
+  });
+
   it('a missing --agent', async () => {
     expectUsageError(
       await runInProcess(['explain', 'https://a.example/']),
