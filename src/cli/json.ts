@@ -2,12 +2,18 @@ import type { RobotsSource } from './source.js';
 import { unicodeEscape } from './style.js';
 
 /**
- * `value` as indented JSON, one line feed after it. JSON.stringify escapes C0 controls but
- * writes DEL and C1 controls (U+009B starts a sequence on some terminals) as they are; they are
- * escaped too, which leaves every value exactly as it was.
+ * What JSON.stringify writes as it is but a terminal would act on: DEL and C1 controls (U+009B
+ * starts a sequence on some terminals), and the bidirectional marks and overrides, which make a
+ * line read in another order than it is (C0 controls JSON escapes itself).
+ */
+const NOT_PRINTED_RAW = /[\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * `value` as indented JSON, one line feed after it, with NOT_PRINTED_RAW escaped, which leaves
+ * every value exactly as it was.
  */
 export function jsonText(value: unknown): string {
-  return `${JSON.stringify(value, null, 2).replace(/[\u007f-\u009f]/g, unicodeEscape)}\n`;
+  return `${JSON.stringify(value, null, 2).replace(NOT_PRINTED_RAW, unicodeEscape)}\n`;
 }
 
 /** The robots.txt part of the `--json` output of `explain` and `audit`. */

@@ -10,7 +10,7 @@ import { jsonText } from './json.js';
 import { SeenUrls } from './seen-urls.js';
 import { QUIET_LOG, readSitemaps, type SitemapsRead } from './sitemap-tally.js';
 import { renderSitemaps } from './sitemaps-render.js';
-import type { Style } from './style.js';
+import { printable, type Style } from './style.js';
 
 export interface SitemapsOptions {
   /** The site: the sitemaps of its origin's robots.txt are read. */
@@ -88,13 +88,15 @@ export async function runSitemaps(
     await store.close();
   }
   const report = sitemapsReport(read, options);
-  if (report.unreadable !== null && !options.json) writeError(`crawlee-robots: ${report.unreadable}\n`);
+  // The reasons quote what servers sent: a terminal must not act on control characters in them.
+  if (report.unreadable !== null && !options.json)
+    writeError(`crawlee-robots: ${printable(report.unreadable)}\n`);
   if (options.urlsOnly) {
     // The table and the JSON list the failures; a list of URLs can only say so on stderr.
     const failed = failedSitemaps(read);
     if (report.unreadable === null && failed !== null) {
       writeError(
-        `crawlee-robots: ${failed}, so the list may be incomplete; --strict makes that exit code 2\n`,
+        `crawlee-robots: ${printable(failed)}, so the list may be incomplete; --strict makes that exit code 2\n`,
       );
     }
     return report.exitCode;

@@ -134,3 +134,54 @@ describe('control characters from a site', () => {
     expect(run.stderr).toContain('"Bad\\u009b Bot!" names no crawler');
   });
 });
+
+describe('control characters a site puts into messages and JSON', () => {
+  let other: TestHttpServer;
+  beforeAll(async () => {
+    other = await startHttpServer();
+    const o = other.origin;
+    other.route(
+      '/robots.txt',
+      text(
+        `User-agent: *\nDisallow: /d${RIGHT_TO_LEFT}evil\nSitemap: ${o}/good.xml\nSitemap: ${o}/bad.txt\n`,
+      ),
+    );
+    other.route(
+      '/good.xml',
+      text(
+        `<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>${o}/p</loc></url></urlset>`,
+        200,
+        { 'content-type': 'application/xml' },
+      ),
+    );
+    // Not a sitemap: the failure quotes how the file starts, a C1 control and DEL included.
+    other.route('/bad.txt', text(`${CSI}31m\u007fhello\n`));
+  });
+  afterAll(async () => {
+    await other.close();
+  });
+
+  it('sitemaps --urls and --strict escape them in the failure they write on stderr', async () => {
+    for (const flag of ['--urls', '--strict']) {
+      const run = await runInProcess(['sitemaps', other.origin, flag]);
+      expect(run.code).toBe(flag === '--strict' ? 2 : 0);
+      expectNoControls(run.stderr.trimEnd());
+      expect(run.stderr).toContain('\\u009b31m\\u007fhello');
+    }
+  });
+
+  it('--json escapes bidirectional overrides, keeping the values exact', async () => {
+    const path = `${other.origin}/d%E2%80%AEevil`;
+    for (const argv of [
+      ['explain', path, '--agent', 'A', '--json'],
+      ['audit', other.origin, '--agents', 'A', '--json'],
+    ]) {
+      const run = await runInProcess(argv);
+      expect(run.stdout).not.toContain(RIGHT_TO_LEFT);
+      expect(run.stdout).toContain('\\u202e');
+      JSON.parse(run.stdout);
+    }
+    const explained = JSON.parse((await runInProcess(['explain', path, '--agent', 'A', '--json'])).stdout);
+    expect(explained.rule.pattern).toBe(`/d${RIGHT_TO_LEFT}evil`);
+  });
+});
