@@ -98,20 +98,28 @@ export async function runAudit(
     robots: source.fetch.robots,
     fetch: source.fetch,
   });
-  const report = auditReport(source, sample, options);
-  const output = options.json ? jsonText(auditJson(report)) : renderAudit(report, style);
+  let report = auditReport(source, sample, options);
   // Why the exit code is 2 is said on stderr too (a robots.txt that got no answer, an incomplete
   // sitemap sample, as `sitemaps` says an incomplete list), for a run whose output is kept.
   const exitReason = noAnswer(source.fetch) ?? report.sitemaps?.incomplete ?? null;
+  let htmlError: string | null = null;
   if (htmlPath !== undefined) {
-    // A write that fails now (a full disk) loses no more than the page: the report is printed.
-    const failed = await writeFile(htmlPath, renderAuditHtml(report)).then(
+    // A write that fails now (a full disk) loses no more than the page: the report is printed,
+    // with the exit code the process ends with.
+    htmlError = await writeFile(htmlPath, renderAuditHtml(report)).then(
       () => null,
       (error: unknown) => `cannot write ${options.htmlFile}: ${messageOf(error, 'no such directory')}`,
     );
-    if (failed !== null) return { output, exitCode: EXIT.error, exitReason, htmlError: failed };
+    if (htmlError !== null) {
+      report = {
+        ...report,
+        exitCode: EXIT.error,
+        error: report.error ?? 'the HTML report could not be written',
+      };
+    }
   }
-  return { output, exitCode: report.exitCode, exitReason, htmlError: null };
+  const output = options.json ? jsonText(auditJson(report)) : renderAudit(report, style);
+  return { output, exitCode: report.exitCode, exitReason, htmlError };
 }
 
 /** Refuses a report path whose directory is missing or closed, or that is a directory. */

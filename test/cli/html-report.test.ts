@@ -158,5 +158,19 @@ describe('audit --html', () => {
     expect(run.code).toBe(2);
     expect(run.stdout).toContain('robots.txt');
     expect(run.stderr).toBe('crawlee-robots: cannot write /dev/full: no space left on device\n');
+    // The reports state the exit code the process ends with.
+    const json = await runInProcess(['audit', shop.origin, '--json', '--html', '/dev/full']);
+    expect(json.code).toBe(2);
+    expect(JSON.parse(json.stdout).exitCode).toBe(2);
+    const failOn = await runInProcess([
+      'audit',
+      shop.origin,
+      '--fail-on',
+      'lint:info',
+      '--html',
+      '/dev/full',
+    ]);
+    expect(failOn.code).toBe(2);
+    expect(failOn.stdout).toMatch(/Fail-on: .*\(exit 2: the HTML report could not be written\)/);
   });
 });
