@@ -483,9 +483,10 @@ export class RobotsGuard implements HopChecker {
     const { enabled, maxSeconds, overMax } = this.#options.crawlDelay;
     const now = () => this.#options.clock();
     const seeding = seeder.seed(inputs, {
-      // URLs of an origin whose robots.txt is unreachable are queued: the guard defers them.
-      enqueueWhenRobotsUnreachable: true,
       ...seedOptions,
+      // URLs of an origin whose robots.txt is unreachable are queued: the guard defers them. Given
+      // as undefined, the option is not given.
+      enqueueWhenRobotsUnreachable: seedOptions.enqueueWhenRobotsUnreachable ?? true,
       enqueue: async (batch) => {
         await crawler.addRequests(batch);
       },

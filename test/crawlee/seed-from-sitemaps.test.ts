@@ -222,6 +222,27 @@ describe('guard.seedFromSitemaps records', () => {
     });
   });
 
+  it('queues the URLs whose robots.txt is unreachable, for the guard to defer, also with the option given as undefined', async () => {
+    const down = await server();
+    down.route('/robots.txt', text('down', 503));
+    const site = await server();
+    site.route('/robots.txt', text('User-agent: *\nAllow: /\n'));
+    site.route('/sm.xml', text(urlset([`${down.origin}/page`, `${site.origin}/p`])));
+    const config = freshConfiguration();
+    const crawler = new CheerioCrawler({ requestHandler() {} }, config);
+    const guard = new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store: newStore() }).attach(
+      crawler,
+    );
+    const result = await guard.seedFromSitemaps(crawler, [`${site.origin}/sm.xml`], {
+      enqueueWhenRobotsUnreachable: undefined,
+      sameHostOnly: false,
+      progressIntervalMs: 0,
+    });
+    await guard.flush();
+    expect(result).toMatchObject({ kept: 2, droppedByRobots: 0 });
+    expect(await datasetItems<RobotsDroppedRecord>(config)).toEqual([]);
+  });
+
   it('returns a site whose robots.txt is unreachable as a failure, and logs it', async () => {
     const site = await server();
     site.route('/robots.txt', text('down', 503));
