@@ -961,12 +961,27 @@ export class RobotsGuard implements HopChecker {
     paced: boolean,
   ): Promise<DequeueDecision> {
     const store = await this.#storeFor(crawler);
-    let check: RobotsCheck;
+    const pending = store.check(request.url, this.productToken);
+    let check: RobotsCheck | undefined;
     try {
-      check = await store.check(request.url, this.productToken);
+      check = await withDeadline(pending, DEQUEUE_WAIT_MS);
     } catch (error) {
       if (notHttp(error)) return { action: 'fetch' }; // robots.txt does not apply
       throw error;
+    }
+    if (check === undefined) {
+      // A robots.txt slow to answer (a silent server is waited for up to the store's fetch timeout)
+      // would hold the crawler's task, and every other origin's requests behind it: the request
+      // waits aside until the fetch settles, and is decided then. Its wait counts towards
+      // `unreachable.giveUpAfterMs` should robots.txt turn out unreachable.
+      const origin = originOf(request.url);
+      const now = this.#options.clock();
+      if (!this.#deferredSince.has(origin)) this.#deferredSince.set(origin, now);
+      const wake = pending.then(
+        () => undefined,
+        () => undefined,
+      );
+      return { action: 'hold', until: now + this.#options.unreachable.maxRecheckDelayMs, paced: false, wake };
     }
     return this.#decide(crawler, request, paced, check);
   }
@@ -1225,6 +1240,12 @@ async function forEachConcurrently<T>(items: T[], limit: number, task: (item: T)
 }
 
 /** The value of `promise`, or undefined when it has not settled within `ms` (Infinity: no limit). */
+/**
+ * How long a request taken out of the queue waits for its origin's robots.txt before it is put
+ * aside until the fetch settles (see #resolveAndDecide): most robots.txt answer well within it.
+ */
+const DEQUEUE_WAIT_MS = 1000;
+
 async function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
   if (ms === Number.POSITIVE_INFINITY) return promise;
   let timer: NodeJS.Timeout | undefined;

@@ -7,8 +7,11 @@ export type DequeueDecision =
   | { action: 'fetch' }
   /** Mark it handled and go on (the gate has recorded why). */
   | { action: 'skip' }
-  /** Keep it aside until `until` (deferral or Crawl-delay), then decide again. */
-  | { action: 'hold'; until: number; paced: boolean };
+  /**
+   * Keep it aside until `until` (deferral or Crawl-delay), or until `wake` settles if sooner (its
+   * robots.txt is still being fetched), then decide again.
+   */
+  | { action: 'hold'; until: number; paced: boolean; wake?: Promise<unknown> };
 
 /** The robots.txt decisions the interceptor asks for: implemented by the guard. */
 export interface RequestGate {
@@ -308,7 +311,7 @@ export class RequestManagerInterceptor {
         const decision = released instanceof Promise ? await released : released;
         if (decision.action === 'fetch') return request;
         if (decision.action === 'skip') skipped.push(request);
-        else this.hold(target, request, decision.until, decision.paced);
+        else this.hold(target, request, decision.until, decision.paced, decision.wake);
       }
       return null;
     } finally {

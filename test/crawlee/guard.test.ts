@@ -947,6 +947,43 @@ describe('RobotsGuard and an origin whose robots.txt stays unreachable', () => {
     expect(handled).toEqual([`${flaky.origin}/page`]);
   });
 
+  it('puts aside a request whose robots.txt does not answer, so that the requests of other origins go on', async () => {
+    const silent = await server(null, ['/s1', '/s2']);
+    silent.route('/robots.txt', never());
+    const open = await server('User-agent: *\nDisallow:\n');
+    const sent = timedPages(open, 4);
+    const store = new RobotsStore({ userAgent: USER_AGENT, fetchTimeoutMs: 6000 });
+    stores.push(store);
+    const config = freshConfiguration();
+    const crawler = new CheerioCrawler({ maxConcurrency: 1, requestHandler() {} }, config);
+    new RobotsGuard({
+      productToken: TOKEN,
+      userAgent: USER_AGENT,
+      store,
+      // The adds do not wait: every request is decided as it leaves the queue.
+      enqueueWaitMs: 0,
+      unreachable: { giveUpAfterMs: 2000 },
+    }).attach(crawler);
+    const start = performance.now();
+    await crawler.run([
+      `${silent.origin}/s1`,
+      `${silent.origin}/s2`,
+      ...[0, 1, 2, 3].map((i) => `${open.origin}/p${i}`),
+    ]);
+
+    // The other origin's pages did not wait for the silent one's fetch timeout (6 s): each silent
+    // request waits 1 s before it is put aside.
+    expect(sent).toHaveLength(4);
+    expect(Math.max(...sent) - start).toBeLessThan(5000);
+    expect(pagesHit(silent)).toEqual([]);
+    // Their wait for robots.txt counted towards giveUpAfterMs: given up once the fetch failed.
+    const records = await datasetItems<RobotsDroppedRecord>(config);
+    expect(records.map((r) => [r.url.replace(silent.origin, ''), r.stage, r.reason])).toEqual([
+      ['/s1', 'dequeue', 'robots-unreachable'],
+      ['/s2', 'dequeue', 'robots-unreachable'],
+    ]);
+  });
+
   it('comes back to a request deferred at a redirect as soon as the robots.txt it waits for answers', async () => {
     const from = await server('User-agent: *\nDisallow:\n');
     const slow = await server(null, ['/page']);
