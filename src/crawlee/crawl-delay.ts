@@ -13,6 +13,8 @@ export class CrawlDelayPacer {
    * (see leavesNow, answered).
    */
   readonly #leftNow = new Map<string, number>();
+  /** When the last response of each origin came back (see answered). */
+  readonly #answeredAt = new Map<string, number>();
   /** A delay after the last request of each origin handed to the crawler (see granted). */
   readonly #grantedUntil = new Map<string, number>();
 
@@ -62,7 +64,25 @@ export class CrawlDelayPacer {
    */
   answered(origin: string, delayMs: number, at: number): void {
     this.#leftNow.set(origin, Math.max(at, this.#leftNow.get(origin) ?? at));
+    this.#answeredAt.set(origin, Math.max(at, this.#answeredAt.get(origin) ?? at));
     this.sent(origin, delayMs, at);
+  }
+
+  /**
+   * A request of `origin` waited at its departure (see leavesNow) and is about to leave at `now`:
+   * how much longer it must wait to follow by `delayMs` the origin's last response. Its wait was
+   * reckoned from when the request before it was to leave; that one may have reached the server
+   * later (a busy browser lets a request go tens of milliseconds late), and its response, if it
+   * came back meanwhile, says it was still on its way.
+   */
+  afterAnswers(origin: string, delayMs: number, now: number): number {
+    const answered = this.#answeredAt.get(origin);
+    const wait = answered === undefined ? 0 : Math.max(0, answered + delayMs + 1 - now);
+    if (wait > 0) {
+      this.#leftNow.set(origin, Math.max(now + wait, this.#leftNow.get(origin) ?? 0));
+      this.sent(origin, delayMs, now + wait);
+    }
+    return wait;
   }
 
   /** How long a request of `origin` must wait at `now` to follow its last one by `delayMs`. */

@@ -259,7 +259,7 @@ export class RobotsGuard implements HopChecker {
         plainHttp = guardPlainHttpRuns(internals, {
           run: httpHooks(this),
           detection: httpHooks(this.#detectionChecks()),
-          leavesNow: (url) => this.leavesNow(url),
+          departs: (url) => this.departs(url),
           stoppedByGuard: (error, request) => navigationBlocks.has(request) || isRobotsSkip(error),
         });
       }
@@ -644,7 +644,7 @@ export class RobotsGuard implements HopChecker {
       checkHopCached: () => undefined,
       block: () => {},
       observeUserAgent: (userAgent) => this.observeUserAgent(userAgent),
-      leavesNow: (url) => this.leavesNow(url),
+      departs: (url) => this.departs(url),
       answered: (url) => this.answered(url),
       get userAgentObserved() {
         return guard.userAgentObserved;
@@ -671,9 +671,8 @@ export class RobotsGuard implements HopChecker {
     if (verdict.crawlDelayMs > 0 && entersOtherOrigin(request, from, check.origin)) {
       const wait = this.#pacer.beforeSend(check.origin, verdict.crawlDelayMs, this.#options.clock());
       if (wait > 0) await sleep(wait);
-      // What went out while it waited (see CrawlDelayPacer.leavesNow).
-      const rest = this.#pacer.leavesNow(check.origin, verdict.crawlDelayMs, this.#options.clock());
-      if (rest > 0) await sleep(rest);
+      // What went out while it waited (see departs).
+      await this.departs(url);
     }
     return 'allow';
   }
@@ -1030,11 +1029,25 @@ export class RobotsGuard implements HopChecker {
     );
   }
 
-  /** @internal {@link HopChecker}: a request leaves now (see CrawlDelayPacer.leavesNow). */
-  leavesNow(url: string): number {
+  /**
+   * @internal {@link HopChecker}: a request is about to leave: resolves when it may, by its origin's
+   * Crawl-delay after what left before it (see CrawlDelayPacer.leavesNow) and after the responses
+   * that came back while it waited (see CrawlDelayPacer.afterAnswers). Undefined, not a promise,
+   * when it may leave at once.
+   */
+  departs(url: string): Promise<void> | undefined {
     const delay = this.#crawlDelayMsOf(url);
-    if (delay === undefined) return 0;
-    return this.#pacer.leavesNow(delay.origin, delay.ms, this.#options.clock());
+    if (delay === undefined) return undefined;
+    const wait = this.#pacer.leavesNow(delay.origin, delay.ms, this.#options.clock());
+    return wait > 0 ? this.#depart(delay.origin, delay.ms, wait) : undefined;
+  }
+
+  async #depart(origin: string, delayMs: number, wait: number): Promise<void> {
+    // A few rounds at most: each response that came back during a wait adds one.
+    for (let round = 0; wait > 0 && round < MAX_DEPARTURE_ROUNDS; round++) {
+      await sleep(wait);
+      wait = this.#pacer.afterAnswers(origin, delayMs, this.#options.clock());
+    }
   }
 
   /** @internal {@link HopChecker}: the crawler has the response of `url` (a browser's document, or an HTTP response). */
@@ -1245,6 +1258,9 @@ async function forEachConcurrently<T>(items: T[], limit: number, task: (item: T)
  * aside until the fetch settles (see #resolveAndDecide): most robots.txt answer well within it.
  */
 const DEQUEUE_WAIT_MS = 1000;
+
+/** Most waits of one departure (see departs): a response that came back during a wait adds one. */
+const MAX_DEPARTURE_ROUNDS = 4;
 
 async function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
   if (ms === Number.POSITIVE_INFINITY) return promise;

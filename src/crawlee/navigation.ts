@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Request } from 'crawlee';
 import { sameOrigin, withoutCredentials } from '../fetch/origin.js';
 import type { CrawlerInternals } from './crawler-internals.js';
@@ -43,10 +42,10 @@ export interface HopChecker {
   observeUserAgent(userAgent: unknown): void;
   /**
    * A request leaves now (a goto's page load as the browser lets it go, an HTTP request as got
-   * sends it): how many milliseconds it must still wait to follow the last one of its origin by
-   * the Crawl-delay.
+   * sends it): resolves when it may, following the last one of its origin, and the last response
+   * of the origin, by the Crawl-delay; undefined when it may go at once.
    */
-  leavesNow(url: string): number;
+  departs(url: string): Promise<void> | undefined;
   /**
    * The browser has the response of a document of `url`: its request reached the server by now,
    * which may be well after it left the browser (a new connection). The next page load of the
@@ -99,10 +98,7 @@ export function httpNavigationHook(
       // got sends the request after the last navigation hook: tens of milliseconds later for a
       // new connection, while a request of the same origin planned after it may already be going.
       // Paced from what really left or was answered, as a browser's page loads are.
-      (options: { url: URL | string }) => {
-        const wait = guard.leavesNow(String(options.url));
-        return wait > 0 ? sleep(wait) : undefined;
-      },
+      (options: { url: URL | string }) => guard.departs(String(options.url)),
     ];
     hooks.beforeRedirect = [
       ...(hooks.beforeRedirect ?? []),
@@ -555,10 +551,7 @@ export function browserNavigationHooks(
         const paced = owned
           ? !redirect || (!chain.own && from !== undefined && !sameOrigin(from, hop.url))
           : event.frameId === mainFrameId;
-        if (paced) {
-          const wait = guard.leavesNow(hop.url);
-          if (wait > 0) await sleep(wait);
-        }
+        if (paced) await guard.departs(hop.url);
         await target.send('Fetch.continueRequest', { requestId: event.requestId }).catch(ignoreClosed);
         return;
       }
