@@ -382,12 +382,18 @@ export class RobotsGuard implements HopChecker {
 
   /**
    * A router middleware that keeps the handlers from processing a page whose final URL
-   * (`request.loadedUrl`) is disallowed: `router.use(guard.middleware())`. Such a request is
-   * skipped and recorded with stage `navigation`. It needs the guard attached to the crawler.
+   * (`request.loadedUrl`; on a browser crawler, the URL the page's document came from) is
+   * disallowed: `router.use(guard.middleware())`. Such a request is skipped and recorded with
+   * stage `navigation`. It needs the guard attached to the crawler.
    */
-  middleware(): (context: { request: Request; crawler: unknown }) => Promise<void> {
-    return async ({ request, crawler }) => {
-      const url = request.loadedUrl ?? request.url;
+  middleware(): (context: { request: Request; crawler: unknown; response?: unknown }) => Promise<void> {
+    return async ({ request, crawler, response }) => {
+      // A browser's page: the URL its document was fetched from (Playwright's response), not
+      // `loadedUrl`, the address bar, which a script may have changed without any fetch
+      // (`history.pushState`).
+      const fetched = (response as { url?: unknown } | undefined)?.url;
+      const url =
+        typeof fetched === 'function' ? String(fetched.call(response)) : (request.loadedUrl ?? request.url);
       const verdict = await this.checkHop(crawler as CrawlerInternals, request, url, 'navigation', true);
       if (verdict === 'allow') return;
       this.block(request, verdict);

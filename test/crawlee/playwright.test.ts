@@ -1,4 +1,4 @@
-import { LogLevel, log, PlaywrightCrawler } from 'crawlee';
+import { createPlaywrightRouter, LogLevel, log, PlaywrightCrawler } from 'crawlee';
 import { describe, expect, it } from 'vitest';
 import { type RobotsDroppedRecord, RobotsGuard } from '../../src/crawlee/index.js';
 import { RobotsStore } from '../../src/store/index.js';
@@ -405,6 +405,42 @@ describe('PlaywrightCrawler with RobotsGuard: popups (Debian Chromium)', () => {
       requestUrl: `${main.origin}/private/popup`,
       rule: { kind: 'disallow', pattern: '/private', line: 6 },
     });
+  });
+});
+
+describe('PlaywrightCrawler with RobotsGuard: the router middleware (Debian Chromium)', () => {
+  it("checks the URL the page's document came from, not an address a script set without fetching it", async () => {
+    const { main } = env.site;
+    main.route(
+      '/pushes',
+      page('pushes', [], `<script>history.pushState({}, '', '/private/pushed');</script>`),
+    );
+    const config = freshConfiguration();
+    const router = createPlaywrightRouter();
+    const guard = new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, logSummary: false });
+    router.use(guard.middleware());
+    const handled: string[] = [];
+    const skipped: string[] = [];
+    router.addDefaultHandler(async ({ request, page: browserPage }) => {
+      handled.push(`${new URL(request.url).pathname} at ${new URL(browserPage.url()).pathname}`);
+    });
+    const crawler = new PlaywrightCrawler(
+      {
+        launchContext: CHROMIUM,
+        maxRequestRetries: 0,
+        requestHandler: router,
+        onSkippedRequest: ({ url }) => {
+          skipped.push(url);
+        },
+      },
+      config,
+    );
+    guard.attach(crawler);
+    await crawler.run([`${main.origin}/pushes`]);
+    expect(handled).toEqual(['/pushes at /private/pushed']);
+    expect(skipped).toEqual([]);
+    expect(await datasetItems<RobotsDroppedRecord>(config)).toEqual([]);
+    expect(pagesHit(main).filter((path) => path.startsWith('/private'))).toEqual([]);
   });
 });
 
