@@ -5,6 +5,7 @@
 import type { AuditReport } from './audit.js';
 import { sameOriginPath } from './audit-render.js';
 import { cutNote } from './fail-on.js';
+import { fileLinesLabel } from './render.js';
 import { printable } from './style.js';
 import { counted } from './table.js';
 import { displayToken } from './verdicts.js';
@@ -159,7 +160,7 @@ function listing(report: AuditReport): string {
     })
     .join('\n');
   const more = lines.length > LISTED_LINES ? `\n… ${lines.length - LISTED_LINES} more lines` : '';
-  return `<h2>The file (${lines.length} lines)</h2>\n<pre>${shown}${more}</pre>`;
+  return `<h2>The file (${esc(fileLinesLabel(report.source))})</h2>\n<pre>${shown}${more}</pre>`;
 }
 
 /**

@@ -64,7 +64,7 @@ const SHOWN_CHARS = 160;
 export function listingBlock(source: RobotsSource, marks: ListingMarks, style: Style): string[] {
   const { lines } = source;
   if (lines.length === 0) return [];
-  const out: string[] = [style.bold(`The file (${lines.length} line${lines.length === 1 ? '' : 's'})`)];
+  const out: string[] = [style.bold(`The file (${fileLinesLabel(source)})`)];
   if (source.fetch.robots?.lints.some((lint) => lint.code === 'looks-like-html')) {
     out.push('  an HTML page, not a robots.txt: no line of it is read as a rule');
     return out;
@@ -94,6 +94,13 @@ export function listingBlock(source: RobotsSource, marks: ListingMarks, style: S
   if (marks.matching !== undefined && marks.matching.size > 0) legend.push('~ another matching rule');
   if (marks.spans.length > 0 || marks.decisive !== undefined) out.push(style.dim(`  ${legend.join('   ')}`));
   return out;
+}
+
+/** `12 lines`, or for a file cut at the size limit `the first 8001 lines, the rest ignored`. */
+export function fileLinesLabel(source: RobotsSource): string {
+  const count = source.lines.length;
+  if (source.fetch.truncated) return `the first ${count} lines, the rest ignored`;
+  return `${count} line${count === 1 ? '' : 's'}`;
 }
 
 /** Every line of a short file; of a long one the first lines and those near the marks. */

@@ -54,7 +54,7 @@ const LOCAL_ORIGIN = 'http://localhost';
 export async function loadRobots(url: string, options: SourceOptions): Promise<RobotsSource> {
   if (options.file === undefined) {
     const fetch = await fetchRobotsTxt(url, { userAgent: options.userAgent, timeoutMs: options.timeoutMs });
-    return { kind: 'http', location: fetch.robotsTxtUrl, fetch, lines: linesOf(fetch.body) };
+    return { kind: 'http', location: fetch.robotsTxtUrl, fetch, lines: linesRead(fetch) };
   }
   const isStdin = options.file === '-';
   const bytes = await readLocal(options.file, options.cwd, options.stdin);
@@ -69,7 +69,7 @@ export async function loadRobots(url: string, options: SourceOptions): Promise<R
     location: options.file,
     ...(options.status === undefined ? {} : { simulatedStatus: options.status }),
     fetch,
-    lines: linesOf(fetch.body),
+    lines: linesRead(fetch),
   };
 }
 
@@ -188,6 +188,16 @@ function rejectBinary(bytes: Uint8Array, name: string, what: string): void {
 }
 
 const decoder = new TextDecoder('utf-8');
+
+/**
+ * The lines the parser read: a file cut at the size limit (RFC 9309 2.5) keeps some octets past
+ * it in `body`, whose lines were not read.
+ */
+function linesRead(fetch: RobotsFetchResult): string[] {
+  const lines = linesOf(fetch.body);
+  const ignoredFrom = fetch.robots?.lints.find((lint) => lint.code === 'file-too-large')?.line;
+  return ignoredFrom === undefined ? lines : lines.slice(0, ignoredFrom - 1);
+}
 
 /** The file's lines numbered as the parser numbers them: a byte order mark skipped, CR, LF and CRLF end a line. */
 function linesOf(body: Uint8Array | null): string[] {

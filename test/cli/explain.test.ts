@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { redirect, startHttpServer, type TestHttpServer, text } from '../support/http-server.js';
+import {
+  largeRobotsTxt,
+  redirect,
+  startHttpServer,
+  type TestHttpServer,
+  text,
+} from '../support/http-server.js';
 import { cells, lineStarting, runInProcess, SHOP_ROBOTS, SHOP_ROBOTS_PATH } from './run-cli.js';
 
 let shop: TestHttpServer;
@@ -547,5 +553,22 @@ describe('explain --json', () => {
       simulatedStatus: 500,
       policy: 'disallow-all',
     });
+  });
+});
+
+describe('explain of a robots.txt larger than crawlers read', () => {
+  it('lists and counts the lines the parser read, not the octets fetched past the limit', async () => {
+    const large = await startHttpServer({ '/robots.txt': largeRobotsTxt(2_000_000).handler });
+    try {
+      const json = await runInProcess(['explain', `${large.origin}/x`, '--agent', 'ExampleBot', '--json']);
+      const report = JSON.parse(json.stdout);
+      const ignoredFrom = report.lints.find((lint: { code: string }) => lint.code === 'file-too-large').line;
+      expect(ignoredFrom).toBeGreaterThan(1000);
+      expect(report.robotsTxt.lines).toBe(ignoredFrom - 1);
+      const run = await runInProcess(['explain', `${large.origin}/x`, '--agent', 'ExampleBot']);
+      expect(run.lines).toContain(`The file (the first ${ignoredFrom - 1} lines, the rest ignored)`);
+    } finally {
+      await large.close();
+    }
   });
 });
