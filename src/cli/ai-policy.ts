@@ -49,7 +49,9 @@ function summarize(fetch: RobotsFetchResult, crawlers: readonly AiCrawlerPolicy[
     return `robots.txt is unreachable (${describeStatus(fetch)}), so every crawler, the ${n} AI crawlers included, must stay away from the whole site until it answers again (RFC 9309 2.3.1.4).`;
   }
   if (fetch.kind === 'allow-all') {
-    return `robots.txt is unavailable (${describeStatus(fetch)}): there are no rules, so all ${n} AI crawlers may fetch everything (RFC 9309 2.3.1.3). A site that wants to keep AI crawlers out must serve a robots.txt.`;
+    // A 4xx is unavailable by 2.3.1.3; redirects that reach no file (a loop, too many) by 2.3.1.2.
+    const section = typeof fetch.status === 'number' ? '2.3.1.3' : '2.3.1.2';
+    return `robots.txt is unavailable (${describeStatus(fetch)}): there are no rules, so all ${n} AI crawlers may fetch everything (RFC 9309 ${section}). A site that wants to keep AI crawlers out must serve a robots.txt.`;
   }
   const sentences: string[] = [];
   const urlWord = `${urls} audited URL${urls === 1 ? '' : 's'}`;

@@ -2,6 +2,7 @@
  * Text blocks shared by `explain` and `audit`: the robots.txt status, the file listing with
  * its gutter, the lints and the closing note. Text from the site goes through `printable`.
  */
+import type { RobotsPolicyKind } from '../fetch/index.js';
 import type { RobotsLint } from '../robots/index.js';
 import type { RobotsSource } from './source.js';
 import { printable, type Style } from './style.js';
@@ -23,7 +24,7 @@ export function statusBlock(source: RobotsSource, style: Style): string[] {
     source.simulatedStatus !== undefined
       ? `HTTP ${source.simulatedStatus}, simulated with --status`
       : typeof fetch.status !== 'number'
-        ? `no usable answer (${fetch.status})`
+        ? statusWithoutHttp(fetch.status, fetch.kind)
         : source.kind === 'http'
           ? `HTTP ${fetch.status}`
           : 'a local file, read as if served with HTTP 200 (--status simulates another status)';
@@ -94,6 +95,17 @@ export function listingBlock(source: RobotsSource, marks: ListingMarks, style: S
   if (marks.matching !== undefined && marks.matching.size > 0) legend.push('~ another matching rule');
   if (marks.spans.length > 0 || marks.decisive !== undefined) out.push(style.dim(`  ${legend.join('   ')}`));
   return out;
+}
+
+/**
+ * A fetch that ended without an HTTP status of robots.txt: redirects that led to no file (a loop,
+ * too many, an invalid target), which RFC 9309 2.3.1.2 reads as an unavailable robots.txt, or no
+ * usable answer at all (a timeout, a refused connection), an unreachable one.
+ */
+export function statusWithoutHttp(status: string, kind: RobotsPolicyKind): string {
+  return kind === 'allow-all'
+    ? `redirects that reach no robots.txt (${status})`
+    : `no usable answer (${status})`;
 }
 
 /** `12 lines`, or for a file cut at the size limit `the first 8001 lines, the rest ignored`. */

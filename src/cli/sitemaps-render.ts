@@ -2,7 +2,7 @@
 import { productTokenOf } from '../robots/index.js';
 import { SITEMAP_DEFAULTS } from '../sitemap/index.js';
 import { sameOriginPath } from './audit-render.js';
-import { closingNote } from './render.js';
+import { closingNote, statusWithoutHttp } from './render.js';
 import type { SitemapsReport } from './sitemaps.js';
 import { printable, type Style } from './style.js';
 import { type Cell, counted, renderTable } from './table.js';
@@ -32,7 +32,9 @@ function agentName(agent: string): string {
 function headBlock(report: SitemapsReport, style: Style): string[] {
   const { policy, result } = report;
   const status =
-    typeof policy.status === 'number' ? `HTTP ${policy.status}` : `no usable answer (${policy.status})`;
+    typeof policy.status === 'number'
+      ? `HTTP ${policy.status}`
+      : statusWithoutHttp(policy.status, policy.kind);
   const lines = [
     style.bold(`Sitemaps of ${policy.origin} for ${agentName(report.agent)}`),
     `  robots.txt  ${policy.robotsTxtUrl}: ${status}, ${counted(report.declared.length, 'sitemap')} declared`,

@@ -572,3 +572,30 @@ describe('explain of a robots.txt larger than crawlers read', () => {
     }
   });
 });
+
+describe('explain of a robots.txt whose redirects loop', () => {
+  it('says the redirects reach no robots.txt, read as unavailable: allowed, exit 0', async () => {
+    const looping = await startHttpServer();
+    looping.route('/robots.txt', redirect('/a.txt', 301));
+    looping.route('/a.txt', redirect('/robots.txt', 302));
+    try {
+      const run = await runInProcess(['explain', `${looping.origin}/page`, '--agent', 'ExampleBot']);
+      expect(run.code).toBe(0);
+      expect(run.lines[0]).toMatch(/^ALLOWED/);
+      expect(lineStarting(run.lines, 'status')).toBe(
+        '  status   redirects that reach no robots.txt (redirect-loop)',
+      );
+      expect(lineStarting(run.lines, 'meaning')).toContain(
+        'robots.txt is unavailable, everything is allowed',
+      );
+      expect(run.stderr).toBe('');
+      const audit = await runInProcess(['audit', looping.origin]);
+      expect(audit.code).toBe(0);
+      expect(audit.stdout).toContain('robots.txt is unavailable (redirect-loop): there are no rules');
+      expect(audit.stdout).toContain('(RFC 9309 2.3.1.2)');
+      expect(audit.stdout).not.toContain('2.3.1.3');
+    } finally {
+      await looping.close();
+    }
+  });
+});
