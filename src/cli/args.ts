@@ -155,6 +155,15 @@ export function readCount(value: string, option: string): number {
   return count;
 }
 
+/** A file name: not empty (an empty name is the working directory, which no option means). */
+export function readPath(value: string, option: string): string {
+  if (value === '')
+    throw new CliInputError(
+      `${option} needs a file name, and got an empty one (was a shell variable empty?)`,
+    );
+  return value;
+}
+
 /**
  * `--html`: a file name. `-` is refused rather than taken for stdout: stdout already carries the
  * text or JSON report, and a file named `-` is never what was meant.

@@ -9,6 +9,7 @@ import {
   MAX_TIMEOUT_MS,
   readCount,
   readHtmlFile,
+  readPath,
   readStatus,
   readTimeout,
   readUrl,
@@ -78,7 +79,7 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
       .option(
         '-f, --file <path>',
         'read robots.txt from a local file, or - for standard input, instead of fetching it',
-        once('--file'),
+        once('--file', (value) => readPath(value, '--file')),
       )
       .option(
         '--status <code>',
@@ -154,7 +155,7 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
       .option(
         '--urls <file>',
         'URLs or paths to check, one a line (- for standard input); default: / and a path for each rule of the file',
-        once('--urls'),
+        once('--urls', (value) => readPath(value, '--urls')),
       )
       .option(
         '--fail-on <rule>',
@@ -167,7 +168,7 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
       .option(
         '--html <file>',
         'also write a self-contained HTML report to this file (- is refused: stdout holds the text or JSON report)',
-        once('--html', readHtmlFile),
+        once('--html', (value) => readHtmlFile(readPath(value, '--html'))),
       )
       .option(
         '--from-sitemaps',

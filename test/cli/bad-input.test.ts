@@ -61,6 +61,16 @@ describe('bad input: one clear line, exit 2', () => {
     expect(readdirSync('.')).not.toContain('--json');
   });
 
+  it('an empty file name, which would name the working directory', async () => {
+    for (const [option, args] of [
+      ['--file', ['explain', '/x', '--agent', 'A', '--file', '']],
+      ['--urls', ['audit', 'https://shop.example', '--file', SHOP_ROBOTS_PATH, '--urls', '']],
+      ['--html', ['audit', 'https://shop.example', '--file', SHOP_ROBOTS_PATH, '--html', '']],
+    ] as const) {
+      expectUsageError(await runInProcess([...args]), `${option} needs a file name, and got an empty one`);
+    }
+  });
+
   it('a missing --agent', async () => {
     expectUsageError(
       await runInProcess(['explain', 'https://a.example/']),
