@@ -236,6 +236,17 @@ export function urlsFromSitemaps(options: {
         const failure = result.failures[0];
         // The sitemaps as read: a sitemap that several Sitemap: lines name counts once.
         const n = read.declared.length;
+        // None read (failed, or skipped with a warning, as a redirect loop is): not an empty list.
+        const problem = failure ?? result.warnings[0];
+        if (result.sitemapsRead === 0 && problem !== undefined) {
+          const unread =
+            n === 1
+              ? 'the sitemap of robots.txt could not be read'
+              : `none of the ${n} sitemaps of robots.txt could be read`;
+          throw new CliInputError(
+            `--from-sitemaps: no URL to audit on ${origin}: ${unread} (${problem.url}: ${problem.why})`,
+          );
+        }
         const what = n === 1 ? 'the sitemap of robots.txt lists' : `the ${n} sitemaps of robots.txt list`;
         throw new CliInputError(
           `--from-sitemaps: ${what} no URL on ${origin}${failure === undefined ? '' : ` (${result.sitemapsFailed} failed; ${failure.url}: ${failure.why})`}`,

@@ -11,7 +11,13 @@ import { runSitemaps, sitemapsReport } from '../../src/cli/sitemaps.js';
 import { renderSitemaps } from '../../src/cli/sitemaps-render.js';
 import { createStyle } from '../../src/cli/style.js';
 import { RobotsTxt } from '../../src/robots/index.js';
-import { startHttpServer, type TestHttpServer, type TestRouteHandler, text } from '../support/http-server.js';
+import {
+  redirect,
+  startHttpServer,
+  type TestHttpServer,
+  type TestRouteHandler,
+  text,
+} from '../support/http-server.js';
 import { cells, lineStarting, runInProcess } from './run-cli.js';
 
 /**
@@ -766,7 +772,9 @@ describe('audit --from-sitemaps', () => {
     expect(cap.stderr).toMatch(/--max-urls .* --from-sitemaps/);
     const broke = await runInProcess(['audit', broken.origin, '--from-sitemaps']);
     expect(broke.code).toBe(2);
-    expect(broke.stderr).toMatch(/the sitemap of robots\.txt lists no URL .*1 failed; .*gone\.xml/);
+    expect(broke.stderr).toMatch(
+      /no URL to audit on .*: the sitemap of robots\.txt could not be read \(.*gone\.xml: HTTP 404/,
+    );
     // A sitemap that two Sitemap: lines name is one sitemap.
     const twice = await startHttpServer();
     twice.route(
@@ -779,8 +787,15 @@ describe('audit --from-sitemaps', () => {
       const run = await runInProcess(['audit', twice.origin, '--from-sitemaps']);
       expect(run.code).toBe(2);
       expect(run.stderr).toMatch(
-        /: the sitemap of robots\.txt lists no URL on .* \(1 failed; .*\/gone\.xml: HTTP 404/,
+        /: no URL to audit on .*: the sitemap of robots\.txt could not be read \(.*\/gone\.xml: HTTP 404/,
       );
+      // A sitemap whose redirects loop is skipped with a warning: not read either.
+      twice.route('/robots.txt', text(`User-agent: *\nDisallow:\n\nSitemap: ${twice.origin}/loop.xml\n`));
+      twice.route('/loop.xml', redirect('/loop2.xml', 302));
+      twice.route('/loop2.xml', redirect('/loop.xml', 302));
+      const loop = await runInProcess(['audit', twice.origin, '--from-sitemaps']);
+      expect(loop.code).toBe(2);
+      expect(loop.stderr).toMatch(/the sitemap of robots\.txt could not be read \(.*\/loop\.xml: Loop: /);
     } finally {
       await twice.close();
     }
