@@ -108,9 +108,14 @@ export class KeyValueStoreBackend implements RobotsStoreBackend {
       await store.setValue(key, null);
       return undefined;
     }
-    const body = typeof value.body === 'string' ? new Uint8Array(Buffer.from(value.body, 'base64')) : null;
-    const problem =
-      recordProblem(value.record, origin, body) ?? (retained ? undefined : 'it has no retention time');
+    // Node decodes any text as base64, skipping what is not: a body written by something else
+    // would become a few octets of junk, read as a file without rules.
+    const badBody = typeof value.body === 'string' && !BASE64.test(value.body);
+    const body =
+      typeof value.body === 'string' && !badBody ? new Uint8Array(Buffer.from(value.body, 'base64')) : null;
+    const problem = badBody
+      ? 'its body is not base64'
+      : (recordProblem(value.record, origin, body) ?? (retained ? undefined : 'it has no retention time'));
     if (problem !== undefined) {
       scope.ignored(origin, problem);
       // Without a retention time it would stay forever: it is deleted now.
@@ -213,3 +218,6 @@ const PRUNE_READERS = 8;
 export function keyOf(origin: string, client: string): string {
   return `${KEY_PREFIX}${client}-${createHash('sha256').update(origin).digest('hex')}`;
 }
+
+/** Base64 as `Buffer.toString('base64')` writes it: padded, no blanks, no other characters. */
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;

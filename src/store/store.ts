@@ -124,7 +124,7 @@ export interface RobotsStoreOptions {
    * unreachable.
    *
    * Every `...Ms` option is a number of milliseconds no larger than what a Node timer holds
-   * (2147483647, about 24.8 days; the two fetch timeouts 1 s less, for the margin the fetcher
+   * (2147483647, about 24.8 days; the two fetch timeouts 500 ms less, for the margin the fetcher
    * adds to its own deadlines); a larger one is a RangeError when the store is made.
    * @default 30000
    */

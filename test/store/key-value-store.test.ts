@@ -255,4 +255,23 @@ describe('KeyValueStoreBackend', () => {
     expect(await rawValue(config, site.origin)).toMatchObject({ record: { version: 1 } });
     await store.close();
   });
+
+  it('ignores a record whose body is not base64, rather than read the junk it decodes to as rules', async () => {
+    const now = Date.UTC(2026, 0, 1);
+    const first = crawlerStore(() => now);
+    await first.store.resolve(site.origin);
+    await first.store.close();
+    const kvs = await KeyValueStore.open('robots-policies', { config: first.config });
+    const saved = (await rawValue(first.config, site.origin)) as Record<string, unknown>;
+    await kvs.setValue(keyOf(site.origin, SCOPE.client), { ...saved, body: '!!!notbase64@@' });
+    const fetched = site.hits('/robots.txt');
+
+    const { store, warnings } = crawlerStore(() => now);
+    expect(await store.check(`${site.origin}/private/a`)).toMatchObject({ allowed: false, status: 200 });
+    expect(warnings()).toEqual([
+      `The key-value-store backend's record of ${site.origin} is ignored: its body is not base64. robots.txt is fetched again and the record replaced.`,
+    ]);
+    expect(site.hits('/robots.txt')).toBe(fetched + 1);
+    await store.close();
+  });
 });
