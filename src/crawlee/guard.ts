@@ -137,6 +137,8 @@ export class RobotsGuard implements HopChecker {
   readonly #ownPacer = new CrawlDelayPacer();
   /** When each unreachable origin was first deferred: the give-up clock. */
   readonly #deferredSince = new Map<string, number>();
+  /** Origins whose robots.txt a request taken out of the queue waited for in vain, until the fetch settles (see #resolveAndDecide). */
+  readonly #slowOrigins = new Map<string, Promise<void>>();
   /** Requests counted as deferred (each once). */
   readonly #deferredRequests = new Set<string>();
   /** Requests counted as allowed in the summary. */
@@ -969,7 +971,9 @@ export class RobotsGuard implements HopChecker {
     const pending = store.check(request.url, this.productToken);
     let check: RobotsCheck | undefined;
     try {
-      check = await withDeadline(pending, DEQUEUE_WAIT_MS);
+      // Once a request of the origin has waited for this fetch, the next ones wait aside at once.
+      const slow = this.#slowOrigins.size > 0 && this.#slowOrigins.has(originOrEmpty(request.url));
+      check = slow ? undefined : await withDeadline(pending, DEQUEUE_WAIT_MS);
     } catch (error) {
       if (notHttp(error)) return { action: 'fetch' }; // robots.txt does not apply
       throw error;
@@ -986,6 +990,12 @@ export class RobotsGuard implements HopChecker {
         () => undefined,
         () => undefined,
       );
+      if (!this.#slowOrigins.has(origin)) {
+        this.#slowOrigins.set(origin, wake);
+        void wake.then(() => {
+          if (this.#slowOrigins.get(origin) === wake) this.#slowOrigins.delete(origin);
+        });
+      }
       return { action: 'hold', until: now + this.#options.unreachable.maxRecheckDelayMs, paced: false, wake };
     }
     return this.#decide(crawler, request, paced, check);
@@ -1099,12 +1109,14 @@ export class RobotsGuard implements HopChecker {
       this.#deferredSince.set(check.origin, since);
       const { giveUpAfterMs, minRecheckDelayMs, maxRecheckDelayMs } = this.#options.unreachable;
       const deadline = since + giveUpAfterMs;
-      if (now >= deadline) return { kind: 'drop', reason: 'robots-unreachable' };
+      // Counted before it may be given up: a request that waited for a silent robots.txt past the
+      // deadline (see #resolveAndDecide) was deferred all the same.
       const key = request.id ?? request.uniqueKey;
       if (!this.#deferredRequests.has(key)) {
         this.#deferredRequests.add(key);
         this.#tally.deferred(check, now);
       }
+      if (now >= deadline) return { kind: 'drop', reason: 'robots-unreachable' };
       const retryAt = this.#policyOf(check.url)?.retryAt ?? now;
       const until = Math.min(
         Math.max(retryAt, now + minRecheckDelayMs),
@@ -1278,5 +1290,14 @@ async function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T | und
     return await Promise.race([promise, deadline]);
   } finally {
     clearTimeout(timer);
+  }
+}
+
+/** The origin of `url`, or '' when it has none robots.txt applies to. */
+function originOrEmpty(url: string): string {
+  try {
+    return originOf(url);
+  } catch {
+    return '';
   }
 }
