@@ -1054,15 +1054,23 @@ export class RobotsGuard implements HopChecker {
   departs(url: string): Promise<void> | undefined {
     const delay = this.#crawlDelayMsOf(url);
     if (delay === undefined) return undefined;
-    const wait = this.#pacer.leavesNow(delay.origin, delay.ms, this.#options.clock());
-    return wait > 0 ? this.#depart(delay.origin, delay.ms, wait) : undefined;
+    const now = this.#options.clock();
+    const wait = this.#pacer.leavesNow(delay.origin, delay.ms, now);
+    if (wait > 0) return this.#depart(delay.origin, delay.ms, wait);
+    this.#pacer.departed(delay.origin, now);
+    return undefined;
   }
 
   async #depart(origin: string, delayMs: number, wait: number): Promise<void> {
-    // A few rounds at most: each response that came back during a wait adds one.
-    for (let round = 0; wait > 0 && round < MAX_DEPARTURE_ROUNDS; round++) {
+    // Rounds are bounded: each response or departure that came during a wait adds one.
+    for (let round = 0; wait > 0; round++) {
       await sleep(wait);
-      wait = this.#pacer.afterAnswers(origin, delayMs, this.#options.clock());
+      const now = this.#options.clock();
+      if (round === MAX_DEPARTURE_ROUNDS) {
+        this.#pacer.departed(origin, now);
+        return;
+      }
+      wait = this.#pacer.afterAnswers(origin, delayMs, now);
     }
   }
 
@@ -1277,8 +1285,8 @@ async function forEachConcurrently<T>(items: T[], limit: number, task: (item: T)
  */
 const DEQUEUE_WAIT_MS = 1000;
 
-/** Most waits of one departure (see departs): a response that came back during a wait adds one. */
-const MAX_DEPARTURE_ROUNDS = 4;
+/** Most waits of one departure after its first (see departs). */
+const MAX_DEPARTURE_ROUNDS = 8;
 
 async function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
   if (ms === Number.POSITIVE_INFINITY) return promise;

@@ -37,6 +37,22 @@ describe('CrawlDelayPacer', () => {
     // Another origin is not held by this one's responses.
     expect(pacer.afterAnswers('https://b.example', 2000, 2001)).toBe(0);
   });
+
+  it('keeps a later request a delay after one that a late response held back', () => {
+    const pacer = new CrawlDelayPacer();
+    const o = 'https://a.example';
+    expect(pacer.leavesNow(o, 2000, 0)).toBe(0);
+    pacer.departed(o, 0);
+    // B and C wait for their turns at 2001 and 4002.
+    expect([0, 0].map((at) => pacer.leavesNow(o, 2000, at))).toEqual([2001, 4002]);
+    // A's response comes back at 1500: B leaves at 3501, not at its turn.
+    pacer.answered(o, 2000, 1500);
+    expect(pacer.afterAnswers(o, 2000, 2001)).toBe(1500);
+    expect(pacer.afterAnswers(o, 2000, 3501)).toBe(0);
+    // C's turn comes before B's response: C follows B's departure by the delay.
+    expect(pacer.afterAnswers(o, 2000, 4002)).toBe(1500);
+    expect(pacer.afterAnswers(o, 2000, 5502)).toBe(0);
+  });
 });
 
 describe('Crawl-delay as the server sees it', () => {
