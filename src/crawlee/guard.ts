@@ -386,21 +386,39 @@ export class RobotsGuard implements HopChecker {
    * A router middleware that keeps the handlers from processing a page whose final URL
    * (`request.loadedUrl`; on a browser crawler, the URL the page's document came from) is
    * disallowed: `router.use(guard.middleware())`. Such a request is skipped and recorded with
-   * stage `navigation`. It needs the guard attached to the crawler.
+   * stage `navigation`. It needs the guard attached to the crawler. The crawler is read from the
+   * crawling context; AdaptivePlaywrightCrawler's context has none, so there the guard's one
+   * crawler is used, or the one given: `guard.middleware(crawler)`.
    */
-  middleware(): (context: { request: Request; crawler: unknown; response?: unknown }) => Promise<void> {
-    return async ({ request, crawler, response }) => {
-      // A browser's page: the URL its document was fetched from (Playwright's response), not
-      // `loadedUrl`, the address bar, which a script may have changed without any fetch
-      // (`history.pushState`).
+  middleware(
+    forCrawler?: Pick<BasicCrawler, 'run'>,
+  ): (context: { request: Request; crawler?: unknown; response?: unknown }) => Promise<void> {
+    return async ({ request, crawler: ofContext, response }) => {
+      const crawler = ofContext ?? forCrawler ?? this.#onlyCrawler();
+      // A browser's page: the URL its document was fetched from (Playwright's response, whose
+      // `url` AdaptivePlaywrightCrawler hands on as a string), not `loadedUrl`, the address bar,
+      // which a script may have changed without any fetch (`history.pushState`). An HTTP
+      // crawler's response URL is its `loadedUrl`.
       const fetched = (response as { url?: unknown } | undefined)?.url;
       const url =
-        typeof fetched === 'function' ? String(fetched.call(response)) : (request.loadedUrl ?? request.url);
+        typeof fetched === 'function'
+          ? String(fetched.call(response))
+          : typeof fetched === 'string' && fetched !== ''
+            ? fetched
+            : (request.loadedUrl ?? request.url);
       const verdict = await this.checkHop(crawler as CrawlerInternals, request, url, 'navigation', true);
       if (verdict === 'allow') return;
       this.block(request, verdict);
       throw new RobotsSkipError(withoutCredentials(url), 'navigation');
     };
+  }
+
+  /** The crawler the guard is attached to, for a middleware whose context names none. */
+  #onlyCrawler(): CrawlerInternals {
+    if (this.#interceptors.size === 1) return [...this.#interceptors.keys()][0];
+    throw new TypeError(
+      `RobotsGuard.middleware(): the crawling context names no crawler (AdaptivePlaywrightCrawler's does not), and the guard is attached to ${this.#interceptors.size} crawlers: pass the crawler, guard.middleware(crawler).`,
+    );
   }
 
   /**

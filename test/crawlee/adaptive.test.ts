@@ -335,3 +335,39 @@ describe('AdaptivePlaywrightCrawler with RobotsGuard (Debian Chromium)', () => {
     expect(result.lines.filter((line) => line.level <= LogLevel.ERROR)).toEqual([]);
   });
 });
+
+describe('AdaptivePlaywrightCrawler with the router middleware (Debian Chromium)', () => {
+  it("checks the URL the page's document came from in a browser run, not an address a script set", async () => {
+    const { main } = env.site;
+    main.route(
+      '/pushes',
+      page('pushes', [], `<script>history.pushState({}, '', '/private/pushed');</script>`),
+    );
+    const config = freshConfiguration();
+    const guard = new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, logSummary: false });
+    const middleware = guard.middleware();
+    const handled: string[] = [];
+    const skipped: string[] = [];
+    const crawler = new AdaptivePlaywrightCrawler(
+      {
+        launchContext: { launchOptions: CHROMIUM_LAUNCH_OPTIONS },
+        renderingTypePredictor: predictor('clientOnly'),
+        maxRequestRetries: 0,
+        onSkippedRequest: ({ url }) => {
+          skipped.push(url);
+        },
+        async requestHandler(context) {
+          // The context names no crawler: the middleware uses the guard's.
+          await middleware(context);
+          handled.push(`${new URL(context.request.url).pathname} at ${new URL(context.page.url()).pathname}`);
+        },
+      },
+      config,
+    );
+    guard.attach(crawler);
+    await crawler.run([`${main.origin}/pushes`]);
+    expect(handled).toEqual(['/pushes at /private/pushed']);
+    expect(skipped).toEqual([]);
+    expect(await datasetItems<RobotsDroppedRecord>(config)).toEqual([]);
+  });
+});
