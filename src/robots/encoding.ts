@@ -6,9 +6,10 @@
  * - escapes of unreserved characters (`A-Z a-z 0-9 - . _ ~`) are decoded (`%62%61%7A` = `baz`),
  *   and so is `%27` (`'`, which URL parsers escape in a query);
  * - escapes of reserved characters (`%2F`, `%2A`, `%24`, ...) stay encoded and match literally;
- * - a `%` that starts no escape stays `%`, as Google's parser keeps it: in a pattern it matches
- *   the `%` of any escape (`Disallow: /*%` covers every URL with one) and a `%` the URL holds as
- *   it is. RFC 9309 does not say how to read it.
+ * - a `%` that starts no escape is a literal `%`, encoded as `%25`; except in a pattern where it
+ *   is an escape cut short, followed by at most one hex digit before the pattern's end or a `*`
+ *   (`/*%`, `/a%2`): there it stays `%` and matches the `%` of any escape the normal form keeps,
+ *   as Google's parser matches it, and the `%25` of a literal one.
  * In a path, `*` and `$` are encoded as `%2A` and `%24`, so a rule can name them only
  * through their escapes (RFC 9309 2.2.3) and never through the special characters.
  */
@@ -112,7 +113,8 @@ function normalizeInto(
       const hi = i + 2 < to ? hexValue(text.charCodeAt(i + 1)) : -1;
       const lo = hi >= 0 ? hexValue(text.charCodeAt(i + 2)) : -1;
       if (lo < 0) {
-        out[o++] = 37; // a `%` that starts no escape stays as it is
+        if (patternMode && escapeCutShort(text, i, to)) out[o++] = 37;
+        else o = escapeAt(out, o, 37); // a literal `%`
         continue;
       }
       const byte = (hi << 4) | lo;
@@ -155,6 +157,16 @@ function normalizeInto(
   return o;
 }
 
+/**
+ * Whether the `%` at `text[at]` of a pattern ending at `to` is followed by at most one hex digit
+ * before the end or a `*`: the start of an escape the pattern leaves open (`/*%`, `/a%2*`).
+ */
+function escapeCutShort(text: string, at: number, to: number): boolean {
+  let next = at + 1;
+  if (next < to && hexValue(text.charCodeAt(next)) >= 0) next++;
+  return next === to || text.charCodeAt(next) === 42; /* * */
+}
+
 /** Writes `%XX` for `byte` at `at`; returns the position after it. */
 function escapeAt(out: Uint8Array, at: number, byte: number): number {
   out[at] = 37; /* % */
@@ -164,11 +176,11 @@ function escapeAt(out: Uint8Array, at: number, byte: number): number {
 }
 
 /**
- * A stretch of a path already in normal form: plain characters, escapes that stay as they are
- * (upper-case hex of an octet that is not unreserved) and a `%` that starts no escape.
+ * A stretch of a path already in normal form: plain characters and escapes that stay as they
+ * are (upper-case hex of an octet that is not unreserved).
  */
 const NORMAL_PATH_RUN =
-  /(?:[A-Za-z0-9\-._~!&'()+,/:;=?@[\]]|%(?!27|2D|2E|3[0-9]|4[1-9A-F]|5[0-9A]|5F|6[1-9A-F]|7[0-9A]|7E)[0-9A-F]{2}|%(?![0-9A-Fa-f]{2}))+/y;
+  /(?:[A-Za-z0-9\-._~!&'()+,/:;=?@[\]]|%(?!27|2D|2E|3[0-9]|4[1-9A-F]|5[0-9A]|5F|6[1-9A-F]|7[0-9A]|7E)[0-9A-F]{2})+/y;
 
 /**
  * Normalises a URL path (with its query) for matching. Stretches already in normal form are
@@ -189,7 +201,7 @@ export function normalizePath(path: string): string {
       at = end;
       continue;
     }
-    // One unit that needs work: an escape, a character or surrogate pair to encode.
+    // One unit that needs work: an escape, a lone `%`, a character or surrogate pair to encode.
     let end = at + 1;
     const c = path.charCodeAt(at);
     if (c === 37 /* % */ && hexValue(path.charCodeAt(at + 1)) >= 0 && hexValue(path.charCodeAt(at + 2)) >= 0)

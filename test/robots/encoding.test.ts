@@ -15,11 +15,11 @@ describe('normalizePath', () => {
     ['/a%2fb', '/a%2Fb'],
     ['/a*b$c', '/a%2Ab%24c'],
     ['/a%2Ab', '/a%2Ab'],
-    // A `%` that starts no escape stays as it is, as Google's parser keeps it.
-    ['/100%', '/100%'],
-    ['/100%zz', '/100%zz'],
-    ['/a%2', '/a%2'],
-    ['/a%%41', '/a%A'],
+    // A `%` that starts no escape is a literal `%`.
+    ['/100%', '/100%25'],
+    ['/100%zz', '/100%25zz'],
+    ['/a%2', '/a%252'],
+    ['/a%%41', '/a%25A'],
     ['/a b"c<d>', '/a%20b%22c%3Cd%3E'],
     ['/ツ', '/%E3%83%84'],
     ['/😀', '/%F0%9F%98%80'],
@@ -52,8 +52,7 @@ function referenceNormalizePath(path: string): string {
     }
     const ch = String.fromCodePoint(path.codePointAt(i)!);
     i += ch.length;
-    // A `%` here starts no escape: it stays.
-    if (raw.test(ch) || ch === '%') out += ch;
+    if (raw.test(ch)) out += ch;
     else
       for (const octet of new TextEncoder().encode(ch))
         out += `%${octet.toString(16).toUpperCase().padStart(2, '0')}`;
@@ -105,6 +104,11 @@ describe('normalizePattern', () => {
   });
   it('encodes like a path otherwise', () => {
     expect(normalizePattern('/café/%62')).toBe('/caf%C3%A9/b');
+  });
+  it('keeps a % that starts an escape cut short by the end or a *, and encodes any other lone %', () => {
+    expect(['/*%', '/a%2', '/a%*b', '/a%2*', '/a%$', '/100%zz', '/a%2G', '/%'].map(normalizePattern)).toEqual(
+      ['/*%', '/a%2', '/a%*b', '/a%2*', '/a%25$', '/100%25zz', '/a%252G', '/%'],
+    );
   });
 });
 

@@ -301,18 +301,26 @@ describe('percent-encoding on both sides (RFC 9309 2.2.2)', () => {
     expect(allowed('user-agent: *\ndisallow: /foo-%24\n', 'https://a.example/foo-$')).toBe(false);
     expect(allowed('user-agent: *\ndisallow: /foo-%24\n', 'https://a.example/foo-')).toBe(true);
   });
-  it('reads a % that starts no escape as Google does: it matches the % of any escape, and itself', () => {
+  it('reads a % that starts no escape as a literal %, or, cut short at the end or a *, as the start of any escape', () => {
     const cases: [pattern: string, url: string, disallowed: boolean][] = [
+      // An escape cut short matches the `%` of any escape the normal form keeps (Google's reading)...
       ['/*%', 'https://a.example/caf%C3%A9', true],
       ['/*%', 'https://a.example/café', true],
-      ['/*%', 'https://a.example/100%', true],
-      ['/*%', 'https://a.example/plain', false],
+      ['/*%', 'https://a.example/a%2Fb', true],
       ['/a%', 'https://a.example/a%20b', true],
       ['/a%2', 'https://a.example/a%2Fb', true],
+      ['/a%*b', 'https://a.example/a%3Fxb', true],
+      // ...and a literal `%` of the URL, which is `%25`.
+      ['/*%', 'https://a.example/100%', true],
+      // Not escapes decoded to unreserved characters: `/%7Euser` is `/~user`.
+      ['/*%', 'https://a.example/%7Euser', false],
+      ['/*%', 'https://a.example/plain', false],
+      // Any other lone `%` is a literal `%`, as `%25` names it (RFC 9309 2.2.2).
       ['/a%2G', 'https://a.example/a%2G', true],
       ['/100%$', 'https://a.example/100%', true],
-      ['/100%$', 'https://a.example/100%25', false],
-      // An escape of `%` names the octet `%`, as a URL writes it escaped.
+      ['/100%$', 'https://a.example/100%25', true],
+      ['/100%$', 'https://a.example/100%20', false],
+      ['/100%25', 'https://a.example/100%', true],
       ['/100%25', 'https://a.example/100%25', true],
     ];
     for (const [pattern, url, disallowed] of cases) {
