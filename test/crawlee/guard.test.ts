@@ -1208,6 +1208,19 @@ describe('RobotsGuard redirect hops into a paced origin', () => {
 });
 
 describe('RobotsGuard router middleware and user hooks', () => {
+  it('says which crawler to pass when the context names none and the guard has several', async () => {
+    const guard = new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT });
+    const request = new Request({ url: 'https://a.example/' });
+    await expect(guard.middleware()({ request })).rejects.toThrow(
+      'RobotsGuard.middleware(): the crawling context names no crawler',
+    );
+    guard.attach(new BasicCrawler({ requestHandler() {} }, freshConfiguration()));
+    guard.attach(new BasicCrawler({ requestHandler() {} }, freshConfiguration()));
+    await expect(guard.middleware()({ request })).rejects.toThrow(
+      /attached to 2 crawlers: pass the crawler, guard\.middleware\(crawler\)\.$/,
+    );
+  });
+
   it('keeps handlers from a page that became disallowed, and leaves the user hooks and onSkippedRequest working', async () => {
     const site = await server(null, ['/a']);
     // robots.txt changes while the crawl runs: the first two fetches (enqueue, dequeue) allow /a,
