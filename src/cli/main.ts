@@ -7,7 +7,7 @@
  * code (0 allowed / nothing tripped, 1 disallowed / a --fail-on rule tripped, 2 usage or fetch
  * error), so that tests can run it in-process; run as a program, it uses the process's own.
  */
-import { realpathSync } from 'node:fs';
+import { fstatSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { CommanderError } from 'commander';
 import { CliInputError, type CliIo, EXIT } from './io.js';
@@ -49,6 +49,14 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   }
 }
 
+function isDirectory(fd: number): boolean {
+  try {
+    return fstatSync(fd).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 function isMain(): boolean {
   const script = process.argv[1];
   if (script === undefined) return false;
@@ -71,6 +79,8 @@ if (isMain()) {
     stderr: process.stderr,
     // Read lazily: touching process.stdin opens it, which only `--file -` needs.
     get stdin() {
+      // Node reads a directory on standard input (`< /tmp`) as an empty stream: an empty file.
+      if (isDirectory(0)) throw new CliInputError('cannot read stdin: it is a directory');
       return process.stdin;
     },
   };

@@ -3,6 +3,8 @@
  * stderr (so no colours), exit codes from the process itself.
  */
 import { spawn } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHttpServer, type TestHttpServer, text } from '../support/http-server.js';
@@ -20,19 +22,23 @@ interface Spawned {
 
 function spawnCli(
   argv: string[],
-  options: { stdin?: 'huge'; env?: Record<string, string> } = {},
+  options: { stdin?: 'huge' | number; env?: Record<string, string> } = {},
 ): Promise<Spawned> {
   return new Promise((resolve, reject) => {
     const env = { ...process.env, ...options.env };
     delete env['NO_COLOR'];
     delete env['FORCE_COLOR'];
+    // A number is a descriptor the process gets as its standard input.
+    const stdin = typeof options.stdin === 'number' ? options.stdin : 'pipe';
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...argv], {
       cwd: root,
       env,
+      stdio: [stdin, 'pipe', 'pipe'],
     });
     let stdout = '';
     let stderr = '';
     let written = 0;
+    if (child.stdout === null || child.stderr === null) throw new Error('spawned without pipes');
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
       stdout += chunk;
     });
@@ -41,25 +47,27 @@ function spawnCli(
     });
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr, written }));
-    child.stdin.on('error', () => {
+    const input = child.stdin;
+    if (input === null) return;
+    input.on('error', () => {
       // EPIPE: the CLI stopped reading, as it should.
     });
     if (options.stdin === 'huge') {
       // Up to 500 MB, written as fast as the pipe takes it, until the CLI closes its end.
       const chunk = Buffer.alloc(1024 * 1024, 'Disallow: /private/\n');
       const pump = () => {
-        while (written < 500 * 1024 * 1024 && !child.stdin.destroyed) {
+        while (written < 500 * 1024 * 1024 && !input.destroyed) {
           written += chunk.length;
-          if (!child.stdin.write(chunk)) {
-            child.stdin.once('drain', pump);
+          if (!input.write(chunk)) {
+            input.once('drain', pump);
             return;
           }
         }
-        child.stdin.end();
+        input.end();
       };
       pump();
     } else {
-      child.stdin.end();
+      input.end();
     }
   });
 }
@@ -110,6 +118,18 @@ describe('crawlee-robots as a process', () => {
     );
     expect(run.written).toBeLessThan(64 * 1024 * 1024);
     expect(performance.now() - started).toBeLessThan(20_000);
+  });
+
+  it('a directory on stdin: one line, exit 2, not an empty robots.txt', async () => {
+    const directory = openSync(tmpdir(), 'r');
+    try {
+      const run = await spawnCli(['explain', '/x', '--agent', 'A', '--file', '-'], { stdin: directory });
+      expect(run.code).toBe(2);
+      expect(run.stdout).toBe('');
+      expect(run.stderr).toBe('crawlee-robots: cannot read stdin: it is a directory\n');
+    } finally {
+      closeSync(directory);
+    }
   });
 
   it('a file that does not exist: one line, exit 2', async () => {
