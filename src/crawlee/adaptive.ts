@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Request } from 'crawlee';
 import type { CrawlerInternals } from './crawler-internals.js';
 
@@ -34,8 +35,8 @@ export interface PlainHttpGuard {
    * request (see RobotsGuard's detection checks).
    */
   detection: PlainHttpHooks;
-  /** The request leaves now: resolves when it may, by its origin's Crawl-delay (see RobotsGuard.departs). */
-  departs(url: string): Promise<void> | undefined;
+  /** The request leaves now: how long it must still wait for its origin's Crawl-delay. */
+  leavesNow(url: string): number;
   /** True when the guard stopped the run with `error` (a skip or a deferral of `request`). */
   stoppedByGuard(error: Error, request: Request): boolean;
 }
@@ -79,7 +80,8 @@ export function guardPlainHttpRuns(crawler: CrawlerInternals, guard: PlainHttpGu
       // Crawlee's sendRequest sends the request's headers unless given others: kept, User-Agent added.
       const options: Record<string, unknown> = { headers: { ...request.headers }, ...overrides };
       hooks.pre({ request }, options);
-      await guard.departs(request.url);
+      const wait = guard.leavesNow(request.url);
+      if (wait > 0) await sleep(wait);
       const response = await send(options);
       await hooks.post?.({ request, response });
       return response;

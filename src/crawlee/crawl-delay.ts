@@ -13,10 +13,6 @@ export class CrawlDelayPacer {
    * (see leavesNow, answered).
    */
   readonly #leftNow = new Map<string, number>();
-  /** When the last response of each origin came back (see answered). */
-  readonly #answeredAt = new Map<string, number>();
-  /** When the last request of each origin paced by departures left (see afterAnswers, departed). */
-  readonly #departedAt = new Map<string, number>();
   /** A delay after the last request of each origin handed to the crawler (see granted). */
   readonly #grantedUntil = new Map<string, number>();
 
@@ -66,34 +62,7 @@ export class CrawlDelayPacer {
    */
   answered(origin: string, delayMs: number, at: number): void {
     this.#leftNow.set(origin, Math.max(at, this.#leftNow.get(origin) ?? at));
-    this.#answeredAt.set(origin, Math.max(at, this.#answeredAt.get(origin) ?? at));
     this.sent(origin, delayMs, at);
-  }
-
-  /**
-   * A request of `origin` waited at its departure (see leavesNow) and is about to leave at `now`:
-   * how much longer it must wait to follow by `delayMs` both the origin's last response and the
-   * last request that really left. Its wait was reckoned from when the request before it was to
-   * leave; that one may have reached the server later (a busy browser lets a request go tens of
-   * milliseconds late), and its response, if it came back meanwhile, says it was still on its way;
-   * or it waited longer itself, for a response before it. At 0 the request leaves (see departed).
-   */
-  afterAnswers(origin: string, delayMs: number, now: number): number {
-    const after = Math.max(
-      this.#answeredAt.get(origin) ?? -Infinity,
-      this.#departedAt.get(origin) ?? -Infinity,
-    );
-    const wait = Math.max(0, after + delayMs + 1 - now);
-    if (wait > 0) {
-      this.#leftNow.set(origin, Math.max(now + wait, this.#leftNow.get(origin) ?? 0));
-      this.sent(origin, delayMs, now + wait);
-    } else this.departed(origin, now);
-    return wait;
-  }
-
-  /** A request of `origin` paced by afterAnswers leaves at `at`. */
-  departed(origin: string, at: number): void {
-    this.#departedAt.set(origin, Math.max(at, this.#departedAt.get(origin) ?? at));
   }
 
   /** How long a request of `origin` must wait at `now` to follow its last one by `delayMs`. */

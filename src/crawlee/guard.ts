@@ -261,7 +261,7 @@ export class RobotsGuard implements HopChecker {
         plainHttp = guardPlainHttpRuns(internals, {
           run: httpHooks(this),
           detection: httpHooks(this.#detectionChecks()),
-          departs: (url) => this.departs(url),
+          leavesNow: (url) => this.leavesNow(url),
           stoppedByGuard: (error, request) => navigationBlocks.has(request) || isRobotsSkip(error),
         });
       }
@@ -670,7 +670,7 @@ export class RobotsGuard implements HopChecker {
       checkHopCached: () => undefined,
       block: () => {},
       observeUserAgent: (userAgent) => this.observeUserAgent(userAgent),
-      departs: (url) => this.departs(url),
+      leavesNow: (url) => this.leavesNow(url),
       answered: (url) => this.answered(url),
       get userAgentObserved() {
         return guard.userAgentObserved;
@@ -697,8 +697,9 @@ export class RobotsGuard implements HopChecker {
     if (verdict.crawlDelayMs > 0 && entersOtherOrigin(request, from, check.origin)) {
       const wait = this.#pacer.beforeSend(check.origin, verdict.crawlDelayMs, this.#options.clock());
       if (wait > 0) await sleep(wait);
-      // What went out while it waited (see departs).
-      await this.departs(url);
+      // What went out while it waited (see CrawlDelayPacer.leavesNow).
+      const rest = this.#pacer.leavesNow(check.origin, verdict.crawlDelayMs, this.#options.clock());
+      if (rest > 0) await sleep(rest);
     }
     return 'allow';
   }
@@ -1063,33 +1064,11 @@ export class RobotsGuard implements HopChecker {
     );
   }
 
-  /**
-   * @internal {@link HopChecker}: a request is about to leave: resolves when it may, by its origin's
-   * Crawl-delay after what left before it (see CrawlDelayPacer.leavesNow) and after the responses
-   * that came back while it waited (see CrawlDelayPacer.afterAnswers). Undefined, not a promise,
-   * when it may leave at once.
-   */
-  departs(url: string): Promise<void> | undefined {
+  /** @internal {@link HopChecker}: a request leaves now (see CrawlDelayPacer.leavesNow). */
+  leavesNow(url: string): number {
     const delay = this.#crawlDelayMsOf(url);
-    if (delay === undefined) return undefined;
-    const now = this.#options.clock();
-    const wait = this.#pacer.leavesNow(delay.origin, delay.ms, now);
-    if (wait > 0) return this.#depart(delay.origin, delay.ms, wait);
-    this.#pacer.departed(delay.origin, now);
-    return undefined;
-  }
-
-  async #depart(origin: string, delayMs: number, wait: number): Promise<void> {
-    // Rounds are bounded: each response or departure that came during a wait adds one.
-    for (let round = 0; wait > 0; round++) {
-      await sleep(wait);
-      const now = this.#options.clock();
-      if (round === MAX_DEPARTURE_ROUNDS) {
-        this.#pacer.departed(origin, now);
-        return;
-      }
-      wait = this.#pacer.afterAnswers(origin, delayMs, now);
-    }
+    if (delay === undefined) return 0;
+    return this.#pacer.leavesNow(delay.origin, delay.ms, this.#options.clock());
   }
 
   /** @internal {@link HopChecker}: the crawler has the response of `url` (a browser's document, or an HTTP response). */
@@ -1302,9 +1281,6 @@ async function forEachConcurrently<T>(items: T[], limit: number, task: (item: T)
  * aside until the fetch settles (see #resolveAndDecide): most robots.txt answer well within it.
  */
 const DEQUEUE_WAIT_MS = 1000;
-
-/** Most waits of one departure after its first (see departs). */
-const MAX_DEPARTURE_ROUNDS = 8;
 
 async function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
   if (ms === Number.POSITIVE_INFINITY) return promise;

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Request } from 'crawlee';
 import { sameOrigin, withoutCredentials } from '../fetch/origin.js';
 import type { CrawlerInternals } from './crawler-internals.js';
@@ -42,10 +43,10 @@ export interface HopChecker {
   observeUserAgent(userAgent: unknown): void;
   /**
    * A request leaves now (a goto's page load as the browser lets it go, an HTTP request as got
-   * sends it): resolves when it may, following the last one of its origin, and the last response
-   * of the origin, by the Crawl-delay; undefined when it may go at once.
+   * sends it): how many milliseconds it must still wait to follow the last one of its origin by
+   * the Crawl-delay.
    */
-  departs(url: string): Promise<void> | undefined;
+  leavesNow(url: string): number;
   /**
    * The browser has the response of a document of `url`: its request reached the server by now,
    * which may be well after it left the browser (a new connection). The next page load of the
@@ -98,7 +99,10 @@ export function httpNavigationHook(
       // got sends the request after the last navigation hook: tens of milliseconds later for a
       // new connection, while a request of the same origin planned after it may already be going.
       // Paced from what really left or was answered, as a browser's page loads are.
-      (options: { url: URL | string }) => guard.departs(String(options.url)),
+      (options: { url: URL | string }) => {
+        const wait = guard.leavesNow(String(options.url));
+        return wait > 0 ? sleep(wait) : undefined;
+      },
     ];
     hooks.beforeRedirect = [
       ...(hooks.beforeRedirect ?? []),
@@ -551,7 +555,10 @@ export function browserNavigationHooks(
         const paced = owned
           ? !redirect || (!chain.own && from !== undefined && !sameOrigin(from, hop.url))
           : event.frameId === mainFrameId;
-        if (paced) await guard.departs(hop.url);
+        if (paced) {
+          const wait = guard.leavesNow(hop.url);
+          if (wait > 0) await sleep(wait);
+        }
         await target.send('Fetch.continueRequest', { requestId: event.requestId }).catch(ignoreClosed);
         return;
       }

@@ -1,6 +1,6 @@
 import { CheerioCrawler, Configuration, HttpCrawler, LogLevel, log } from 'crawlee';
 import { describe, expect, it } from 'vitest';
-import { CrawlDelayPacer, formatWait } from '../../src/crawlee/crawl-delay.js';
+import { formatWait } from '../../src/crawlee/crawl-delay.js';
 import { RobotsGuard } from '../../src/crawlee/index.js';
 import { captureLog } from '../support/log.js';
 import { startTimedSites } from '../support/timed-site.js';
@@ -19,41 +19,6 @@ describe('formatWait', () => {
 });
 
 log.setLevel(LogLevel.OFF);
-
-describe('CrawlDelayPacer', () => {
-  it('moves a departure after a response that came back while it waited: the request before it reached the server late', () => {
-    const pacer = new CrawlDelayPacer();
-    const o = 'https://a.example';
-    // Three navigations of the origin want to leave at 0: they are spaced by the delay.
-    expect([0, 0, 0].map((at) => pacer.leavesNow(o, 2000, at))).toEqual([0, 2001, 4002]);
-    // The first left late: its response came back at 300, after the server had it.
-    pacer.answered(o, 2000, 300);
-    // The second, due at 2001, waits until 2000 after that response, and the third after it.
-    expect(pacer.afterAnswers(o, 2000, 2001)).toBe(300);
-    pacer.answered(o, 2000, 2350);
-    expect(pacer.afterAnswers(o, 2000, 4002)).toBe(349);
-    // No response came back late: no more wait.
-    expect(pacer.afterAnswers(o, 2000, 6000)).toBe(0);
-    // Another origin is not held by this one's responses.
-    expect(pacer.afterAnswers('https://b.example', 2000, 2001)).toBe(0);
-  });
-
-  it('keeps a later request a delay after one that a late response held back', () => {
-    const pacer = new CrawlDelayPacer();
-    const o = 'https://a.example';
-    expect(pacer.leavesNow(o, 2000, 0)).toBe(0);
-    pacer.departed(o, 0);
-    // B and C wait for their turns at 2001 and 4002.
-    expect([0, 0].map((at) => pacer.leavesNow(o, 2000, at))).toEqual([2001, 4002]);
-    // A's response comes back at 1500: B leaves at 3501, not at its turn.
-    pacer.answered(o, 2000, 1500);
-    expect(pacer.afterAnswers(o, 2000, 2001)).toBe(1500);
-    expect(pacer.afterAnswers(o, 2000, 3501)).toBe(0);
-    // C's turn comes before B's response: C follows B's departure by the delay.
-    expect(pacer.afterAnswers(o, 2000, 4002)).toBe(1500);
-    expect(pacer.afterAnswers(o, 2000, 5502)).toBe(0);
-  });
-});
 
 describe('Crawl-delay as the server sees it', () => {
   it.each([
