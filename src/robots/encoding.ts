@@ -113,8 +113,15 @@ function normalizeInto(
       const hi = i + 2 < to ? hexValue(text.charCodeAt(i + 1)) : -1;
       const lo = hi >= 0 ? hexValue(text.charCodeAt(i + 2)) : -1;
       if (lo < 0) {
-        if (patternMode && escapeCutShort(text, i, to)) out[o++] = 37;
-        else o = escapeAt(out, o, 37); // a literal `%`
+        if (patternMode && escapeCutShort(text, i, to)) {
+          out[o++] = 37;
+          // Its hex digit upper-cased, as escapes are written: `/a%f` is the start of `%FA`.
+          const digit = i + 1 < to ? hexValue(text.charCodeAt(i + 1)) : -1;
+          if (digit >= 0) {
+            out[o++] = HEX_CODES[digit];
+            i++;
+          }
+        } else o = escapeAt(out, o, 37); // a literal `%`
         continue;
       }
       const byte = (hi << 4) | lo;

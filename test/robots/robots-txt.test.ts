@@ -309,6 +309,8 @@ describe('percent-encoding on both sides (RFC 9309 2.2.2)', () => {
       ['/*%', 'https://a.example/a%2Fb', true],
       ['/a%', 'https://a.example/a%20b', true],
       ['/a%2', 'https://a.example/a%2Fb', true],
+      ['/a%f', 'https://a.example/a%fa', true],
+      ['/a%e*', 'https://a.example/a%e9x', true],
       ['/a%*b', 'https://a.example/a%3Fxb', true],
       // ...and a literal `%` of the URL, which is `%25`.
       ['/*%', 'https://a.example/100%', true],
