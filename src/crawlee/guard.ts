@@ -139,6 +139,8 @@ export class RobotsGuard implements HopChecker {
   readonly #deferredSince = new Map<string, number>();
   /** Origins whose robots.txt a request taken out of the queue waited for in vain, until the fetch settles (see #resolveAndDecide). */
   readonly #slowOrigins = new Map<string, Promise<void>>();
+  /** Requests waiting aside for their origin's robots.txt (see #resolveAndDecide), until decided. */
+  readonly #heldForRobots = new Set<string>();
   /** Requests counted as deferred (each once). */
   readonly #deferredRequests = new Set<string>();
   /** Requests counted as allowed in the summary. */
@@ -345,6 +347,7 @@ export class RobotsGuard implements HopChecker {
       if (this.#runs === 0) {
         this.#deferredSince.clear();
         this.#deferredRequests.clear();
+        this.#heldForRobots.clear();
         this.#deferredHops.clear();
         this.#returnedUnfetched.clear();
       }
@@ -1009,6 +1012,7 @@ export class RobotsGuard implements HopChecker {
         () => undefined,
         () => undefined,
       );
+      this.#heldForRobots.add(request.id ?? request.uniqueKey);
       if (!this.#slowOrigins.has(origin)) {
         this.#slowOrigins.set(origin, wake);
         void wake.then(() => {
@@ -1022,6 +1026,7 @@ export class RobotsGuard implements HopChecker {
 
   #decide(crawler: CrawlerInternals, request: Request, paced: boolean, check: RobotsCheck): DequeueDecision {
     const verdict = this.#verdictOf(check, request, true);
+    if (this.#heldForRobots.size > 0) this.#heldForRobots.delete(request.id ?? request.uniqueKey);
     if (verdict.kind === 'defer') return { action: 'hold', until: verdict.until, paced: false };
     if (verdict.kind === 'drop') {
       this.#drop(crawler, check, request, request.url, 'dequeue', verdict.reason, verdict.crawlDelaySeconds);
@@ -1114,9 +1119,11 @@ export class RobotsGuard implements HopChecker {
       this.#deferredSince.set(check.origin, since);
       const { giveUpAfterMs, minRecheckDelayMs, maxRecheckDelayMs } = this.#options.unreachable;
       const deadline = since + giveUpAfterMs;
-      // Counted before it may be given up: a request that waited for a silent robots.txt past the
-      // deadline (see #resolveAndDecide) was deferred all the same.
       const key = request.id ?? request.uniqueKey;
+      // A request that waited aside for a silent robots.txt past the deadline (see
+      // #resolveAndDecide) was deferred all the same; one given up on its first look was not.
+      if (now >= deadline && !this.#heldForRobots.has(key))
+        return { kind: 'drop', reason: 'robots-unreachable' };
       if (!this.#deferredRequests.has(key)) {
         this.#deferredRequests.add(key);
         this.#tally.deferred(check, now);

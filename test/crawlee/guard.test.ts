@@ -988,6 +988,21 @@ describe('RobotsGuard and an origin whose robots.txt stays unreachable', () => {
     });
   });
 
+  it('counts a request given up on its first look as given up, not as deferred', async () => {
+    const down = await server(null, ['/a', '/b', '/c']);
+    down.route('/robots.txt', text('down', 503));
+    const crawler = new CheerioCrawler({ requestHandler() {} }, freshConfiguration());
+    const guard = new RobotsGuard({
+      productToken: TOKEN,
+      userAgent: USER_AGENT,
+      store: newStore(),
+      unreachable: { giveUpAfterMs: 0 },
+    }).attach(crawler);
+    await crawler.run(['/a', '/b', '/c'].map((path) => `${down.origin}${path}`));
+    expect(guard.summary().totals).toMatchObject({ deferred: 0, givenUp: 3 });
+    expect(pagesHit(down)).toEqual([]);
+  });
+
   it('comes back to a request deferred at a redirect as soon as the robots.txt it waits for answers', async () => {
     const from = await server('User-agent: *\nDisallow:\n');
     const slow = await server(null, ['/page']);
