@@ -6,6 +6,7 @@ import type { RobotsPolicyKind } from '../fetch/index.js';
 import type { RobotsLint } from '../robots/index.js';
 import type { RobotsSource } from './source.js';
 import { printable, type Style } from './style.js';
+import { counted } from './table.js';
 
 /** What the status of the robots.txt answer means, in the words of RFC 9309 2.3.1. */
 export function statusBlock(source: RobotsSource, style: Style): string[] {
@@ -112,7 +113,7 @@ export function statusWithoutHttp(status: string, kind: RobotsPolicyKind): strin
 export function fileLinesLabel(source: RobotsSource): string {
   const count = source.lines.length;
   if (source.fetch.truncated) return `the first ${count} lines, the rest ignored`;
-  return `${count} line${count === 1 ? '' : 's'}`;
+  return counted(count, 'line');
 }
 
 /** Every line of a short file; of a long one the first lines and those near the marks. */

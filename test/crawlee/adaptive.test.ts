@@ -339,10 +339,6 @@ describe('AdaptivePlaywrightCrawler with RobotsGuard (Debian Chromium)', () => {
 describe('AdaptivePlaywrightCrawler with the router middleware (Debian Chromium)', () => {
   it("checks the URL the page's document came from in a browser run, not an address a script set", async () => {
     const { main } = env.site;
-    main.route(
-      '/pushes',
-      page('pushes', [], `<script>history.pushState({}, '', '/private/pushed');</script>`),
-    );
     const config = freshConfiguration();
     const guard = new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, logSummary: false });
     const middleware = guard.middleware();

@@ -411,10 +411,6 @@ describe('PlaywrightCrawler with RobotsGuard: popups (Debian Chromium)', () => {
 describe('PlaywrightCrawler with RobotsGuard: the router middleware (Debian Chromium)', () => {
   it("checks the URL the page's document came from, not an address a script set without fetching it", async () => {
     const { main } = env.site;
-    main.route(
-      '/pushes',
-      page('pushes', [], `<script>history.pushState({}, '', '/private/pushed');</script>`),
-    );
     const config = freshConfiguration();
     const router = createPlaywrightRouter();
     const guard = new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, logSummary: false });

@@ -103,6 +103,8 @@ export async function startTestSite(): Promise<TestSite> {
   );
   for (const path of ['/a', '/private/x', '/private/y', '/private/open', '/hop'])
     main.route(path, page(path));
+  // A script moves the address bar to a disallowed path; nothing is fetched there.
+  main.route('/pushes', page('pushes', [], `<script>history.pushState({}, '', '/private/pushed');</script>`));
   main.route('/redirect-same', redirect('/private/y', 301));
   main.route('/redirect-other', redirect(`${other.origin}/secret`, 302));
   main.route('/redirect-chain', redirect('/hop-1', 301));
