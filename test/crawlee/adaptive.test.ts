@@ -19,8 +19,8 @@ import {
   gapsOf,
   page,
   pagesHit,
+  servePages,
   TOKEN,
-  timedPages,
   USER_AGENT,
   useTemporaryStorageDir,
   useTestSite,
@@ -206,12 +206,12 @@ describe('AdaptivePlaywrightCrawler with RobotsGuard (Debian Chromium)', () => {
 
   it('follows links through the guard and keeps the Crawl-delay', async () => {
     const { main, other, tooMany, silent, paced } = env.site;
-    const times = timedPages(paced, ['/g1', '/g2', '/g3']);
     const result = await crawl('static', { urls: [`${main.origin}/`], enqueue: true });
     expect(result.handled.every((h) => !h.browser)).toBe(true);
     expectWholeSiteHit(env.site);
-    // Crawl-delay: 1 (a few milliseconds left to the loopback and the server's clock).
-    for (const gap of gapsOf(times)) expect(gap).toBeGreaterThanOrEqual(990);
+    // Crawl-delay: 1 (a few milliseconds left to the loopback and the relay's clock).
+    for (const gap of gapsOf(await paced.arrivals(['/g1', '/g2', '/g3'])))
+      expect(gap).toBeGreaterThanOrEqual(990);
 
     const seen = result.records.map((r) => [r.url, r.stage, r.reason]);
     expect(seen.sort()).toEqual(
@@ -290,7 +290,7 @@ describe('AdaptivePlaywrightCrawler with RobotsGuard (Debian Chromium)', () => {
   it('keeps the Crawl-delay when browser and HTTP-only runs load pages of one origin', async () => {
     const { paced } = env.site;
     const paths = ['/m1', '/m2', '/m3', '/m4', '/m5', '/m6', '/m7', '/m8'];
-    const times = timedPages(paced, paths);
+    servePages(paced, paths);
     // Odd pages in the browser, even ones over plain HTTP, three at a time.
     const mixed = predictor((request) => (Number(request.url.slice(-1)) % 2 === 0 ? 'static' : 'clientOnly'));
     const result = await crawl(mixed, { urls: paths.map((path) => `${paced.origin}${path}`) });
@@ -299,13 +299,13 @@ describe('AdaptivePlaywrightCrawler with RobotsGuard (Debian Chromium)', () => {
     expect(result.handled.filter((h) => h.browser)).toHaveLength(4);
     // Crawl-delay: 1. A plain HTTP request paced from when the page load before it was planned to
     // leave the browser came 30-104 ms short when that load left late.
-    for (const gap of gapsOf(times)) expect(gap).toBeGreaterThanOrEqual(990);
+    for (const gap of gapsOf(await paced.arrivals(paths))) expect(gap).toBeGreaterThanOrEqual(990);
     expect(result.stats.requestsFailed).toBe(0);
   });
 
   it('neither drops nor defers a request in the HTTP fetch that detects its rendering type', async () => {
     const { main, paced } = env.site;
-    const times = timedPages(paced, ['/p']);
+    servePages(paced, ['/p']);
     main.route('/to-paced', redirect(`${paced.origin}/p`, 302));
     // A page that redirects into a disallowed path from its second request on.
     let served = 0;
@@ -324,7 +324,8 @@ describe('AdaptivePlaywrightCrawler with RobotsGuard (Debian Chromium)', () => {
     // The redirect into the paced origin waited for its slot in place, and the page was found
     // static (deferred, the run had failed and the page been taken for one that needs a browser).
     expect(pagesHit(paced)).toEqual(['/p', '/p']);
-    expect(times[1] - times[0]).toBeGreaterThanOrEqual(990);
+    const [first, second] = await paced.arrivals(['/p']);
+    expect(second - first).toBeGreaterThanOrEqual(990);
     // The disallowed hop was not followed, and nothing says a request was dropped: both were handled.
     expect(pagesHit(main)).toEqual(['/changing', '/changing', '/to-paced', '/to-paced']);
     expect(detecting.detected.sort()).toEqual(['/changing clientOnly', '/to-paced static']);

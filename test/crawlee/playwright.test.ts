@@ -9,8 +9,8 @@ import {
   gapsOf,
   page,
   pagesHit,
+  servePages,
   TOKEN,
-  timedPages,
   USER_AGENT,
   useTemporaryStorageDir,
   useTestSite,
@@ -180,7 +180,7 @@ describe('PlaywrightCrawler with RobotsGuard: Crawl-delay (Debian Chromium)', ()
   it('spaces the page loads of an origin by its whole Crawl-delay as they leave the browser', async () => {
     const { paced } = env.site;
     const paths = ['/q1', '/q2', '/q3', '/q4', '/q5'];
-    const times = timedPages(paced, paths);
+    servePages(paced, paths);
     const crawler = new PlaywrightCrawler(
       { launchContext: CHROMIUM, maxConcurrency: 4, navigationTimeoutSecs: 15, requestHandler() {} },
       freshConfiguration(),
@@ -190,21 +190,15 @@ describe('PlaywrightCrawler with RobotsGuard: Crawl-delay (Debian Chromium)', ()
 
     expect(pagesHit(paced)).toEqual(paths);
     // Crawl-delay: 1. Reckoned from the navigation hook alone, the browser's varying latency made
-    // gaps of 940 to 983 ms. A few milliseconds are left to the loopback and the server's clock.
-    for (const gap of gapsOf(times)) expect(gap).toBeGreaterThanOrEqual(990);
+    // gaps of 940 to 983 ms. A few milliseconds are left to the loopback and the relay's clock.
+    for (const gap of gapsOf(await paced.arrivals(paths))) expect(gap).toBeGreaterThanOrEqual(990);
   });
 
   it("paces redirect hops into another origin by that origin's Crawl-delay", async () => {
     const { main, paced } = env.site;
     // paced asks for Crawl-delay: 1; main's pages redirect into it.
-    const times: number[] = [];
-    for (const path of ['/g1', '/g2', '/g3']) {
+    for (const path of ['/g1', '/g2', '/g3'])
       main.route(`/to${path}`, redirect(`${paced.origin}${path}`, 302));
-      paced.route(path, (request, response) => {
-        times.push(Date.now());
-        page(path)(request, response);
-      });
-    }
     const config = freshConfiguration();
     const handled: string[] = [];
     const crawler = new PlaywrightCrawler(
@@ -222,7 +216,8 @@ describe('PlaywrightCrawler with RobotsGuard: Crawl-delay (Debian Chromium)', ()
     const stats = await crawler.run(['/to/g1', '/to/g2', '/to/g3'].map((path) => `${main.origin}${path}`));
 
     expect(pagesHit(paced)).toEqual(['/g1', '/g2', '/g3']);
-    for (const gap of gapsOf(times.sort((a, b) => a - b))) expect(gap).toBeGreaterThanOrEqual(950);
+    for (const gap of gapsOf(await paced.arrivals(['/g1', '/g2', '/g3'])))
+      expect(gap).toBeGreaterThanOrEqual(950);
     expect(handled.sort()).toEqual(['/g1', '/g2', '/g3'].map((path) => `${paced.origin}${path}`));
     expect(stats.requestsFailed).toBe(0);
     expect(await datasetItems<RobotsDroppedRecord>(config)).toEqual([]);
@@ -231,7 +226,7 @@ describe('PlaywrightCrawler with RobotsGuard: Crawl-delay (Debian Chromium)', ()
   it("paces the page loads of the handler's own page.goto, and the crawler's after them", async () => {
     const { paced } = env.site;
     const paths = ['/h1', '/h1-next', '/h1-last', '/h2', '/h2-next', '/h2-last'];
-    const times = timedPages(paced, paths);
+    servePages(paced, paths);
     const crawler = new PlaywrightCrawler(
       {
         launchContext: CHROMIUM,
@@ -250,7 +245,7 @@ describe('PlaywrightCrawler with RobotsGuard: Crawl-delay (Debian Chromium)', ()
 
     expect(pagesHit(paced)).toEqual([...paths].sort());
     // Crawl-delay: 1, between any two page loads of the origin, whoever started them.
-    for (const gap of gapsOf(times)) expect(gap).toBeGreaterThanOrEqual(990);
+    for (const gap of gapsOf(await paced.arrivals(paths))) expect(gap).toBeGreaterThanOrEqual(990);
     expect(stats.requestsFailed).toBe(0);
   });
 
@@ -258,17 +253,12 @@ describe('PlaywrightCrawler with RobotsGuard: Crawl-delay (Debian Chromium)', ()
     const { main, paced } = env.site;
     // paced asks for Crawl-delay: 1. Its page moves on by script once loaded, then by a meta
     // refresh; the handler then loads a page of main that redirects into paced.
-    const times: number[] = [];
-    const timed = (path: string, extra = '') => {
-      paced.route(path, (request, response) => {
-        times.push(Date.now());
-        page(path, [], extra)(request, response);
-      });
-    };
-    timed('/s1', `<script>addEventListener('load', () => { location.href = '/s2'; });</script>`);
-    timed('/s2', `<meta http-equiv="refresh" content="0; url=/s3">`);
-    timed('/s3');
-    timed('/s4');
+    paced.route(
+      '/s1',
+      page('/s1', [], `<script>addEventListener('load', () => { location.href = '/s2'; });</script>`),
+    );
+    paced.route('/s2', page('/s2', [], `<meta http-equiv="refresh" content="0; url=/s3">`));
+    servePages(paced, ['/s3', '/s4']);
     main.route('/to-s4', redirect(`${paced.origin}/s4`, 302));
     const crawler = new PlaywrightCrawler(
       {
@@ -286,7 +276,9 @@ describe('PlaywrightCrawler with RobotsGuard: Crawl-delay (Debian Chromium)', ()
     const stats = await crawler.run([`${paced.origin}/s1`]);
 
     expect(pagesHit(paced)).toEqual(['/s1', '/s2', '/s3', '/s4']);
-    for (const gap of gapsOf(times)) expect(gap).toBeGreaterThanOrEqual(990);
+    for (const gap of gapsOf(await paced.arrivals(['/s1', '/s2', '/s3', '/s4']))) {
+      expect(gap).toBeGreaterThanOrEqual(990);
+    }
     expect(stats.requestsFailed).toBe(0);
   });
 });

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { Configuration, Dataset } from 'crawlee';
 import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest';
 import { RobotsStore } from '../../src/store/index.js';
+import { startArrivalClock } from './arrival-clock.js';
 import {
   never,
   redirect,
@@ -68,16 +69,23 @@ export interface TestSite {
   tooMany: TestHttpServer;
   /** robots.txt never answers: deferred, then given up. */
   silent: TestHttpServer;
-  /** `Crawl-delay: 1` for ExampleBot. */
-  paced: TestHttpServer;
+  /** `Crawl-delay: 1` for ExampleBot, reached through a relay that notes when each request came. */
+  paced: TimedServer;
   all: TestHttpServer[];
   close(): Promise<void>;
 }
 
+/** A server reached through a relay that notes when each request came: its origin is the relay's. */
+export interface TimedServer extends TestHttpServer {
+  /** When each request for one of `paths` came, in the order they came (milliseconds of the relay's clock). */
+  arrivals(paths: string[]): Promise<number[]>;
+}
+
 export async function startTestSite(): Promise<TestSite> {
-  const [main, other, notFound, forbidden, flaky, tooMany, silent, paced] = await Promise.all(
+  const [main, other, notFound, forbidden, flaky, tooMany, silent, pacedServer] = await Promise.all(
     Array.from({ length: 8 }, () => startHttpServer()),
   );
+  const paced = await timedServer(pacedServer);
   main.route('/robots.txt', text(MAIN_ROBOTS));
   main.route(
     '/',
@@ -148,19 +156,28 @@ export async function startTestSite(): Promise<TestSite> {
   };
 }
 
-/**
- * Serves a page at each of `paths` on `server`, and returns the times (`performance.now()`) their
- * requests arrived, in arrival order.
- */
-export function timedPages(server: TestHttpServer, paths: string[]): number[] {
-  const times: number[] = [];
-  for (const path of paths) {
-    server.route(path, (request, response) => {
-      times.push(performance.now());
-      page(path)(request, response);
-    });
-  }
-  return times;
+/** `server` behind a relay that notes when each request came (see arrival-clock.ts); closing closes both. */
+async function timedServer(server: TestHttpServer): Promise<TimedServer> {
+  const clock = await startArrivalClock(server.port);
+  return {
+    ...server,
+    origin: clock.origin,
+    port: clock.port,
+    arrivals: async (paths) => {
+      const wanted = new Set(paths);
+      return (await clock.arrivals())
+        .filter((arrival) => wanted.has(arrival.path))
+        .map((arrival) => arrival.at);
+    },
+    close: async () => {
+      await Promise.all([clock.close(), server.close()]);
+    },
+  };
+}
+
+/** Serves a page at each of `paths` on `server`. */
+export function servePages(server: TestHttpServer, paths: string[]): void {
+  for (const path of paths) server.route(path, page(path));
 }
 
 /** The time between each two successive `times`, in milliseconds. */
