@@ -23,6 +23,11 @@ export interface PlainHttpHooks {
   pre(context: { request: Request }, options: Record<string, unknown>): void;
   /** Checks what the response was reached through (custom HTTP clients only). */
   post?(context: { request: Request; response?: unknown }): Promise<void>;
+  /**
+   * True when `pre` paces the request for its origin's Crawl-delay as the client sends it (got's
+   * `beforeRequest` hooks); otherwise the run paces it before it hands it to the client.
+   */
+  pacedAsSent?: boolean;
 }
 
 /** What the guard checks HTTP-only runs with (see guardPlainHttpRuns). */
@@ -37,6 +42,8 @@ export interface PlainHttpGuard {
   detection: PlainHttpHooks;
   /** The request leaves now: how long it must still wait for its origin's Crawl-delay. */
   leavesNow(url: string): number;
+  /** A response of `url`'s origin came now: its next request follows it by the Crawl-delay. */
+  answered(url: string): void;
   /** True when the guard stopped the run with `error` (a skip or a deferral of `request`). */
   stoppedByGuard(error: Error, request: Request): boolean;
 }
@@ -57,9 +64,11 @@ export function isAdaptive(crawler: CrawlerInternals): boolean {
  * browser; its checks then go where the HTTP crawlers have them:
  *
  * - the request of the HTTP-only run is sent with the hooks of an HTTP crawler on the crawler's
- *   `httpClient` (User-Agent, each redirect hop checked before it is followed), and paced again
- *   as it is sent: its wait was reckoned in a navigation hook, and a browser page load of the
- *   same origin planned before it may have left the browser after that;
+ *   `httpClient` (User-Agent, each redirect hop checked before it is followed), and paced again,
+ *   once, as it is sent (by got's `beforeRequest` hook, or before another client gets it): its
+ *   wait was reckoned in a navigation hook, and a browser page load of the same origin planned
+ *   before it may have left the browser after that. Its response counts for the next request of
+ *   the origin, as an HTTP crawler's does;
  * - a run stopped by the guard is not taken for a page that needs a browser: its error goes to
  *   the crawler's error path (where the guard skips or defers the request) instead of the
  *   browser, which would only be stopped, and recorded, again;
@@ -80,9 +89,12 @@ export function guardPlainHttpRuns(crawler: CrawlerInternals, guard: PlainHttpGu
       // Crawlee's sendRequest sends the request's headers unless given others: kept, User-Agent added.
       const options: Record<string, unknown> = { headers: { ...request.headers }, ...overrides };
       hooks.pre({ request }, options);
-      const wait = guard.leavesNow(request.url);
-      if (wait > 0) await sleep(wait);
+      if (hooks.pacedAsSent !== true) {
+        const wait = guard.leavesNow(request.url);
+        if (wait > 0) await sleep(wait);
+      }
       const response = await send(options);
+      guard.answered(request.url);
       await hooks.post?.({ request, response });
       return response;
     };

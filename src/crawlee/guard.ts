@@ -258,12 +258,13 @@ export class RobotsGuard implements HopChecker {
       if (isAdaptive(internals)) {
         const httpHooks = (checker: HopChecker) =>
           sendsThroughGotScraping(internals)
-            ? { pre: httpNavigationHook(checker, internals, this.userAgent) }
+            ? { pre: httpNavigationHook(checker, internals, this.userAgent), pacedAsSent: true }
             : httpClientNavigationHooks(checker, internals, this.userAgent, httpClientNameOf(internals));
         plainHttp = guardPlainHttpRuns(internals, {
           run: httpHooks(this),
           detection: httpHooks(this.#detectionChecks()),
           leavesNow: (url) => this.leavesNow(url),
+          answered: (url) => this.answered(url),
           stoppedByGuard: (error, request) => navigationBlocks.has(request) || isRobotsSkip(error),
         });
       }

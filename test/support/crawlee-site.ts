@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Configuration, Dataset } from 'crawlee';
 import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest';
 import { RobotsStore } from '../../src/store/index.js';
-import { startArrivalClock } from './arrival-clock.js';
+import { type Arrival, startArrivalClock } from './arrival-clock.js';
 import {
   never,
   redirect,
@@ -77,8 +77,8 @@ export interface TestSite {
 
 /** A server reached through a relay that notes when each request came: its origin is the relay's. */
 export interface TimedServer extends TestHttpServer {
-  /** When each request for one of `paths` came, in the order they came (milliseconds of the relay's clock). */
-  arrivals(paths: string[]): Promise<number[]>;
+  /** Each request for one of `paths`, in the order they came, with when (milliseconds of the relay's clock). */
+  arrivals(paths: string[]): Promise<Arrival[]>;
 }
 
 export async function startTestSite(): Promise<TestSite> {
@@ -165,9 +165,7 @@ async function timedServer(server: TestHttpServer): Promise<TimedServer> {
     port: clock.port,
     arrivals: async (paths) => {
       const wanted = new Set(paths);
-      return (await clock.arrivals())
-        .filter((arrival) => wanted.has(arrival.path))
-        .map((arrival) => arrival.at);
+      return (await clock.arrivals()).filter((arrival) => wanted.has(arrival.path));
     },
     close: async () => {
       await Promise.all([clock.close(), server.close()]);
@@ -180,9 +178,9 @@ export function servePages(server: TestHttpServer, paths: string[]): void {
   for (const path of paths) server.route(path, page(path));
 }
 
-/** The time between each two successive `times`, in milliseconds. */
-export function gapsOf(times: number[]): number[] {
-  return times.slice(1).map((t, i) => t - times[i]);
+/** The time between each two successive `arrivals`, in milliseconds. */
+export function gapsOf(arrivals: Arrival[]): number[] {
+  return arrivals.slice(1).map((arrival, i) => arrival.at - arrivals[i].at);
 }
 
 /** Paths a server received, robots.txt left out, sorted (the browser's icon requests are in: none may go out). */
