@@ -862,8 +862,9 @@ export class RobotsStore {
           if ('stored' in waited) {
             const adopted = this.#adopt(origin, waited.stored, local, previous, unusable);
             if (adopted !== undefined) return adopted;
-          } else {
+          } else if (waited.lock !== undefined) {
             lock = waited.lock;
+            endTurn = waited.endTurn;
           }
         } else if (locked.ok) {
           lock = locked.value;
@@ -1021,8 +1022,8 @@ export class RobotsStore {
 
   /**
    * Polls the backend until the lock holder's result appears, or the lock is free again (its
-   * holder crashed and the lock expired: then we hold it, and the other waiters wait for our
-   * result), or `lockWaitMs` is over: then the lock is tried one last time, and the file is
+   * holder crashed and the lock expired: then we hold it, with a fetch turn taken before it, and
+   * the other waiters wait for our result), or `lockWaitMs` is over: then the lock is tried one last time, and the file is
    * fetched without it only if someone still holds it. A result older than the entry in memory
    * is not the holder's: waiting goes on. A backend that tells the fetch time of its record
    * (`fetchedAt`) is asked that on each poll, and the record is loaded only when it changed
@@ -1033,7 +1034,9 @@ export class RobotsStore {
     backend: RobotsStoreBackend,
     local: PolicyEntry | undefined,
     seenAt: number | undefined,
-  ): Promise<{ stored: StoredPolicy } | { lock: RobotsFetchLock | undefined }> {
+  ): Promise<
+    { stored: StoredPolicy } | { lock: RobotsFetchLock; endTurn: () => void } | { lock: undefined }
+  > {
     const deadline = performance.now() + this.#lockWaitMs;
     let seen = seenAt;
     for (;;) {
@@ -1055,10 +1058,14 @@ export class RobotsStore {
         if (stored !== undefined && this.#isFresh(stored) && !this.#olderThan(stored, local))
           return { stored };
       }
+      // A turn first, as in #obtain: the lock, once ours, is held only while our fetch can run.
+      const endTurn = await this.#turn(origin);
       const locked = await this.#call('lock', () => backend.lock!(origin, this.#lockTtlMs, this.#scope), {
         late: giveBack,
       });
-      if (!locked.ok || locked.value !== undefined) return { lock: locked.ok ? locked.value : undefined };
+      if (locked.ok && locked.value !== undefined) return { lock: locked.value, endTurn };
+      endTurn();
+      if (!locked.ok) return { lock: undefined };
       if (performance.now() >= deadline) break;
     }
     this.#log.warning(

@@ -5,7 +5,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientOf } from '../../src/store/backend.js';
 import { RedisBackend, RobotsStore, type RobotsStoreOptions } from '../../src/store/index.js';
-import { startHttpServer, type TestHttpServer } from '../support/http-server.js';
+import { never, startHttpServer, type TestHttpServer } from '../support/http-server.js';
 import { captureLog } from '../support/log.js';
 import { startRedis, type TestRedis } from '../support/redis.js';
 import { backendScope, policyRecord } from './records.js';
@@ -269,6 +269,34 @@ describe('RedisBackend', () => {
       expect(elapsed).toBeLessThan(5000);
     } finally {
       await Promise.all([...waiting.map((robots) => robots.close()), site.close()]);
+    }
+  }, 15_000);
+
+  it("takes a crashed holder's expired lock only with a fetch turn, so the fleet never waits on a lock held idle", async () => {
+    const keyPrefix = prefix();
+    const [site] = await sites(1);
+    const silent = await startHttpServer({ '/robots.txt': never() });
+    await client.set(lockKey(keyPrefix, site.origin), 'crashed-holder', 'PX', 300);
+    // One fetch at a time: while the silent origin's fetch runs, the waiter has no turn to fetch with.
+    const waiter = store(keyPrefix, { maxConcurrentFetches: 1, fetchTimeoutMs: 3000, lockPollMs: 25 });
+    const other = store(keyPrefix, { lockPollMs: 25 });
+    try {
+      const waited = waiter.check(`${site.origin}/private-0`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const stalled = waiter.check(`${silent.origin}/page`);
+      // The crashed holder's lock has expired; the waiter's turn is 2.5 s away.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const started = performance.now();
+      expect((await other.check(`${site.origin}/private-0`)).allowed).toBe(false);
+      // Taken before its turn, the waiter's lock made the other store wait for that turn too.
+      expect(performance.now() - started).toBeLessThan(1000);
+      expect((await waited).allowed).toBe(false);
+      expect((await stalled).allowed).toBe(false);
+      // The waiter found the other store's result once it had its turn, and did not fetch again.
+      expect(site.hits('/robots.txt')).toBe(1);
+      expect(waiter.stats()).toMatchObject({ fetches: 1, lockWaits: 1 });
+    } finally {
+      await Promise.all([waiter.close(), other.close(), site.close(), silent.close()]);
     }
   }, 15_000);
 
