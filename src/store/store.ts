@@ -1045,15 +1045,19 @@ export class RobotsStore {
       // close() waits for what is in flight: not for another process, nor for a fetch started after it.
       if (this.#closed) throw new ClosedWhileWaiting(origin);
       let changed = true;
+      let stamp: number | undefined;
       if (backend.fetchedAt !== undefined) {
-        const stamp = await this.#call('load', () => backend.fetchedAt!(origin, this.#scope));
-        if (!stamp.ok) return { lock: undefined };
-        changed = stamp.value !== undefined && stamp.value !== seen;
+        const asked = await this.#call('load', () => backend.fetchedAt!(origin, this.#scope));
+        if (!asked.ok) return { lock: undefined };
+        stamp = asked.value;
+        changed = stamp !== undefined && stamp !== seen;
       }
       if (changed) {
         const loaded = await this.#call('load', () => backend.load(origin, this.#scope));
         if (!loaded.ok) return { lock: undefined };
-        seen = loaded.value?.record.fetchedAt;
+        // A record the store cannot use (another version, a malformed one) still has its stamp:
+        // remembered, it is not loaded again until it changes.
+        seen = loaded.value?.record.fetchedAt ?? stamp;
         const stored = this.#onOurClock(loaded.value);
         if (stored !== undefined && this.#isFresh(stored) && !this.#olderThan(stored, local))
           return { stored };

@@ -253,11 +253,11 @@ describe('RedisBackend', () => {
     const keyPrefix = prefix();
     const [site] = await sites(1);
     const options = { fetchTimeoutMs: 500, lockTtlMs: 3000, lockPollMs: 25 };
-    // A store that took the lock with its TTL and died.
+    // A store that took the lock with its TTL and died; the wait is counted from then.
+    const started = performance.now();
     await client.set(lockKey(keyPrefix, site.origin), 'crashed-holder', 'PX', options.lockTtlMs);
     const waiting = Array.from({ length: 4 }, () => store(keyPrefix, options));
     try {
-      const started = performance.now();
       const checks = await Promise.all(waiting.map((robots) => robots.check(`${site.origin}/private-0`)));
       const elapsed = performance.now() - started;
       expect(checks.map((check) => check.allowed)).toEqual([false, false, false, false]);
@@ -376,6 +376,46 @@ describe('RedisBackend', () => {
       expect(polls).toBeGreaterThan(5);
       // The expired record before waiting, the peer's once it was there: never one per poll.
       expect(calls.taken().load).toBe(2);
+    } finally {
+      await Promise.all([robots.close(), peer.close(), site.close()]);
+    }
+  });
+
+  it('polls a record it cannot use by its fetch time too: loaded once while a peer fetches, not once per poll', async () => {
+    const keyPrefix = prefix();
+    const [site] = await sites(1);
+    const peer = new RedisBackend({ url: redis.url, keyPrefix });
+    peer.attach();
+    // A record of another version, with a fetch time, and a peer fetching the origin.
+    const at = String(Date.now() - 3_600_000);
+    await client.hset(
+      policyKey(keyPrefix, site.origin),
+      'at',
+      at,
+      'meta',
+      '{"version":0}',
+      'body',
+      '',
+      'hasBody',
+      '0',
+    );
+    await client.set(lockKey(keyPrefix, site.origin), 'peer', 'PX', 10_000);
+    const backend = new RedisBackend({ url: redis.url, keyPrefix, commandTimeoutMs: 300 });
+    const calls = countCalls(backend);
+    const robots = store(keyPrefix, { backend, lockPollMs: 20, lockWaitMs: 5000 });
+    try {
+      const resolved = robots.resolve(site.origin);
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      // Before waiting, and on the first poll (the stamp of a record it could not read was not
+      // known yet): then no more while the stamp stays.
+      expect(calls.taken().load).toBe(2);
+      const fresh = policyRecord(site.origin, Date.now());
+      await peer.save(site.origin, { record: fresh, body: null }, 60_000, SCOPE);
+      await client.del(lockKey(keyPrefix, site.origin));
+      expect((await resolved).fetchedAt).toBe(fresh.fetchedAt);
+      expect(site.hits('/robots.txt')).toBe(0);
+      // The peer's record, once its stamp changed.
+      expect(calls.taken().load).toBe(1);
     } finally {
       await Promise.all([robots.close(), peer.close(), site.close()]);
     }
