@@ -235,6 +235,11 @@ export function refuseUnknownOptions(
   options: object,
   known: Readonly<Record<string, true>>,
 ): void {
+  // Typed as an object, but a JavaScript caller may pass anything.
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    const got = options === null ? 'null' : Array.isArray(options) ? 'an array' : show(options);
+    throw new TypeError(`${owner} options must be an object, got ${got}.`);
+  }
   for (const key of Object.keys(options)) {
     if (Object.hasOwn(known, key) || (options as Record<string, unknown>)[key] === undefined) continue;
     const names = Object.keys(known);

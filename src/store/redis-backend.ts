@@ -85,12 +85,19 @@ function clientOfUrl(url: string, options: RedisOptions): Redis {
     );
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(url)?.[1];
   if (scheme !== undefined && !/^rediss?$/i.test(scheme)) throw refused(`${scheme}:// is not Redis`);
+  let client: Redis;
   try {
     // With lazyConnect this only reads the URL.
-    return new Redis(url, options);
+    client = new Redis(url, options);
   } catch (error) {
     throw refused((error as Error)?.message ?? String(error));
   }
+  // ioredis reads the path as the database with parseInt: `/abc` as NaN, which it would send as
+  // SELECT NaN with nothing to catch its error, and `/1.5` as 1.
+  if (scheme !== undefined && !/^(\/\d*)?$/.test(new URL(url).pathname)) {
+    throw refused('the database, after the port, must be a whole number (0 to 15 on a default server)');
+  }
+  return client;
 }
 
 /**
@@ -206,6 +213,11 @@ export class RedisBackend implements RobotsStoreBackend {
   #closed = false;
   /** The backend's own connection was opened (on first use). */
   #opened = false;
+  /**
+   * Redis refused the database of the connection (SELECT failed): ioredis would go on in database
+   * 0, another program's perhaps, so no command is sent.
+   */
+  #badDatabase: Error | undefined;
 
   /**
    * @throws TypeError or RangeError when an option is of the wrong type or out of range; the
@@ -251,6 +263,11 @@ export class RedisBackend implements RobotsStoreBackend {
     // ioredis reports connection errors as events; without a listener they would crash the process.
     this.#redis.on('error', (error: Error) => {
       this.#lastError = error;
+      if (error instanceof ReplyError && /\bDB index\b/i.test(error.message)) {
+        this.#badDatabase = new Error(
+          `Redis refused database ${this.#redis.options.db} (${error.message}): nothing is read from it or written to it. Use a database number the server has (0 to 15 by default).`,
+        );
+      }
     });
     if (!this.#owned && FIRST_CONNECTION.has(this.#redis.status)) {
       // A client still connecting (`new Redis(url)` just made): the first commands wait for it, as
@@ -432,6 +449,7 @@ export class RedisBackend implements RobotsStoreBackend {
   /** Commands are never queued: until the connection is ready, they fail at once. */
   async #ready(): Promise<void> {
     this.#assertOpen();
+    if (this.#badDatabase !== undefined) throw this.#badDatabase;
     if (this.#redis.status === 'ready') return;
     this.#connect();
     if (this.#connecting !== undefined) {
@@ -442,6 +460,7 @@ export class RedisBackend implements RobotsStoreBackend {
       });
       await Promise.race([this.#connecting, timeout]);
       clearTimeout(timer);
+      if (this.#badDatabase !== undefined) throw this.#badDatabase;
       // Re-read: the status changed while we waited (TypeScript still has it narrowed).
       if ((this.#redis.status as string) === 'ready') return;
     }

@@ -221,6 +221,21 @@ describe('backend options', () => {
     expect(() => new RedisBackend({ url: 'http://127.0.0.1:6379' })).toThrow(
       'RedisBackend option url must be a Redis URL such as "redis://127.0.0.1:6379/0" (rediss:// for TLS), got "http://127.0.0.1:6379": http:// is not Redis.',
     );
+    // ioredis would send SELECT NaN, and its error would reach no one: the process would crash.
+    for (const url of [
+      'redis://127.0.0.1:6379/abc',
+      'redis://127.0.0.1:6379/-1',
+      'redis://127.0.0.1:6379/1.5',
+    ]) {
+      expect(() => new RedisBackend({ url })).toThrow(
+        `RedisBackend option url must be a Redis URL such as "redis://127.0.0.1:6379/0" (rediss:// for TLS), got ${JSON.stringify(url)}: the database, after the port, must be a whole number (0 to 15 on a default server).`,
+      );
+    }
+    for (const options of [null, 'redis://127.0.0.1:6379', ['redis://127.0.0.1:6379']]) {
+      expect(() => new RedisBackend(options as never)).toThrow(
+        /^RedisBackend options must be an object, got (null|"redis:\/\/127\.0\.0\.1:6379"|an array)\.$/,
+      );
+    }
     for (const url of ['redis://127.0.0.1:1/0', 'rediss://127.0.0.1:1', '127.0.0.1:1']) {
       const backend = new RedisBackend({ url, connectTimeoutMs: 100 });
       await backend.close();

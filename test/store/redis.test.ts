@@ -545,6 +545,24 @@ describe('RedisBackend', () => {
     }
   });
 
+  it('uses no other database when Redis refuses the one of its url: the crawl goes on locally, with a warning', async () => {
+    const keyPrefix = prefix();
+    const [site] = await sites(1);
+    const { log, warnings } = captureLog();
+    // A default server has databases 0 to 15; ioredis would go on in database 0.
+    const robots = store(keyPrefix, { log }, `${redis.url}/99`);
+    try {
+      expect((await robots.check(`${site.origin}/private-0`)).allowed).toBe(false);
+      expect(await client.keys(`${keyPrefix}*`)).toEqual([]);
+      expect(robots.stats()).toMatchObject({ fetches: 1, backendHits: 0 });
+      expect(warnings().join('\n')).toContain(
+        'Redis refused database 99 (ERR DB index is out of range): nothing is read from it or written to it.',
+      );
+    } finally {
+      await Promise.all([robots.close(), site.close()]);
+    }
+  });
+
   it('starts with Redis down: resolves locally without hanging', async () => {
     const own = await startRedis();
     await own.kill();
