@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { FETCH_DEFAULTS } from '../fetch/fetch.js';
 import type { StoredPolicy } from './policy.js';
 
 /** A held fetch lock; see {@link RobotsStoreBackend.lock}. */
@@ -74,8 +75,25 @@ export interface RobotsStoreBackend {
 /**
  * The client id of a User-Agent, as backends key records by it: the first 16 hex digits of its
  * SHA-256. The whole header counts: `ExampleBot/1.0` and `ExampleBot/1.1` are two clients, as a
- * server may tell them apart.
+ * server may tell them apart. A store whose `maxBytes` or `maxRedirects` is not the default is a
+ * client of its own too: an answer read with a lower limit (rules cut short, a redirect chain
+ * given up and read as allow-all) would be wrong for a store with a higher one.
  */
-export function clientOf(userAgent: string): string {
-  return createHash('sha256').update(userAgent).digest('hex').slice(0, 16);
+export function clientOf(userAgent: string, limits: FetchLimits = DEFAULT_LIMITS): string {
+  const hash = createHash('sha256').update(userAgent);
+  if (limits.maxBytes !== DEFAULT_LIMITS.maxBytes || limits.maxRedirects !== DEFAULT_LIMITS.maxRedirects) {
+    hash.update(`\nmaxBytes=${limits.maxBytes}\nmaxRedirects=${limits.maxRedirects}`);
+  }
+  return hash.digest('hex').slice(0, 16);
 }
+
+/** The store options that change what an answer says, beyond the User-Agent (see clientOf). */
+export interface FetchLimits {
+  maxBytes: number;
+  maxRedirects: number;
+}
+
+const DEFAULT_LIMITS: FetchLimits = {
+  maxBytes: FETCH_DEFAULTS.maxBytes,
+  maxRedirects: FETCH_DEFAULTS.maxRedirects,
+};

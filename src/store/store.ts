@@ -478,10 +478,6 @@ export class RobotsStore {
     );
     if (retry) refuseUnknownOptions(`${OWNER} option retry`, retry, RETRY_OPTIONS);
     if (backendRetry) refuseUnknownOptions(`${OWNER} option backendRetry`, backendRetry, RETRY_OPTIONS);
-    this.#scope = {
-      client: clientOf(options.userAgent),
-      ignored: (origin, reason, what) => this.#reportIgnored(origin, reason, what),
-    };
     const fetchTimer = { max: MAX_FETCH_TIMEOUT_MS };
     this.#fetchTimeoutMs = durationOption(
       OWNER,
@@ -527,6 +523,10 @@ export class RobotsStore {
         integer: true,
       },
     );
+    this.#scope = {
+      client: clientOf(options.userAgent, { maxBytes: this.#maxBytes, maxRedirects: this.#maxRedirects }),
+      ignored: (origin, reason, what) => this.#reportIgnored(origin, reason, what),
+    };
     // Lifetimes and backoffs are compared with the clock, never set as timers.
     const span = { max: MAX_SPAN_MS };
     let maxAgeMs = durationOption(OWNER, 'maxAgeMs', options.maxAgeMs, STORE_DEFAULTS.maxAgeMs, span);

@@ -5,7 +5,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientOf } from '../../src/store/backend.js';
 import { RedisBackend, RobotsStore, type RobotsStoreOptions } from '../../src/store/index.js';
-import { never, startHttpServer, type TestHttpServer } from '../support/http-server.js';
+import { never, redirect, startHttpServer, type TestHttpServer, text } from '../support/http-server.js';
 import { captureLog } from '../support/log.js';
 import { startRedis, type TestRedis } from '../support/redis.js';
 import { backendScope, policyRecord } from './records.js';
@@ -542,6 +542,37 @@ describe('RedisBackend', () => {
       await robots.close();
       await own.stop();
       await Promise.all([...servers, ...slow].map((site) => site.close()));
+    }
+  });
+
+  it('shares no answer between stores that read with other limits (maxBytes, maxRedirects)', async () => {
+    const keyPrefix = prefix();
+    // A file whose last rule lies past 4 KiB, and a robots.txt one redirect away from its file.
+    const long = `User-agent: *\n${'Disallow: /filler-rule-of-some-length\n'.repeat(200)}Disallow: /private\n`;
+    const [large, moved] = await Promise.all([
+      startHttpServer({ '/robots.txt': text(long) }),
+      startHttpServer({
+        '/robots.txt': redirect('/real-robots.txt'),
+        '/real-robots.txt': text('User-agent: *\nDisallow: /\n'),
+      }),
+    ]);
+    const limited = store(keyPrefix, { maxBytes: 4096, maxRedirects: 0 });
+    const usual = store(keyPrefix);
+    try {
+      // The limited store reads the first 4 KiB, and takes the redirect for too many (allow-all).
+      expect((await limited.check(`${large.origin}/private/a`)).allowed).toBe(true);
+      expect((await limited.check(`${moved.origin}/a`)).allowed).toBe(true);
+      // A store with the default limits reads its own answers, and is not told to allow.
+      expect((await usual.check(`${large.origin}/private/a`)).allowed).toBe(false);
+      expect((await usual.check(`${moved.origin}/a`)).allowed).toBe(false);
+      expect(usual.stats()).toMatchObject({ fetches: 2, backendHits: 0 });
+      // Stores with the same limits still share.
+      const alike = store(keyPrefix, { maxBytes: 4096, maxRedirects: 0 });
+      expect((await alike.check(`${large.origin}/private/a`)).allowed).toBe(true);
+      expect(alike.stats()).toMatchObject({ fetches: 0, backendHits: 1 });
+      await alike.close();
+    } finally {
+      await Promise.all([limited.close(), usual.close(), large.close(), moved.close()]);
     }
   });
 
