@@ -21,6 +21,12 @@ export interface RobotsBackendScope {
    */
   readonly client: string;
   /**
+   * The most octets a record of this store takes, its body and its JSON together: a stored value
+   * larger than that was not written by such a store, and a backend may ignore it unread (see
+   * `ignored`) rather than load it whole.
+   */
+  readonly maxRecordBytes: number;
+  /**
    * Tells the store that the record stored for `origin` was ignored (malformed, of another
    * type, or written by another version), and why; the backend then answers as if there were
    * none. With `what` `lock`: the key of the origin's fetch lock held no lock and was taken over.

@@ -18,7 +18,7 @@ const FIRST_CONNECTION = new Set(['connecting', 'connect']);
 
 /** The client with the backend's scripts, as `defineCommand` adds them. */
 type ScriptedRedis = Redis & {
-  crawleeRobotsLoadBuffer(key: string): Promise<Buffer | Buffer[] | null>;
+  crawleeRobotsLoadBuffer(key: string, maxOctets: number): Promise<Buffer | Buffer[] | null>;
   crawleeRobotsFetchedAt(key: string): Promise<string | null>;
   crawleeRobotsSaveIfNewer(key: string, ...args: (string | Buffer)[]): Promise<number>;
   crawleeRobotsReleaseIfOwner(key: string, token: string): Promise<number>;
@@ -100,14 +100,27 @@ function clientOfUrl(url: string, options: RedisOptions): Redis {
   return client;
 }
 
+/** A record takes four fields of its hash (at, meta, body, hasBody); a later version may add some. */
+const MAX_RECORD_FIELDS = 16;
+
 /**
  * Reads a policy key whatever it holds: the hash's fields, or the name of the key's type when
- * it is not a hash (a key another program wrote), which HGETALL would answer with an error.
- * KEYS[1] policy key.
+ * it is not a hash (a key another program wrote), which HGETALL would answer with an error. A
+ * hash of more fields than a record has, or of more octets than the store's records take, is
+ * not read: `fields <n>` or `octets <n>` (a value of hundreds of megabytes would time out the
+ * load, and Redis with it for the other origins).
+ * KEYS[1] policy key; ARGV[1] the most octets a record takes.
  */
 const LOAD = `
 local kind = redis.call('TYPE', KEYS[1])['ok']
 if kind ~= 'hash' then return kind end
+local fields = redis.call('HLEN', KEYS[1])
+if fields > ${MAX_RECORD_FIELDS} then return 'fields ' .. fields end
+local octets = 0
+for _, field in ipairs(redis.call('HKEYS', KEYS[1])) do
+  octets = octets + string.len(field) + redis.call('HSTRLEN', KEYS[1], field)
+end
+if octets > tonumber(ARGV[1]) then return 'octets ' .. octets end
 return redis.call('HGETALL', KEYS[1])
 `;
 
@@ -299,12 +312,21 @@ export class RedisBackend implements RobotsStoreBackend {
   async load(origin: string, scope: RobotsBackendScope): Promise<StoredPolicy | undefined> {
     await this.#ready();
     const reply = await this.#limited(() =>
-      (this.#redis as ScriptedRedis).crawleeRobotsLoadBuffer(this.#policyKey(origin, scope)),
+      (this.#redis as ScriptedRedis).crawleeRobotsLoadBuffer(
+        this.#policyKey(origin, scope),
+        scope.maxRecordBytes,
+      ),
     );
     if (reply === null) return undefined;
     if (!Array.isArray(reply)) {
-      const kind = reply.toString();
-      if (kind !== 'none') scope.ignored(origin, `the key holds a ${kind}, not a hash`);
+      const [kind, size] = reply.toString().split(' ');
+      if (kind === 'fields') scope.ignored(origin, `its hash has ${size} fields, more than a record's`);
+      else if (kind === 'octets') {
+        scope.ignored(
+          origin,
+          `it holds ${size} octets, more than a record of this store takes (${scope.maxRecordBytes})`,
+        );
+      } else if (kind !== 'none') scope.ignored(origin, `the key holds a ${kind}, not a hash`);
       return undefined;
     }
     const fields = new Map<string, Buffer>();

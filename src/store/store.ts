@@ -23,7 +23,7 @@ import {
   productTokenOption,
   refuseUnknownOptions,
 } from '../options.js';
-import { RobotsTxt } from '../robots/index.js';
+import { MAX_LINE_OCTETS, RobotsTxt } from '../robots/index.js';
 import {
   clientOf,
   type RobotsBackendScope,
@@ -50,6 +50,10 @@ import { ConcurrencyLimit } from './limit.js';
 import { entrySize } from './memory.js';
 import { needsBody, type OriginPolicy, type StoredPolicy } from './policy.js';
 
+/** The most octets of a record's JSON, its hops aside: its texts are short. */
+const RECORD_JSON_BYTES = 2 ** 20;
+/** The most octets of a hop in a record's JSON: a URL as long as Node takes a header. */
+const HOP_JSON_BYTES = 32 * 1024;
 /** Retry settings of an unreachable robots.txt. */
 export interface RobotsRetryOptions {
   /**
@@ -525,6 +529,9 @@ export class RobotsStore {
     );
     this.#scope = {
       client: clientOf(options.userAgent, { maxBytes: this.#maxBytes, maxRedirects: this.#maxRedirects }),
+      // The body (the limit and the rest of its last line, see fetch.ts) and the record's JSON.
+      maxRecordBytes:
+        this.#maxBytes + MAX_LINE_OCTETS + 1 + RECORD_JSON_BYTES + (this.#maxRedirects + 1) * HOP_JSON_BYTES,
       ignored: (origin, reason, what) => this.#reportIgnored(origin, reason, what),
     };
     // Lifetimes and backoffs are compared with the clock, never set as timers.

@@ -41,6 +41,7 @@ export function backendScope(userAgent = 'ExampleBot/1.0'): RobotsBackendScope &
   const reports: string[] = [];
   return {
     client: clientOf(userAgent),
+    maxRecordBytes: 2 ** 20,
     reports,
     ignored: (origin, reason) => {
       reports.push(`${origin}: ${reason}`);

@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { LogLevel } from 'crawlee';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_LINE_OCTETS } from '../../src/robots/index.js';
 import { clientOf } from '../../src/store/backend.js';
 import { RedisBackend, RobotsStore, type RobotsStoreOptions } from '../../src/store/index.js';
 import { never, redirect, startHttpServer, type TestHttpServer, text } from '../support/http-server.js';
@@ -726,6 +727,48 @@ describe('RedisBackend', () => {
         expect(await client.type(key)).toBe('hash');
         expect(await client.pttl(key)).toBeGreaterThan(0);
       }
+      const second = store(keyPrefix);
+      await Promise.all(servers.map((site) => second.resolve(site.origin)));
+      expect(second.stats()).toMatchObject({ fetches: 0, backendHits: 3 });
+      await second.close();
+    } finally {
+      await robots.close();
+      await Promise.all(servers.map((site) => site.close()));
+    }
+  });
+
+  it('reads no value larger than a record: ignored unread with one warning, replaced, and Redis still shared', async () => {
+    const keyPrefix = prefix();
+    const servers = await sites(3);
+    const [bloated] = servers;
+    // 64 MiB in the body field: loaded whole, it would time out the load and stop the store using Redis.
+    const key = policyKey(keyPrefix, bloated.origin);
+    await client.hset(
+      key,
+      'at',
+      'garbage',
+      'meta',
+      'garbage',
+      'body',
+      Buffer.alloc(64 * 2 ** 20, 120),
+      'hasBody',
+      '1',
+    );
+    const { log, warnings } = captureLog();
+    const robots = store(keyPrefix, { log });
+    try {
+      const checks = await Promise.all(
+        servers.map((site, index) => robots.check(`${site.origin}/private-${index}`)),
+      );
+      expect(checks.map((check) => check.allowed)).toEqual([false, false, false]);
+      expect(robots.stats()).toMatchObject({ fetches: 3, backendErrors: 0, backendSkipped: 0 });
+      // The default maxBytes and the rest of a line, 1 MiB of JSON and 32 KiB for each of 6 hops.
+      const limit = 512_000 + MAX_LINE_OCTETS + 1 + 2 ** 20 + 6 * 32 * 1024;
+      expect(warnings()).toEqual([
+        `The redis backend's record of ${bloated.origin} is ignored: it holds ${64 * 2 ** 20 + 32} octets, more than a record of this store takes (${limit}). robots.txt is fetched again and the record replaced.`,
+      ]);
+      // Replaced by the store's own answer, which the others read.
+      expect(await client.hstrlen(key, 'body')).toBeLessThan(1000);
       const second = store(keyPrefix);
       await Promise.all(servers.map((site) => second.resolve(site.origin)));
       expect(second.stats()).toMatchObject({ fetches: 0, backendHits: 3 });
