@@ -219,6 +219,7 @@ export class RobotsGuard implements HopChecker {
     if (this.#interceptors.has(internals)) {
       throw new TypeError('This RobotsGuard is already attached to this crawler.');
     }
+    this.#takeProxyOf(internals);
     const interceptor = new RequestManagerInterceptor(this.#gateFor(internals));
     this.#interceptors.set(internals, interceptor);
     this.#replaceBuiltinCheck(internals);
@@ -560,7 +561,10 @@ export class RobotsGuard implements HopChecker {
     return Promise.all([writing, ...this.#skipCallbacks]).then(() => undefined);
   }
 
-  /** The store this guard decides with (created on first use when none was given). */
+  /**
+   * The store this guard decides with: the one given, or the one it makes on first use, which
+   * fetches robots.txt through the proxy of the crawler the guard is attached to (see #takeProxyOf).
+   */
   async store(): Promise<RobotsStore> {
     return this.#storeFor(undefined);
   }
@@ -786,21 +790,59 @@ export class RobotsGuard implements HopChecker {
     return this.#sharedPacer;
   }
 
+  /**
+   * The store made when none was given fetches robots.txt through the proxy of the crawler the
+   * guard was first attached to (or through none, when `store()` made it before any attach), so
+   * the site sees the client that fetches its pages (DESIGN.md). A crawler with another
+   * `proxyConfiguration` is refused: its robots.txt would go out through another client, or fail
+   * where only its proxy reaches the site.
+   *
+   * @throws TypeError for a crawler whose proxyConfiguration is not the one of the guard's store.
+   */
+  #takeProxyOf(crawler: CrawlerInternals | undefined): void {
+    if (this.#givenStore !== undefined) return;
+    const proxy = crawler?.proxyConfiguration;
+    if (this.#proxyOf === undefined) {
+      this.#proxyOf = { crawler, proxy };
+      return;
+    }
+    if (crawler === undefined || this.#proxyOf.proxy === proxy) return;
+    const made =
+      this.#proxyOf.crawler === undefined
+        ? "guard.store() made the guard's store, without a proxy, before the guard was attached to a crawler; this crawler has a proxyConfiguration. Call guard.store() after attach(),"
+        : 'the guard fetches robots.txt through the proxyConfiguration of the crawler it was first attached to, and this crawler has another one: its sites would see another client fetch robots.txt than its pages, or none where only its proxy reaches them. Attach a RobotsGuard of its own to it,';
+    throw new TypeError(
+      `RobotsGuard: ${made} or give the guard a store: new RobotsGuard({ store: new RobotsStore({ userAgent, proxyUrl }) }).`,
+    );
+  }
+
+  /** The crawler whose proxyConfiguration the guard's own store uses (see #takeProxyOf). */
+  #proxyOf: { crawler: CrawlerInternals | undefined; proxy: unknown } | undefined;
+
   #storeFor(crawler: CrawlerInternals | undefined): Promise<RobotsStore> {
     if (this.#givenStore !== undefined) return Promise.resolve(this.#givenStore);
-    this.#store ??= (async () => {
-      const userAgent = this.userAgent ?? `Mozilla/5.0 (compatible; ${this.productToken})`;
-      // robots.txt goes through the crawler's proxy, so the site sees the same client (DESIGN.md).
-      const proxyUrl = (await crawler?.proxyConfiguration?.newUrl()) ?? undefined;
-      const key = `${userAgent}\n${proxyUrl ?? ''}`;
-      let store = sharedStores.get(key);
-      if (store === undefined) {
-        store = new RobotsStore({ userAgent, productToken: this.productToken, proxyUrl });
-        sharedStores.set(key, store);
-      }
-      this.#settledStore = store;
-      return store;
-    })();
+    if (crawler === undefined) this.#takeProxyOf(undefined);
+    const source = this.#proxyOf?.crawler;
+    if (this.#store === undefined) {
+      const making = (async () => {
+        const userAgent = this.userAgent ?? `Mozilla/5.0 (compatible; ${this.productToken})`;
+        // robots.txt goes through the crawler's proxy, so the site sees the same client (DESIGN.md).
+        const proxyUrl = (await source?.proxyConfiguration?.newUrl()) ?? undefined;
+        const key = `${userAgent}\n${proxyUrl ?? ''}`;
+        let store = sharedStores.get(key);
+        if (store === undefined) {
+          store = new RobotsStore({ userAgent, productToken: this.productToken, proxyUrl });
+          sharedStores.set(key, store);
+        }
+        this.#settledStore = store;
+        return store;
+      })();
+      this.#store = making;
+      // A proxy URL that could not be had (a proxy service's hiccup) is asked for again next time.
+      making.catch(() => {
+        if (this.#store === making) this.#store = undefined;
+      });
+    }
     return this.#store;
   }
 

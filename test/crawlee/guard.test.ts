@@ -213,6 +213,97 @@ describe('RobotsGuard request interceptor', () => {
     }
   });
 
+  it("makes its store with the attached crawler's proxy, also when guard.store() is asked for before the run", async () => {
+    const site = await server('User-agent: ExampleBot\nDisallow: /no\n', ['/p0', '/no/x']);
+    const proxy = await startForwardingProxy(site);
+    try {
+      const crawler = new CheerioCrawler(
+        { proxyConfiguration: new ProxyConfiguration({ proxyUrls: [proxy.url] }), requestHandler() {} },
+        freshConfiguration(),
+      );
+      const guard = new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, logSummary: false }).attach(
+        crawler,
+      );
+      // Host names only the proxy reaches: a store that fetched robots.txt directly would find none.
+      const store = await guard.store();
+      expect((await store.check('http://shop.example/no/x')).allowed).toBe(false);
+      const stats = await crawler.run(['http://shop.example/p0', 'http://shop.example/no/x']);
+
+      expect(pagesHit(site)).toEqual(['/p0']);
+      expect(site.hits('/robots.txt')).toBe(1);
+      expect(stats.requestsFinished).toBe(1);
+      expect(guard.summary().totals).toMatchObject({ allowed: 1, dropped: 1, deferred: 0 });
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('refuses a crawler whose proxyConfiguration is not the one its store fetches through', async () => {
+    const site = await server('User-agent: *\nDisallow:\n');
+    const proxy = await startForwardingProxy(site);
+    try {
+      const proxied = () =>
+        new CheerioCrawler(
+          { proxyConfiguration: new ProxyConfiguration({ proxyUrls: [proxy.url] }), requestHandler() {} },
+          freshConfiguration(),
+        );
+      const direct = new CheerioCrawler({ requestHandler() {} }, freshConfiguration());
+      const guard = new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, logSummary: false }).attach(
+        direct,
+      );
+      expect(() => guard.attach(proxied())).toThrow(
+        'RobotsGuard: the guard fetches robots.txt through the proxyConfiguration of the crawler it was first attached to, and this crawler has another one: its sites would see another client fetch robots.txt than its pages, or none where only its proxy reaches them. Attach a RobotsGuard of its own to it, or give the guard a store: new RobotsGuard({ store: new RobotsStore({ userAgent, proxyUrl }) }).',
+      );
+      const early = new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, logSummary: false });
+      await early.store();
+      expect(() => early.attach(proxied())).toThrow(
+        /^RobotsGuard: guard\.store\(\) made the guard's store, without a proxy, before the guard was attached to a crawler; this crawler has a proxyConfiguration\. Call guard\.store\(\) after attach\(\), or give/,
+      );
+      // A crawler without a proxy, as the store has none, and a guard given its store, take any crawler.
+      early.attach(new CheerioCrawler({ requestHandler() {} }, freshConfiguration()));
+      const given = new RobotsGuard({ productToken: TOKEN, store: newStore(), logSummary: false }).attach(
+        direct,
+      );
+      given.attach(proxied());
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('asks the proxyConfiguration for a proxy URL again after it failed once', async () => {
+    const site = await server('User-agent: *\nDisallow: /no\n', ['/p0', '/p1']);
+    const proxy = await startForwardingProxy(site);
+    let asked = 0;
+    try {
+      const crawler = new CheerioCrawler(
+        {
+          proxyConfiguration: new ProxyConfiguration({
+            newUrlFunction: () => {
+              if (asked++ === 0) throw new Error('the proxy service did not answer');
+              return proxy.url;
+            },
+          }),
+          requestHandler() {},
+        },
+        freshConfiguration(),
+      );
+      const guard = new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, logSummary: false }).attach(
+        crawler,
+      );
+      const stats = await crawler.run([
+        'http://shop.example/p0',
+        'http://shop.example/p1',
+        'http://shop.example/no/1',
+      ]);
+
+      expect(pagesHit(site)).toEqual(['/p0', '/p1']);
+      expect(stats.requestsFinished).toBe(2);
+      expect(guard.summary().totals).toMatchObject({ allowed: 2, dropped: 1 });
+    } finally {
+      await proxy.close();
+    }
+  });
+
   it('checks requests again when they are taken out of the queue, and marks skipped ones handled', async () => {
     const site = await server('User-agent: ExampleBot\nDisallow: /late\n', ['/ok', '/late/1', '/late/2']);
     const config = freshConfiguration();
