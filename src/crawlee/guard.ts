@@ -34,6 +34,7 @@ import {
   type HopVerdict,
   httpClientNavigationHooks,
   httpNavigationHook,
+  sendRequestWithUserAgent,
 } from './navigation.js';
 import {
   checkSeedFromSitemapsOptions,
@@ -235,6 +236,7 @@ export class RobotsGuard implements HopChecker {
     const unwrap = (value: unknown) => interceptor.unwrap(value);
     const rewrap = interceptRequestManager(internals, wrap, unwrap);
 
+    if (this.userAgent !== undefined) sendRequestWithUserAgent(internals, this.userAgent);
     // Navigation checks: appended, so the user's hooks (which may replace gotOptions.hooks) run first.
     const kind = crawlerKindOf(internals);
     let browserBlockOf: ((context: object, error: Error) => NavigationBlock | undefined) | undefined;

@@ -145,6 +145,29 @@ interface ClientRedirects {
 }
 
 /**
+ * `context.sendRequest`, with which a handler fetches on its own (a BasicCrawler's only way to
+ * fetch), sends the request's headers and the User-Agent Crawlee makes up, a browser's without
+ * the product token: it sends `userAgent` instead, unless the request's headers or the call's
+ * own name one. What it fetches is not checked against robots.txt (README).
+ */
+export function sendRequestWithUserAgent(crawler: CrawlerInternals, userAgent: string): void {
+  const run = crawler._runRequestHandler;
+  if (typeof run !== 'function') return;
+  crawler._runRequestHandler = function (this: unknown, context) {
+    const send = context.sendRequest;
+    if (typeof send === 'function') {
+      context.sendRequest = (overrides: { headers?: Record<string, unknown> } = {}) => {
+        const headers: Record<string, unknown> = { ...(overrides.headers ?? context.request.headers) };
+        if (!Object.keys(headers).some((name) => name.toLowerCase() === 'user-agent'))
+          headers['user-agent'] = userAgent;
+        return send({ ...overrides, headers });
+      };
+    }
+    return run.call(this, context);
+  };
+}
+
+/**
  * The hooks of HTTP crawlers whose `httpClient` is not Crawlee's own got-scraping client. Such a
  * client gets got's `hooks` as an option it does not know; what Crawlee's BaseHttpClient interface
  * does define is `followRedirect`, which may be a function asked before each hop is followed. So:

@@ -1,4 +1,4 @@
-import { CheerioCrawler, HttpCrawler, LogLevel, log } from 'crawlee';
+import { BasicCrawler, CheerioCrawler, HttpCrawler, LogLevel, log } from 'crawlee';
 import { describe, expect, it } from 'vitest';
 import { type RobotsDroppedRecord, RobotsGuard } from '../../src/crawlee/index.js';
 import {
@@ -191,3 +191,31 @@ for (const Kind of [CheerioCrawler, HttpCrawler] as const) {
     });
   });
 }
+
+describe('BasicCrawler with RobotsGuard', () => {
+  it("sends the guard's User-Agent with sendRequest, unless the request or the call names one", async () => {
+    const { main } = env.site;
+    const crawler = new BasicCrawler(
+      {
+        async requestHandler({ request, sendRequest }) {
+          await sendRequest();
+          if (request.label === 'first')
+            await sendRequest({ url: `${main.origin}/hop`, headers: { 'User-Agent': 'Own/2.0' } });
+        },
+      },
+      freshConfiguration(),
+    );
+    const guard = guardFor({ logSummary: false }).attach(crawler);
+    await crawler.run([
+      { url: `${main.origin}/a`, label: 'first' },
+      { url: `${main.origin}/private/open`, headers: { 'user-agent': 'Request/3.0' } },
+      `${main.origin}/private/x`,
+    ]);
+
+    const agents = main.requests.map((request) => `${request.path} ${request.headers['user-agent']}`);
+    expect(agents.sort()).toEqual(
+      [`/robots.txt ${USER_AGENT}`, `/a ${USER_AGENT}`, '/hop Own/2.0', '/private/open Request/3.0'].sort(),
+    );
+    expect(guard.summary().totals).toMatchObject({ allowed: 2, dropped: 1 });
+  });
+});
