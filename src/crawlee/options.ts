@@ -150,6 +150,9 @@ export interface ResolvedGuardOptions {
   clock: () => number;
 }
 
+/** The longest file name of common file systems. */
+const MAX_DATASET_NAME_OCTETS = 255;
+
 /** Applies defaults; throws on misuse with a message that says what is accepted. */
 export function resolveGuardOptions(options: RobotsGuardOptions): ResolvedGuardOptions {
   // Options often come from configuration files or environment variables: a string 'false' would
@@ -182,9 +185,17 @@ export function resolveGuardOptions(options: RobotsGuardOptions): ResolvedGuardO
     );
   }
   const datasetName = options.datasetName ?? GUARD_DEFAULTS.datasetName;
-  if (typeof datasetName !== 'string' || datasetName === '') {
+  // Crawlee keeps a Dataset in a directory of that name: refused here, such a name would lose the
+  // records in the middle of the crawl, each write failing.
+  if (
+    typeof datasetName !== 'string' ||
+    !/^[^/\\\u0000-\u001f\u007f]+$/.test(datasetName) ||
+    datasetName === '.' ||
+    datasetName === '..' ||
+    Buffer.byteLength(datasetName) > MAX_DATASET_NAME_OCTETS
+  ) {
     throw new TypeError(
-      `RobotsGuard option datasetName must be the name of a Dataset (a non-empty string), got ${show(datasetName)}.`,
+      `RobotsGuard option datasetName must be the name of a Dataset, which Crawlee keeps in a directory of that name: a non-empty string of at most ${MAX_DATASET_NAME_OCTETS} octets, without "/", "\\" or control characters, and not "." or "..", got ${show(datasetName)}.`,
     );
   }
   const unreachable = options.unreachable ?? {};

@@ -1489,11 +1489,19 @@ describe('RobotsGuard router middleware and user hooks', () => {
   it('rejects options of the wrong type at once, rather than misread them during the crawl', () => {
     // Each was taken: 'false' kept the pacing on and the summary logged, a numeric dataset name lost
     // every record (one exception in the log), a clock that is no function failed crawler.run().
-    const wrong: [Record<string, unknown>, RegExp][] = [
+    const wrong: [Record<string, unknown>, RegExp | string][] = [
       [{ crawlDelay: { enabled: 'false' } }, /crawlDelay\.enabled must be a boolean, got "false"/],
       [{ logSummary: 'false' }, /logSummary must be a boolean, got "false"/],
-      [{ datasetName: 42 }, /datasetName must be the name of a Dataset \(a non-empty string\), got 42/],
+      [
+        { datasetName: 42 },
+        'RobotsGuard option datasetName must be the name of a Dataset, which Crawlee keeps in a directory of that name: a non-empty string of at most 255 octets, without "/", "\\" or control characters, and not "." or "..", got 42.',
+      ],
       [{ datasetName: '' }, /datasetName must be .*, got ""/],
+      // Each write of a record would fail in the middle of the crawl, the records lost.
+      [{ datasetName: '../../escaped' }, /datasetName must be .*, got "..\/..\/escaped"/],
+      [{ datasetName: '..' }, /datasetName must be .*, got "\.\."/],
+      [{ datasetName: 'a\\b' }, /datasetName must be .*, got "a\\\\b"/],
+      [{ datasetName: 'é'.repeat(128) }, /datasetName must be .* at most 255 octets/],
       [{ clock: 5 }, /clock must be a function, got 5/],
       [{ userAgent: 42 }, /userAgent must be a string, got 42/],
       [{ crawlDelay: 5 }, /crawlDelay must be an object, got 5/],
