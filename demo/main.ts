@@ -52,7 +52,8 @@ try {
       },
     },
     async requestHandler({ request, page, enqueueLinks, pushData }) {
-      await page.waitForTimeout(200); // lets the news page try its script navigation
+      // Lets the news page try its script navigation, which it starts once loaded.
+      await page.waitForLoadState('networkidle');
       await pushData({ url: request.loadedUrl ?? request.url, title: await page.title() });
       await enqueueLinks({ strategy: 'all' }); // the demo's origins differ only by port
     },

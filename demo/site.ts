@@ -195,7 +195,11 @@ export async function startDemoSite(options: { blogDownMs?: number } = {}): Prom
       // A page that moves itself into a disallowed path: the browser's navigation is stopped.
       [
         '/today',
-        html('Today', [], "<script>setTimeout(() => { location.href = '/internal/stats'; }, 50);</script>"),
+        html(
+          'Today',
+          [],
+          "<script>addEventListener('load', () => { location.href = '/internal/stats'; });</script>",
+        ),
       ],
       ['/internal/stats', html('Stats (internal)')],
     ]);
