@@ -193,6 +193,14 @@ export class RobotsGuard implements HopChecker {
     this.userAgent = options.userAgent;
     this.#log = (options.log ?? crawleeLog).child({ prefix: 'RobotsGuard' });
     this.#givenStore = options.store;
+    // A name of one word is read as robots.txt reads a user-agent line: up to its first character
+    // outside letters, "-" and "_". Bot2000 is bot, Bötchen is b, as sites' lines naming them are.
+    const word = options.productToken.trim();
+    if (!/[\s/();]/.test(word) && token !== word.toLowerCase()) {
+      this.#log.warning(
+        `The productToken "${word}" is read as "${token}": robots.txt names crawlers by letters, "-" and "_" only, up to the first other character (RFC 9309 2.2.1). Name the crawler with those characters alone.`,
+      );
+    }
     if (options.userAgent !== undefined) this.observeUserAgent(options.userAgent);
     const storeAgent = options.store?.userAgent;
     if (options.userAgent !== undefined && storeAgent !== undefined && storeAgent !== options.userAgent) {

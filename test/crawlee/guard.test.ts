@@ -1474,6 +1474,28 @@ describe('RobotsGuard router middleware and user hooks', () => {
     expect(warnings).toEqual([]);
   });
 
+  it('warns when a one-word productToken is read shorter, as robots.txt reads such a name', () => {
+    const warnings: string[] = [];
+    const guard = new RobotsGuard({ productToken: 'Bötchen', log: recordingLog(warnings) });
+    expect(guard.productToken).toBe('b');
+    expect(new RobotsGuard({ productToken: 'Bot2000', log: recordingLog(warnings) }).productToken).toBe(
+      'bot',
+    );
+    expect(warnings).toEqual([
+      'The productToken "Bötchen" is read as "b": robots.txt names crawlers by letters, "-" and "_" only, up to the first other character (RFC 9309 2.2.1). Name the crawler with those characters alone.',
+      expect.stringContaining('The productToken "Bot2000" is read as "bot"'),
+    ]);
+    // A token, or a token in a User-Agent header, is read as given.
+    warnings.length = 0;
+    new RobotsGuard({ productToken: 'Example-Bot_', log: recordingLog(warnings) });
+    new RobotsGuard({
+      productToken: 'Mozilla/5.0 (compatible; ExampleBot/2.1)',
+      log: recordingLog(warnings),
+    });
+    new RobotsGuard({ productToken: 'ExampleBot/2.1', log: recordingLog(warnings) });
+    expect(warnings).toEqual([]);
+  });
+
   it('rejects misuse with a message that says what to do', () => {
     for (const productToken of ['', '  ', 'Example Bot', 'é-Bot/1.0', '*', 5])
       expect(() => new RobotsGuard({ productToken } as never)).toThrow(/productToken: 'ExampleBot'/);
