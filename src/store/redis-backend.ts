@@ -8,6 +8,7 @@ import {
   refuseUnknownOptions,
   stringOption,
 } from '../options.js';
+import { urlOrNull } from '../robots/url.js';
 import type { RobotsBackendScope, RobotsFetchLock, RobotsStoreBackend } from './backend.js';
 import { CLOCK_SKEW_TOLERANCE_MS } from './lifetime.js';
 import { ConcurrencyLimit } from './limit.js';
@@ -85,19 +86,17 @@ function clientOfUrl(url: string, options: RedisOptions): Redis {
     );
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(url)?.[1];
   if (scheme !== undefined && !/^rediss?$/i.test(scheme)) throw refused(`${scheme}:// is not Redis`);
-  let client: Redis;
+  // ioredis reads the path as the database with parseInt: `/abc` as NaN, which it would send as
+  // SELECT NaN with nothing to catch its error, and `/1.5` as 1.
+  if (scheme !== undefined && !/^(\/\d*)?$/.test(urlOrNull(url)?.pathname ?? '')) {
+    throw refused('the database, after the port, must be a whole number (0 to 15 on a default server)');
+  }
   try {
     // With lazyConnect this only reads the URL.
-    client = new Redis(url, options);
+    return new Redis(url, options);
   } catch (error) {
     throw refused((error as Error)?.message ?? String(error));
   }
-  // ioredis reads the path as the database with parseInt: `/abc` as NaN, which it would send as
-  // SELECT NaN with nothing to catch its error, and `/1.5` as 1.
-  if (scheme !== undefined && !/^(\/\d*)?$/.test(new URL(url).pathname)) {
-    throw refused('the database, after the port, must be a whole number (0 to 15 on a default server)');
-  }
-  return client;
 }
 
 /** A record takes four fields of its hash (at, meta, body, hasBody); a later version may add some. */
