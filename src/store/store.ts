@@ -54,6 +54,7 @@ import { needsBody, type OriginPolicy, type StoredPolicy } from './policy.js';
 const RECORD_JSON_BYTES = 2 ** 20;
 /** The most octets of a hop in a record's JSON: a URL as long as Node takes a header. */
 const HOP_JSON_BYTES = 32 * 1024;
+
 /** Retry settings of an unreachable robots.txt. */
 export interface RobotsRetryOptions {
   /**
@@ -1030,11 +1031,12 @@ export class RobotsStore {
   /**
    * Polls the backend until the lock holder's result appears, or the lock is free again (its
    * holder crashed and the lock expired: then we hold it, with a fetch turn taken before it, and
-   * the other waiters wait for our result), or `lockWaitMs` is over: then the lock is tried one last time, and the file is
-   * fetched without it only if someone still holds it. A result older than the entry in memory
-   * is not the holder's: waiting goes on. A backend that tells the fetch time of its record
-   * (`fetchedAt`) is asked that on each poll, and the record is loaded only when it changed
-   * from `seenAt`: a record of 500 KiB polled every 50 ms would cost 10 MB/s per waiting origin.
+   * the other waiters wait for our result), or `lockWaitMs` is over: then the lock is tried one
+   * last time, and the file is fetched without it only if someone still holds it. A result
+   * older than the entry in memory is not the holder's: waiting goes on. A backend that tells the
+   * fetch time of its record (`fetchedAt`) is asked that on each poll, and the record is loaded
+   * only when it changed from `seenAt`: a record of 500 KiB polled every 50 ms would cost 10 MB/s
+   * per waiting origin.
    */
   async #waitForPeer(
     origin: string,
