@@ -109,6 +109,10 @@ export function httpNavigationHook(
       async (options: { url: URL | string }, response?: { url?: string }) => {
         const hop = String(options.url);
         const from = typeof response?.url === 'string' ? response.url : context.request.url;
+        // The redirect is an answer of its origin: the hop, and the origin's next request, follow it
+        // by the delay. Paced from when the request before it was handed to got, a hop reusing the
+        // connection came up to 15 ms short behind a request that waited for a new one.
+        guard.answered(from);
         const verdict = await guard.checkHop(crawler, context.request, hop, 'redirect', true, from);
         if (verdict === 'allow') return;
         guard.block(context.request, verdict);
@@ -201,6 +205,8 @@ export function httpClientNavigationHooks(
     // got asks again for the response it stopped at (isResponseOk): one answer, one record.
     if (state.stopped !== undefined) return false;
     const from = typeof response?.url === 'string' ? response.url : state.from;
+    // An answer of its origin: the origin's next request follows it by the delay.
+    guard.answered(from);
     const hop = redirectTarget(response, from);
     // Unknown target: the client finds it on its own; the URLs it reached are checked after.
     if (hop === undefined) return true;

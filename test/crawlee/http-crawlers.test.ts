@@ -5,11 +5,14 @@ import {
   datasetItems,
   expectWholeSiteHit,
   freshConfiguration,
+  gapsOf,
+  servePages,
   TOKEN,
   USER_AGENT,
   useTemporaryStorageDir,
   useTestSite,
 } from '../support/crawlee-site.js';
+import { redirect } from '../support/http-server.js';
 
 log.setLevel(LogLevel.OFF);
 
@@ -188,6 +191,24 @@ for (const Kind of [CheerioCrawler, HttpCrawler] as const) {
       expect(sessions.map((s) => s.errorScore)).toEqual([0, 0, 0]);
       const records = await datasetItems<RobotsDroppedRecord>(config);
       expect(records.map((r) => r.stage)).toEqual(['redirect', 'redirect']);
+    });
+
+    it('paces a redirect hop from the redirect, an answer of its origin', async () => {
+      const { paced } = env.site;
+      // Crawl-delay: 1. The redirect comes 300 ms after its request reached the server.
+      paced.route('/slow-hop', (request, response) => {
+        setTimeout(() => redirect('/hop-target', 302)(request, response), 300);
+      });
+      servePages(paced, ['/hop-target']);
+      const crawler = new Kind({ requestHandler() {} }, freshConfiguration());
+      guardFor({ logSummary: false }).attach(crawler);
+      const stats = await crawler.run([`${paced.origin}/slow-hop`]);
+
+      expect(stats.requestsFinished).toBe(1);
+      // Paced from when the request was handed to got, the hop came a delay after the request: a
+      // request that waited for a connection while the one before it did not made gaps too short.
+      const [gap] = gapsOf(await paced.arrivals(['/slow-hop', '/hop-target']));
+      expect(gap).toBeGreaterThanOrEqual(1290);
     });
   });
 }
