@@ -30,7 +30,11 @@ export interface RobotsOriginSummary {
   dropped: number;
   /** Requests deferred at least once because robots.txt was unreachable. */
   deferred: number;
-  /** Deferred requests finally given up (reason `robots-unreachable`). */
+  /**
+   * Requests given up because robots.txt stayed unreachable past the origin's wait (reason
+   * `robots-unreachable`): those deferred, and those met once the wait was over, which are given
+   * up on their first look without being deferred.
+   */
   givenUp: number;
   /** Redirect hops and navigations of this origin that were stopped. */
   hopsStopped: number;
