@@ -238,7 +238,9 @@ export function refuseUnknownOptions(
   // Typed as an object, but a JavaScript caller may pass anything.
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {
     const got = options === null ? 'null' : Array.isArray(options) ? 'an array' : show(options);
-    throw new TypeError(`${owner} options must be an object, got ${got}.`);
+    // `RobotsGuard option crawlDelay` is an option itself; `RedisBackend` has options.
+    const what = owner.includes(' option ') ? owner : `${owner} options`;
+    throw new TypeError(`${what} must be an object, got ${got}.`);
   }
   for (const key of Object.keys(options)) {
     if (Object.hasOwn(known, key) || (options as Record<string, unknown>)[key] === undefined) continue;

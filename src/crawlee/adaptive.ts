@@ -95,6 +95,9 @@ export function guardPlainHttpRuns(crawler: CrawlerInternals, guard: PlainHttpGu
       }
       const response = await send(options);
       guard.answered(request.url);
+      // After redirects, the answer came from the last URL's origin.
+      const finalUrl = (response as { url?: unknown } | undefined)?.url;
+      if (typeof finalUrl === 'string' && finalUrl !== request.url) guard.answered(finalUrl);
       await hooks.post?.({ request, response });
       return response;
     };

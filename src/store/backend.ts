@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { FETCH_DEFAULTS } from '../fetch/fetch.js';
+import { FETCH_DEFAULTS } from '../fetch/index.js';
 import type { StoredPolicy } from './policy.js';
 
 /** A held fetch lock; see {@link RobotsStoreBackend.lock}. */

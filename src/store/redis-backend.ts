@@ -8,7 +8,6 @@ import {
   refuseUnknownOptions,
   stringOption,
 } from '../options.js';
-import { urlOrNull } from '../robots/url.js';
 import type { RobotsBackendScope, RobotsFetchLock, RobotsStoreBackend } from './backend.js';
 import { CLOCK_SKEW_TOLERANCE_MS } from './lifetime.js';
 import { ConcurrencyLimit } from './limit.js';
@@ -86,10 +85,13 @@ function clientOfUrl(url: string, options: RedisOptions): Redis {
     );
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(url)?.[1];
   if (scheme !== undefined && !/^rediss?$/i.test(scheme)) throw refused(`${scheme}:// is not Redis`);
-  // ioredis reads the path as the database with parseInt: `/abc` as NaN, which it would send as
-  // SELECT NaN with nothing to catch its error, and `/1.5` as 1.
-  if (scheme !== undefined && !/^(\/\d*)?$/.test(urlOrNull(url)?.pathname ?? '')) {
-    throw refused('the database, after the port, must be a whole number (0 to 15 on a default server)');
+  // ioredis reads the database with parseInt: `abc` as NaN, which it would send as SELECT NaN with
+  // nothing to catch its error, and `1.5` as 1.
+  const database = databaseOf(url);
+  if (database !== undefined && !/^\d+$/.test(database)) {
+    throw refused(
+      'the database (after the port, or ?db=) must be a whole number (0 to 15 on a default server)',
+    );
   }
   try {
     // With lazyConnect this only reads the URL.
@@ -97,6 +99,27 @@ function clientOfUrl(url: string, options: RedisOptions): Redis {
   } catch (error) {
     throw refused((error as Error)?.message ?? String(error));
   }
+}
+
+/**
+ * The database a Redis URL names, as ioredis reads it: the path of a `redis://`, `rediss://` or
+ * `//` URL, else its `db` parameter (a unix socket's path is no database); undefined for none.
+ */
+function databaseOf(url: string): string | undefined {
+  const relative = url.startsWith('//');
+  if (url.startsWith('/') && !relative) {
+    const query = url.indexOf('?');
+    return query === -1 ? undefined : (new URLSearchParams(url.slice(query + 1)).get('db') ?? undefined);
+  }
+  const named = /^rediss?:\/\//i.test(url);
+  let parsed: URL;
+  try {
+    parsed = new URL(named ? url : relative ? `redis:${url}` : `redis://${url}`);
+  } catch {
+    return undefined; // ioredis refuses it
+  }
+  if ((named || relative) && parsed.pathname.length > 1) return parsed.pathname.slice(1);
+  return parsed.searchParams.get('db') ?? undefined;
 }
 
 /** A record takes four fields of its hash (at, meta, body, hasBody); a later version may add some. */

@@ -1071,14 +1071,23 @@ export class RobotsStore {
         if (stored !== undefined && this.#isFresh(stored) && !this.#olderThan(stored, local))
           return { stored };
       }
-      // A turn first, as in #obtain: the lock, once ours, is held only while our fetch can run.
-      const endTurn = await this.#turn(origin);
-      const locked = await this.#call('lock', () => backend.lock!(origin, this.#lockTtlMs, this.#scope), {
-        late: giveBack,
-      });
-      if (locked.ok && locked.value !== undefined) return { lock: locked.value, endTurn };
-      endTurn();
+      const lock = () =>
+        this.#call('lock', () => backend.lock!(origin, this.#lockTtlMs, this.#scope), { late: giveBack });
+      const locked = await lock();
       if (!locked.ok) return { lock: undefined };
+      const held = locked.value;
+      if (held !== undefined) {
+        // The holder is gone. As in #obtain, a lock is held only while its fetch can run: with
+        // every fetch turn taken, it is given back while this store waits for one, then taken
+        // again (another store may have taken it meanwhile: then the wait for its result goes on).
+        if (!this.#fetches.full) return { lock: held, endTurn: await this.#turn(origin) };
+        await this.#call('unlock', () => held.release(), { always: true });
+        const endTurn = await this.#turn(origin);
+        const again = await lock();
+        if (again.ok && again.value !== undefined) return { lock: again.value, endTurn };
+        endTurn();
+        if (!again.ok) return { lock: undefined };
+      }
       if (performance.now() >= deadline) break;
     }
     this.#log.warning(

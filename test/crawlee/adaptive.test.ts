@@ -306,7 +306,7 @@ describe('AdaptivePlaywrightCrawler with RobotsGuard (Debian Chromium)', () => {
     // page load before it. Paced again as got sent it, it came two delays after it.
     const beforePlain = gaps.filter((_, i) => Number(arrivals[i + 1].path.slice(-1)) % 2 === 0);
     expect(beforePlain.length).toBeGreaterThanOrEqual(3);
-    for (const gap of beforePlain) expect(gap).toBeLessThan(1500);
+    for (const gap of beforePlain) expect(gap).toBeLessThan(1800);
     expect(result.stats.requestsFailed).toBe(0);
   });
 

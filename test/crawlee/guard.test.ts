@@ -1527,6 +1527,7 @@ describe('RobotsGuard router middleware and user hooks', () => {
       [{ clock: 5 }, /clock must be a function, got 5/],
       [{ userAgent: 42 }, /userAgent must be a string, got 42/],
       [{ crawlDelay: 5 }, /crawlDelay must be an object, got 5/],
+      [{ crawlDelay: [] }, 'RobotsGuard option crawlDelay must be an object, got an array.'],
       // A string that looks like a number is said to be one.
       [{ enqueueWaitMs: '100' }, /enqueueWaitMs must be a finite number of zero or more, got "100"/],
       [{ unreachable: { giveUpAfterMs: Number.NaN } }, /giveUpAfterMs must be a finite number .*, got NaN/],

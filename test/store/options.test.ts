@@ -226,10 +226,23 @@ describe('backend options', () => {
       'redis://127.0.0.1:6379/abc',
       'redis://127.0.0.1:6379/-1',
       'redis://127.0.0.1:6379/1.5',
+      'redis://127.0.0.1:6379?db=abc',
+      'redis://127.0.0.1:6379/?db=1.5',
+      '//127.0.0.1:6379/abc',
+      '127.0.0.1:6379?db=x',
+      '/tmp/redis.sock?db=x',
     ]) {
       expect(() => new RedisBackend({ url })).toThrow(
-        `RedisBackend option url must be a Redis URL such as "redis://127.0.0.1:6379/0" (rediss:// for TLS), got ${JSON.stringify(url)}: the database, after the port, must be a whole number (0 to 15 on a default server).`,
+        `RedisBackend option url must be a Redis URL such as "redis://127.0.0.1:6379/0" (rediss:// for TLS), got ${JSON.stringify(url)}: the database (after the port, or ?db=) must be a whole number (0 to 15 on a default server).`,
       );
+    }
+    for (const url of [
+      'redis://127.0.0.1:6379/3',
+      'redis://127.0.0.1:6379?db=3',
+      '/tmp/redis.sock?db=2',
+      '127.0.0.1:6379',
+    ]) {
+      await new RedisBackend({ url, connectTimeoutMs: 100 }).close();
     }
     for (const options of [null, 'redis://127.0.0.1:6379', ['redis://127.0.0.1:6379']]) {
       expect(() => new RedisBackend(options as never)).toThrow(

@@ -277,16 +277,19 @@ describe('RedisBackend', () => {
     const keyPrefix = prefix();
     const [site] = await sites(1);
     const silent = await startHttpServer({ '/robots.txt': never() });
-    await client.set(lockKey(keyPrefix, site.origin), 'crashed-holder', 'PX', 300);
+    const key = lockKey(keyPrefix, site.origin);
+    await client.set(key, 'crashed-holder', 'PX', 60_000);
     // One fetch at a time: while the silent origin's fetch runs, the waiter has no turn to fetch with.
     const waiter = store(keyPrefix, { maxConcurrentFetches: 1, fetchTimeoutMs: 3000, lockPollMs: 25 });
     const other = store(keyPrefix, { lockPollMs: 25 });
     try {
       const waited = waiter.check(`${site.origin}/private-0`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await eventually(async () => waiter.stats().lockWaits === 1);
       const stalled = waiter.check(`${silent.origin}/page`);
-      // The crashed holder's lock has expired; the waiter's turn is 2.5 s away.
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      await eventually(async () => silent.hits('/robots.txt') === 1);
+      // The crashed holder's lock expires; the waiter's turn is 3 s away.
+      await client.pexpire(key, 1);
+      await new Promise((resolve) => setTimeout(resolve, 200));
       const started = performance.now();
       expect((await other.check(`${site.origin}/private-0`)).allowed).toBe(false);
       // Taken before its turn, the waiter's lock made the other store wait for that turn too.
@@ -298,6 +301,33 @@ describe('RedisBackend', () => {
       expect(waiter.stats()).toMatchObject({ fetches: 1, lockWaits: 1 });
     } finally {
       await Promise.all([waiter.close(), other.close(), site.close(), silent.close()]);
+    }
+  }, 15_000);
+
+  it("adopts a peer's result as soon as it is saved, though every fetch turn of the waiter is taken", async () => {
+    const keyPrefix = prefix();
+    const [site] = await sites(1);
+    const silent = await startHttpServer({ '/robots.txt': never() });
+    const peer = new RedisBackend({ url: redis.url, keyPrefix });
+    peer.attach();
+    await client.set(lockKey(keyPrefix, site.origin), 'peer', 'PX', 60_000);
+    const waiter = store(keyPrefix, { maxConcurrentFetches: 1, fetchTimeoutMs: 3000, lockPollMs: 25 });
+    try {
+      const waited = waiter.resolve(site.origin);
+      await eventually(async () => waiter.stats().lockWaits === 1);
+      const stalled = waiter.check(`${silent.origin}/page`);
+      await eventually(async () => silent.hits('/robots.txt') === 1);
+      const fresh = policyRecord(site.origin, Date.now());
+      await peer.save(site.origin, { record: fresh, body: null }, 60_000, SCOPE);
+      await client.del(lockKey(keyPrefix, site.origin));
+      const started = performance.now();
+      expect((await waited).fetchedAt).toBe(fresh.fetchedAt);
+      // Not after the silent origin's fetch gave the turn back, 3 s on.
+      expect(performance.now() - started).toBeLessThan(1000);
+      expect((await stalled).allowed).toBe(false);
+      expect(site.hits('/robots.txt')).toBe(0);
+    } finally {
+      await Promise.all([waiter.close(), peer.close(), site.close(), silent.close()]);
     }
   }, 15_000);
 
