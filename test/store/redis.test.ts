@@ -69,6 +69,17 @@ async function sites(count: number, delayMs = 0): Promise<TestHttpServer[]> {
   );
 }
 
+/** A second store of the User-Agent finds the policy of every origin of `servers` in Redis, fetching none. */
+async function expectShared(keyPrefix: string, servers: TestHttpServer[]): Promise<void> {
+  const second = store(keyPrefix);
+  try {
+    await Promise.all(servers.map((site) => second.resolve(site.origin)));
+    expect(second.stats()).toMatchObject({ fetches: 0, backendHits: servers.length });
+  } finally {
+    await second.close();
+  }
+}
+
 /** A manual clock: the backend's cool-down is tested by moving it, never by sleeping. */
 function manualClock(start = Date.now()) {
   let now = start;
@@ -757,10 +768,7 @@ describe('RedisBackend', () => {
         expect(await client.type(key)).toBe('hash');
         expect(await client.pttl(key)).toBeGreaterThan(0);
       }
-      const second = store(keyPrefix);
-      await Promise.all(servers.map((site) => second.resolve(site.origin)));
-      expect(second.stats()).toMatchObject({ fetches: 0, backendHits: 3 });
-      await second.close();
+      await expectShared(keyPrefix, servers);
     } finally {
       await robots.close();
       await Promise.all(servers.map((site) => site.close()));
@@ -799,10 +807,7 @@ describe('RedisBackend', () => {
       ]);
       // Replaced by the store's own answer, which the others read.
       expect(await client.hstrlen(key, 'body')).toBeLessThan(1000);
-      const second = store(keyPrefix);
-      await Promise.all(servers.map((site) => second.resolve(site.origin)));
-      expect(second.stats()).toMatchObject({ fetches: 0, backendHits: 3 });
-      await second.close();
+      await expectShared(keyPrefix, servers);
     } finally {
       await robots.close();
       await Promise.all(servers.map((site) => site.close()));
