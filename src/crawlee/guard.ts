@@ -345,7 +345,7 @@ export class RobotsGuard implements HopChecker {
       // other guards of the store (a store that cannot be made fails the crawl's first check).
       if (this.#givenStore === undefined && this.#settledStore === undefined) {
         starting = true;
-        await this.#storeFor(internals)
+        await this.#storeFor()
           .catch(() => undefined)
           .finally(() => {
             starting = false;
@@ -511,7 +511,7 @@ export class RobotsGuard implements HopChecker {
     inputs: readonly SitemapSeedInput[],
     options: RobotsSeedFromSitemapsOptions,
   ): Promise<SitemapSeedResult> {
-    const store = await this.#storeFor(internals);
+    const store = await this.#storeFor();
     const { proxyUrl, timeoutMs, connectTimeoutMs, ...seedOptions } = options;
     const seeder = new SitemapSeeder({
       store,
@@ -576,7 +576,8 @@ export class RobotsGuard implements HopChecker {
    * fetches robots.txt through the proxy of the crawler the guard is attached to (see #takeProxyOf).
    */
   async store(): Promise<RobotsStore> {
-    return this.#storeFor(undefined);
+    this.#takeProxyOf(undefined);
+    return this.#storeFor();
   }
 
   /** @internal {@link HopChecker}: checks a URL a request reaches after it left the queue. */
@@ -588,7 +589,7 @@ export class RobotsGuard implements HopChecker {
     deferrable: boolean,
     from?: string,
   ): Promise<HopVerdict> {
-    const store = await this.#storeFor(crawler);
+    const store = await this.#storeFor();
     // A robots.txt that takes long to answer (a silent server: the store's fetch timeout is as long
     // as Crawlee's navigation timeout) would fail the request as a navigation timeout. A request
     // that can wait leaves half its navigation time for the rest; past that, it waits aside until
@@ -683,8 +684,7 @@ export class RobotsGuard implements HopChecker {
   #detectionChecks(): HopChecker {
     const guard = this;
     return {
-      checkHop: (crawler, request, url, _stage, _deferrable, from) =>
-        this.#detectionHop(crawler, request, url, from),
+      checkHop: (_crawler, request, url, _stage, _deferrable, from) => this.#detectionHop(request, url, from),
       checkHopCached: () => undefined,
       block: () => {},
       observeUserAgent: (userAgent) => this.observeUserAgent(userAgent),
@@ -696,13 +696,8 @@ export class RobotsGuard implements HopChecker {
     };
   }
 
-  async #detectionHop(
-    crawler: CrawlerInternals,
-    request: Request,
-    url: string,
-    from: string | undefined,
-  ): Promise<HopVerdict> {
-    const store = await this.#storeFor(crawler);
+  async #detectionHop(request: Request, url: string, from: string | undefined): Promise<HopVerdict> {
+    const store = await this.#storeFor();
     let check: RobotsCheck;
     try {
       check = await store.check(url, this.productToken);
@@ -811,12 +806,12 @@ export class RobotsGuard implements HopChecker {
    */
   #takeProxyOf(crawler: CrawlerInternals | undefined): void {
     if (this.#givenStore !== undefined) return;
-    const proxy = crawler?.proxyConfiguration;
     if (this.#proxyOf === undefined) {
-      this.#proxyOf = { crawler, proxy };
+      this.#proxyOf = { crawler };
       return;
     }
-    if (crawler === undefined || this.#proxyOf.proxy === proxy) return;
+    if (crawler === undefined || this.#proxyOf.crawler?.proxyConfiguration === crawler.proxyConfiguration)
+      return;
     const made =
       this.#proxyOf.crawler === undefined
         ? "guard.store() made the guard's store, without a proxy, before the guard was attached to a crawler; this crawler has a proxyConfiguration. Call guard.store() after attach(),"
@@ -827,11 +822,11 @@ export class RobotsGuard implements HopChecker {
   }
 
   /** The crawler whose proxyConfiguration the guard's own store uses (see #takeProxyOf). */
-  #proxyOf: { crawler: CrawlerInternals | undefined; proxy: unknown } | undefined;
+  #proxyOf: { crawler: CrawlerInternals | undefined } | undefined;
 
-  #storeFor(crawler: CrawlerInternals | undefined): Promise<RobotsStore> {
+  /** The given store, or the guard's own (see #takeProxyOf), made on first use. */
+  #storeFor(): Promise<RobotsStore> {
     if (this.#givenStore !== undefined) return Promise.resolve(this.#givenStore);
-    if (crawler === undefined) this.#takeProxyOf(undefined);
     const source = this.#proxyOf?.crawler;
     if (this.#store === undefined) {
       const making = (async () => {
@@ -888,7 +883,7 @@ export class RobotsGuard implements HopChecker {
     urls: readonly (string | undefined)[],
     lists?: ReadonlySet<number>,
   ): Promise<boolean[]> {
-    const store = this.#givenStore ?? this.#settledStore ?? (await this.#storeFor(crawler));
+    const store = this.#givenStore ?? this.#settledStore ?? (await this.#storeFor());
     const checks = urls.map((url) => (url === undefined ? undefined : this.#checkCached(store, url)));
     /** The URLs (their indexes) of each origin not in memory. */
     const unresolved = new Map<string, number[]>();
@@ -1015,7 +1010,7 @@ export class RobotsGuard implements HopChecker {
     hop: string,
   ): Promise<DequeueDecision> {
     const key = request.id ?? request.uniqueKey;
-    const store = await this.#storeFor(crawler);
+    const store = await this.#storeFor();
     let check: RobotsCheck | undefined;
     try {
       check = this.#checkCached(store, hop) ?? (await store.check(hop, this.productToken));
@@ -1042,7 +1037,7 @@ export class RobotsGuard implements HopChecker {
     request: Request,
     paced: boolean,
   ): Promise<DequeueDecision> {
-    const store = await this.#storeFor(crawler);
+    const store = await this.#storeFor();
     const pending = store.check(request.url, this.productToken);
     let check: RobotsCheck | undefined;
     try {
