@@ -7,9 +7,7 @@
  * product token matches the `*` group. So each option is refused when it is made, with a
  * message that names it and says what is accepted.
  */
-import { isProductToken } from './robots/agent.js';
-import { productTokenOf } from './robots/index.js';
-import { show } from './robots/show.js';
+import { isProductToken, productTokenOf, show } from './robots/index.js';
 
 export { show };
 

@@ -73,3 +73,91 @@ describe('package.json', () => {
     expect(manifest.exports['.']).toEqual({ types: './dist/index.d.ts', import: './dist/index.js' });
   });
 });
+
+/** The relative imports and re-exports of a source file, type-only ones included. */
+function relativeImports(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  return [...text.matchAll(/\bfrom\s*['"](\.[^'"]+)['"]|\bimport\(\s*['"](\.[^'"]+)['"]\s*\)/g)].map(
+    ([, a, b]) => a ?? b,
+  );
+}
+
+describe('layering', () => {
+  it("imports another folder of src only through that folder's index.ts", () => {
+    const src = join(root, 'src');
+    const crossing = sourceFiles(src).flatMap((file) => {
+      const folder = file.slice(src.length + 1).split('/')[0];
+      return relativeImports(file)
+        .map((specifier) => join(file, '..', specifier).slice(src.length + 1))
+        .filter((target) => {
+          const [targetFolder, name] = target.split('/');
+          // The package root (src/index.ts, src/options.ts) is no folder; it may read any face.
+          return name !== undefined && targetFolder !== folder && name !== 'index.js';
+        })
+        .map((target) => `${file.slice(src.length + 1)} -> ${target}`);
+    });
+    expect(crossing).toEqual([]);
+  });
+
+  it('keeps src/robots free of the rest of the project and of I/O', () => {
+    const robots = join(root, 'src', 'robots');
+    const outside = sourceFiles(robots).flatMap((file) =>
+      relativeImports(file)
+        .filter((specifier) => specifier.startsWith('..'))
+        .map((specifier) => `${file.slice(root.length + 1)} -> ${specifier}`),
+    );
+    const io = sourceFiles(robots).filter((file) =>
+      /from\s*['"]node:(?:fs|net|http|https|child_process|dgram|dns|tls)/.test(readFileSync(file, 'utf8')),
+    );
+    expect(outside).toEqual([]);
+    expect(io).toEqual([]);
+  });
+
+  it('exports from the package root only its public API, whatever the folders share among themselves', async () => {
+    const api = await import('../src/index.js');
+    expect(Object.keys(api).sort()).toEqual(PUBLIC_VALUES);
+  });
+});
+
+/** The values the package exports (its types are listed in src/index.ts next to them). */
+const PUBLIC_VALUES = [
+  'COMMON_SITEMAP_PATHS',
+  'CrawleeRobotsClient',
+  'DEFAULT_MAX_BYTES',
+  'FALLBACK_TOKENS',
+  'FETCH_DEFAULTS',
+  'GUARD_DEFAULTS',
+  'GotScrapingRobotsClient',
+  'KeyValueStoreBackend',
+  'MAX_LINE_OCTETS',
+  'MAX_LOC_LENGTH',
+  'MemoryBackend',
+  'NotHttpUrlError',
+  'RedisBackend',
+  'RobotsGuard',
+  'RobotsSkipError',
+  'RobotsStore',
+  'RobotsTxt',
+  'SITEMAP_DEFAULTS',
+  'STORE_DEFAULTS',
+  'SitemapParser',
+  'SitemapSeeder',
+  'classifyFailure',
+  'compilePatterns',
+  'contentDecoding',
+  'fetchRobotsTxt',
+  'globToRegExp',
+  'gzipDecoder',
+  'normalizePath',
+  'normalizePattern',
+  'originOf',
+  'parseCacheControl',
+  'parseHttpUrl',
+  'parseLastmod',
+  'parseProxyUrl',
+  'parseRetryAfter',
+  'pathOf',
+  'productTokenOf',
+  'robotsTxtUrlOf',
+  'validateUserAgent',
+];

@@ -1,5 +1,4 @@
-import { isProductToken } from '../robots/agent.js';
-import { productTokenOf } from '../robots/index.js';
+import { isProductToken, productTokenOf } from '../robots/index.js';
 import { headerProblem } from './args.js';
 import { CliInputError } from './io.js';
 

@@ -3,7 +3,7 @@
  * CliInputError with a message that says what is accepted.
  */
 import { parseHttpUrl } from '../fetch/index.js';
-import { codePointName } from '../robots/show.js';
+import { codePointName } from '../robots/index.js';
 import { CliInputError } from './io.js';
 
 /**

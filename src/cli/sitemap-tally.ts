@@ -6,7 +6,7 @@
  * `sitemaps` and `audit --from-sitemaps` both read sitemaps through here.
  */
 import { Log, LogLevel } from 'crawlee';
-import { urlOrNull } from '../robots/url.js';
+import { urlOrNull } from '../robots/index.js';
 import type {
   SitemapDroppedUrl,
   SitemapFormat,

@@ -11,7 +11,7 @@ import {
   type RobotsHttpResult,
 } from '../fetch/index.js';
 import type { RobotsTxt } from '../robots/index.js';
-import { urlOrNull } from '../robots/url.js';
+import { urlOrNull } from '../robots/index.js';
 import { RobotsStore } from '../store/index.js';
 import { CliInputError } from './io.js';
 import { QUIET_LOG, readSitemaps } from './sitemap-tally.js';

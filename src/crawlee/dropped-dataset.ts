@@ -1,5 +1,5 @@
 import { type Configuration, Dataset, type Log } from 'crawlee';
-import { outsideRequestHandlers } from '../store/outside-handlers.js';
+import { outsideRequestHandlers } from '../store/index.js';
 import { RecentKeys } from './recent-keys.js';
 import type { RobotsDroppedRecord } from './record.js';
 

@@ -9,12 +9,16 @@ import {
   RequestState,
   type SkippedRequestCallback,
 } from 'crawlee';
-import { sameOrigin, withoutCredentials } from '../fetch/origin.js';
-import { isProductToken } from '../robots/agent.js';
-import { productTokenOf } from '../robots/index.js';
+import { sameOrigin, withoutCredentials } from '../fetch/index.js';
+import { isProductToken, productTokenOf } from '../robots/index.js';
 import { SitemapSeeder, type SitemapSeedInput, type SitemapSeedResult } from '../sitemap/index.js';
-import { NotHttpUrlError, originOf, type RobotsCheck, RobotsStore } from '../store/index.js';
-import { outsideRequestHandlers } from '../store/outside-handlers.js';
+import {
+  NotHttpUrlError,
+  originOf,
+  outsideRequestHandlers,
+  type RobotsCheck,
+  RobotsStore,
+} from '../store/index.js';
 import { guardPlainHttpRuns, isAdaptive } from './adaptive.js';
 import { CrawlDelayPacer, formatWait, pacerOf } from './crawl-delay.js';
 import {

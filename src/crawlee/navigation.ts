@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Request } from 'crawlee';
-import { sameOrigin, withoutCredentials } from '../fetch/origin.js';
+import { sameOrigin, withoutCredentials } from '../fetch/index.js';
 import type { CrawlerInternals } from './crawler-internals.js';
 import { type CdpSessionLike, watchFrameTargets } from './frame-targets.js';
 import type { RobotsDropStage } from './record.js';

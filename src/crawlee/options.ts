@@ -2,7 +2,7 @@ import type { Log } from 'crawlee';
 import { validateUserAgent } from '../fetch/index.js';
 import { type OptionKeys, objectOption, refuseUnknownOptions, show, withinTimer } from '../options.js';
 import type { SitemapSeederOptions, SitemapSeedOptions } from '../sitemap/index.js';
-import { SEED_OPTIONS } from '../sitemap/seeder.js';
+import { SEED_OPTIONS } from '../sitemap/index.js';
 import type { RobotsStore } from '../store/index.js';
 
 /** How the guard honours the `Crawl-delay` of the group that applies to the crawler. */

@@ -1,5 +1,5 @@
 import type { RobotsFetchStatus } from '../fetch/index.js';
-import { withoutCredentials } from '../fetch/origin.js';
+import { withoutCredentials } from '../fetch/index.js';
 import type { GroupChoiceKind, RuleKind } from '../robots/index.js';
 import type { RobotsCheck } from '../store/index.js';
 

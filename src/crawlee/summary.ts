@@ -1,6 +1,6 @@
 import type { RobotsFetchStatus, RobotsPolicyKind } from '../fetch/index.js';
-import { detach } from '../robots/compile.js';
 import type { RuleKind } from '../robots/index.js';
+import { detach } from '../robots/index.js';
 import type { OriginPolicy, RobotsCheck } from '../store/index.js';
 import type { RobotsDroppedRecord } from './record.js';
 

@@ -7,9 +7,7 @@ import {
   objectOption,
   refuseUnknownOptions,
 } from '../options.js';
-import { MAX_LINE_OCTETS, RobotsTxt } from '../robots/index.js';
-import { codePointName } from '../robots/show.js';
-import { urlOrNull } from '../robots/url.js';
+import { codePointName, MAX_LINE_OCTETS, RobotsTxt, urlOrNull } from '../robots/index.js';
 import { type CacheDirectives, freshnessOf, parseRetryAfter } from './cache-control.js';
 import {
   answerWithin,

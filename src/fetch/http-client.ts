@@ -6,7 +6,7 @@ import type { Readable } from 'node:stream';
 import { gotScraping } from 'got-scraping';
 import http2Wrapper from 'http2-wrapper';
 import { booleanOption, type OptionKeys, refuseUnknownOptions } from '../options.js';
-import { urlOrNull } from '../robots/url.js';
+import { urlOrNull } from '../robots/index.js';
 import { type ContentDecoder, contentDecoding } from './content-encoding.js';
 
 /**

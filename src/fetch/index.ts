@@ -13,6 +13,8 @@ export { CrawleeRobotsClient } from './crawlee-client.js';
 export {
   FETCH_DEFAULTS,
   fetchRobotsTxt,
+  MAX_FETCH_TIMEOUT_MS,
+  MAX_ROBOTS_BYTES,
   type RobotsFetchHop,
   type RobotsFetchOptions,
   type RobotsFetchResult,
@@ -34,4 +36,12 @@ export {
   type RobotsHttpResult,
   type RobotsNetworkFailure,
 } from './http-client.js';
-export { NotHttpUrlError, originOf, parseHttpUrl, robotsTxtUrlOf } from './origin.js';
+export {
+  NotHttpUrlError,
+  originOf,
+  parseHttpUrl,
+  robotsTxtUrlOf,
+  sameOrigin,
+  withoutCredentials,
+  withoutCredentialsAt,
+} from './origin.js';

@@ -1,5 +1,5 @@
 import { parseHttpUrl } from '../fetch/index.js';
-import { hrefWithoutFragment, urlOrNull } from '../robots/url.js';
+import { hrefWithoutFragment, urlOrNull } from '../robots/index.js';
 import type { OriginPolicy, RobotsStore } from '../store/index.js';
 import { ABORTED, untilAborted } from './abort.js';
 import type { SitemapSeedInput } from './options.js';

@@ -1,4 +1,4 @@
-import { show } from '../robots/show.js';
+import { show } from '../robots/index.js';
 import type { SitemapUrlPattern } from './options.js';
 
 /**

@@ -12,7 +12,7 @@ export {
   type SitemapUrlPattern,
 } from './options.js';
 export { MAX_LOC_LENGTH, SitemapParser } from './parse.js';
-export { SitemapSeeder } from './seeder.js';
+export { SEED_OPTIONS, SitemapSeeder } from './seeder.js';
 export type {
   SitemapDroppedUrl,
   SitemapEntry,

@@ -1,9 +1,8 @@
 import { setMaxListeners } from 'node:events';
 import { log as crawleeLog, type Log } from 'crawlee';
-import { originOf } from '../fetch/index.js';
-import { withoutCredentials, withoutCredentialsAt } from '../fetch/origin.js';
+import { originOf, withoutCredentials, withoutCredentialsAt } from '../fetch/index.js';
 import { booleanOption, type OptionKeys, refuseUnknownOptions, show, withinTimer } from '../options.js';
-import { HTTP_URL_START, hrefWithoutFragment, urlOrNull } from '../robots/url.js';
+import { HTTP_URL_START, hrefWithoutFragment, urlOrNull } from '../robots/index.js';
 import type { OriginPolicy, RobotsCheck, RobotsStore } from '../store/index.js';
 import { ABORTED, untilAborted } from './abort.js';
 import { discoverSitemaps, listedSitemaps, type SitemapSource, siteSources } from './discover.js';

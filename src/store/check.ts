@@ -1,6 +1,5 @@
 import type { RobotsFetchStatus, RobotsPolicyKind } from '../fetch/index.js';
-import { RobotsTxt, type Verdict, type VerdictReason } from '../robots/index.js';
-import { explainAfterOrigin } from '../robots/robots-txt.js';
+import { explainAfterOrigin, RobotsTxt, type Verdict, type VerdictReason } from '../robots/index.js';
 import type { PolicyEntry } from './entry.js';
 
 /**

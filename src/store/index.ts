@@ -21,6 +21,7 @@ export type {
 export type { RobotsCheck, RobotsCheckOptions, RobotsCheckReason } from './check.js';
 export { KeyValueStoreBackend, type KeyValueStoreBackendOptions } from './key-value-store-backend.js';
 export { MemoryBackend, type MemoryBackendOptions } from './memory-backend.js';
+export { outsideRequestHandlers } from './outside-handlers.js';
 export type { GoodCopyRecord, OriginPolicy, PolicyRecord, StoredPolicy } from './policy.js';
 export { RedisBackend, type RedisBackendOptions } from './redis-backend.js';
 export {

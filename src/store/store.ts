@@ -1,10 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { log as crawleeLog, type Log } from 'crawlee';
 import { LRUCache } from 'lru-cache';
-import { MAX_FETCH_TIMEOUT_MS, MAX_ROBOTS_BYTES } from '../fetch/fetch.js';
 import {
   FETCH_DEFAULTS,
   fetchRobotsTxt,
+  MAX_FETCH_TIMEOUT_MS,
+  MAX_ROBOTS_BYTES,
   originOf,
   parseProxyUrl,
   type RobotsFetchResult,
