@@ -99,6 +99,39 @@ describe('layering', () => {
     expect(crossing).toEqual([]);
   });
 
+  it('has no import cycle between folders', () => {
+    const src = join(root, 'src');
+    const uses = new Map<string, Set<string>>();
+    for (const file of sourceFiles(src)) {
+      const folder = file.slice(src.length + 1).split('/')[0];
+      if (folder.endsWith('.ts')) continue;
+      for (const specifier of relativeImports(file)) {
+        const target = join(file, '..', specifier)
+          .slice(src.length + 1)
+          .split('/')[0];
+        if (target !== folder && !target.endsWith('.js')) {
+          if (!uses.has(folder)) uses.set(folder, new Set());
+          uses.get(folder)!.add(target);
+        }
+      }
+    }
+    // Depth-first: a folder met again while its own imports are being followed closes a cycle.
+    const cycles: string[] = [];
+    const done = new Set<string>();
+    const visit = (folder: string, path: string[]): void => {
+      if (path.includes(folder)) {
+        cycles.push([...path.slice(path.indexOf(folder)), folder].join(' -> '));
+        return;
+      }
+      if (done.has(folder)) return;
+      for (const next of uses.get(folder) ?? []) visit(next, [...path, folder]);
+      done.add(folder);
+    };
+    for (const folder of uses.keys()) visit(folder, []);
+    expect(cycles).toEqual([]);
+    expect(uses.get('robots')).toBeUndefined();
+  });
+
   it('keeps src/robots free of the rest of the project and of I/O', () => {
     const robots = join(root, 'src', 'robots');
     const outside = sourceFiles(robots).flatMap((file) =>
