@@ -65,6 +65,8 @@ export interface SitemapBody {
   readonly bytes: number;
   /** True once the body was cut at `maxBytes` or at the shared budget. */
   readonly truncated: boolean;
+  /** True when it was the shared budget, not the file's own `maxBytes`, that cut the body. */
+  readonly truncatedByShared: boolean;
   /** Stops the download (idempotent); `text` ends. */
   close(): void;
 }
@@ -311,6 +313,7 @@ async function readBody(
 
   let bytes = 0;
   let truncated = false;
+  let truncatedByShared = false;
   let closed = false;
   const close = () => {
     if (closed) return;
@@ -353,13 +356,14 @@ async function readBody(
         if (next.done) break;
         let chunk = next.value;
         const shared = settings.shared;
-        const room = Math.min(
-          settings.maxBytes - bytes,
-          shared === undefined ? Infinity : shared.max - shared.used,
-        );
+        const ownRoom = settings.maxBytes - bytes;
+        const sharedRoom = shared === undefined ? Infinity : shared.max - shared.used;
+        const room = Math.min(ownRoom, sharedRoom);
         if (chunk.length >= room) {
           // The cap counts decoded octets, so a gzip bomb stops here: the rest is never inflated.
           truncated = chunk.length > room;
+          // Both at once: the file reached a limit of its own.
+          truncatedByShared = truncated && sharedRoom < ownRoom;
           chunk = chunk.subarray(0, room);
         }
         bytes += chunk.length;
@@ -387,6 +391,9 @@ async function readBody(
     },
     get truncated() {
       return truncated;
+    },
+    get truncatedByShared() {
+      return truncatedByShared;
     },
     close,
   };

@@ -683,6 +683,7 @@ class SeedRun {
     let readError: SitemapReadError | undefined;
     /** True once the file ended on its own: its last entry, a limit of its own, or an error in it. */
     let ended = false;
+    let cutByRun = false;
     try {
       for await (const text of body.text) {
         parser.write(text);
@@ -696,7 +697,13 @@ class SeedRun {
         file.feed = parser.format === 'rss' || parser.format === 'atom';
         await this.#handle(parser.take(), file);
       }
-      ended = !this.#stopped || parser.error !== undefined || file.full || body.truncated;
+      // maxTotalBytes stops the run in the middle of this file; its own cap is a limit of its own.
+      cutByRun = body.truncatedByShared && parser.error === undefined && !file.full;
+      ended =
+        (!this.#stopped && !cutByRun) ||
+        parser.error !== undefined ||
+        file.full ||
+        (body.truncated && !cutByRun);
     } catch (error) {
       if (!(error instanceof SitemapReadError)) throw error;
       readError = error;
@@ -715,6 +722,7 @@ class SeedRun {
       return;
     }
     if (!ended) {
+      if (cutByRun) this.#totalBytesReached(task);
       this.#cutByStop(task, found, parser.format);
       return;
     }
@@ -743,10 +751,7 @@ class SeedRun {
       entries: file.entries,
     });
     if (body.truncated) {
-      this.#warning(
-        task,
-        `Cut after ${body.bytes} decoded octets (maxBytesPerFile or maxTotalBytes); ${found}.`,
-      );
+      this.#warning(task, `Cut after ${body.bytes} decoded octets (maxBytesPerFile); ${found}.`);
       if (this.#bytes.used >= this.#maxTotalBytes) this.#totalBytesReached(task);
     }
     if (parser.misplacedEntries > 0) {

@@ -433,7 +433,7 @@ describe('hostile sitemaps', () => {
       expect(performance.now() - started).toBeLessThan(5000);
       expect(run.urls).toEqual([`${o}/bomb/1`]);
       expect(run.result.warnings.map((warning) => warning.why)).toEqual([
-        'Cut after 4194304 decoded octets (maxBytesPerFile or maxTotalBytes); 1 URL read.',
+        'Cut after 4194304 decoded octets (maxBytesPerFile); 1 URL read.',
       ]);
       expect(process.memoryUsage.rss() - rss).toBeLessThan(150 * 1024 * 1024);
     });
@@ -670,6 +670,39 @@ describe('what a location is, and reading each sitemap once', () => {
     expect(run.result.warnings.map((warning) => warning.why)).toContainEqual(
       `maxTotalBytes (${one}) reached: the run stops.`,
     );
+  });
+
+  it('counts a file maxTotalBytes cut as not read to its end, and one its own cap cut as read', async () => {
+    server.route(
+      '/run-cut.xml',
+      serveBody(urlset(Array.from({ length: 2000 }, (_, k) => ({ loc: `${o}/run-cut/${k}` })))),
+    );
+    const half = Math.floor(
+      Buffer.byteLength(urlset(Array.from({ length: 2000 }, (_, k) => ({ loc: `${o}/run-cut/${k}` })))) / 2,
+    );
+    const read: string[] = [];
+    const byRun = await seedInto([`${o}/run-cut.xml`], {
+      maxTotalBytes: half,
+      onSitemapRead: (file) => read.push(file.url),
+    });
+    expect(byRun.result.urlsFound).toBeGreaterThan(0);
+    expect(byRun.result.sitemapsRead).toBe(0);
+    expect(read).toEqual([]);
+    expect(byRun.result.stoppedEarly).toBe(true);
+    expect(byRun.result.warnings.map((warning) => warning.why)).toEqual([
+      `maxTotalBytes (${half}) reached: the run stops.`,
+      `Not read to the end: the run stopped (${byRun.result.urlsFound} URLs read before).`,
+    ]);
+
+    const byFile = await seedInto([`${o}/run-cut.xml`], {
+      maxBytesPerFile: half,
+      onSitemapRead: (file) => read.push(file.url),
+    });
+    expect(byFile.result.sitemapsRead).toBe(1);
+    expect(read).toEqual([`${o}/run-cut.xml`]);
+    expect(byFile.result.warnings.map((warning) => warning.why)).toEqual([
+      `Cut after ${half} decoded octets (maxBytesPerFile); ${byFile.result.urlsFound} URLs read.`,
+    ]);
   });
 
   it('reads a sitemap in the encoding its XML declaration names, or its UTF-16 byte order mark says', async () => {
