@@ -49,7 +49,11 @@ function headBlock(report: SitemapsReport, style: Style): string[] {
   }
   lines.push(
     `  ${counted(result.sitemapsRead, 'sitemap')} read, ${result.sitemapsFailed} failed, ${result.sitemapsSkipped} skipped`,
-    `  ${counted(result.urlsFound, 'URL')}: ${result.kept} kept, ${result.droppedByRobots} blocked by robots.txt, ${result.filtered} filtered`,
+    `  ${counted(result.urlsFound, 'URL')}: ${result.kept} kept, ${result.droppedByRobots} blocked by robots.txt, ${result.filtered} filtered${
+      result.unchecked > 0
+        ? `, ${result.unchecked} unchecked (the run stopped before their robots.txt answered)`
+        : ''
+    }`,
   );
   if (result.stoppedEarly) {
     // The seeder's run limits stop a run too, with no option of their own.

@@ -185,6 +185,7 @@ export function sitemapsJson(report: SitemapsReport) {
       blocked: result.droppedByRobots,
       filtered: result.filtered,
       filteredBy: result.filteredBy,
+      unchecked: result.unchecked,
       stoppedEarly: result.stoppedEarly,
     },
     blockedBy: report.blockedBy,

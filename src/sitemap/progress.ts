@@ -25,7 +25,11 @@ export function formatSummary(result: SitemapSeedResult): string {
     `${count(result.sitemapsRead)} sitemaps read, ${count(result.sitemapsFailed)} failed, ` +
     `${count(result.sitemapsSkipped)} skipped; ${count(result.urlsFound)} URLs found, ` +
     `${count(result.kept)} kept, ${count(result.droppedByRobots)} dropped by robots.txt, ` +
-    `${count(result.filtered)} filtered${filters === '' ? '' : ` (${filters})`}; ` +
+    `${count(result.filtered)} filtered${filters === '' ? '' : ` (${filters})`}` +
+    (result.unchecked > 0
+      ? `, ${count(result.unchecked)} unchecked (the run stopped before their robots.txt answered)`
+      : '') +
+    '; ' +
     `${result.warnings.length} warnings.`
   );
 }

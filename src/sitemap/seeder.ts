@@ -233,6 +233,7 @@ class SeedRun {
     droppedByRobots: 0,
     filtered: 0,
     filteredBy: { invalid: 0, 'cross-host': 0, include: 0, exclude: 0, lastmod: 0 },
+    unchecked: 0,
     failures: [],
     warnings: [],
     stoppedEarly: false,
@@ -990,9 +991,11 @@ class SeedRun {
     const target = sameOrigin && file.parseForStore ? new URL(url) : url;
     const check = this.store.checkCached(target, this.productToken);
     if (check !== undefined) return this.#decide(url, lastmod, check, file);
-    return untilAborted(this.store.check(target, this.productToken), this.#halt.signal).then((fetched) =>
-      fetched === ABORTED ? undefined : this.#decide(url, lastmod, fetched, file),
-    );
+    return untilAborted(this.store.check(target, this.productToken), this.#halt.signal).then((fetched) => {
+      if (fetched !== ABORTED) return this.#decide(url, lastmod, fetched, file);
+      result.unchecked++;
+      return undefined;
+    });
   }
 
   /**

@@ -147,6 +147,12 @@ export interface SitemapSeedResult {
   filtered: number;
   filteredBy: Record<SitemapFilterReason, number>;
   /**
+   * URL entries the run stopped (the signal, `maxUrls`) while they waited for the robots.txt of
+   * their origin: neither kept nor dropped. `urlsFound` is `kept + droppedByRobots + filtered +
+   * unchecked`.
+   */
+  unchecked: number;
+  /**
    * Sitemaps that failed, with why (the first `maxReportedProblems`). A site whose robots.txt is
    * unreachable is one too, under its robots.txt URL.
    */

@@ -357,6 +357,7 @@ describe('sitemaps: a run stopped early', () => {
         droppedByRobots: 0,
         filtered: 0,
         filteredBy: { invalid: 0, 'cross-host': 0, include: 0, exclude: 0, lastmod: 0 },
+        unchecked: 0,
         failures: [],
         warnings: [],
         stoppedEarly: true,

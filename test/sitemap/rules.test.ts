@@ -390,6 +390,38 @@ describe('filters, discovery and limits', () => {
     expect(cut.reduce((sum, [, read]) => sum + Number(read), 0)).toBe(run.result.urlsFound);
   });
 
+  it('accounts for a URL still waiting for its robots.txt when the run stops: found, then unchecked', async () => {
+    const controller = new AbortController();
+    // Another origin, whose robots.txt is asked for while the URL waits: the run stops then.
+    const other = await startHttpServer({
+      '/robots.txt': () => {
+        setTimeout(() => controller.abort(), 50);
+      },
+    });
+    try {
+      server.route(
+        '/waits.xml',
+        serveBody(urlset([{ loc: `${o}/w/1` }, { loc: `${other.origin}/x` }, { loc: `${o}/w/2` }])),
+      );
+      const run = await seedInto([`${o}/waits.xml`], { sameHostOnly: false, signal: controller.signal });
+      const { urlsFound, kept, droppedByRobots, filtered, unchecked } = run.result;
+      expect({ urlsFound, kept, droppedByRobots, filtered, unchecked }).toEqual({
+        urlsFound: 2,
+        kept: 1,
+        droppedByRobots: 0,
+        filtered: 0,
+        unchecked: 1,
+      });
+      // A file's entries are taken in order: the one after the waiting URL was not read.
+      expect(run.urls).toEqual([`${o}/w/1`]);
+      expect(run.lines.find((line) => line.message.startsWith('Done in'))?.message).toMatch(
+        /2 URLs found, 1 kept, 0 dropped by robots.txt, 0 filtered, 1 unchecked \(the run stopped before their robots.txt answered\);/,
+      );
+    } finally {
+      await other.close();
+    }
+  });
+
   it('logs a progress line at the configured interval', async () => {
     server.route('/slow-body.xml', async (_request, response) => {
       response.writeHead(200, { 'content-type': 'application/xml' });
