@@ -741,7 +741,9 @@ class SeedRun {
     if (parser.error !== undefined) {
       // Not read to its end, as a body cut short is not: what parsed before the error is kept,
       // and the file is a failure, so a list or sample of its URLs is known to be incomplete.
-      this.#failure(task, `${parser.error} (${found} before it).`, { format: parser.format });
+      this.#failure(task, `${parser.error.replace(/\.$/, '')} (${found} before it).`, {
+        format: parser.format,
+      });
       return;
     }
     this.#result.sitemapsRead++;

@@ -471,6 +471,17 @@ describe('hostile sitemaps', () => {
     });
   }
 
+  it('fails a file nested deeper than the parser holds, keeping the URLs before it', async () => {
+    const deep = `<urlset><url><loc>${o}/before-deep</loc></url>${'<a>'.repeat(300)}</urlset>`;
+    server.route('/deep.xml', serveBody(deep));
+    const run = await seedInto([`${o}/deep.xml`]);
+    expect(run.urls).toEqual([`${o}/before-deep`]);
+    expect(run.result.warnings).toEqual([]);
+    expect(run.result.failures.map((failure) => failure.why)).toEqual([
+      'Refused: elements nested more than 256 deep (no sitemap nests so deep) (1 URL read before it).',
+    ]);
+  });
+
   it('reads each Content-Encoding, and a body it cuts short is a failure whose last line is no URL', async () => {
     let list = '';
     for (let i = 0; i < 2000; i++) list += `${o}/page/${i}\n`;
