@@ -69,11 +69,13 @@ function isMain(): boolean {
 }
 
 if (isMain()) {
-  // A reader that goes away (`| head`) is not an error.
+  // A reader that goes away (`| head`) is not an error. Any other failed write (a full disk)
+  // leaves the output incomplete: exit 2, as for a usage error, never 1, which is a verdict.
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-    throw error;
+    process.stderr.write(`crawlee-robots: cannot write to stdout: ${error.message}\n`, () => process.exit(2));
   });
+  process.stderr.on('error', () => process.exit(2));
   const io: CliIo = {
     stdout: process.stdout,
     stderr: process.stderr,

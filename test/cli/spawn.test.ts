@@ -22,7 +22,7 @@ interface Spawned {
 
 function spawnCli(
   argv: string[],
-  options: { stdin?: 'huge' | number; env?: Record<string, string> } = {},
+  options: { stdin?: 'huge' | number; stdout?: number; stderr?: number; env?: Record<string, string> } = {},
 ): Promise<Spawned> {
   return new Promise((resolve, reject) => {
     const env = { ...process.env, ...options.env };
@@ -33,16 +33,15 @@ function spawnCli(
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...argv], {
       cwd: root,
       env,
-      stdio: [stdin, 'pipe', 'pipe'],
+      stdio: [stdin, options.stdout ?? 'pipe', options.stderr ?? 'pipe'],
     });
     let stdout = '';
     let stderr = '';
     let written = 0;
-    if (child.stdout === null || child.stderr === null) throw new Error('spawned without pipes');
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
       stdout += chunk;
     });
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
       stderr += chunk;
     });
     child.on('error', reject);
@@ -129,6 +128,25 @@ describe('crawlee-robots as a process', () => {
       expect(run.stderr).toBe('crawlee-robots: cannot read stdin: it is a directory\n');
     } finally {
       closeSync(directory);
+    }
+  });
+
+  it('stdout that cannot be written (a full disk): one line on stderr, exit 2, never a verdict', async () => {
+    const full = openSync('/dev/full', 'w');
+    try {
+      for (const argv of [
+        ['explain', `${shop.origin}/search/help`, '--agent', 'ExampleBot'],
+        ['audit', shop.origin],
+      ]) {
+        const run = await spawnCli(argv, { stdout: full });
+        expect(run.code).toBe(2);
+        expect(run.stderr).toMatch(/^crawlee-robots: cannot write to stdout: .*ENOSPC.*\n$/);
+      }
+      // Nowhere to say it: the exit code alone tells a usage error from a verdict.
+      const run = await spawnCli(['explain', '/', '--agnet', 'A'], { stderr: full });
+      expect(run.code).toBe(2);
+    } finally {
+      closeSync(full);
     }
   });
 
