@@ -82,8 +82,11 @@ function failOnBlock(report: AuditReport, style: Style): string[] {
   if (rules.length === 0) return [];
   // No HTTP answer, or an incomplete sample, outranks the rules: the exit code is 2 whatever they say.
   const noAnswer = report.error === null ? '' : ` (exit 2: ${report.error})`;
-  if (tripped.length === 0)
-    return [style.bold(`Fail-on${noAnswer}`), `  ${style.green('passed')}: ${printable(rules.join(', '))}`];
+  if (tripped.length === 0) {
+    // Rules judged on no answer or on part of a sample passed nothing, as the HTML report says.
+    const outcome = report.error === null ? style.green('passed') : style.yellow('no rule passed');
+    return [style.bold(`Fail-on${noAnswer}`), `  ${outcome}: ${printable(rules.join(', '))}`];
+  }
   const lines = [
     style.bold(
       `Fail-on: ${tripped.length} of ${rules.length} rules tripped${noAnswer || ` (exit ${report.exitCode})`}`,
