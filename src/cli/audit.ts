@@ -90,7 +90,10 @@ export async function runAudit(
   }
   // The local files first: a typo in a path is said at once, not after the network.
   const htmlPath = options.htmlFile === undefined ? undefined : resolve(options.cwd, options.htmlFile);
-  if (htmlPath !== undefined) await checkWritable(htmlPath, options.htmlFile!);
+  if (htmlPath !== undefined) {
+    await checkWritable(htmlPath, options.htmlFile!);
+    await refuseOverwritingInput(htmlPath, options);
+  }
   const urlSource = await chooseUrlSource(options);
   const source = await loadRobots(options.site, options);
   const sample = await urlSource({
@@ -130,6 +133,31 @@ async function checkWritable(path: string, given: string): Promise<void> {
   const existing = await stat(path).catch(() => undefined);
   if (existing?.isDirectory()) refuse(Object.assign(new Error('directory'), { code: 'EISDIR' }));
   await access(existing === undefined ? dirname(path) : path, constants.W_OK).catch(refuse);
+}
+
+/** Refuses a report path that names a file the audit reads (`--file`, `--urls`): the page would replace it. */
+async function refuseOverwritingInput(htmlPath: string, options: AuditOptions): Promise<void> {
+  const report = await stat(htmlPath).catch(() => undefined);
+  for (const [flag, given] of [
+    ['--file', options.file],
+    ['--urls', options.urlsFile],
+  ] as const) {
+    if (given === undefined || given === '-') continue;
+    const input = resolve(options.cwd, given);
+    // The same path, or another name of the same file (a link).
+    const same =
+      input === htmlPath ||
+      (report !== undefined &&
+        (await stat(input).then(
+          (found) => found.dev === report.dev && found.ino === report.ino,
+          () => false,
+        )));
+    if (same) {
+      throw new CliInputError(
+        `--html ${options.htmlFile} is the ${flag} file ${given}: the report would overwrite it`,
+      );
+    }
+  }
 }
 
 async function chooseUrlSource(options: AuditOptions): Promise<UrlSource> {

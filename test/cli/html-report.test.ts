@@ -2,7 +2,7 @@
  * The `--html` report rendered in headless Chromium (Debian's, no download): its text, that it
  * loads nothing from the network, and a screenshot kept for a look.
  */
-import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Browser, chromium } from 'playwright';
@@ -172,5 +172,26 @@ describe('audit --html', () => {
     ]);
     expect(failOn.code).toBe(2);
     expect(failOn.stdout).toMatch(/Fail-on: .*\(exit 2: the HTML report could not be written\)/);
+  });
+
+  it('refuses a report path that names its own input, by any name, and leaves the input as it was', async () => {
+    const robots = join(dir, 'input-robots.txt');
+    const list = join(dir, 'input-urls.txt');
+    writeFileSync(robots, SHOP_ROBOTS);
+    writeFileSync(list, '/\n/cart\n');
+    symlinkSync(robots, join(dir, 'link-to-robots.txt'));
+    const cases = [
+      [['--file', robots, '--html', robots], `--html ${robots} is the --file file ${robots}`],
+      [['--file', robots, '--html', join(dir, 'link-to-robots.txt')], '--file file'],
+      [['--file', robots, '--urls', list, '--html', list], `--html ${list} is the --urls file ${list}`],
+    ] as const;
+    for (const [flags, said] of cases) {
+      const run = await runInProcess(['audit', 'https://shop.example', ...flags]);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain(said);
+      expect(run.stderr).toMatch(/: the report would overwrite it\n$/);
+    }
+    expect(readFileSync(robots, 'utf8')).toBe(SHOP_ROBOTS);
+    expect(readFileSync(list, 'utf8')).toBe('/\n/cart\n');
   });
 });
