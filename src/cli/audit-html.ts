@@ -6,7 +6,7 @@ import type { AuditReport } from './audit.js';
 import { sameOriginPath } from './audit-render.js';
 import { cutNote } from './fail-on.js';
 import { fileLinesLabel } from './render.js';
-import { printable } from './style.js';
+import { clip, printable } from './style.js';
 import { counted } from './table.js';
 import { displayToken } from './verdicts.js';
 
@@ -155,7 +155,7 @@ function listing(report: AuditReport): string {
   const shown = lines
     .slice(0, LISTED_LINES)
     .map((text, i) => {
-      const body = `<span class="n">${String(i + 1).padStart(width)}</span>  ${esc(text.slice(0, 300))}`;
+      const body = `<span class="n">${String(i + 1).padStart(width)}</span>  ${esc(clip(text, 300))}`;
       return lintLines.has(i + 1) ? `<span class="lint">${body}</span>` : body;
     })
     .join('\n');
@@ -166,7 +166,15 @@ function listing(report: AuditReport): string {
 /**
  * Escapes text for HTML content and attribute values. Control characters are shown as escapes,
  * as in the text output: a browser would show nothing for them, and HTML allows few of them.
+ * Noncharacters (U+FFFF, U+FDD0, ...) are no valid HTML either, even as references.
  */
 export function esc(text: string): string {
-  return printable(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+  return printable(text)
+    .replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
+    .replace(NONCHARACTER, (c) => {
+      const code = c.codePointAt(0)!;
+      return code > 0xffff ? `\\u{${code.toString(16)}}` : `\\u${code.toString(16)}`;
+    });
 }
+
+const NONCHARACTER = /\p{Noncharacter_Code_Point}/gu;

@@ -5,7 +5,7 @@
 import type { RobotsPolicyKind } from '../fetch/index.js';
 import type { RobotsLint } from '../robots/index.js';
 import type { RobotsSource } from './source.js';
-import { printable, type Style } from './style.js';
+import { clip, printable, type Style } from './style.js';
 import { counted } from './table.js';
 
 /** What the status of the robots.txt answer means, in the words of RFC 9309 2.3.1. */
@@ -83,7 +83,7 @@ export function listingBlock(source: RobotsSource, marks: ListingMarks, style: S
     const mark = n === marks.decisive ? '>' : marks.matching?.has(n) ? '~' : ' ';
     const line = lines[n - 1];
     // Cut before escaping: an escape is never cut in half.
-    const text = line.length > SHOWN_CHARS ? `${printable(line.slice(0, SHOWN_CHARS))}...` : printable(line);
+    const text = printable(clip(line, SHOWN_CHARS));
     const number = style.dim(String(n).padStart(width));
     if (n === marks.decisive)
       out.push(`  ${number} ${bar}${style.bold(mark)} ${style.inverse(text)}  ${style.dim('<- decisive')}`);

@@ -65,6 +65,17 @@ export function printable(text: string): string {
   return text.replace(CONTROL, unicodeEscape);
 }
 
+/**
+ * `text` cut to its first `max` UTF-16 units and marked `...` when it is longer. A character
+ * outside the BMP is never cut in half (its halves would print as U+FFFD): the cut moves before it.
+ */
+export function clip(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const last = text.charCodeAt(max - 1);
+  const end = last >= 0xd800 && last <= 0xdbff ? max - 1 : max;
+  return `${text.slice(0, end)}...`;
+}
+
 /** A character as a `\uXXXX` escape, the form JSON gives characters without a short escape. */
 export function unicodeEscape(char: string): string {
   return `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`;

@@ -3,7 +3,7 @@
  * (`\u001b`), so that a file cannot retitle the window or clear the screen of whoever checks it;
  * JSON keeps every value exact; the HTML report shows them as the text output does.
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -183,5 +183,31 @@ describe('control characters a site puts into messages and JSON', () => {
     }
     const explained = JSON.parse((await runInProcess(['explain', path, '--agent', 'A', '--json'])).stdout);
     expect(explained.rule.pattern).toBe(`/d${RIGHT_TO_LEFT}evil`);
+  });
+});
+
+describe('characters HTML does not allow, and long lines', () => {
+  it('the HTML report shows noncharacters as escapes, and a cut line never splits a character', async () => {
+    const emoji = '\u{1F600}';
+    // The 300th unit (the HTML cut) and the 160th (the text cut) each fall inside an emoji.
+    const long = `Disallow: /${'a'.repeat(288)}${emoji}${'b'.repeat(10)}`;
+    const text160 = `Disallow: /${'a'.repeat(148)}${emoji}${'b'.repeat(10)}`;
+    const robots = join(dir, 'nonchar-robots.txt');
+    writeFileSync(
+      robots,
+      ['User-agent: *', 'Disallow: /x\uFFFF\uFDD0y', `Disallow: /z\u{10FFFF}`, long, text160, ''].join('\n'),
+    );
+    const html = join(dir, 'nonchar.html');
+    const run = await runInProcess(['audit', 'https://shop.example', '--file', robots, '--html', html]);
+    expect(run.code).toBe(0);
+    const page = readFileSync(html, 'utf8');
+    expect(page).not.toMatch(/\p{Noncharacter_Code_Point}|\uFFFD/u);
+    expect(page).toContain('Disallow: /x\\uffff\\ufdd0y');
+    expect(page).toContain('Disallow: /z\\u{10ffff}');
+    expect(page).toContain(`Disallow: /${'a'.repeat(288)}...`);
+
+    const explained = await runInProcess(['explain', '/a', '--agent', 'A', '--file', robots]);
+    expect(explained.stdout).not.toContain('\uFFFD');
+    expect(explained.stdout).toContain(`Disallow: /${'a'.repeat(148)}...`);
   });
 });
