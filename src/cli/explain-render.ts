@@ -53,10 +53,13 @@ function decision(verdict: CliVerdict): string {
       const rule = verdict.rule!;
       // RFC 9309 2.2.2: the most specific (longest) match wins; Allow wins a tie.
       const octets = `${rule.length} octet${rule.length === 1 ? '' : 's'}`;
+      const tied = verdict.candidates.some((c) => c.length === rule.length && c.kind !== rule.kind);
       const why =
-        verdict.candidates.length > 1
-          ? `the longest of ${verdict.candidates.length} matching rules, ${octets}`
-          : `the only matching rule, ${octets}`;
+        verdict.candidates.length === 1
+          ? `the only matching rule, ${octets}`
+          : tied
+            ? `tied with a Disallow as the longest of ${verdict.candidates.length} matching rules, ${octets}; Allow wins a tie`
+            : `the longest of ${verdict.candidates.length} matching rules, ${octets}`;
       const derived = rule.derived === 'index-html' ? '; derived from an Allow of .../index.html' : '';
       return `by line ${rule.line}, ${ruleText(rule)} (${why}${derived})`;
     }

@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   largeRobotsTxt,
@@ -45,6 +48,16 @@ describe('explain: the verdict', () => {
     expect(cells(run.lines[title + 1])).toEqual(['line', 'rule', 'length']);
     expect(cells(run.lines[title + 3])).toEqual(['5', 'Allow: /search/help', '12', 'decisive']);
     expect(cells(run.lines[title + 4])).toEqual(['4', 'Disallow: /search', '7', 'loses']);
+  });
+
+  it('says that Allow won a tie of equal lengths, not that it was longer', async () => {
+    const robots = join(mkdtempSync(join(tmpdir(), 'crawlee-robots-tie-')), 'robots.txt');
+    writeFileSync(robots, 'User-agent: *\nDisallow: /a\nAllow: /a\n');
+    const run = await runInProcess(['explain', '/a/b', '--agent', 'A', '--file', robots]);
+    expect(run.code).toBe(0);
+    expect(lineStarting(run.lines, 'decided')).toBe(
+      '  decided   by line 3, Allow: /a (tied with a Disallow as the longest of 2 matching rules, 2 octets; Allow wins a tie)',
+    );
   });
 
   it('counts one octet in the singular', async () => {
