@@ -46,7 +46,7 @@ export function aiPolicy(fetch: RobotsFetchResult, urls: readonly string[]): AiP
 function summarize(fetch: RobotsFetchResult, crawlers: readonly AiCrawlerPolicy[], urls: number): string {
   const n = crawlers.length;
   if (fetch.kind === 'disallow-all') {
-    return `robots.txt is unreachable (${describeStatus(fetch)}), so every crawler, the ${n} AI crawlers included, must stay away from the whole site until it answers again (RFC 9309 2.3.1.4).`;
+    return `robots.txt is unreachable (${describeStatus(fetch)}), so every crawler, the ${n} AI crawlers included, must stay away from the whole site until it answers again (RFC 9309 2.3.1.4), all but /robots.txt itself (2.2.2).`;
   }
   if (fetch.kind === 'allow-all') {
     // A 4xx is unavailable by 2.3.1.3; redirects that reach no file (a loop, too many) by 2.3.1.2.

@@ -113,6 +113,22 @@ describe('audit: the matrix', () => {
       'robots.txt is unreachable (HTTP 503), so every crawler, the 12 AI crawlers included',
     );
   });
+
+  it('says /robots.txt stays allowed when robots.txt is unreachable, as the verdicts on it do', async () => {
+    const list = join(mkdtempSync(join(tmpdir(), 'crawlee-robots-ai-')), 'urls.txt');
+    writeFileSync(list, '/robots.txt\n');
+    const run = await runInProcess(
+      ['audit', 'https://shop.example', '--file', '-', '--status', '503', '--urls', list, '--json'],
+      { stdin: SHOP_ROBOTS },
+    );
+    const { ai } = JSON.parse(run.stdout);
+    expect(ai.summary).toMatch(
+      /must stay away from the whole site .*, all but \/robots\.txt itself \(2\.2\.2\)\.$/,
+    );
+    expect(new Set(ai.crawlers.map((crawler: { status: string }) => crawler.status))).toEqual(
+      new Set(['allowed']),
+    );
+  });
 });
 
 describe('audit: the example URLs made up from the rules', () => {
