@@ -1242,11 +1242,15 @@ export class RobotsGuard implements HopChecker {
     // a link to it was dropped (it was queued while its robots.txt was unknown): one record, as
     // the queue would keep one request. Per storage: another crawler's dataset gets a record of
     // its own. Per reason: a URL given up while robots.txt was unreachable and now disallowed is
-    // recorded again. A stopped redirect hop or navigation is recorded each time: it was requested.
+    // recorded again. A stopped redirect hop or navigation is recorded once per attempt of the
+    // request whose page started it: a page may try one navigation again and again, each try
+    // stopped before it is sent, and a retried request loads its page again.
     const dataset = this.#datasetOf(crawler);
-    if (stage !== 'redirect' && stage !== 'navigation') {
-      if (!dataset.recordedUrls.add(`${reason} ${recordKeyOf(url)}`)) return;
-    }
+    const key =
+      stage === 'redirect' || stage === 'navigation'
+        ? `${reason} ${stage} ${request?.retryCount ?? 0} ${recordKeyOf(request?.url ?? url)} ${recordKeyOf(url)}`
+        : `${reason} ${recordKeyOf(url)}`;
+    if (!dataset.recordedUrls.add(key)) return;
     const now = this.#options.clock();
     const record = droppedRecord(check, {
       url,

@@ -190,6 +190,15 @@ describe('PlaywrightCrawler with RobotsGuard: navigations the page starts (Debia
         `<script>onload = () => setTimeout(() => { location.href = '/private/gone'; }, 50);</script>`,
       ),
     );
+    // Tried again and again while the handler runs: one record, however many tries.
+    main.route(
+      '/keeps-trying',
+      page(
+        'trying',
+        [],
+        `<script>onload = () => setInterval(() => { location.href = '/private/loop'; }, 20);</script>`,
+      ),
+    );
     const clickable = [
       `<div class="c" onclick="location.href='/private/clicked'">p</div>`,
       `<div class="c" onclick="location.href='/allowed/a'">a</div>`,
@@ -223,22 +232,30 @@ describe('PlaywrightCrawler with RobotsGuard: navigations the page starts (Debia
       },
       config,
     );
-    new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store: env.store }).attach(crawler);
-    const stats = await crawler.run([`${main.origin}/navigates-away`, `${main.origin}/clicks`]);
+    const guard = new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store: env.store }).attach(
+      crawler,
+    );
+    const stats = await crawler.run([
+      `${main.origin}/navigates-away`,
+      `${main.origin}/clicks`,
+      `${main.origin}/keeps-trying`,
+    ]);
 
-    expect(seen.sort()).toEqual([
+    expect(seen.filter((line) => !line.startsWith('/keeps-trying')).sort()).toEqual([
       '/allowed/a: allowed a at /allowed/a',
       '/clicks: clicks at /clicks',
       '/navigates-away: still here at /navigates-away',
     ]);
     expect(enqueued).toEqual(['/allowed/a']);
     expect(stats.requestsFailed).toBe(0);
-    expect(stats.retryHistogram).toEqual([3]);
-    expect(pagesHit(main)).toEqual(['/allowed/a', '/clicks', '/navigates-away']);
+    expect(stats.retryHistogram).toEqual([4]);
+    expect(pagesHit(main)).toEqual(['/allowed/a', '/clicks', '/keeps-trying', '/navigates-away']);
     expect(await recordsOf(config)).toEqual([
       ['main/private/clicked', 'navigation', 'disallowed', 'main/clicks'],
       ['main/private/gone', 'navigation', 'disallowed', 'main/navigates-away'],
+      ['main/private/loop', 'navigation', 'disallowed', 'main/keeps-trying'],
     ]);
+    expect(guard.summary().totals).toMatchObject({ dropped: 3, hopsStopped: 3 });
   });
 
   it('fails and retries a request whose handler throws, after its page had a navigation stopped', async () => {
