@@ -836,7 +836,9 @@ export class RobotsGuard implements HopChecker {
       const making = (async () => {
         const userAgent = this.userAgent ?? `Mozilla/5.0 (compatible; ${this.productToken})`;
         // robots.txt goes through the crawler's proxy, so the site sees the same client (DESIGN.md).
-        const proxyUrl = (await source?.proxyConfiguration?.newUrl()) ?? undefined;
+        // Asked for with a session id, as Crawlee asks with its session pool: a newUrlFunction may
+        // rely on one, and proxyUrls keep one proxy per session.
+        const proxyUrl = (await source?.proxyConfiguration?.newUrl(ROBOTS_SESSION_ID)) ?? undefined;
         const key = `${userAgent}\n${proxyUrl ?? ''}`;
         let store = sharedStores.get(key);
         if (store === undefined) {
@@ -1285,6 +1287,9 @@ export class RobotsGuard implements HopChecker {
     this.#interceptors.get(crawler)?.whileBusy(call);
   }
 }
+
+/** The session the guard's own store asks the crawler's proxyConfiguration for a proxy URL with. */
+const ROBOTS_SESSION_ID = 'crawlee_robots';
 
 /** What the guard says of the requests a run left waiting (`maxRequestsPerCrawl`, `stop()`). */
 function givenBackMessage(count: number, crawler: CrawlerInternals): string {

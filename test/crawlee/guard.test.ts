@@ -270,15 +270,18 @@ describe('RobotsGuard request interceptor', () => {
     }
   });
 
-  it('asks the proxyConfiguration for a proxy URL again after it failed once', async () => {
+  it('asks the proxyConfiguration for a proxy URL again after it failed once, always with a session id', async () => {
     const site = await server('User-agent: *\nDisallow: /no\n', ['/p0', '/p1']);
     const proxy = await startForwardingProxy(site);
     let asked = 0;
+    const sessions: unknown[] = [];
     try {
       const crawler = new CheerioCrawler(
         {
           proxyConfiguration: new ProxyConfiguration({
-            newUrlFunction: () => {
+            // As Crawlee calls it with a session pool: a function may rely on the id (sticky sessions).
+            newUrlFunction: (sessionId) => {
+              sessions.push(sessionId);
               if (asked++ === 0) throw new Error('the proxy service did not answer');
               return proxy.url;
             },
@@ -299,6 +302,10 @@ describe('RobotsGuard request interceptor', () => {
       expect(pagesHit(site)).toEqual(['/p0', '/p1']);
       expect(stats.requestsFinished).toBe(2);
       expect(guard.summary().totals).toMatchObject({ allowed: 2, dropped: 1 });
+      expect(sessions.length).toBeGreaterThan(2);
+      expect(sessions.filter((id) => typeof id !== 'string' || id === '')).toEqual([]);
+      // The guard's own asks, for robots.txt, name a session of its own.
+      expect(sessions.slice(0, 2)).toEqual(['crawlee_robots', 'crawlee_robots']);
     } finally {
       await proxy.close();
     }
