@@ -309,11 +309,13 @@ export interface RobotsStoreStats {
 
 type BackendResult<T> = { ok: true; value: T } | { ok: false };
 
-/** Rejects a check that waited for another process's fetch when the store was closed. */
+/** Rejects a check that waited for a fetch (a turn of its own, or another process's) when the store was closed. */
 class ClosedWhileWaiting extends Error {
-  constructor(origin: string) {
+  constructor(origin: string, what: 'turn' | 'lock') {
     super(
-      `This RobotsStore was closed while a check waited for another process to fetch ${origin}/robots.txt.`,
+      what === 'turn'
+        ? `This RobotsStore was closed while a check waited for a turn to fetch ${origin}/robots.txt (maxConcurrentFetches were under way); it was not fetched.`
+        : `This RobotsStore was closed while a check waited for another process to fetch ${origin}/robots.txt.`,
     );
     this.name = 'Error';
   }
@@ -972,7 +974,7 @@ export class RobotsStore {
     if (ahead > CLOCK_SKEW_TOLERANCE_MS && !this.#skewWarned) {
       this.#skewWarned = true;
       this.#log.warning(
-        `The ${this.#backend?.name} backend holds a robots.txt of ${stored.record.origin} fetched ${Math.round(ahead / 1000)} s ahead of this process's clock: the clocks of the processes sharing it differ. Such records are not used as fresh (robots.txt is fetched again here); keep the clocks in sync (NTP).`,
+        `The ${this.#backend?.name} backend holds a robots.txt of ${stored.record.origin} fetched ${Math.round(ahead / 1000)} s ahead of this process's clock: the clocks of the processes sharing it differ, or this clock was set back since. Such records are not used as fresh (robots.txt is fetched again here); keep the clocks in sync (NTP).`,
       );
     }
     return onClock(stored, now, this.#lifetime);
@@ -1002,7 +1004,7 @@ export class RobotsStore {
     const endTurn = await this.#fetches.acquire();
     if (!queued || !this.#closed) return endTurn;
     endTurn();
-    throw new ClosedWhileWaiting(origin);
+    throw new ClosedWhileWaiting(origin, 'turn');
   }
 
   async #fetchNow(origin: string, previous: KnownState, local: PolicyEntry | undefined) {
@@ -1053,7 +1055,7 @@ export class RobotsStore {
       const remainingMs = deadline - performance.now();
       await sleep(Math.max(0, Math.min(this.#lockPollMs, remainingMs)));
       // close() waits for what is in flight: not for another process, nor for a fetch started after it.
-      if (this.#closed) throw new ClosedWhileWaiting(origin);
+      if (this.#closed) throw new ClosedWhileWaiting(origin, 'lock');
       let changed = true;
       let stamp: number | undefined;
       if (backend.fetchedAt !== undefined) {

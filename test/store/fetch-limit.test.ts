@@ -81,7 +81,7 @@ describe('RobotsStore maxConcurrentFetches', () => {
         .slice(1)
         .map(
           (origin) =>
-            `This RobotsStore was closed while a check waited for another process to fetch ${origin}/robots.txt.`,
+            `This RobotsStore was closed while a check waited for a turn to fetch ${origin}/robots.txt (maxConcurrentFetches were under way); it was not fetched.`,
         ),
     ]);
     expect(requested()).toBe(1);

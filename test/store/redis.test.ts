@@ -814,6 +814,44 @@ describe('RedisBackend', () => {
     }
   });
 
+  it('lets the process exit at once after close(), also when Redis never answered', async () => {
+    const script = `
+      import { createServer } from 'node:http';
+      import { RedisBackend, RobotsStore } from './src/store/index.js';
+      const site = createServer((_q, r) => r.end('User-agent: *\\nDisallow: /x\\n')).listen(0, '127.0.0.1');
+      await new Promise((ok) => site.once('listening', ok));
+      // A port nothing listens on: a server opened and closed.
+      const gone = createServer().listen(0, '127.0.0.1');
+      await new Promise((ok) => gone.once('listening', ok));
+      const port = gone.address().port;
+      await new Promise((ok) => gone.close(ok));
+      const store = new RobotsStore({
+        userAgent: 'ExampleBot/1.0',
+        backend: new RedisBackend({ url: 'redis://127.0.0.1:' + port, connectTimeoutMs: 200 }),
+        log: { debug() {}, info() {}, warning() {}, error() {}, exception() {}, child() { return this; } },
+      });
+      const check = await store.check('http://127.0.0.1:' + site.address().port + '/x');
+      await store.close();
+      await new Promise((ok) => site.close(ok));
+      process.stdout.write('closed ' + check.allowed + '\\n');
+    `;
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      cwd: fileURLToPath(new URL('../..', import.meta.url)),
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let closedAt = 0;
+    let output = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      output += chunk;
+      if (output.includes('closed')) closedAt ||= performance.now();
+    });
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(code).toBe(0);
+    expect(output).toBe('closed false\n');
+    // ioredis's own wait for a socket that never opened was 2 s.
+    expect(performance.now() - closedAt).toBeLessThan(1000);
+  });
+
   it('never leaves a policy key without expiry: a bad TTL is refused before anything is written', async () => {
     const keyPrefix = prefix();
     const own = new Redis(redis.url);
