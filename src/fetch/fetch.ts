@@ -378,6 +378,18 @@ function interpretFinalAnswer(
     ...(contentType === undefined ? {} : { contentType }),
   };
 
+  if (status === 206 && !coversWholeFile(answer.headers['content-range'])) {
+    // A part of the file, though none was asked for: its rules may be cut anywhere, as in a body
+    // cut short, which is unreachable too.
+    return result({
+      status,
+      kind: 'disallow-all',
+      why: unreachableWhy(
+        `HTTP 206, a part of the file (Content-Range: ${answer.headers['content-range'] ?? 'none'})`,
+      ),
+      ...common,
+    });
+  }
   if (status >= 200 && status <= 299) {
     // RFC 9309 2.3.1.1: a successful answer is parsed; RFC 9309 2.5: at least `maxBytes` of it.
     const { body } = answer;
@@ -557,6 +569,12 @@ function failureWhy({ failure, message }: RobotsHttpFailure): string {
   // The other failures name their cause (timeout, dns-error, ...); this one needs what happened.
   if (failure === 'network-error' && detail !== '') return unreachableWhy(`network-error (${detail})`);
   return unreachableWhy(failure);
+}
+
+/** Whether the Content-Range of a 206 answer spans the whole file (`bytes 0-42/43`). */
+function coversWholeFile(contentRange: string | undefined): boolean {
+  const range = /^\s*bytes\s+0-(\d+)\/(\d+)\s*$/i.exec(contentRange ?? '');
+  return range !== null && Number(range[1]) + 1 === Number(range[2]);
 }
 
 function unreachableWhy(cause: string): string {

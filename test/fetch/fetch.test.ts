@@ -63,6 +63,25 @@ describe('fetchRobotsTxt: status rules (RFC 9309 2.3.1)', () => {
     expect(result.why).toContain('2.3.1.4');
   });
 
+  it('treats a 206 that holds a part of the file as unreachable, and one that holds all of it as the file', async () => {
+    const whole = 'User-agent: *\nAllow: /\nDisallow: /private/\n';
+    const part = whole.slice(0, 23);
+    for (const range of [`bytes 0-22/${whole.length}`, 'bytes 0-22/*', undefined]) {
+      const { result } = await fetchFrom(
+        text(part, 206, range === undefined ? {} : { 'content-range': range }),
+      );
+      expect(result).toMatchObject({ status: 206, kind: 'disallow-all', robots: null });
+      expect(result.why).toBe(
+        `HTTP 206, a part of the file (Content-Range: ${range ?? 'none'}): robots.txt is unreachable, everything is disallowed (RFC 9309 2.3.1.4).`,
+      );
+    }
+    const { result } = await fetchFrom(
+      text(whole, 206, { 'content-range': `bytes 0-${whole.length - 1}/${whole.length}` }),
+    );
+    expect(result).toMatchObject({ status: 206, kind: 'rules' });
+    expect(result.robots?.isAllowed('/private/page', 'ExampleBot')).toBe(false);
+  });
+
   it('yields no rules and a lint for an HTML page served with 200', async () => {
     const html = '<!DOCTYPE html>\n<html><head><title>Home</title></head><body>Disallow: /</body></html>';
     const { result } = await fetchFrom(text(html, 200, { 'content-type': 'text/html' }));
