@@ -542,6 +542,9 @@ const CLOSING_AGENTS = {
   http2: new http2Wrapper.Agent({ maxEmptySessions: 0 }),
 };
 
+/** The most octets of response headers read, as much as Chromium reads. */
+const MAX_HEADER_OCTETS = 256 * 1024;
+
 function openStream(request: RobotsHttpRequest, ignoreTlsErrors: boolean, http2: boolean): unknown {
   return gotScraping.stream(request.url, {
     ...(request.proxyUrl === undefined ? { agent: CLOSING_AGENTS } : {}),
@@ -555,6 +558,9 @@ function openStream(request: RobotsHttpRequest, ignoreTlsErrors: boolean, http2:
     retry: { limit: 0 },
     http2,
     https: { rejectUnauthorized: !ignoreTlsErrors },
+    // Node's own limit, 16 KiB of headers, fails answers a browser reads (a long Set-Cookie or
+    // Content-Security-Policy), and a site that answered would be "unreachable" for it.
+    maxHeaderSize: MAX_HEADER_OCTETS,
     proxyUrl: request.proxyUrl,
     // Each step of opening an HTTP/1.1 connection, with got's own messages; readAnswer bounds the
     // whole opening.

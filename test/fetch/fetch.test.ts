@@ -82,6 +82,18 @@ describe('fetchRobotsTxt: status rules (RFC 9309 2.3.1)', () => {
     expect(result.robots?.isAllowed('/private/page', 'ExampleBot')).toBe(false);
   });
 
+  it('reads an answer with 20 KB of headers, as a browser does, and gives up on 300 KB', async () => {
+    const big = { 'content-security-policy': `default-src 'self' ${'https://cdn.example.com '.repeat(800)}` };
+    const rules = await fetchFrom(text('User-agent: *\nDisallow: /private/\n', 200, big));
+    expect(rules.result).toMatchObject({ status: 200, kind: 'rules' });
+    expect(rules.result.robots?.isAllowed('/private/x', 'ExampleBot')).toBe(false);
+    const missing = await fetchFrom(text('no such page', 404, big));
+    expect(missing.result).toMatchObject({ status: 404, kind: 'allow-all' });
+    const huge = { 'content-security-policy': 'x'.repeat(300 * 1024) };
+    const refused = await fetchFrom(text('User-agent: *\nDisallow: /\n', 200, huge));
+    expect(refused.result).toMatchObject({ status: 'network-error', kind: 'disallow-all' });
+  });
+
   it('yields no rules and a lint for an HTML page served with 200', async () => {
     const html = '<!DOCTYPE html>\n<html><head><title>Home</title></head><body>Disallow: /</body></html>';
     const { result } = await fetchFrom(text(html, 200, { 'content-type': 'text/html' }));
