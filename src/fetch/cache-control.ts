@@ -109,7 +109,8 @@ function deltaSecondsMs(argument: string | undefined): number | undefined {
 export function parseRetryAfter(value: string | undefined, now: number): number | undefined {
   if (!value) return undefined;
   const trimmed = value.trim();
-  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
+  // Like delta-seconds of Cache-Control: a value too large to represent is read as 2^31.
+  if (/^\d+$/.test(trimmed)) return Math.min(Number(trimmed), MAX_DELTA_SECONDS) * 1000;
   const date = parseHttpDate(trimmed);
   return date === undefined ? undefined : Math.max(0, date - now);
 }

@@ -103,6 +103,8 @@ describe('parseHttpDate (RFC 9110 5.6.7)', () => {
     expect(parseRetryAfter('120', NOW)).toBe(120_000);
     expect(parseRetryAfter(httpDate(NOW + 30_000), NOW)).toBe(30_000);
     expect(parseRetryAfter('in a while', NOW)).toBeUndefined();
+    // Too large to represent: 2^31 seconds, as for max-age.
+    expect(parseRetryAfter('99999999999999999999999', NOW)).toBe(2 ** 31 * 1000);
   });
 });
 
