@@ -49,7 +49,7 @@ import {
 } from './options.js';
 import { droppedRecord, type RobotsDropReason, type RobotsDropStage } from './record.js';
 import { type DequeueDecision, type RequestGate, RequestManagerInterceptor } from './request-manager.js';
-import { isRobotsSkip, type NavigationBlock, RobotsSkipError } from './skip.js';
+import { isRobotsSkip, type NavigationBlock, robotsSkip } from './skip.js';
 import { formatSummary, type RobotsRunSummary, RunTally } from './summary.js';
 
 /** Stores shared by the guards of a process that have no store of their own: one per User-Agent and proxy. */
@@ -428,7 +428,7 @@ export class RobotsGuard implements HopChecker {
       const verdict = await this.checkHop(crawler as CrawlerInternals, request, url, 'navigation', true);
       if (verdict === 'allow') return;
       this.block(request, verdict);
-      throw new RobotsSkipError(withoutCredentials(url), 'navigation');
+      throw robotsSkip(withoutCredentials(url), 'navigation');
     };
   }
 

@@ -4,7 +4,7 @@ import { sameOrigin, withoutCredentials } from '../fetch/index.js';
 import type { CrawlerInternals } from './crawler-internals.js';
 import { type CdpSessionLike, watchFrameTargets } from './frame-targets.js';
 import type { RobotsDropStage } from './record.js';
-import { type NavigationBlock, RobotsSkipError } from './skip.js';
+import { type NavigationBlock, type RobotsSkipError, robotsSkip } from './skip.js';
 
 /** `allow`, or how to stop the navigation. */
 export type HopVerdict = 'allow' | NavigationBlock;
@@ -116,7 +116,7 @@ export function httpNavigationHook(
         const verdict = await guard.checkHop(crawler, context.request, hop, 'redirect', true, from);
         if (verdict === 'allow') return;
         guard.block(context.request, verdict);
-        throw new RobotsSkipError(withoutCredentials(hop), 'redirect');
+        throw robotsSkip(withoutCredentials(hop), 'redirect');
       },
     ];
   };
@@ -259,7 +259,7 @@ export function httpClientNavigationHooks(
         guard.block(request, verdict === 'allow' ? { action: 'defer', until: 0 } : verdict);
       }
       response?.destroy?.();
-      throw new RobotsSkipError(withoutCredentials(stopped.url), 'redirect');
+      throw robotsSkip(withoutCredentials(stopped.url), 'redirect');
     }
     const unasked = reachedUrls(request, response).filter((url) => !state?.followed.has(url));
     if (unasked.length === 0) return;
@@ -274,7 +274,7 @@ export function httpClientNavigationHooks(
       if (verdict === 'allow') continue;
       guard.block(request, verdict);
       response?.destroy?.();
-      throw new RobotsSkipError(withoutCredentials(url), 'navigation');
+      throw robotsSkip(withoutCredentials(url), 'navigation');
     }
   };
 
@@ -510,7 +510,7 @@ export function browserNavigationHooks(
           guard.block(state.request, stopped.block);
           throw error;
         }
-        const skip = new RobotsSkipError(withoutCredentials(stopped.url), stopped.stage);
+        const skip = robotsSkip(withoutCredentials(stopped.url), stopped.stage);
         skip.cause = error;
         throw skip;
       } finally {

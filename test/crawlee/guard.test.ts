@@ -16,7 +16,7 @@ import {
 } from 'crawlee';
 import { afterEach, describe, expect, it } from 'vitest';
 import { pacerOf } from '../../src/crawlee/crawl-delay.js';
-import { type RobotsDroppedRecord, RobotsGuard } from '../../src/crawlee/index.js';
+import { type RobotsDroppedRecord, RobotsGuard, RobotsSkipError } from '../../src/crawlee/index.js';
 import { type RobotsCheck, RobotsStore } from '../../src/store/index.js';
 import {
   datasetItems,
@@ -1317,6 +1317,33 @@ describe('RobotsGuard redirect hops into a paced origin', () => {
     advance(4000 * 1000);
     for (let id = 5000; id < 5000 + 1100; id++) await hop(id);
     expect(guard.keptHopSlots).toBeLessThanOrEqual(1100);
+  });
+});
+
+describe('RobotsGuard and a RobotsSkipError it did not throw', () => {
+  it('treats one a handler throws itself as an error like any other: retried, then failed', async () => {
+    const site = await server('User-agent: *\nDisallow:\n', ['/page']);
+    const skipped: string[] = [];
+    const crawler = new CheerioCrawler(
+      {
+        maxRequestRetries: 1,
+        onSkippedRequest: ({ url }) => {
+          skipped.push(url);
+        },
+        requestHandler({ request }) {
+          throw new RobotsSkipError(request.url, 'navigation');
+        },
+      },
+      freshConfiguration(),
+    );
+    const guard = new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store: newStore() }).attach(
+      crawler,
+    );
+    const stats = await crawler.run([`${site.origin}/page`]);
+    expect(pagesHit(site)).toEqual(['/page', '/page']);
+    expect(stats.requestsFailed).toBe(1);
+    expect(skipped).toEqual([]);
+    expect(guard.summary().totals).toMatchObject({ allowed: 1, dropped: 0 });
   });
 });
 
