@@ -8,6 +8,7 @@ import {
   type Request,
   RequestState,
   type SkippedRequestCallback,
+  type Source,
 } from 'crawlee';
 import { sameOrigin, withoutCredentials } from '../fetch/index.js';
 import { isProductToken, productTokenOf } from '../robots/index.js';
@@ -48,7 +49,12 @@ import {
   resolveGuardOptions,
 } from './options.js';
 import { droppedRecord, type RobotsDropReason, type RobotsDropStage } from './record.js';
-import { type DequeueDecision, type RequestGate, RequestManagerInterceptor } from './request-manager.js';
+import {
+  type DequeueDecision,
+  queueKeyOf,
+  type RequestGate,
+  RequestManagerInterceptor,
+} from './request-manager.js';
 import { isRobotsSkip, type NavigationBlock, robotsSkip } from './skip.js';
 import { formatSummary, type RobotsRunSummary, RunTally } from './summary.js';
 
@@ -861,7 +867,7 @@ export class RobotsGuard implements HopChecker {
   #gateFor(crawler: CrawlerInternals): RequestGate {
     return {
       now: () => this.#options.clock(),
-      admit: (urls, lists) => this.#admit(crawler, urls, lists),
+      admit: (urls, lists, sources) => this.#admit(crawler, urls, lists, sources),
       release: (request, paced) => this.#release(crawler, request, paced),
       recorded: () => this.#datasetOf(crawler).flush(),
       stoppedAdding: (error, read) =>
@@ -887,7 +893,8 @@ export class RobotsGuard implements HopChecker {
   async #admit(
     crawler: CrawlerInternals,
     urls: readonly (string | undefined)[],
-    lists?: ReadonlySet<number>,
+    lists: ReadonlySet<number> | undefined,
+    sources: readonly (Source | string)[],
   ): Promise<boolean[]> {
     const store = this.#givenStore ?? this.#settledStore ?? (await this.#storeFor());
     const checks = urls.map((url) => (url === undefined ? undefined : this.#checkCached(store, url)));
@@ -941,7 +948,7 @@ export class RobotsGuard implements HopChecker {
       // A list whose robots.txt is unreachable cannot wait in the queue: it is given up at once.
       const reason = verdict.kind === 'defer' ? 'robots-unreachable' : verdict.reason;
       const delay = verdict.kind === 'drop' ? verdict.crawlDelaySeconds : undefined;
-      this.#drop(crawler, check, undefined, url, 'enqueue', reason, delay);
+      this.#drop(crawler, check, undefined, url, 'enqueue', reason, delay, queueKeyOf(sources[i]));
       dropped.push(url);
       return false;
     });
@@ -1238,11 +1245,13 @@ export class RobotsGuard implements HopChecker {
     stage: RobotsDropStage,
     reason: RobotsDropReason,
     crawlDelaySeconds?: number,
+    queueKey = request === undefined ? undefined : queueKeyOf(request),
   ): void {
     // Links to one disallowed URL from many pages (with fragments or not), listings in many
     // sitemaps, a link to a URL dropped when it left the queue, a request leaving the queue after
     // a link to it was dropped (it was queued while its robots.txt was unknown): one record, as
-    // the queue would keep one request. Per storage: another crawler's dataset gets a record of
+    // the queue would keep one request. Requests the queue keeps apart though their URL is one
+    // (a uniqueKey of their own, POSTs of other payloads) have a record each. Per storage: another crawler's dataset gets a record of
     // its own. Per reason: a URL given up while robots.txt was unreachable and now disallowed is
     // recorded again. A stopped redirect hop or navigation is recorded once per attempt of the
     // request whose page started it: a page may try one navigation again and again, each try
@@ -1251,7 +1260,7 @@ export class RobotsGuard implements HopChecker {
     const key =
       stage === 'redirect' || stage === 'navigation'
         ? `${reason} ${stage} ${request?.retryCount ?? 0} ${recordKeyOf(request?.url ?? url)} ${recordKeyOf(url)}`
-        : `${reason} ${recordKeyOf(url)}`;
+        : `${reason} ${queueKey === undefined ? recordKeyOf(url) : `key ${queueKey}`}`;
     if (!dataset.recordedUrls.add(key)) return;
     const now = this.#options.clock();
     const record = droppedRecord(check, {

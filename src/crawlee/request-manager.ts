@@ -1,4 +1,4 @@
-import type { Request, RequestsLike, Source } from 'crawlee';
+import { Request, type RequestsLike, type Source } from 'crawlee';
 import { MAX_TIMER_MS } from '../options.js';
 
 /** What the guard decided for a request taken out of the queue. */
@@ -20,7 +20,11 @@ export interface RequestGate {
    * indexes of URLs that are lists Crawlee downloads during the add (`requestsFromUrl`): no check
    * on dequeue follows, so they are let in only when robots.txt allows them now.
    */
-  admit(urls: readonly (string | undefined)[], lists?: ReadonlySet<number>): Promise<boolean[]>;
+  admit(
+    urls: readonly (string | undefined)[],
+    lists: ReadonlySet<number> | undefined,
+    sources: readonly (Source | string)[],
+  ): Promise<boolean[]>;
   /**
    * For a request taken out of the queue. `paced` is true when the request already waited for
    * its Crawl-delay slot. A plain decision when it needs no I/O.
@@ -362,13 +366,45 @@ function listUrlOf(request: Source | string): string | undefined {
   return typeof list === 'string' ? list : undefined;
 }
 
-/** What {@link RequestGate.admit} takes for `requests`: their URLs, and which of them are lists. */
-function urlsOf(requests: readonly (Source | string)[]): [(string | undefined)[], Set<number> | undefined] {
+/** What {@link RequestGate.admit} takes for `requests`: their URLs, which of them are lists, and themselves. */
+function urlsOf(
+  requests: readonly (Source | string)[],
+): [(string | undefined)[], Set<number> | undefined, readonly (Source | string)[]] {
   const lists = new Set<number>();
   requests.forEach((request, i) => {
     if (listUrlOf(request) !== undefined) lists.add(i);
   });
-  return [requests.map(urlOf), lists.size > 0 ? lists : undefined];
+  return [requests.map(urlOf), lists.size > 0 ? lists : undefined, requests];
+}
+
+/**
+ * The key the queue tells a request apart by, when it is not the one of its URL alone: a
+ * `uniqueKey` of its own, or one `useExtendedUniqueKey` (method and payload) or `keepUrlFragment`
+ * makes. Undefined for a request the queue keys by its URL, the most usual: such requests are one
+ * in the queue, and one record. Computed only for a request that is dropped.
+ */
+export function queueKeyOf(source: Source | string | Request | undefined): string | undefined {
+  if (source === undefined || typeof source === 'string' || typeof source.url !== 'string') return undefined;
+  const { url } = source;
+  const options = source as {
+    uniqueKey?: unknown;
+    method?: string;
+    payload?: string | Buffer;
+    keepUrlFragment?: boolean;
+    useExtendedUniqueKey?: boolean;
+  };
+  let key = typeof options.uniqueKey === 'string' ? options.uniqueKey : undefined;
+  if (key === undefined) {
+    if (options.useExtendedUniqueKey !== true && options.keepUrlFragment !== true) return undefined;
+    key = Request.computeUniqueKey({
+      url,
+      method: (options.method ?? 'GET') as 'GET',
+      payload: options.payload,
+      keepUrlFragment: options.keepUrlFragment,
+      useExtendedUniqueKey: options.useExtendedUniqueKey,
+    });
+  }
+  return key === Request.computeUniqueKey({ url, method: 'GET' }) ? undefined : key;
 }
 
 /** What `addRequest` answers for a URL that was not added. */

@@ -350,6 +350,49 @@ describe('RobotsGuard request interceptor', () => {
     expect(guard.summary().origins[0]).toMatchObject({ allowed: 1, dropped: 2 });
   });
 
+  it('records each request the queue keeps apart, though their URL is one, when added and when taken out', async () => {
+    const site = await server('User-agent: *\nDisallow: /no\n');
+    const o = site.origin;
+    const requests = () => [
+      { url: `${o}/no/api`, method: 'POST' as const, payload: 'a', useExtendedUniqueKey: true },
+      { url: `${o}/no/api`, method: 'POST' as const, payload: 'b', useExtendedUniqueKey: true },
+      { url: `${o}/no/same`, uniqueKey: 'S1' },
+      { url: `${o}/no/same`, uniqueKey: 'S2' },
+      // Keyed by their URL alone: one in the queue, one record.
+      { url: `${o}/no/plain` },
+      { url: `${o}/no/plain#part` },
+    ];
+    for (const stage of ['enqueue', 'dequeue'] as const) {
+      const config = freshConfiguration();
+      const queue = await RequestQueue.open(null, { config });
+      // Queued before the guard saw them, they are checked when taken out.
+      if (stage === 'dequeue') await queue.addRequests(requests());
+      const skipped: string[] = [];
+      const crawler = new CheerioCrawler(
+        {
+          requestQueue: queue,
+          onSkippedRequest: ({ url }) => {
+            skipped.push(url);
+          },
+          requestHandler() {},
+        },
+        config,
+      );
+      const store = newStore();
+      await store.resolve(o);
+      const guard = new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store }).attach(crawler);
+      if (stage === 'enqueue') await crawler.addRequests(requests());
+      await crawler.run();
+      const records = await datasetItems<RobotsDroppedRecord>(config);
+      expect(records.map((r) => `${r.stage} ${r.url.replace(o, '')}`).sort()).toEqual(
+        [`/no/api`, `/no/api`, `/no/plain`, `/no/same`, `/no/same`].map((path) => `${stage} ${path}`),
+      );
+      expect(skipped).toHaveLength(5);
+      expect(guard.summary().totals).toMatchObject({ allowed: 0, dropped: 5 });
+      expect(pagesHit(site)).toEqual([]);
+    }
+  });
+
   it("says each origin's robots.txt in the summary after the store has let its policy go", async () => {
     const [open, missing] = await Promise.all([
       server('User-agent: *\nDisallow: /no\n', ['/a', '/no']),
