@@ -2,7 +2,7 @@
  * `crawlee-robots audit <site>`: URLs x crawlers, the AI-crawler policy, the lints, and
  * `--fail-on` rules for CI.
  */
-import { constants } from 'node:fs';
+import { constants, type Stats } from 'node:fs';
 import { access, stat, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { RobotsLint } from '../robots/index.js';
@@ -91,8 +91,8 @@ export async function runAudit(
   // The local files first: a typo in a path is said at once, not after the network.
   const htmlPath = options.htmlFile === undefined ? undefined : resolve(options.cwd, options.htmlFile);
   if (htmlPath !== undefined) {
-    await checkWritable(htmlPath, options.htmlFile!);
-    await refuseOverwritingInput(htmlPath, options);
+    const existing = await checkWritable(htmlPath, options.htmlFile!);
+    await refuseOverwritingInput(htmlPath, existing, options);
   }
   const urlSource = await chooseUrlSource(options);
   const source = await loadRobots(options.site, options);
@@ -125,19 +125,26 @@ export async function runAudit(
   return { output, exitCode: report.exitCode, exitReason, htmlError };
 }
 
-/** Refuses a report path whose directory is missing or closed, or that is a directory. */
-async function checkWritable(path: string, given: string): Promise<void> {
+/**
+ * Refuses a report path whose directory is missing or closed, or that is a directory. Returns
+ * what is at the path now, if anything.
+ */
+async function checkWritable(path: string, given: string): Promise<Stats | undefined> {
   const refuse = (error: unknown): never => {
     throw new CliInputError(`cannot write ${given}: ${messageOf(error, 'no such directory')}`);
   };
   const existing = await stat(path).catch(() => undefined);
   if (existing?.isDirectory()) refuse(Object.assign(new Error('directory'), { code: 'EISDIR' }));
   await access(existing === undefined ? dirname(path) : path, constants.W_OK).catch(refuse);
+  return existing;
 }
 
 /** Refuses a report path that names a file the audit reads (`--file`, `--urls`): the page would replace it. */
-async function refuseOverwritingInput(htmlPath: string, options: AuditOptions): Promise<void> {
-  const report = await stat(htmlPath).catch(() => undefined);
+async function refuseOverwritingInput(
+  htmlPath: string,
+  report: Stats | undefined,
+  options: AuditOptions,
+): Promise<void> {
   for (const [flag, given] of [
     ['--file', options.file],
     ['--urls', options.urlsFile],

@@ -948,7 +948,7 @@ export class RobotsGuard implements HopChecker {
       // A list whose robots.txt is unreachable cannot wait in the queue: it is given up at once.
       const reason = verdict.kind === 'defer' ? 'robots-unreachable' : verdict.reason;
       const delay = verdict.kind === 'drop' ? verdict.crawlDelaySeconds : undefined;
-      this.#drop(crawler, check, undefined, url, 'enqueue', reason, delay, queueKeyOf(sources[i]));
+      this.#drop(crawler, check, undefined, url, 'enqueue', reason, delay, sources[i]);
       dropped.push(url);
       return false;
     });
@@ -1245,22 +1245,23 @@ export class RobotsGuard implements HopChecker {
     stage: RobotsDropStage,
     reason: RobotsDropReason,
     crawlDelaySeconds?: number,
-    queueKey = request === undefined ? undefined : queueKeyOf(request),
+    /** What was added, when no request exists yet (a drop on enqueue). */
+    source: Source | string | undefined = request,
   ): void {
     // Links to one disallowed URL from many pages (with fragments or not), listings in many
     // sitemaps, a link to a URL dropped when it left the queue, a request leaving the queue after
     // a link to it was dropped (it was queued while its robots.txt was unknown): one record, as
     // the queue would keep one request. Requests the queue keeps apart though their URL is one
-    // (a uniqueKey of their own, POSTs of other payloads) have a record each. Per storage: another crawler's dataset gets a record of
-    // its own. Per reason: a URL given up while robots.txt was unreachable and now disallowed is
-    // recorded again. A stopped redirect hop or navigation is recorded once per attempt of the
+    // (a uniqueKey of their own, POSTs of other payloads) have a record each. Per storage: another
+    // crawler's dataset gets a record of its own. Per reason: a URL given up while robots.txt was
+    // unreachable and now disallowed is recorded again. A stopped redirect hop or navigation is recorded once per attempt of the
     // request whose page started it: a page may try one navigation again and again, each try
     // stopped before it is sent, and a retried request loads its page again.
     const dataset = this.#datasetOf(crawler);
     const key =
       stage === 'redirect' || stage === 'navigation'
         ? `${reason} ${stage} ${request?.retryCount ?? 0} ${recordKeyOf(request?.url ?? url)} ${recordKeyOf(url)}`
-        : `${reason} ${queueKey === undefined ? recordKeyOf(url) : `key ${queueKey}`}`;
+        : `${reason} ${dropKeyOf(url, source)}`;
     if (!dataset.recordedUrls.add(key)) return;
     const now = this.#options.clock();
     const record = droppedRecord(check, {
@@ -1308,6 +1309,12 @@ function givenBackMessage(count: number, crawler: CrawlerInternals): string {
   const queue = crawler.requestQueue as { name?: string } | undefined;
   if (queue?.name !== 'default') return message;
   return `${message} crawler.run() empties the default queue first unless given { purgeRequestQueue: false }.`;
+}
+
+/** The key of a dropped URL's record: its queue key when the queue keys it apart from its URL. */
+function dropKeyOf(url: string, source: Source | string | undefined): string {
+  const queueKey = queueKeyOf(source);
+  return queueKey === undefined ? recordKeyOf(url) : `key ${queueKey}`;
 }
 
 /**

@@ -700,11 +700,7 @@ class SeedRun {
       }
       // maxTotalBytes stops the run in the middle of this file; its own cap is a limit of its own.
       cutByRun = body.truncatedByShared && parser.error === undefined && !file.full;
-      ended =
-        (!this.#stopped && !cutByRun) ||
-        parser.error !== undefined ||
-        file.full ||
-        (body.truncated && !cutByRun);
+      ended = !cutByRun && (!this.#stopped || parser.error !== undefined || file.full || body.truncated);
     } catch (error) {
       if (!(error instanceof SitemapReadError)) throw error;
       readError = error;
