@@ -79,6 +79,11 @@ const DROP_BACKLOG = 1000;
  * keep a bounded memory (about 10 MB); one dropped again after that gets a second record.
  */
 const DROPPED_URLS_KEPT = 100_000;
+/**
+ * How long past its delay a redirect hop's slot is kept for the request deferred to it (see
+ * #paceHop): the page that redirects is loaded again first, which in a browser may take seconds.
+ */
+const HOP_SLOT_GRACE_MS = 30_000;
 /** Below this many requests with a kept hop slot, #hopSlots is not swept. */
 const HOP_SLOTS_SWEEP_MIN = 1024;
 /**
@@ -170,8 +175,9 @@ export class RobotsGuard implements HopChecker {
   /**
    * Per request, the origins whose Crawl-delay slot a redirect hop of it has taken while the
    * request waits for it, each with the time the slot ends: the hop uses that slot when the
-   * request is fetched again within it. A request that never comes back (it failed, or no
-   * longer redirects there) leaves an entry that the next sweep removes.
+   * request is fetched again within it. Once a hop entered the origin, the time it did, negated
+   * (see #paceHop). A request that never comes back (it failed, or no longer redirects there)
+   * leaves an entry that the next sweep removes.
    */
   readonly #hopSlots = new Map<string, Map<string, number>>();
   /**
@@ -741,10 +747,23 @@ export class RobotsGuard implements HopChecker {
     const keptUntil = kept?.get(origin);
     let slot: number | undefined;
     if (kept !== undefined && keptUntil !== undefined) {
+      // Entered by this request lately, in this chain of redirects (A, B, A, B): deferred, the
+      // request would start the chain again and come back here, for ever. The loop goes on, and
+      // the HTTP client's redirect limit ends it, as it does without the guard. (An HTTP client's
+      // hops are still spaced as they leave: see leavesNow.)
+      if (keptUntil < 0 && now + keptUntil < delayMs + HOP_SLOT_GRACE_MS) {
+        this.#pacer.sent(origin, delayMs, now);
+        return 'allow';
+      }
       kept.delete(origin);
       if (kept.size === 0) this.#hopSlots.delete(key);
-      // Back within its slot: the hop uses it. Back later, the slot is gone; it takes a new one.
-      if (now < keptUntil) slot = now;
+      // Back before its slot ends, the hop uses it: as it leaves, it is spaced from what went out
+      // late before it (see leavesNow), not deferred again. Later, the slot is gone; a new one.
+      if (now < keptUntil) {
+        this.#pacer.sent(origin, delayMs, now);
+        this.#keepHopSlot(key, origin, -now, now);
+        return 'allow';
+      }
     }
     slot ??= this.#pacer.reserve(origin, delayMs, now);
     // Its slot has come, but the origin's last request may have gone out late (a request held
@@ -752,9 +771,13 @@ export class RobotsGuard implements HopChecker {
     const until = Math.max(slot, now + this.#pacer.waitToSend(origin, delayMs, now));
     if (until <= now) {
       this.#pacer.sent(origin, delayMs, now);
+      // When it entered (negated): a hop of the same chain back into the origin is a loop.
+      this.#keepHopSlot(key, origin, -now, now);
       return 'allow';
     }
-    this.#keepHopSlot(key, origin, until + delayMs, now);
+    // The slot is kept for as long as the page that redirects may take to load again: a browser
+    // that came back after one delay only would find it gone and be deferred again, and again.
+    this.#keepHopSlot(key, origin, until + delayMs + HOP_SLOT_GRACE_MS, now);
     return { action: 'defer', until };
   }
 

@@ -578,11 +578,12 @@ export function browserNavigationHooks(
       if (verdict === 'allow') {
         // The origin's Crawl-delay holds for a page load of a goto (the crawler's or the
         // handler's), for a navigation the page starts in its main frame, and for a redirect of
-        // the handler's goto into another origin, which cannot wait aside as the crawler's own
-        // redirects do (the guard paces those). Frames load with their page, unpaced: held a
-        // whole delay each, a page of several would outlast its navigation timeout.
+        // a goto into another origin: the handler's cannot wait aside, and the crawler's own,
+        // which took its slot aside (see checkHop), is spaced here from a request that went out
+        // late before it. Frames load with their page, unpaced: held a whole delay each, a page
+        // of several would outlast its navigation timeout.
         const paced = owned
-          ? !redirect || (!chain.own && from !== undefined && !sameOrigin(from, hop.url))
+          ? !redirect || (from !== undefined && !sameOrigin(from, hop.url))
           : event.frameId === mainFrameId;
         if (paced) {
           const wait = guard.leavesNow(hop.url);

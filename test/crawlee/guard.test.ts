@@ -655,6 +655,42 @@ describe('RobotsGuard Crawl-delay', () => {
     expect(pagesHit(paced).sort()).toEqual(['/final', '/start']);
   });
 
+  it('ends a redirect loop through a paced origin as the HTTP client does, with the request failed', async () => {
+    const paced = await server('User-agent: *\nCrawl-delay: 1\n');
+    const other = await server('User-agent: *\nAllow: /\n');
+    // A to B and back, for ever; B asks for a delay.
+    other.route('/x', redirect(`${paced.origin}/y`, 302));
+    const sent: number[] = [];
+    const back = redirect(`${other.origin}/x`, 302);
+    paced.route('/y', (request, response) => {
+      sent.push(Date.now());
+      back(request, response);
+    });
+    const failed: string[] = [];
+    const crawler = new CheerioCrawler(
+      {
+        maxRequestRetries: 0,
+        requestHandler() {},
+        failedRequestHandler({ request }) {
+          failed.push(request.url);
+        },
+      },
+      freshConfiguration(),
+    );
+    new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store: newStore() }).attach(crawler);
+    const started = Date.now();
+    // Each hop into B deferred the request to B's next slot, and the chain started again: the
+    // crawl never ended.
+    const stats = await crawler.run([`${other.origin}/x`]);
+    expect(failed).toEqual([`${other.origin}/x`]);
+    expect(stats.requestsFailed).toBe(1);
+    // got's redirect limit (10 hops, 5 into B) on the one attempt, the hops into B a delay apart.
+    expect(sent.length).toBeGreaterThan(0);
+    expect(sent.length).toBeLessThanOrEqual(6);
+    for (let i = 1; i < sent.length; i++) expect(sent[i] - sent[i - 1]).toBeGreaterThanOrEqual(990);
+    expect(Date.now() - started).toBeLessThan(20_000);
+  }, 40_000);
+
   it('finishes a crawl started from a RequestList whose handler adds links while a request waits for its slot', async () => {
     // Crawlee swaps the list for a tandem of list and queue at the first added link: a request
     // held by the list then comes out of the tandem.
@@ -1347,9 +1383,41 @@ describe('RobotsGuard redirect hops into a paced origin', () => {
     expect(await hop(1)).toBe('allow'); // back at its slot: it uses it
     const again = await hop(2);
     expect(again).toEqual({ action: 'defer', until: now() + 10_000 });
-    advance(30_000); // back long after its slot ended: another one
+    advance(60_000); // back long after its slot ended: another one
     expect(await hop(2)).toBe('allow'); // the origin is free by then
     expect(await hop(3)).toEqual({ action: 'defer', until: now() + 10_000 });
+  });
+
+  it('keeps the slot while the page that redirects loads again, after the slot came', async () => {
+    const { hop, advance, now } = await pacedHops(1);
+    expect(await hop(0)).toBe('allow');
+    expect(await hop(1)).toEqual({ action: 'defer', until: now() + 1000 });
+    expect(await hop(2)).toEqual({ action: 'defer', until: now() + 2000 });
+    expect(await hop(3)).toEqual({ action: 'defer', until: now() + 3000 });
+    // A browser loads the page that redirects again before its hop comes: 1.5 s after its slot,
+    // nothing has gone out since. It uses its slot, rather than waiting behind the others.
+    advance(2500);
+    expect(await hop(1)).toBe('allow');
+  });
+
+  it('lets a chain of redirects that enters the origin again go on, where a deferral would start it again for ever', async () => {
+    const { hop, advance, now } = await pacedHops(1);
+    expect(await hop(0)).toBe('allow');
+    expect(await hop(1)).toEqual({ action: 'defer', until: now() + 1000 });
+    advance(1000);
+    expect(await hop(1)).toBe('allow'); // at its slot
+    // A to B, B to A, A to B again, within one fetch: the loop goes on to the client's redirect limit.
+    advance(20);
+    expect(await hop(1)).toBe('allow');
+    advance(20);
+    expect(await hop(1)).toBe('allow');
+    // The origin's slots are still counted: another request waits a delay after the last hop.
+    expect(await hop(2)).toEqual({ action: 'defer', until: now() + 1000 });
+    // Long after, the same request is paced again like any other.
+    advance(60_000);
+    expect(await hop(1)).toBe('allow');
+    expect(await hop(1)).toBe('allow');
+    expect(await hop(3)).toEqual({ action: 'defer', until: now() + 1000 });
   });
 
   it('forgets the slots of requests that never came back', async () => {

@@ -223,6 +223,31 @@ describe('PlaywrightCrawler with RobotsGuard: Crawl-delay (Debian Chromium)', ()
     expect(await datasetItems<RobotsDroppedRecord>(config)).toEqual([]);
   });
 
+  it('fetches a page that redirects into a busy paced origin twice at most: once for its slot, once in it', async () => {
+    const { main, paced } = env.site;
+    // paced asks for Crawl-delay: 1; its own pages are crawled at the same time.
+    const targets = ['/k1', '/k2', '/k3', '/k4'];
+    for (const path of targets) main.route(`/to${path}`, redirect(`${paced.origin}${path}`, 302));
+    const direct = ['/k5', '/k6', '/k7', '/k8'];
+    servePages(paced, [...targets, ...direct]);
+    const crawler = new PlaywrightCrawler(
+      { launchContext: CHROMIUM, maxConcurrency: 4, navigationTimeoutSecs: 15, requestHandler() {} },
+      freshConfiguration(),
+    );
+    new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store: env.store }).attach(crawler);
+    const stats = await crawler.run([
+      ...targets.map((path) => `${main.origin}/to${path}`),
+      ...direct.map((path) => `${paced.origin}${path}`),
+    ]);
+
+    expect(stats.requestsFailed).toBe(0);
+    expect(pagesHit(paced)).toEqual([...targets, ...direct]);
+    // Deferred again whenever a page load of the origin had left late, a page was fetched up to 15 times.
+    for (const path of targets) expect(main.hits(`/to${path}`)).toBeLessThanOrEqual(2);
+    for (const gap of gapsOf(await paced.arrivals([...targets, ...direct])))
+      expect(gap).toBeGreaterThanOrEqual(950);
+  });
+
   it("paces the page loads of the handler's own page.goto, and the crawler's after them", async () => {
     const { paced } = env.site;
     const paths = ['/h1', '/h1-next', '/h1-last', '/h2', '/h2-next', '/h2-last'];
