@@ -73,6 +73,13 @@ export class KeyValueStoreBackend implements RobotsStoreBackend {
     this.#storeName = stringOption(OWNER, 'storeName', options.storeName, 'robots-policies', {
       nonEmpty: true,
     });
+    // The name is a directory of the storage dir: a path in it (`../x`, `a/b`) or a name too long
+    // for the file system would fail only on the first load or save, the store going on without it.
+    if (!STORE_NAME.test(this.#storeName) || /^\.+$/.test(this.#storeName)) {
+      throw new RangeError(
+        `${OWNER} storeName must be 1 to 200 letters, digits, ".", "_" or "-", got ${JSON.stringify(this.#storeName.slice(0, 250))}.`,
+      );
+    }
     // KeyValueStore.open takes nothing else, and would refuse it only on the first load.
     this.#config = instanceOption(
       OWNER,
@@ -167,7 +174,7 @@ export class KeyValueStoreBackend implements RobotsStoreBackend {
       const store = await this.#open();
       const keys: string[] = [];
       await store.forEachKey((key) => {
-        if (key.startsWith(KEY_PREFIX)) keys.push(key);
+        if (OWN_KEY.test(key)) keys.push(key);
       });
       let deleted = 0;
       let next = 0;
@@ -205,8 +212,12 @@ export class KeyValueStoreBackend implements RobotsStoreBackend {
   }
 }
 
+/** A key-value store name that is one plain directory name. */
+const STORE_NAME = /^[A-Za-z0-9._-]{1,200}$/;
 /** The start of every key this backend writes. */
 const KEY_PREFIX = 'policy-';
+/** Every key this backend writes (see keyOf): `prune` leaves any other alone, `policy-settings` too. */
+const OWN_KEY = /^policy-[0-9a-f]{16}-[0-9a-f]{64}$/;
 /** Values `prune` reads at a time. */
 const PRUNE_READERS = 8;
 

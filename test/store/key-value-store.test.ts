@@ -138,6 +138,8 @@ describe('KeyValueStoreBackend', () => {
     // Not a record: a lookup ignores it and the next save replaces it.
     await kvs.setValue(keyOf(origins[3], SCOPE.client), 'not a record', { contentType: 'text/plain' });
     await kvs.setValue('someone-elses-key', { retainUntil: 0 });
+    // The same start as the backend's keys, but not one of them.
+    await kvs.setValue('policy-settings', { owner: 'me' });
 
     now += 2 * DAY;
     expect(await backend.prune()).toEqual({ read: 4, deleted: 2 });
@@ -146,6 +148,7 @@ describe('KeyValueStoreBackend', () => {
     expect(await rawValue(config, origins[2])).toBeUndefined();
     expect(await rawValue(config, origins[3])).toBe('not a record');
     expect(await kvs.getValue('someone-elses-key')).toEqual({ retainUntil: 0 });
+    expect(await kvs.getValue('policy-settings')).toEqual({ owner: 'me' });
     expect(await backend.prune()).toEqual({ read: 2, deleted: 0 });
   });
 

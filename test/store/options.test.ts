@@ -271,6 +271,19 @@ describe('backend options', () => {
     expect(() => new KeyValueStoreBackend({ storeName: 'robots' })).not.toThrow();
   });
 
+  it('KeyValueStoreBackend refuses a storeName that is not one plain directory name, when it is made', () => {
+    // Crawlee refused these only on the first load or save: the store went on without its backend.
+    for (const storeName of ['../escaped', 'a/b', 'a\\b', '..', 'x'.repeat(201), 'name with spaces']) {
+      expect(() => new KeyValueStoreBackend({ storeName })).toThrow(RangeError);
+    }
+    expect(() => new KeyValueStoreBackend({ storeName: '../escaped' })).toThrow(
+      'KeyValueStoreBackend storeName must be 1 to 200 letters, digits, ".", "_" or "-", got "../escaped".',
+    );
+    for (const storeName of ['robots-policies', 'crawl_2026.12', 'x'.repeat(200)]) {
+      expect(() => new KeyValueStoreBackend({ storeName })).not.toThrow();
+    }
+  });
+
   it('MemoryBackend refuses a maxEntries or maxBytes that is not a whole number of 1 or more', () => {
     for (const maxEntries of [0, Number.NaN, 2.5, -1, 1e10]) {
       expect(() => new MemoryBackend({ maxEntries })).toThrow(
