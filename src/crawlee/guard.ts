@@ -748,9 +748,9 @@ export class RobotsGuard implements HopChecker {
     let slot: number | undefined;
     if (kept !== undefined && keptUntil !== undefined) {
       // Entered by this request lately, in this chain of redirects (A, B, A, B): deferred, the
-      // request would start the chain again and come back here, for ever. The loop goes on, and
-      // the HTTP client's redirect limit ends it, as it does without the guard. (An HTTP client's
-      // hops are still spaced as they leave: see leavesNow.)
+      // request would start the chain again and come back here, for ever. The loop goes on, its
+      // hops still spaced as they leave (see leavesNow), and the redirect limit of the HTTP client
+      // or the browser ends it, as it does without the guard.
       if (keptUntil < 0 && now + keptUntil < delayMs + HOP_SLOT_GRACE_MS) {
         this.#pacer.sent(origin, delayMs, now);
         return 'allow';
