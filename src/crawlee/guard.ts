@@ -745,7 +745,6 @@ export class RobotsGuard implements HopChecker {
     const now = this.#options.clock();
     const kept = this.#hopSlots.get(key);
     const keptUntil = kept?.get(origin);
-    let slot: number | undefined;
     if (kept !== undefined && keptUntil !== undefined) {
       // Entered by this request lately, in this chain of redirects (A, B, A, B): deferred, the
       // request would start the chain again and come back here, for ever. The loop goes on, its
@@ -759,26 +758,27 @@ export class RobotsGuard implements HopChecker {
       if (kept.size === 0) this.#hopSlots.delete(key);
       // Back before its slot ends, the hop uses it: as it leaves, it is spaced from what went out
       // late before it (see leavesNow), not deferred again. Later, the slot is gone; a new one.
-      if (now < keptUntil) {
-        this.#pacer.sent(origin, delayMs, now);
-        this.#keepHopSlot(key, origin, -now, now);
-        return 'allow';
-      }
+      if (now < keptUntil) return this.#enterHop(key, origin, delayMs, now);
     }
-    slot ??= this.#pacer.reserve(origin, delayMs, now);
+    const slot = this.#pacer.reserve(origin, delayMs, now);
     // Its slot has come, but the origin's last request may have gone out late (a request held
     // past its own slot): the hop waits for a delay after that one too.
     const until = Math.max(slot, now + this.#pacer.waitToSend(origin, delayMs, now));
-    if (until <= now) {
-      this.#pacer.sent(origin, delayMs, now);
-      // When it entered (negated): a hop of the same chain back into the origin is a loop.
-      this.#keepHopSlot(key, origin, -now, now);
-      return 'allow';
-    }
+    if (until <= now) return this.#enterHop(key, origin, delayMs, now);
     // The slot is kept for as long as the page that redirects may take to load again: a browser
     // that came back after one delay only would find it gone and be deferred again, and again.
     this.#keepHopSlot(key, origin, until + delayMs + HOP_SLOT_GRACE_MS, now);
     return { action: 'defer', until };
+  }
+
+  /**
+   * A hop of request `key` enters `origin` now; the time it did is kept (negated): a hop of the
+   * same chain back into the origin is a loop (see #paceHop).
+   */
+  #enterHop(key: string, origin: string, delayMs: number, now: number): HopVerdict {
+    this.#pacer.sent(origin, delayMs, now);
+    this.#keepHopSlot(key, origin, -now, now);
+    return 'allow';
   }
 
   /** Keeps a hop's slot for its request (see #hopSlots), sweeping the slots that have ended. */
@@ -1277,9 +1277,10 @@ export class RobotsGuard implements HopChecker {
     // the queue would keep one request. Requests the queue keeps apart though their URL is one
     // (a uniqueKey of their own, POSTs of other payloads) have a record each. Per storage: another
     // crawler's dataset gets a record of its own. Per reason: a URL given up while robots.txt was
-    // unreachable and now disallowed is recorded again. A stopped redirect hop or navigation is recorded once per attempt of the
-    // request whose page started it: a page may try one navigation again and again, each try
-    // stopped before it is sent, and a retried request loads its page again.
+    // unreachable and now disallowed is recorded again. A stopped redirect hop or navigation is
+    // recorded once per attempt of the request whose page started it: a page may try one
+    // navigation again and again, each try stopped before it is sent, and a retried request loads
+    // its page again.
     const dataset = this.#datasetOf(crawler);
     const key =
       stage === 'redirect' || stage === 'navigation'

@@ -210,13 +210,13 @@ export class RequestManagerInterceptor {
         );
       },
       addRequest: async (request: Source | string, options?: object) => {
-        const [keep] = await this.#gate.admit(...urlsOf([request]));
+        const [keep] = await admit(this.#gate, [request]);
         if (keep) return target.addRequest!(request, options);
         return droppedOperation(request);
       },
       addRequests: async (requests: (Source | string)[], options?: object) => {
         const list = [...requests];
-        const keep = await this.#gate.admit(...urlsOf(list));
+        const keep = await admit(this.#gate, list);
         return target.addRequests!(
           list.filter((_, i) => keep[i]),
           options,
@@ -224,7 +224,7 @@ export class RequestManagerInterceptor {
       },
       addRequestsBatched: async (requests: RequestsLike, options?: object) => {
         if (Array.isArray(requests)) {
-          const keep = await this.#gate.admit(...urlsOf(requests));
+          const keep = await admit(this.#gate, requests);
           return target.addRequestsBatched!(
             requests.filter((_, i) => keep[i]),
             options,
@@ -287,7 +287,7 @@ export class RequestManagerInterceptor {
   }
 
   async #admitChunk(chunk: (Source | string)[]): Promise<(Source | string)[]> {
-    const keep = await this.#gate.admit(...urlsOf(chunk));
+    const keep = await admit(this.#gate, chunk);
     return chunk.filter((_, i) => keep[i]);
   }
 
@@ -366,15 +366,13 @@ function listUrlOf(request: Source | string): string | undefined {
   return typeof list === 'string' ? list : undefined;
 }
 
-/** What {@link RequestGate.admit} takes for `requests`: their URLs, which of them are lists, and themselves. */
-function urlsOf(
-  requests: readonly (Source | string)[],
-): [(string | undefined)[], Set<number> | undefined, readonly (Source | string)[]] {
+/** Asks `gate` which of `requests` to add: their URLs, which of them are lists, and the requests. */
+function admit(gate: RequestGate, requests: readonly (Source | string)[]): Promise<boolean[]> {
   const lists = new Set<number>();
   requests.forEach((request, i) => {
     if (listUrlOf(request) !== undefined) lists.add(i);
   });
-  return [requests.map(urlOf), lists.size > 0 ? lists : undefined, requests];
+  return gate.admit(requests.map(urlOf), lists.size > 0 ? lists : undefined, requests);
 }
 
 /**
