@@ -446,13 +446,13 @@ export class RobotsCompiler implements RobotsLineHandler {
   private addRule(group: PendingGroup, allow: boolean, d: Directive): void {
     const start = this.used;
     this.reserve((d.valueEnd - d.valueStart) * MAX_EXPANSION);
-    const written = writePattern(d.source, d.valueStart, d.valueEnd, scratch, start);
+    const written = writePattern(d.source, d.units, d.valueStart, d.valueEnd, scratch, start);
     this.used = written & WROTE_END;
     const star = (written & WROTE_STAR) !== 0;
     // The pattern as written is kept where a verdict quotes it, when it differs.
     if (
       written & WROTE_NORMALISED &&
-      !sameOctets(d.source, d.valueStart, d.valueEnd, scratch, start, this.used)
+      !sameOctets(d.units, d.valueStart, d.valueEnd, scratch, start, this.used)
     ) {
       this.rawIds.push(this.ruleBits.length);
       this.rawValues.push(valueTextOf(d));
@@ -629,9 +629,9 @@ function powerOfTwoAtLeast(n: number): number {
   return 2 ** (32 - Math.clz32(n - 1));
 }
 
-/** Whether `text[from, to)` is the octets `out[at, end)`. */
+/** Whether the code units `units[from, to)` are the octets `out[at, end)`. */
 function sameOctets(
-  text: string,
+  units: Uint16Array,
   from: number,
   to: number,
   out: Uint8Array,
@@ -639,7 +639,7 @@ function sameOctets(
   end: number,
 ): boolean {
   if (to - from !== end - at) return false;
-  for (let i = 0; i < to - from; i++) if (text.charCodeAt(from + i) !== out[at + i]) return false;
+  for (let i = 0; i < to - from; i++) if (units[from + i] !== out[at + i]) return false;
   return true;
 }
 

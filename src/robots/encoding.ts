@@ -46,17 +46,24 @@ export const WROTE_END = WROTE_NORMALISED - 1;
 
 /**
  * Writes the normal form of the pattern `text[from, to)` (what normalizePattern returns) as
- * octets into `out` at `at`, which has room for MAX_EXPANSION octets per unit. Returns the
+ * octets into `out` at `at`; `units` holds the code units of `text` (see lines.ts). `out` which has room for MAX_EXPANSION octets per unit. Returns the
  * position after it (WROTE_END), with WROTE_STAR and WROTE_NORMALISED set as they apply. Most
  * patterns are in normal form already and are copied as they are; none makes a string.
  */
-export function writePattern(text: string, from: number, to: number, out: Uint8Array, at: number): number {
-  const anchored = to > from && text.charCodeAt(to - 1) === 36; /* $ */
+export function writePattern(
+  text: string,
+  units: Uint16Array,
+  from: number,
+  to: number,
+  out: Uint8Array,
+  at: number,
+): number {
+  const anchored = to > from && units[to - 1] === 36; /* $ */
   const end = anchored ? to - 1 : to;
   let o = at;
   let star = 0;
   for (let i = from; i < end; i++) {
-    const c = text.charCodeAt(i);
+    const c = units[i];
     if (c >= 128 || plainPattern[c] === 0) {
       return normalizeInto(text, from, to, true, out, at) | WROTE_NORMALISED | WROTE_STAR;
     }
@@ -225,7 +232,9 @@ export function normalizePath(path: string): string {
  * character (the end anchor), anywhere else it is a literal and becomes `%24`.
  */
 export function normalizePattern(pattern: string): string {
-  const written = writePattern(pattern, 0, pattern.length, bufferFor(pattern.length), 0);
+  const units = new Uint16Array(pattern.length);
+  for (let i = 0; i < pattern.length; i++) units[i] = pattern.charCodeAt(i);
+  const written = writePattern(pattern, units, 0, pattern.length, bufferFor(pattern.length), 0);
   return written & WROTE_NORMALISED ? bufferText(written & WROTE_END) : pattern;
 }
 

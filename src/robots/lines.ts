@@ -30,6 +30,11 @@ export interface Directive {
    * them in place and copy only what they keep.
    */
   source: string;
+  /**
+   * The code units of `source`, `units[i] === source.charCodeAt(i)` for every position of it:
+   * what a loop over characters reads (see codeUnitsOf). Valid during the call only.
+   */
+  units: Uint16Array;
   keyStart: number;
   keyEnd: number;
   valueStart: number;
@@ -184,6 +189,7 @@ export function tokenize(
     line: 0,
     key: 'unknown',
     source: pieces[0],
+    units: EMPTY_UNITS,
     keyStart: 0,
     keyEnd: 0,
     valueStart: 0,
@@ -197,6 +203,7 @@ export function tokenize(
   for (let k = 0; k < pieces.length; k++) {
     const text = pieces[k];
     directive.source = text;
+    directive.units = codeUnitsOf(text);
     const scan: LineScan = { hash: new NextOf(text, '#'), colon: new NextOf(text, ':') };
     // A piece before the last ends with its line end: no line starts after it in that piece.
     const last = k === pieces.length - 1;
@@ -228,6 +235,7 @@ function readLines(
   longLines: LongLine[] | undefined,
 ): number {
   const n = text.length;
+  const units = directive.units;
   let nextLong = 0;
   const lf = new NextOf(text, '\n');
   const cr = new NextOf(text, '\r');
@@ -247,7 +255,7 @@ function readLines(
         longLines === undefined && (end - start) * 3 > MAX_LINE_OCTETS
           ? keptOfLongLine(text, start, end, line, handler)
           : undefined;
-      if (kept === undefined) parseLine(text, start, end, line, directive, handler, scan);
+      if (kept === undefined) parseLine(text, units, start, end, line, directive, handler, scan);
       else parseKeptLine(kept, line, directive, handler);
     } else if (directive.blankLine === 0) {
       directive.blankLine = line;
@@ -257,8 +265,8 @@ function readLines(
     // Both characters are read on every line but the last (see isBlankAt): a file of CRLF
     // line ends after files of LF alone would otherwise meet a test without feedback. Never
     // past the end: a read there would slow down every read of the optimized loop.
-    const carriageReturn = text.charCodeAt(end) === 13 ? 1 : 0;
-    const lineFeed = end + 1 < n && text.charCodeAt(end + 1) === 10 ? 1 : 0;
+    const carriageReturn = units[end] === 13 ? 1 : 0;
+    const lineFeed = end + 1 < n && units[end + 1] === 10 ? 1 : 0;
     start = end + 1 + (carriageReturn & lineFeed);
     // A file that ends with a line end has no line after it, except Google's empty last
     // line, which matters to nobody; a cut file or piece must not count one either.
@@ -290,13 +298,16 @@ function keptOfLongLine(
 
 /** Reads `kept`, what is read of a line cut at the cap, as the line numbered `line`. */
 function parseKeptLine(kept: string, line: number, d: Directive, handler: RobotsLineHandler): void {
-  const source = d.source;
+  const { source, units } = d;
+  const keptUnits = freshCodeUnitsOf(kept);
   d.source = kept;
-  parseLine(kept, 0, kept.length, line, d, handler, {
+  d.units = keptUnits;
+  parseLine(kept, keptUnits, 0, kept.length, line, d, handler, {
     hash: new NextOf(kept, '#'),
     colon: new NextOf(kept, ':'),
   });
   d.source = source;
+  d.units = units;
 }
 
 /** The first `count` octets of `bytes` as `%XX` escapes. */
@@ -507,12 +518,59 @@ class NextOf {
   }
 }
 
+/**
+ * The code units of the text a pass reads, copied by the runtime (0.15 us for a 2.8 KB file,
+ * against 5.5 us for one `charCodeAt` loop over it): an optimized loop reads a typed array
+ * about three times faster than it calls `charCodeAt`. One buffer serves every pass, so that a
+ * parse allocates none; a text longer than SHARED_UNITS gets one of its own, so that a large
+ * file leaves no large buffer behind.
+ */
+const SHARED_UNITS = 64 * 1024;
+const EMPTY_UNITS = new Uint16Array(0);
+/** The units are written little-endian, which a Uint16Array reads only on a little-endian machine. */
+const LITTLE_ENDIAN = new Uint8Array(Uint16Array.of(1).buffer)[0] === 1;
+
+/** A buffer of code units and the same memory as octets, to write them. */
+interface UnitBuffer {
+  octets: Buffer;
+  units: Uint16Array;
+}
+
+/** Room for `length` units, in memory of its own (not the pool: offset 0, aligned). */
+function unitBuffer(length: number): UnitBuffer {
+  const octets = Buffer.allocUnsafeSlow(length * 2);
+  return { octets, units: new Uint16Array(octets.buffer, 0, length) };
+}
+
+let shared = unitBuffer(4 * 1024);
+
+/** The code units of `text`, in the shared buffer (see SHARED_UNITS): valid until the next call. */
+function codeUnitsOf(text: string): Uint16Array {
+  if (text.length > SHARED_UNITS) return freshCodeUnitsOf(text);
+  if (text.length > shared.units.length) shared = unitBuffer(SHARED_UNITS);
+  return writeUnits(text, shared);
+}
+
+/** The code units of `text` in a buffer of their own. */
+function freshCodeUnitsOf(text: string): Uint16Array {
+  return writeUnits(text, unitBuffer(text.length));
+}
+
+function writeUnits(text: string, into: UnitBuffer): Uint16Array {
+  if (LITTLE_ENDIAN) into.octets.write(text, 0, text.length * 2, 'utf16le');
+  else for (let i = 0; i < text.length; i++) into.units[i] = text.charCodeAt(i);
+  return into.units;
+}
+
 /** Space, tab, vertical tab and form feed. */
 const BLANK = new Uint8Array(128);
 for (const c of [32, 9, 11, 12]) BLANK[c] = 1;
 
 function isBlankAt(text: string, i: number): boolean {
-  const c = text.charCodeAt(i);
+  return isBlank(text.charCodeAt(i));
+}
+
+function isBlank(c: number): boolean {
   // A table rather than tests of each blank: every file runs the same operations, so the
   // optimized code of a pass has feedback for them before the first tab (code that no file
   // has run yet sends the whole pass back to the interpreter when a file first reaches it).
@@ -520,8 +578,7 @@ function isBlankAt(text: string, i: number): boolean {
 }
 
 /** Space or tab: what may stand in for a missing colon. */
-function isSpaceOrTabAt(text: string, i: number): boolean {
-  const c = text.charCodeAt(i);
+function isSpaceOrTab(c: number): boolean {
   return c === 32 || c === 9;
 }
 
@@ -534,6 +591,7 @@ interface LineScan {
 /** Reads `text[from, to)`, one line, into `d` and hands it on. */
 function parseLine(
   text: string,
+  units: Uint16Array,
   from: number,
   to: number,
   line: number,
@@ -544,8 +602,8 @@ function parseLine(
   const hash = scan.hash.from(from);
   const comment = hash < to;
   if (comment) to = hash;
-  while (from < to && isBlankAt(text, from)) from++;
-  while (to > from && isBlankAt(text, to - 1)) to--;
+  while (from < to && isBlank(units[from])) from++;
+  while (to > from && isBlank(units[to - 1])) to--;
   if (from === to) {
     if (!comment && d.blankLine === 0) {
       d.blankLine = line;
@@ -566,19 +624,19 @@ function parseLine(
     // two words: `Disallow /private` is a rule, `this is prose` is not. A vertical tab or a
     // form feed is no separator there (`Disallow\v/a` is no rule), only part of a word.
     keyEnd = from;
-    while (keyEnd < to && !isSpaceOrTabAt(text, keyEnd)) keyEnd++;
+    while (keyEnd < to && !isSpaceOrTab(units[keyEnd])) keyEnd++;
     valueStart = keyEnd;
-    while (valueStart < to && isSpaceOrTabAt(text, valueStart)) valueStart++;
+    while (valueStart < to && isSpaceOrTab(units[valueStart])) valueStart++;
     let rest = valueStart;
-    while (rest < to && !isSpaceOrTabAt(text, rest)) rest++;
+    while (rest < to && !isSpaceOrTab(units[rest])) rest++;
     if (keyEnd === to || rest !== to) {
       handler.unparsable(line, text.slice(from, to));
       return;
     }
     missingColon = true;
   }
-  while (keyEnd > from && isBlankAt(text, keyEnd - 1)) keyEnd--;
-  while (valueStart < to && isBlankAt(text, valueStart)) valueStart++;
+  while (keyEnd > from && isBlank(units[keyEnd - 1])) keyEnd--;
+  while (valueStart < to && isBlank(units[valueStart])) valueStart++;
   if (keyEnd === from) {
     handler.unparsable(line, text.slice(from, to));
     return;
@@ -589,7 +647,7 @@ function parseLine(
   d.valueStart = valueStart;
   d.valueEnd = to;
   d.missingColon = missingColon;
-  const answer = exactKeyAt(text, from, keyEnd) ?? classifyInto(d);
+  const answer = exactKeyAt(units, from, keyEnd) ?? classifyInto(d);
   d.key = answer.key;
   d.typo = answer.typo;
   handler.directive(d);
@@ -651,31 +709,38 @@ const UNSUPPORTED = new Set([
   'content-signal',
 ]);
 
-/** The exact keys by length, each with the (shared) answer for it. */
-const EXACT_BY_LENGTH: [string, { key: DirectiveKey; typo: boolean }][][] = [];
-for (const { key, exact } of KEYS) {
-  EXACT_BY_LENGTH[exact.length] ??= [];
-  EXACT_BY_LENGTH[exact.length].push([exact, { key, typo: false }]);
+/** An exact key, as character codes, and the (shared) answer for it. */
+interface ExactKey {
+  codes: Uint8Array;
+  answer: { key: DirectiveKey; typo: boolean };
 }
 
-/** `word` (lower case letters and `-`) is `text[from, to)`, ignoring the case of `text`. */
-function isWordAt(text: string, from: number, to: number, word: string): boolean {
-  if (to - from !== word.length) return false;
+/** The exact keys by length. */
+const EXACT_BY_LENGTH: ExactKey[][] = [];
+for (const { key, exact } of KEYS) {
+  EXACT_BY_LENGTH[exact.length] ??= [];
+  EXACT_BY_LENGTH[exact.length].push({
+    codes: Uint8Array.from(exact, (ch) => ch.charCodeAt(0)),
+    answer: { key, typo: false },
+  });
+}
+
+/** `word` (lower case letters and `-`) is `units[from, from + word.length)`, ignoring case. */
+function isWordAt(units: Uint16Array, from: number, word: Uint8Array): boolean {
   // `| 0x20` lower-cases A-Z and leaves `-` and a-z as they are.
-  for (let i = 0; i < word.length; i++)
-    if ((text.charCodeAt(from + i) | 0x20) !== word.charCodeAt(i)) return false;
+  for (let i = 0; i < word.length; i++) if ((units[from + i] | 0x20) !== word[i]) return false;
   return true;
 }
 
 /** The usual keys, spelled right, read in place without a copy; undefined for any other. */
 function exactKeyAt(
-  text: string,
+  units: Uint16Array,
   from: number,
   to: number,
 ): { key: DirectiveKey; typo: boolean } | undefined {
   const known = EXACT_BY_LENGTH[to - from];
   if (known !== undefined) {
-    for (let i = 0; i < known.length; i++) if (isWordAt(text, from, to, known[i][0])) return known[i][1];
+    for (let i = 0; i < known.length; i++) if (isWordAt(units, from, known[i].codes)) return known[i].answer;
   }
   return undefined;
 }
