@@ -328,15 +328,25 @@ const INDEX_HTM = Array.from('index.htm', (ch) => ch.charCodeAt(0));
  */
 let scratch = new Uint8Array(16 * 1024);
 const ascii = new TextDecoder();
+/**
+ * The rules of the file being compiled, by id, RULE_FIELDS each as `ints` holds them: where the
+ * pattern starts in `scratch`, `line << FLAG_BITS | flags`. Shared like `scratch`: a parse grows
+ * no array of its own for its rules.
+ */
+let ruleScratch = new Int32Array(1024 * RULE_FIELDS);
+
+/** The rules a pass collected: the first `count` of `ruleScratch`. */
+interface RuleList {
+  fields: Int32Array;
+  count: number;
+}
 
 /** Builds `RobotsData` from the events of one pass. */
 export class RobotsCompiler implements RobotsLineHandler {
   /** Octets of `scratch` in use. */
   private used = 0;
-  /** Where each rule's pattern starts in `scratch`, by rule id. */
-  private readonly ruleStarts: number[] = [];
-  /** `line << FLAG_BITS | flags`, by rule id. */
-  private readonly ruleBits: number[] = [];
+  /** How many rules `ruleScratch` holds. */
+  private ruleCount = 0;
   /** Ids of the rules written differently from their normal form, and how they were written. */
   private readonly rawIds: number[] = [];
   private readonly rawValues: string[] = [];
@@ -362,7 +372,7 @@ export class RobotsCompiler implements RobotsLineHandler {
             endLine: d.line,
             firstAgent: this.agentLines.length,
             agentCount: 0,
-            firstRule: this.ruleBits.length,
+            firstRule: this.ruleCount,
             ruleCount: 0,
             crawlDelay: Number.NaN,
           };
@@ -454,7 +464,7 @@ export class RobotsCompiler implements RobotsLineHandler {
       written & WROTE_NORMALISED &&
       !sameOctets(d.units, d.valueStart, d.valueEnd, scratch, start, this.used)
     ) {
-      this.rawIds.push(this.ruleBits.length);
+      this.rawIds.push(this.ruleCount);
       this.rawValues.push(valueTextOf(d));
     }
     this.pushRule(group, allow, start, d.line, 0, star);
@@ -510,15 +520,22 @@ export class RobotsCompiler implements RobotsLineHandler {
         else if (anchored && matchEnd === bodyEnd) flags |= EXACT;
       }
     }
-    this.ruleStarts.push(start);
-    this.ruleBits.push((line << FLAG_BITS) | flags);
+    const at = this.ruleCount++ * RULE_FIELDS;
+    if (at === ruleScratch.length) {
+      const grown = new Int32Array(ruleScratch.length * 2);
+      grown.set(ruleScratch);
+      ruleScratch = grown;
+    }
+    ruleScratch[at] = start;
+    ruleScratch[at + 1] = (line << FLAG_BITS) | flags;
     group.ruleCount++;
   }
 
   /** The compiled tables. Call once, after the pass. */
   finish(): RobotsData {
     if (this.ignoreAll) return EMPTY_DATA;
-    const { groups, agentValues, ruleBits, sitemaps } = this;
+    const { groups, agentValues, sitemaps } = this;
+    const rules: RuleList = { fields: ruleScratch, count: this.ruleCount };
     const merged = mergeGroups(groups, agentValues);
 
     // Strings of our own, never slices of the source: patterns and tokens are decoded from
@@ -527,14 +544,13 @@ export class RobotsCompiler implements RobotsLineHandler {
     const tokensAt = this.used;
     const { tokens } = merged;
     for (let m = 0; m < tokens.length; m++) this.append(tokens[m], 0, tokens[m].length);
-    const chunks = patternChunks(this.used, this.ruleStarts, tokensAt, tokens);
+    const chunks = patternChunks(this.used, rules, tokensAt, tokens);
     const words = this.rawValues.concat(agentValues, sitemaps, ' ').join('');
 
-    const tables = sizeRankedTables(groups, ruleBits, merged);
+    const tables = sizeRankedTables(groups, rules, merged);
     const ints = writeTables(
       {
-        ruleStarts: this.ruleStarts,
-        ruleBits,
+        rules,
         rawIds: this.rawIds,
         rawValues: this.rawValues,
         groups,
@@ -565,21 +581,16 @@ export class RobotsCompiler implements RobotsLineHandler {
 /**
  * The strings of `scratch[0, used)` (see CHUNK_BITS): chunk k from position k << CHUNK_BITS to
  * the end of the last item (pattern or token) that starts before the next chunk. The items lie
- * back to back: the rules' patterns from `ruleStarts`, then `tokens` from `tokensAt`.
+ * back to back: the rules' patterns, then `tokens` from `tokensAt`.
  */
-function patternChunks(
-  used: number,
-  ruleStarts: readonly number[],
-  tokensAt: number,
-  tokens: readonly string[],
-): string[] {
+function patternChunks(used: number, rules: RuleList, tokensAt: number, tokens: readonly string[]): string[] {
   const chunks: string[] = [];
   // Up to `used` itself: an empty item may start there (a last `Disallow:` with nothing after).
   for (let from = 0; from <= used; from += CHUNK_MASK + 1) {
     const end =
       used <= from + CHUNK_MASK + 1
         ? used
-        : itemBoundaryFrom(from + CHUNK_MASK + 1, ruleStarts, tokensAt, tokens, used);
+        : itemBoundaryFrom(from + CHUNK_MASK + 1, rules, tokensAt, tokens, used);
     chunks.push(end === from ? '' : ascii.decode(scratch.subarray(from, end)));
   }
   return chunks;
@@ -588,7 +599,7 @@ function patternChunks(
 /** The first position at or after `position` where an item starts, or `used`. */
 function itemBoundaryFrom(
   position: number,
-  ruleStarts: readonly number[],
+  rules: RuleList,
   tokensAt: number,
   tokens: readonly string[],
   used: number,
@@ -603,13 +614,13 @@ function itemBoundaryFrom(
   }
   // The first rule start at or after `position`; the tokens start after the last rule.
   let lo = 0;
-  let hi = ruleStarts.length;
+  let hi = rules.count;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (ruleStarts[mid] < position) lo = mid + 1;
+    if (rules.fields[mid * RULE_FIELDS] < position) lo = mid + 1;
     else hi = mid;
   }
-  return lo < ruleStarts.length ? ruleStarts[lo] : tokensAt;
+  return lo < rules.count ? rules.fields[lo * RULE_FIELDS] : tokensAt;
 }
 
 /*
@@ -645,8 +656,7 @@ function sameOctets(
 
 /** What a pass collected, as `finish()` hands it to writeTables. */
 interface CollectedLines {
-  ruleStarts: readonly number[];
-  ruleBits: readonly number[];
+  rules: RuleList;
   rawIds: readonly number[];
   rawValues: readonly string[];
   groups: readonly PendingGroup[];
@@ -709,7 +719,8 @@ function mergeGroups(groups: readonly PendingGroup[], agentValues: readonly stri
   const agents = agentValues.length;
   const tokens: string[] = [];
   const memberCount = new Int32Array(agents);
-  const lastMember = new Int32Array(agents).fill(-1);
+  /** The last group (g + 1, 0 for none) that merged group m took as a member: no fill needed. */
+  const lastMember = new Int32Array(agents);
   const pairToken = new Int32Array(agents);
   const pairGroup = new Int32Array(agents);
   let pairs = 0;
@@ -726,8 +737,8 @@ function mergeGroups(groups: readonly PendingGroup[], agentValues: readonly stri
         slots[slot] = m + 1;
         tokens.push(token);
       }
-      if (lastMember[m] !== g) {
-        lastMember[m] = g;
+      if (lastMember[m] !== g + 1) {
+        lastMember[m] = g + 1;
         memberCount[m]++;
         pairToken[pairs] = m;
         pairGroup[pairs] = g;
@@ -739,14 +750,18 @@ function mergeGroups(groups: readonly PendingGroup[], agentValues: readonly stri
   const memberStart = new Int32Array(tokens.length + 1);
   for (let m = 0; m < tokens.length; m++) memberStart[m + 1] = memberStart[m] + memberCount[m];
   const memberList = new Int32Array(pairs);
-  const cursor = memberStart.slice(0, tokens.length);
+  // The counts, no longer needed, become each list's cursor.
+  const cursor = memberCount;
+  for (let m = 0; m < tokens.length; m++) cursor[m] = memberStart[m];
   for (let p = 0; p < pairs; p++) memberList[cursor[pairToken[p]]++] = pairGroup[p];
   return { tokens, memberStart, memberList, agentMerged, slots };
 }
 
 /** The ranked tables: one per distinct list of member groups, sized now, added on first use. */
 interface RankedTables {
-  /** Size in ints of each table. */
+  /** How many tables there are. */
+  tableCount: number;
+  /** Size in ints of each table (by table, up to tableCount). */
   rankedSize: Int32Array;
   /** By merged group, its table. */
   tableOf: Int32Array;
@@ -754,7 +769,7 @@ interface RankedTables {
 
 function sizeRankedTables(
   groups: readonly PendingGroup[],
-  ruleBits: readonly number[],
+  rules: RuleList,
   merged: MergedGroups,
 ): RankedTables {
   const { memberStart, memberList } = merged;
@@ -766,7 +781,7 @@ function sizeRankedTables(
     let plain = 0;
     let other = 0;
     for (let id = group.firstRule; id < group.firstRule + group.ruleCount; id++) {
-      const flags = ruleBits[id];
+      const flags = rules.fields[id * RULE_FIELDS + 1];
       if (flags & EMPTY) continue;
       if (flags & PLAIN) plain++;
       else other++;
@@ -777,15 +792,15 @@ function sizeRankedTables(
   const tokenCount = merged.tokens.length;
   const sizes = new Int32Array(tokenCount);
   let tables = 0;
-  // The table of a token whose rules all come from one group, by that group (-1: none yet).
-  const tableOfGroup = new Int32Array(groups.length).fill(-1);
+  // The table of a token whose rules all come from one group, by that group (t + 1; 0: none yet).
+  const tableOfGroup = new Int32Array(groups.length);
   let tableOfList: Map<string, number> | undefined;
   const tableOf = new Int32Array(tokenCount);
   for (let m = 0; m < tokenCount; m++) {
     const from = memberStart[m];
     const to = memberStart[m + 1];
     const key = to - from === 1 ? '' : memberList.slice(from, to).join(',');
-    const shared = key === '' ? tableOfGroup[memberList[from]] : (tableOfList?.get(key) ?? -1);
+    const shared = key === '' ? tableOfGroup[memberList[from]] - 1 : (tableOfList?.get(key) ?? -1);
     if (shared >= 0) {
       tableOf[m] = shared;
       continue;
@@ -796,9 +811,9 @@ function sizeRankedTables(
       plain += groupPlain[memberList[k]];
       other += groupOther[memberList[k]];
     }
-    const packed = ruleBits.length < PACKED_ID_LIMIT && plain < PACKED_BACK_LIMIT;
+    const packed = rules.count < PACKED_ID_LIMIT && plain < PACKED_BACK_LIMIT;
     const size = 1 + plain * (packed ? 1 : 2) + other * OTHER_FIELDS;
-    if (key === '') tableOfGroup[memberList[from]] = tables;
+    if (key === '') tableOfGroup[memberList[from]] = tables + 1;
     else {
       tableOfList ??= new Map();
       tableOfList.set(key, tables);
@@ -806,19 +821,20 @@ function sizeRankedTables(
     tableOf[m] = tables;
     sizes[tables++] = size;
   }
-  return { rankedSize: sizes.subarray(0, tables), tableOf };
+  // The sizes with their count, not a view of them (making a view costs more than the rest of the step).
+  return { tableCount: tables, rankedSize: sizes, tableOf };
 }
 
 /** Lays out `ints` (see RobotsData) and fills it. */
 function writeTables(
   lines: CollectedLines,
   merged: MergedGroups,
-  { rankedSize, tableOf }: RankedTables,
+  { tableCount, rankedSize, tableOf }: RankedTables,
   tokensAt: number,
 ): Int32Array {
-  const { ruleStarts, ruleBits, rawIds, rawValues, groups, agentLines, agentValues, sitemaps } = lines;
+  const { rules, rawIds, rawValues, groups, agentLines, agentValues, sitemaps } = lines;
   const { tokens, memberStart, memberList, agentMerged } = merged;
-  const ruleCount = ruleBits.length;
+  const ruleCount = rules.count;
   const groupsAt = RULES_AT + (ruleCount + 1) * RULE_FIELDS;
   const agentsAt = groupsAt + groups.length * GROUP_FIELDS;
   const mergedAt = agentsAt + agentValues.length * AGENT_FIELDS;
@@ -826,9 +842,9 @@ function writeTables(
   const sitemapsAt = membersAt + memberList.length;
   const rawAt = sitemapsAt + sitemaps.length * 2;
   const tablesAt = rawAt + rawIds.length * 3;
-  const base = tablesAt + rankedSize.length;
+  const base = tablesAt + tableCount;
   let full = base;
-  for (let t = 0; t < rankedSize.length; t++) full += rankedSize[t];
+  for (let t = 0; t < tableCount; t++) full += rankedSize[t];
   // Room for every table at once when the tables do not outweigh the rest several times over
   // (tokens naming many combinations of large groups): those wait for the checks that need them.
   // Both tests run for every file (see the steps of finish()).
@@ -837,7 +853,7 @@ function writeTables(
   const total = reserve ? full : base;
   const ints = new Int32Array(total);
   // Each table's place when there is room for all, else 0: placed on first use.
-  for (let t = 0, at = base; t < rankedSize.length; t++) {
+  for (let t = 0, at = base; t < tableCount; t++) {
     ints[tablesAt + t] = reserve ? at : 0;
     at += rankedSize[t];
   }
@@ -854,10 +870,8 @@ function writeTables(
   ints[TABLES_AT] = tablesAt;
   ints[INTS_USED] = total;
   ints[INTS_FULL] = full;
-  for (let id = 0; id < ruleCount; id++) {
-    ints[RULES_AT + id * RULE_FIELDS] = ruleStarts[id];
-    ints[RULES_AT + id * RULE_FIELDS + 1] = ruleBits[id];
-  }
+  const fields = rules.fields;
+  for (let i = 0; i < ruleCount * RULE_FIELDS; i++) ints[RULES_AT + i] = fields[i];
   ints[RULES_AT + ruleCount * RULE_FIELDS] = tokensAt;
   for (let g = 0; g < groups.length; g++) {
     const group = groups[g];
