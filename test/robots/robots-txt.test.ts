@@ -553,6 +553,32 @@ describe('reading the file', () => {
   });
 });
 
+describe('texts of every size read alike', () => {
+  // A pass reads the code units of its text from a buffer shared by every parse, grown to the
+  // largest text read up to the default size cap; a text over the cap gets a buffer of its own.
+  const rule = 'Disallow: /archive/2019/a-long-path-that-fills-the-file/\n';
+
+  it('reads a text longer than the default size cap, given a larger maxBytes', () => {
+    const body = `User-agent: *\n${rule.repeat(12_000)}Disallow: /last\nAllow: /last/open`;
+    expect(body.length).toBeGreaterThan(600 * 1024);
+    const robots = RobotsTxt.parse(body, { maxBytes: 1024 * 1024 });
+    expect(robots.isAllowed('/last/x', 'a')).toBe(false);
+    expect(robots.explain('/last/open', 'a').rule).toMatchObject({ kind: 'allow', line: 12_003 });
+    expect(robots.isAllowed('/archive/2019/a-long-path-that-fills-the-file/', 'a')).toBe(false);
+  });
+
+  it('reads nothing of an earlier, longer text past the end of the next one', () => {
+    RobotsTxt.parse(`User-agent: *\n${rule.repeat(5_000)}`);
+    // Ends without a line end, where the longer text went on with `a-long-path...`.
+    const robots = RobotsTxt.parse('User-agent: *\nDisallow: /archive/2019/');
+    expect(robots.explain('/archive/2019/a', 'a').rule).toMatchObject({
+      pattern: '/archive/2019/',
+      line: 2,
+    });
+    expect(RobotsTxt.parse('User-agent: *\nDisallow: /x #').explain('/x', 'a').rule?.pattern).toBe('/x');
+  });
+});
+
 describe('groups with many plain rules', () => {
   /** The longest rule that is a prefix of the path, allow on a tie: the rule, read slowly. */
   function slowly(rules: readonly (readonly [boolean, string])[], path: string): boolean {
