@@ -46,7 +46,8 @@ export const WROTE_END = WROTE_NORMALISED - 1;
 
 /**
  * Writes the normal form of the pattern `text[from, to)` (what normalizePattern returns) as
- * octets into `out` at `at`; `units` holds the code units of `text` (see lines.ts). `out` which has room for MAX_EXPANSION octets per unit. Returns the
+ * octets into `out` at `at`, which has room for MAX_EXPANSION octets per unit; `units` holds
+ * the code units of `text` (see codeUnitsOf in lines.ts), which the usual case reads. Returns the
  * position after it (WROTE_END), with WROTE_STAR and WROTE_NORMALISED set as they apply. Most
  * patterns are in normal form already and are copied as they are; none makes a string.
  */
