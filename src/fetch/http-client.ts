@@ -393,9 +393,33 @@ function readAnswer(stream: Readable, request: RobotsHttpRequest): Promise<Robot
         socket.destroy();
         onResponse(native);
       });
+      ignoreOctetsAfterAnswer(nativeRequest);
     });
     stream.on('error', (error: unknown) => finish(failureOf(error)));
   });
+}
+
+/**
+ * Octets a server sends after a complete answer (past its `Content-Length`, or after the last
+ * chunk) make Node's parser fail on them: it closes the connection and the request emits the
+ * parse error, though the answer was read whole, and got would drop its body. Browsers and curl
+ * read the declared body and ignore the rest: so does this. Such an error is kept from got, and
+ * the answer ends as over a connection closed after it. A parse error within the answer, or an
+ * answer cut short, is still a failure.
+ */
+function ignoreOctetsAfterAnswer(nativeRequest: EventEmitter): void {
+  const emit = nativeRequest.emit;
+  nativeRequest.emit = function (this: EventEmitter, name: string | symbol, ...args: unknown[]): boolean {
+    if (name === 'error' && isParseErrorAfterAnswer(this, args[0])) return true;
+    return emit.call(this, name, ...args);
+  };
+}
+
+/** Whether `error` is an HTTP/1.1 parse error (llhttp's `HPE_*`) met once the answer was complete. */
+function isParseErrorAfterAnswer(nativeRequest: EventEmitter, error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  const response = (nativeRequest as { res?: { complete?: unknown } | null }).res;
+  return typeof code === 'string' && code.startsWith('HPE_') && response?.complete === true;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { createServer as createNetServer, connect as netConnect } from 'node:net';
+import { createServer as createNetServer, connect as netConnect, type Socket } from 'node:net';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -550,6 +550,78 @@ describe('fetchRobotsTxt: an answer that is not HTTP', () => {
     } finally {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     }
+  });
+});
+
+/**
+ * Fetches robots.txt from a raw TCP server that answers the first request with `octets` (then
+ * closes the connection when `close` is set), and closes the server.
+ */
+async function fetchFromRawServer(octets: string | Buffer, close = false) {
+  const sockets = new Set<Socket>();
+  const server = createNetServer((socket) => {
+    sockets.add(socket);
+    socket.on('error', () => {});
+    socket.once('data', () => (close ? socket.end(octets) : socket.write(octets)));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  try {
+    return await fetchRobotsTxt(`http://127.0.0.1:${port}/`, options);
+  } finally {
+    for (const socket of sockets) socket.destroy();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+}
+
+describe('fetchRobotsTxt: octets after a complete answer', () => {
+  const length = Buffer.byteLength(RULES);
+  const gzipped = gzipSync(RULES);
+
+  it.each<[string, string | Buffer]>([
+    ['past its Content-Length', `HTTP/1.1 200 OK\r\nContent-Length: ${length}\r\n\r\n${RULES}GARBAGE`],
+    [
+      'after its last chunk',
+      `HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n${length.toString(16)}\r\n${RULES}\r\n0\r\n\r\nGARBAGE`,
+    ],
+    [
+      'past the Content-Length of a gzip body',
+      Buffer.concat([
+        Buffer.from(`HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: ${gzipped.length}\r\n\r\n`),
+        gzipped,
+        Buffer.from('GARBAGE'),
+      ]),
+    ],
+  ])('are ignored %s: the declared body is the file', async (_where, octets) => {
+    const result = await fetchFromRawServer(octets);
+    expect(result).toMatchObject({ status: 200, kind: 'rules', truncated: false });
+    expect(Buffer.from(result.body!).toString()).toBe(RULES);
+    expect(result.robots?.isAllowed('http://127.0.0.1/private/x', USER_AGENT)).toBe(false);
+    expect(result.robots?.isAllowed('http://127.0.0.1/public', USER_AGENT)).toBe(true);
+  });
+
+  it('are ignored after an answer of 20 octets that the server follows with 25', async () => {
+    const result = await fetchFromRawServer(
+      `HTTP/1.1 200 OK\r\nContent-Length: 20\r\n\r\n${RULES.slice(0, 25)}`,
+    );
+    expect(result).toMatchObject({ status: 200, kind: 'rules' });
+    expect(Buffer.from(result.body!).toString()).toBe(RULES.slice(0, 20));
+  });
+
+  it('leave a body shorter than its Content-Length cut short: unreachable, disallow all', async () => {
+    const result = await fetchFromRawServer(
+      `HTTP/1.1 200 OK\r\nContent-Length: ${length + 10}\r\n\r\n${RULES}`,
+      true,
+    );
+    expect(result).toMatchObject({ status: 'connection-reset', kind: 'disallow-all', robots: null });
+  });
+
+  it('leave a malformed answer malformed: unreachable, disallow all', async () => {
+    const result = await fetchFromRawServer(
+      `HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n${RULES}\r\n0\r\n\r\n`,
+    );
+    expect(result).toMatchObject({ status: 'network-error', kind: 'disallow-all', robots: null });
+    expect(result.why).toMatch(/^network-error \(Parse Error: .+\): robots\.txt is unreachable/);
   });
 });
 
