@@ -65,6 +65,39 @@ export class CrawlDelayPacer {
     this.sent(origin, delayMs, at);
   }
 
+  /**
+   * Per origin, the end of the turn of the last page load handed to the browser (see inLine).
+   */
+  readonly #line = new Map<string, Promise<void>>();
+
+  /**
+   * A page load of `origin` takes its turn: resolves once the page load before it was answered, and
+   * hands back the function that ends this one's turn (called when its answer comes, or when it
+   * will get none). A request leaving the browser reaches the server tens of milliseconds later at
+   * times (a new connection), after one that left after it: spaced as they leave, page loads that
+   * pages started by script came up to 210 ms short of the delay at the server. Spaced from the answer of the one before,
+   * which the server had sent by then, they cannot. A turn no one ends is over `capMs` after it
+   * began, so that a load that never gets an answer does not stop the origin.
+   */
+  async inLine(origin: string, capMs: number): Promise<() => void> {
+    const before = this.#line.get(origin);
+    let end!: () => void;
+    const turn = new Promise<void>((resolve) => {
+      end = resolve;
+    });
+    this.#line.set(origin, turn);
+    void turn.then(() => {
+      if (this.#line.get(origin) === turn) this.#line.delete(origin);
+    });
+    if (before !== undefined) await before;
+    const cap = setTimeout(end, capMs);
+    cap.unref?.();
+    return () => {
+      clearTimeout(cap);
+      end();
+    };
+  }
+
   /** How long a request of `origin` must wait at `now` to follow its last one by `delayMs`. */
   waitToSend(origin: string, delayMs: number, now: number): number {
     const last = this.#lastSent.get(origin);

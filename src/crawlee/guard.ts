@@ -705,6 +705,7 @@ export class RobotsGuard implements HopChecker {
       block: () => {},
       observeUserAgent: (userAgent) => this.observeUserAgent(userAgent),
       leavesNow: (url) => this.leavesNow(url),
+      inLine: (url, capMs) => this.inLine(url, capMs),
       answered: (url) => this.answered(url),
       get userAgentObserved() {
         return guard.userAgentObserved;
@@ -1158,6 +1159,17 @@ export class RobotsGuard implements HopChecker {
     const delay = this.#crawlDelayMsOf(url);
     if (delay === undefined) return 0;
     return this.#pacer.leavesNow(delay.origin, delay.ms, this.#options.clock());
+  }
+
+  /**
+   * @internal {@link HopChecker}: a page load of `url` in the browser waits for its origin's last
+   * one to be answered, or `capMs` and the delay (see CrawlDelayPacer.inLine); at once for an
+   * origin without Crawl-delay.
+   */
+  async inLine(url: string, capMs: number): Promise<() => void> {
+    const delay = this.#crawlDelayMsOf(url);
+    if (delay === undefined) return () => {};
+    return this.#pacer.inLine(delay.origin, capMs + delay.ms);
   }
 
   /** @internal {@link HopChecker}: the crawler has the response of `url` (a browser's document, or an HTTP response). */

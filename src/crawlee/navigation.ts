@@ -48,6 +48,11 @@ export interface HopChecker {
    */
   leavesNow(url: string): number;
   /**
+   * A page load of `url` in the browser waits for the last one of its origin to be answered (or
+   * `capMs` and the Crawl-delay at most): resolves with the function that lets the next one go.
+   */
+  inLine(url: string, capMs: number): Promise<() => void>;
+  /**
    * The browser has the response of a document of `url`: its request reached the server by now,
    * which may be well after it left the browser (a new connection). The next page load of the
    * origin waits its Crawl-delay from here at least.
@@ -537,6 +542,23 @@ export function browserNavigationHooks(
     }
     const state: PageState = { request, crawlerNavigation: false };
     states.set(page as object, state);
+    /**
+     * The page loads of the page that left the browser and have no answer yet, by Fetch id: each
+     * lets the next page load of its origin go once it is answered (see HopChecker.inLine).
+     */
+    const unanswered = new Map<string, { url: string; next: () => void }>();
+    /** The browser has heard back from a page load (a response, a redirect, an error), or never will. */
+    const answer = (requestId: string, answered: boolean): void => {
+      const load = unanswered.get(requestId);
+      if (load === undefined) return;
+      unanswered.delete(requestId);
+      if (answered) guard.answered(load.url);
+      load.next();
+    };
+    page.once('close', () => {
+      for (const load of unanswered.values()) load.next();
+      unanswered.clear();
+    });
     wrapGoto(page);
     const { frameTree } = (await session.send('Page.getFrameTree')) as {
       frameTree: { frame: { id: string } };
@@ -585,11 +607,20 @@ export function browserNavigationHooks(
         const paced = owned
           ? !redirect || (from !== undefined && !sameOrigin(from, hop.url))
           : event.frameId === mainFrameId;
-        if (paced) {
-          const wait = guard.leavesNow(hop.url);
-          if (wait > 0) await sleep(wait);
+        if (!paced) {
+          await target.send('Fetch.continueRequest', { requestId: event.requestId }).catch(ignoreClosed);
+          return;
         }
-        await target.send('Fetch.continueRequest', { requestId: event.requestId }).catch(ignoreClosed);
+        // One page load of an origin at a time, from one's answer to the next's leaving: the
+        // browser sends some a little later than others (see CrawlDelayPacer.inLine).
+        const next = await guard.inLine(hop.url, crawler.navigationTimeoutMillis ?? 60_000);
+        const wait = guard.leavesNow(hop.url);
+        if (wait > 0) await sleep(wait);
+        unanswered.set(event.requestId, { url: hop.url, next });
+        // Not sent (the page closed, the navigation was cancelled while it waited): no answer to wait for.
+        await target
+          .send('Fetch.continueRequest', { requestId: event.requestId })
+          .catch(() => answer(event.requestId, false));
         return;
       }
       // Told before the request fails, so the goto's error (or the handler's) finds it.
@@ -610,9 +641,12 @@ export function browserNavigationHooks(
     const onPaused = async (target: CdpSessionLike, event: RequestPausedEvent): Promise<void> => {
       if (event.responseStatusCode !== undefined || event.responseErrorReason !== undefined) {
         if (event.responseStatusCode !== undefined) guard.answered(event.request.url);
+        answer(event.requestId, true);
         await continueWithoutSpeculationRules(target, event);
         return;
       }
+      // A redirect is the answer of the request it continues.
+      if (event.redirectedRequestId !== undefined) answer(event.redirectedRequestId, true);
       if (event.resourceType === 'Other' || isSpeculative(event.request.headers)) {
         crawler.log.debug(
           `RobotsGuard: stopped ${event.resourceType === 'Other' ? "the browser's own request" : 'a speculative load'} of ${withoutCredentials(event.request.url)}.`,

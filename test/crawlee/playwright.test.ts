@@ -306,6 +306,45 @@ describe('PlaywrightCrawler with RobotsGuard: Crawl-delay (Debian Chromium)', ()
     }
     expect(stats.requestsFailed).toBe(0);
   });
+
+  it('spaces by the whole delay the navigations pages of an origin start by script while others load', async () => {
+    const { paced } = env.site;
+    paced.route('/robots.txt', text('User-agent: *\nCrawl-delay: 2\n'));
+    // Each page moves on by script once loaded, while the other pages of the origin load.
+    const starts = ['/v1', '/v2', '/v3', '/v4', '/v5'];
+    const nexts = starts.map((path) => `${path}-next`);
+    for (const path of starts)
+      paced.route(
+        path,
+        page(
+          path,
+          [],
+          `<script>addEventListener('load', () => { location.href = '${path}-next'; });</script>`,
+        ),
+      );
+    servePages(paced, nexts);
+    const crawler = new PlaywrightCrawler(
+      {
+        launchContext: CHROMIUM,
+        minConcurrency: 5,
+        maxConcurrency: 5,
+        navigationTimeoutSecs: 30,
+        requestHandlerTimeoutSecs: 60,
+        async requestHandler({ request, page: browserPage }) {
+          await browserPage.waitForURL(`${request.url}-next`, { timeout: 40_000 });
+        },
+      },
+      freshConfiguration(),
+    );
+    new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store: env.store }).attach(crawler);
+    const stats = await crawler.run(starts.map((path) => `${paced.origin}${path}`));
+
+    expect(pagesHit(paced)).toEqual([...starts, ...nexts].sort());
+    // Crawl-delay: 2, measured by the relay's own clock: no slack.
+    const gaps = gapsOf(await paced.arrivals([...starts, ...nexts]));
+    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(2000);
+    expect(stats.requestsFailed).toBe(0);
+  }, 120_000);
 });
 
 describe('PlaywrightCrawler with RobotsGuard: frames of another site (Debian Chromium)', () => {
