@@ -71,13 +71,14 @@ export class CrawlDelayPacer {
   readonly #line = new Map<string, Promise<void>>();
 
   /**
-   * A page load of `origin` takes its turn: resolves once the page load before it was answered, and
-   * hands back the function that ends this one's turn (called when its answer comes, or when it
-   * will get none). A request leaving the browser reaches the server tens of milliseconds later at
-   * times (a new connection), after one that left after it: spaced as they leave, page loads that
-   * pages started by script came up to 210 ms short of the delay at the server. Spaced from the answer of the one before,
-   * which the server had sent by then, they cannot. A turn no one ends is over `capMs` after it
-   * began, so that a load that never gets an answer does not stop the origin.
+   * A page load of `origin` takes its turn: resolves once the page load before it was answered,
+   * and hands back the function that ends this one's turn (called when its answer comes, or when
+   * it will get none). A request leaving the browser reaches the server tens of milliseconds later
+   * at times (a new connection), after one that left after it: spaced as they leave, page loads
+   * that pages started by script came up to 210 ms short of the delay at the server. Spaced from
+   * the answer of the one before, which the server had sent by then, they cannot. A turn no one
+   * ends is over `capMs` after it began, so that a load that never gets an answer does not stop
+   * the origin.
    */
   async inLine(origin: string, capMs: number): Promise<() => void> {
     const before = this.#line.get(origin);
