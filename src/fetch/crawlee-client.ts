@@ -100,6 +100,12 @@ function readWithin(client: BaseHttpClient, request: RobotsHttpRequest): Promise
         truncated: body.truncated,
       });
       stream.on('error', (error: unknown) => finish(failureOf(error)));
+      // An error the stream met before it was handed on went to the client's own listener
+      // (got-scraping's fails before `stream()` resolves): no event will say it, the deadline would.
+      if (stream.errored !== null) {
+        finish(failureOf(stream.errored));
+        return;
+      }
       // Only a 2xx body is ever used (RFC 9309 2.3.1.1).
       if (status < 200 || status > 299) {
         finish(answer());

@@ -1,4 +1,5 @@
 import { request as httpRequest } from 'node:http';
+import { type AddressInfo, createServer } from 'node:net';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { type BaseHttpClient, GotScrapingHttpClient, type StreamingHttpResponse } from 'crawlee';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -119,6 +120,30 @@ describe("CrawleeRobotsClient: robots.txt through a crawler's httpClient", () =>
     });
     const result = await fetchRobotsTxt(site.origin, through(new GotScrapingHttpClient()));
     expect(result).toMatchObject({ kind: 'disallow-all', status: 'decoding-error' });
+  });
+
+  it('fails at once on an error the stream met before it was handed on, not at the deadline', async () => {
+    // A complete answer and more octets in one write: Node's parser fails on them while got
+    // still reads the head, and got-scraping's stream errors before `stream()` resolves.
+    const junk = createServer((socket) => {
+      socket.on('error', () => {});
+      socket.once('data', () =>
+        socket.write(`HTTP/1.1 200 OK\r\nContent-Length: ${RULES.length}\r\n\r\n${RULES}JUNK`),
+      );
+    });
+    await new Promise<void>((resolve) => junk.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = junk.address() as AddressInfo;
+      const started = performance.now();
+      const result = await fetchRobotsTxt(
+        `http://127.0.0.1:${port}/`,
+        through(new GotScrapingHttpClient(), { timeoutMs: 5000 }),
+      );
+      expect(result).toMatchObject({ kind: 'disallow-all', status: 'network-error' });
+      expect(performance.now() - started).toBeLessThan(2500);
+    } finally {
+      junk.close();
+    }
   });
 
   it('leaves redirects to the fetcher, which records and bounds every hop', async () => {
