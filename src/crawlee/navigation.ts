@@ -547,13 +547,18 @@ export function browserNavigationHooks(
      * lets the next page load of its origin go once it is answered (see HopChecker.inLine).
      */
     const unanswered = new Map<string, { url: string; next: () => void }>();
-    /** The browser has heard back from a page load (a response, a redirect, an error), or never will. */
-    const answer = (requestId: string, answered: boolean): void => {
+    /**
+     * The browser has heard back from a page load (a response, a redirect, an error), or never
+     * will: the guard is told of an answer and the next page load of the origin may go. False when
+     * `requestId` is no paced page load waiting for its answer.
+     */
+    const answer = (requestId: string, answered: boolean): boolean => {
       const load = unanswered.get(requestId);
-      if (load === undefined) return;
+      if (load === undefined) return false;
       unanswered.delete(requestId);
       if (answered) guard.answered(load.url);
       load.next();
+      return true;
     };
     page.once('close', () => {
       for (const load of unanswered.values()) load.next();
@@ -640,8 +645,10 @@ export function browserNavigationHooks(
 
     const onPaused = async (target: CdpSessionLike, event: RequestPausedEvent): Promise<void> => {
       if (event.responseStatusCode !== undefined || event.responseErrorReason !== undefined) {
-        if (event.responseStatusCode !== undefined) guard.answered(event.request.url);
-        answer(event.requestId, true);
+        // A paced page load's answer is told to the guard as its turn ends; any other document's here.
+        if (!answer(event.requestId, true) && event.responseStatusCode !== undefined) {
+          guard.answered(event.request.url);
+        }
         await continueWithoutSpeculationRules(target, event);
         return;
       }

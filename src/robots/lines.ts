@@ -255,14 +255,14 @@ function readLines(
         longLines === undefined && (end - start) * 3 > MAX_LINE_OCTETS
           ? keptOfLongLine(text, start, end, line, handler)
           : undefined;
-      if (kept === undefined) parseLine(text, units, start, end, line, directive, handler, scan);
+      if (kept === undefined) parseLine(text, start, end, line, directive, handler, scan);
       else parseKeptLine(kept, line, directive, handler);
     } else if (directive.blankLine === 0) {
       directive.blankLine = line;
       directive.blankLineEmpty = true;
     }
     if (end >= n) return line;
-    // Both characters are read on every line but the last (see isBlankAt): a file of CRLF
+    // Both characters are read on every line but the last (see isBlank): a file of CRLF
     // line ends after files of LF alone would otherwise meet a test without feedback. Never
     // past the end: a read there would slow down every read of the optimized loop.
     const carriageReturn = units[end] === 13 ? 1 : 0;
@@ -299,10 +299,9 @@ function keptOfLongLine(
 /** Reads `kept`, what is read of a line cut at the cap, as the line numbered `line`. */
 function parseKeptLine(kept: string, line: number, d: Directive, handler: RobotsLineHandler): void {
   const { source, units } = d;
-  const keptUnits = freshCodeUnitsOf(kept);
   d.source = kept;
-  d.units = keptUnits;
-  parseLine(kept, keptUnits, 0, kept.length, line, d, handler, {
+  d.units = freshCodeUnitsOf(kept);
+  parseLine(kept, 0, kept.length, line, d, handler, {
     hash: new NextOf(kept, '#'),
     colon: new NextOf(kept, ':'),
   });
@@ -595,7 +594,6 @@ interface LineScan {
 /** Reads `text[from, to)`, one line, into `d` and hands it on. */
 function parseLine(
   text: string,
-  units: Uint16Array,
   from: number,
   to: number,
   line: number,
@@ -603,6 +601,7 @@ function parseLine(
   handler: RobotsLineHandler,
   scan: LineScan,
 ): void {
+  const units = d.units;
   const hash = scan.hash.from(from);
   const comment = hash < to;
   if (comment) to = hash;
