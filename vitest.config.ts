@@ -3,7 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    testTimeout: 30_000,
+    // Two lanes share the machine (scripts/test.mjs): a test may take twice its time alone.
+    testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
   },

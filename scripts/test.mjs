@@ -1,33 +1,70 @@
-// Runs the whole test suite and ends with one line CI can read: `N passed, N failed`.
-import { spawnSync } from 'node:child_process';
+// Runs the test suite and ends with one line CI can read: `N passed, N failed`.
+//
+// With no arguments the suite runs in two lanes at once, each a vitest run of its own with
+// one worker: the files that drive Chromium (and the guard's CPU-heavy crawls) in one, the
+// rest in the other. The lanes overlap the suite's waits and halve its time on two cores,
+// and no two browsers, nor two CPU-heavy files, ever run side by side: the tests that time
+// their crawls see at most one other file's load. With arguments (file filters, vitest
+// options) it is one plain vitest run.
+import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 
-const report = '.tmp/test-results.json';
+/** Path filters of the heavy lane (vitest reads a filter as part of a file's path). */
+const HEAVY = [
+  'test/crawlee/playwright.test.ts',
+  'test/crawlee/playwright-navigation.test.ts',
+  'test/crawlee/adaptive.test.ts',
+  'test/crawlee/guard.test.ts',
+  'test/cli/html-report.test.ts',
+  'test/demo/demo.test.ts',
+];
+
+const vitest = 'node_modules/vitest/vitest.mjs';
 mkdirSync('.tmp', { recursive: true });
-rmSync(report, { force: true });
-const run = spawnSync(
-  process.execPath,
-  [
-    'node_modules/vitest/vitest.mjs',
-    'run',
-    '--reporter=default',
-    '--reporter=json',
-    `--outputFile.json=${report}`,
-    ...process.argv.slice(2),
-  ],
-  { stdio: 'inherit' },
-);
-let passed = 0;
-let failed = 0;
-try {
-  const results = JSON.parse(readFileSync(report, 'utf8'));
-  passed = results.numPassedTests;
-  failed = results.numFailedTests + (results.numRuntimeErrorTestSuites ?? 0);
-  // A file that fails to load holds no tests but is a failure all the same.
-  for (const file of results.testResults ?? [])
-    if (file.status === 'failed' && file.assertionResults.length === 0) failed++;
-} catch {
-  failed = Math.max(failed, 1);
-}
+
+const args = process.argv.slice(2);
+const lanes =
+  args.length > 0
+    ? [{ name: 'all', args }]
+    : [
+        { name: 'heavy', args: ['--maxWorkers=1', ...HEAVY] },
+        { name: 'light', args: ['--maxWorkers=1', ...HEAVY.flatMap((file) => ['--exclude', file])] },
+      ];
+
+const results = await Promise.all(lanes.map(runLane));
+const passed = results.reduce((sum, r) => sum + r.passed, 0);
+const failed = results.reduce((sum, r) => sum + r.failed, 0);
 console.log(`${passed} passed, ${failed} failed`);
-process.exit(run.status === 0 && failed === 0 ? 0 : 1);
+process.exit(results.every((r) => r.ok) && failed === 0 ? 0 : 1);
+
+/** Runs one vitest process; its counts come from its JSON report. */
+function runLane(lane) {
+  const report = `.tmp/test-results-${lane.name}.json`;
+  rmSync(report, { force: true });
+  const child = spawn(
+    process.execPath,
+    [vitest, 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...lane.args],
+    { stdio: 'inherit' },
+  );
+  return new Promise((resolve) => {
+    child.on('error', (error) => {
+      console.error(`The ${lane.name} lane did not start: ${error.message}`);
+      resolve({ ok: false, passed: 0, failed: 1 });
+    });
+    child.on('close', (code) => resolve({ ok: code === 0, ...countsOf(report) }));
+  });
+}
+
+function countsOf(report) {
+  try {
+    const results = JSON.parse(readFileSync(report, 'utf8'));
+    let failed = results.numFailedTests + (results.numRuntimeErrorTestSuites ?? 0);
+    // A file that fails to load holds no tests but is a failure all the same.
+    for (const file of results.testResults ?? [])
+      if (file.status === 'failed' && file.assertionResults.length === 0) failed++;
+    return { passed: results.numPassedTests, failed };
+  } catch {
+    // No report: the run died before writing it.
+    return { passed: 0, failed: 1 };
+  }
+}

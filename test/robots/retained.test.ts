@@ -30,7 +30,7 @@ it('counts at least the memory a parsed file keeps, and at most four times it fo
       );
     }
   }
-}, 70_000);
+}, 150_000);
 
 it('counts the table and index a check adds, which prepare builds ahead of it', () => {
   const rules = Array.from({ length: 100 }, (_, i) => `disallow: /*x${i}y*z$`).join('\n');
