@@ -334,7 +334,17 @@ interface BrowserLike {
 interface PageLike {
   context(): { newCDPSession(page: PageLike): Promise<CdpSessionLike>; browser(): BrowserLike | null };
   once(event: 'close', listener: () => void): unknown;
+  on(event: 'requestfailed', listener: (request: PageRequestLike) => void): unknown;
+  mainFrame(): unknown;
   goto(url: string, options?: unknown): Promise<unknown>;
+}
+
+/** A request of the page as Playwright reports it. */
+interface PageRequestLike {
+  url(): string;
+  isNavigationRequest(): boolean;
+  frame(): unknown;
+  existingResponse?(): unknown;
 }
 
 interface RequestPausedEvent {
@@ -548,9 +558,9 @@ export function browserNavigationHooks(
      */
     const unanswered = new Map<string, { url: string; next: () => void }>();
     /**
-     * The browser has heard back from a page load (a response, a redirect, an error), or never
-     * will: the guard is told of an answer and the next page load of the origin may go. False when
-     * `requestId` is no paced page load waiting for its answer.
+     * The browser has heard back from a page load (a response, a redirect, an error), gave it up,
+     * or never will: when `answered`, the guard is told of an answer; the next page load of the
+     * origin may go. False when `requestId` is no paced page load waiting for its answer.
      */
     const answer = (requestId: string, answered: boolean): boolean => {
       const load = unanswered.get(requestId);
@@ -563,6 +573,24 @@ export function browserNavigationHooks(
     page.once('close', () => {
       for (const load of unanswered.values()) load.next();
       unanswered.clear();
+    });
+    // A page load the browser cancels once it left (the page navigates again before it is answered,
+    // `window.stop()`) pauses at no stage of Fetch: Playwright's `requestfailed` tells of it, from
+    // the Network domain Playwright keeps on anyway (on this session, it would send every request's
+    // events twice). It may have reached the server at any time until then, so it counts as
+    // answered now. It has no Fetch id there: the oldest of the main frame's page loads of its URL
+    // is the one.
+    page.on('requestfailed', (failed) => {
+      if (!failed.isNavigationRequest() || failed.frame() !== page.mainFrame()) return;
+      // One with a response was answered at the Response stage; its body is what failed.
+      if (failed.existingResponse?.()) return;
+      const url = failed.url();
+      for (const [requestId, load] of unanswered) {
+        if (load.url === url) {
+          answer(requestId, true);
+          return;
+        }
+      }
     });
     wrapGoto(page);
     const { frameTree } = (await session.send('Page.getFrameTree')) as {

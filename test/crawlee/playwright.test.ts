@@ -345,6 +345,73 @@ describe('PlaywrightCrawler with RobotsGuard: Crawl-delay (Debian Chromium)', ()
     expect(Math.min(...gaps)).toBeGreaterThanOrEqual(2000);
     expect(stats.requestsFailed).toBe(0);
   }, 120_000);
+
+  it.each([
+    ['the page navigates again', `location.href = '/after';`],
+    [
+      'the page stops it, and navigates later',
+      `window.stop(); setTimeout(() => { location.href = '/after'; }, 1500);`,
+    ],
+  ])(
+    'lets the next page load of an origin go once the browser cancels the one before it: %s',
+    async (_, cancel) => {
+      const { main, paced } = env.site;
+      // Crawl-delay: 1. The page moves on by script to /held, whose server holds its answer; once
+      // /held has reached the server (main tells the page), the page cancels it. The Fetch domain
+      // tells nothing of a cancelled load: left waiting for its answer, /after would wait until the
+      // page closed, or for the navigation timeout and the delay (30 s after /held, measured).
+      let reached!: () => void;
+      const heldReached = new Promise<void>((resolve) => {
+        reached = resolve;
+      });
+      paced.route('/held', (_request, response) => {
+        reached();
+        setTimeout(() => {
+          if (!response.destroyed) response.writeHead(200, { 'content-type': 'text/html' }).end('held');
+        }, 8000).unref();
+      });
+      main.route('/held-reached', async (_request, response) => {
+        await heldReached;
+        response.writeHead(204).end();
+      });
+      paced.route(
+        '/c1',
+        page(
+          '/c1',
+          [],
+          `<script>addEventListener('load', () => {
+          location.href = '/held';
+          fetch('${main.origin}/held-reached', { mode: 'no-cors' }).then(() => { ${cancel} });
+        });</script>`,
+        ),
+      );
+      servePages(paced, ['/after']);
+      const crawler = new PlaywrightCrawler(
+        {
+          launchContext: CHROMIUM,
+          maxConcurrency: 1,
+          navigationTimeoutSecs: 30,
+          requestHandlerTimeoutSecs: 60,
+          async requestHandler({ page: browserPage }) {
+            // waitForURL fails with a navigation the page stops.
+            await expect.poll(() => browserPage.url(), { timeout: 45_000 }).toBe(`${paced.origin}/after`);
+          },
+        },
+        freshConfiguration(),
+      );
+      new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store: env.store }).attach(crawler);
+      const stats = await crawler.run([`${paced.origin}/c1`]);
+
+      expect(pagesHit(paced)).toEqual(['/after', '/c1', '/held']);
+      const [held, after] = gapsOf(await paced.arrivals(['/c1', '/held', '/after']));
+      // Still paced: a cancelled page load counts as answered as it is cancelled.
+      expect(Math.min(held, after)).toBeGreaterThanOrEqual(1000);
+      // /after waited for the delay (and the page's 1.5 s, when it stops /held), not for the navigation timeout.
+      expect(after).toBeLessThan(4000);
+      expect(stats.requestsFailed).toBe(0);
+    },
+    120_000,
+  );
 });
 
 describe('PlaywrightCrawler with RobotsGuard: frames of another site (Debian Chromium)', () => {
