@@ -1,3 +1,4 @@
+import { withoutCredentials } from '../fetch/index.js';
 import type { RobotsSource } from './source.js';
 import { unicodeEscape } from './style.js';
 
@@ -33,6 +34,6 @@ export function sourceJson(source: RobotsSource) {
         : [],
     truncated: fetch.truncated,
     lines: source.lines.length,
-    sitemaps: fetch.robots?.sitemaps ?? [],
+    sitemaps: (fetch.robots?.sitemaps ?? []).map(withoutCredentials),
   };
 }

@@ -2,7 +2,7 @@
  * Text blocks shared by `explain` and `audit`: the robots.txt status, the file listing with
  * its gutter, the lints and the closing note. Text from the site goes through `printable`.
  */
-import type { RobotsPolicyKind } from '../fetch/index.js';
+import { type RobotsPolicyKind, withoutCredentials } from '../fetch/index.js';
 import type { RobotsLint } from '../robots/index.js';
 import type { RobotsSource } from './source.js';
 import { clip, printable, type Style } from './style.js';
@@ -40,9 +40,9 @@ export function statusBlock(source: RobotsSource, style: Style): string[] {
     lines.push(`  the rules apply to ${fetch.origin}, the origin that was asked`);
   }
   if (fetch.robots !== null && fetch.robots.sitemaps.length > 0) {
-    lines.push(
-      `  sitemaps ${fetch.robots.sitemaps.length}: ${printable(fetch.robots.sitemaps.slice(0, 3).join(', '))}${fetch.robots.sitemaps.length > 3 ? ', ...' : ''}`,
-    );
+    const sitemaps = fetch.robots.sitemaps;
+    const shown = sitemaps.slice(0, 3).map(withoutCredentials).join(', ');
+    lines.push(`  sitemaps ${sitemaps.length}: ${printable(shown)}${sitemaps.length > 3 ? ', ...' : ''}`);
   }
   return lines;
 }

@@ -6,6 +6,7 @@
  * `sitemaps` and `audit --from-sitemaps` both read sitemaps through here.
  */
 import { Log, LogLevel } from 'crawlee';
+import { withoutCredentials } from '../fetch/index.js';
 import { urlOrNull } from '../robots/index.js';
 import type {
   SitemapDroppedUrl,
@@ -232,7 +233,9 @@ function declaredSitemaps(policy: OriginPolicy): string[] {
     if (url === null) continue;
     if (url.protocol !== 'http:' && url.protocol !== 'https:') continue;
     url.hash = '';
-    if (!urls.includes(url.href)) urls.push(url.href);
+    // Skipped by the seeder, and shown as its warning names it: without credentials.
+    const href = withoutCredentials(url.href);
+    if (!urls.includes(href)) urls.push(href);
   }
   return urls;
 }

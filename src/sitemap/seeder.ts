@@ -435,6 +435,13 @@ class SeedRun {
   #pushSource(source: SitemapSource): void {
     // Also listed by another site, or given: it is read once.
     if (this.#visited.has(source.url)) return;
+    // Listed by robots.txt or given with credentials: skipped as a child sitemap with them is.
+    const unusable = unusableLoc(source.url);
+    if (unusable !== undefined) {
+      this.#visited.add(source.url);
+      this.#skip({ url: withoutCredentials(source.url) }, unusable);
+      return;
+    }
     const origin = originOf(source.url);
     const trusted = new Set([hostOf(origin)]);
     for (const listedBy of source.listedBy) trusted.add(hostOf(listedBy));

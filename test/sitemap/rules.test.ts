@@ -621,6 +621,36 @@ describe('what a location is, and reading each sitemap once', () => {
     expect(server.requests.filter((request) => request.headers.authorization !== undefined)).toEqual([]);
   });
 
+  it('skips with a warning, and never requests, a sitemap that robots.txt lists or the caller gives with credentials', async () => {
+    const site = await startHttpServer();
+    try {
+      const credentials = site.origin.replace('http://', 'http://admin:secret@');
+      site.route(
+        '/robots.txt',
+        text(
+          `User-agent: *\nAllow: /\nSitemap: ${credentials}/listed.xml\nSitemap: ${site.origin}/plain.xml\n`,
+        ),
+      );
+      site.route('/listed.xml', serveBody(urlset([{ loc: `${site.origin}/from-listed` }])));
+      site.route('/given.xml', serveBody(urlset([{ loc: `${site.origin}/from-given` }])));
+      site.route('/plain.xml', serveBody(urlset([{ loc: `${site.origin}/from-plain` }])));
+      const run = await seedInto([`${site.origin}/`, `${credentials}/given.xml`]);
+      expect(run.urls).toEqual([`${site.origin}/from-plain`]);
+      const why =
+        'Holds credentials (user:password@): not read, since a sitemap cannot make the crawler log in.';
+      expect(
+        run.result.warnings.filter((warning) => warning.why === why).map((warning) => warning.url),
+      ).toEqual([`${site.origin}/given.xml`, `${site.origin}/listed.xml`]);
+      expect(run.result.sitemapsSkipped).toBe(2);
+      expect(JSON.stringify(run.result)).not.toContain('secret');
+      expect(run.lines.join('\n')).not.toContain('secret');
+      expect(site.requests.map((request) => request.path).sort()).toEqual(['/plain.xml', '/robots.txt']);
+      expect(site.requests.filter((request) => request.headers.authorization !== undefined)).toEqual([]);
+    } finally {
+      await site.close();
+    }
+  });
+
   it('counts an entry without a location as invalid, and says so of an index entry, rather than lose it unsaid', async () => {
     const sitemaps = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"';
     server.route(
