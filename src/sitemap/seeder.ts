@@ -220,6 +220,8 @@ interface SitemapTask {
   invited: boolean;
   guessed: boolean;
   parent?: string;
+  /** Checked again after its robots.txt, unreachable at first, answered: it waits no more. */
+  rechecked?: boolean;
 }
 
 /** The state of one `seed()` call. */
@@ -282,8 +284,16 @@ class SeedRun {
   #lastmodTime: number | undefined;
   #lastmodIso = '';
   #depthLimitWarned = false;
-  /** Sites waited for (see #awaitSite): the workers stay while there are any. */
-  #waitingSites = 0;
+  /** Sites and sitemaps waited for (see #awaitSite, #awaitSitemap): the workers stay while there are any. */
+  #waiting = 0;
+  /** Waits begun while the run goes on: settled before it ends. */
+  readonly #waits: Promise<void>[] = [];
+  /** Origins whose unreachable robots.txt the run asks about again (see #untilAnswered), by origin. */
+  readonly #answers = new Map<string, Promise<OriginPolicy>>();
+  /** How many of them are still asked about, for the progress line. */
+  #originsWaited = 0;
+  /** Until when the run waits for an unreachable robots.txt once it has nothing else to read. */
+  #deadline = 0;
   /** Wakes each wait in progress (see #sleep). */
   readonly #sleepers = new Set<() => void>();
 
@@ -358,15 +368,14 @@ class SeedRun {
         this.#halt.signal,
       );
       for (const source of sources) this.#pushSource(source);
-      const deadline = performance.now() + this.#unreachableWaitMs;
-      const waits: Promise<void>[] = [];
+      this.#deadline = performance.now() + this.#unreachableWaitMs;
       for (const policy of unreachable) {
         if (this.#stopped || (this.#unreachableWaitMs === 0 && this.#idle())) this.#giveUpSite(policy);
-        else waits.push(this.#awaitSite(policy, deadline));
+        else this.#track(this.#awaitSite(policy));
       }
       if (this.#progressMs > 0) {
         timer = setInterval(
-          () => this.log.info(formatProgress(this.#result, this.#elapsedMs(), this.#waitingSites)),
+          () => this.log.info(formatProgress(this.#result, this.#elapsedMs(), this.#originsWaited)),
           this.#progressMs,
         );
         timer.unref();
@@ -374,7 +383,9 @@ class SeedRun {
       // A throw stops the whole run (see #fail), so nothing is read or enqueued after seed()
       // rejects: every worker and wait settles first.
       const workers = Array.from({ length: this.#concurrency }, () => this.#worker());
-      await Promise.all([...workers, ...waits].map((work) => work.catch((error) => this.#fail(error))));
+      await Promise.all(workers.map((work) => work.catch((error) => this.#fail(error))));
+      // The workers stay while a wait is live, or end at a stop, which ends the waits at once.
+      await Promise.all(this.#waits);
       if (this.#failed) throw this.#error;
       await this.#flush();
     } finally {
@@ -407,13 +418,18 @@ class SeedRun {
     this.#stop();
   }
 
+  /** A wait that runs beside the workers: its throw stops the run, and the run ends after it. */
+  #track(wait: Promise<void>): void {
+    this.#waits.push(wait.catch((error) => this.#fail(error)));
+  }
+
   #wakeSleepers(): void {
     for (const wake of [...this.#sleepers]) wake();
   }
 
-  /** True when no sitemap is being read or waits to be. */
-  #idle(): boolean {
-    return this.#active === 0 && this.#pendingHead >= this.#pending.length;
+  /** True when no sitemap is being read or waits to be, besides the `reading` ones of the caller. */
+  #idle(reading = 0): boolean {
+    return this.#active === reading && this.#pendingHead >= this.#pending.length;
   }
 
   /** Waits `ms`: true, or false when woken before (see #wakeSleepers). */
@@ -483,8 +499,8 @@ class SeedRun {
       const task = this.#nextTask();
       if (task === undefined) {
         if (this.#active === 0) {
-          if (this.#waitingSites === 0) return;
-          // Nothing left to read: sites still waited for see the run idle (see #awaitSite).
+          if (this.#waiting === 0) return;
+          // Nothing left to read: sites and sitemaps still waited for see the run idle (see #untilAnswered).
           this.#wakeSleepers();
         }
         await new Promise<void>((resolve) => this.#waiters.push(resolve));
@@ -503,12 +519,77 @@ class SeedRun {
   }
 
   /**
-   * Waits for a site whose robots.txt is unreachable while the run reads other sitemaps, and at
-   * least until `deadline`: asks the store again each time it plans an attempt, and reads the
-   * site's sitemaps once robots.txt answers.
+   * Waits for a site whose robots.txt is unreachable (see #untilAnswered), and reads its sitemaps
+   * once robots.txt answers.
    */
-  async #awaitSite(policy: OriginPolicy, deadline: number): Promise<void> {
-    this.#waitingSites++;
+  async #awaitSite(policy: OriginPolicy): Promise<void> {
+    this.#waiting++;
+    try {
+      const answered = await this.#untilAnswered(policy);
+      if (answered.kind === 'disallow-all') {
+        this.#giveUpSite(answered);
+        return;
+      }
+      this.#warning(
+        { url: answered.robotsTxtUrl },
+        `Unreachable (${policy.status}) when the run began; answered (${answered.status}) ${Math.round(
+          this.#elapsedMs() / 1000,
+        )} s into it, and the site was read then.`,
+      );
+      for (const source of siteSources(answered, this.#tryCommonPaths)) this.#pushSource(source);
+    } finally {
+      this.#waiting--;
+      this.#wake();
+    }
+  }
+
+  /**
+   * Waits for the unreachable robots.txt of a sitemap given or listed at the top of the run (see
+   * #untilAnswered), then checks the sitemap again, or reports it refused.
+   */
+  async #awaitSitemap(task: SitemapTask, check: RobotsCheck): Promise<void> {
+    this.#waiting++;
+    try {
+      const policy = await untilAborted(this.store.resolve(task.url), this.#halt.signal);
+      const answered = policy === ABORTED ? undefined : await this.#untilAnswered(policy);
+      if (answered === undefined || answered.kind === 'disallow-all') {
+        // The why of the last attempt: the status may have changed while the run waited.
+        this.#refused(task, check, `robots.txt does not allow it (${answered?.why ?? check.why}).`);
+        return;
+      }
+      this.#warning(
+        task,
+        `Its robots.txt (${answered.robotsTxtUrl}) was unreachable (${check.status}) at first; it answered (${
+          answered.status
+        }) ${Math.round(this.#elapsedMs() / 1000)} s into the run, and the sitemap was checked again then.`,
+      );
+      this.#enqueueTask({ ...task, rechecked: true });
+    } finally {
+      this.#waiting--;
+      this.#wake();
+    }
+  }
+
+  /**
+   * The policy of an origin whose robots.txt is unreachable, once it answers, or the last
+   * unreachable one when the run stops waiting. The store is asked again each time it plans an
+   * attempt, while the run reads other sitemaps and at least until the run's deadline
+   * (`unreachableWaitMs`). One wait per origin, shared by its site and its sitemaps: the caller
+   * counts itself in `#waiting` for as long as it waits.
+   */
+  #untilAnswered(policy: OriginPolicy): Promise<OriginPolicy> {
+    // Answered already (between a sitemap's check and its wait).
+    if (policy.kind !== 'disallow-all') return Promise.resolve(policy);
+    let answer = this.#answers.get(policy.origin);
+    if (answer === undefined) {
+      answer = this.#askAgain(policy);
+      this.#answers.set(policy.origin, answer);
+    }
+    return answer;
+  }
+
+  async #askAgain(policy: OriginPolicy): Promise<OriginPolicy> {
+    this.#originsWaited++;
     let current = policy;
     try {
       this.log.info(
@@ -521,32 +602,21 @@ class SeedRun {
         }.`,
       );
       for (;;) {
-        const left = deadline - performance.now();
-        if (this.#stopped || (left <= 0 && this.#idle())) break;
+        const left = this.#deadline - performance.now();
+        if (this.#stopped || (left <= 0 && this.#idle())) return current;
         const wait = retryDelayOf(current);
         // Idle, the run ends with the wait; busy, it sleeps to the store's attempt, unless woken
         // when the run goes idle.
         const slept = await this.#sleep(this.#idle() ? Math.min(wait, left) : wait);
-        if (this.#stopped) break;
+        if (this.#stopped) return current;
         if (!slept) continue;
         const next = await untilAborted(this.store.resolve(current.origin), this.#halt.signal);
-        if (next === ABORTED) break;
+        if (next === ABORTED) return current;
         current = next;
-        if (current.kind !== 'disallow-all') {
-          this.#warning(
-            { url: current.robotsTxtUrl },
-            `Unreachable (${policy.status}) when the run began; answered (${current.status}) ${Math.round(
-              this.#elapsedMs() / 1000,
-            )} s into it, and the site was read then.`,
-          );
-          for (const source of siteSources(current, this.#tryCommonPaths)) this.#pushSource(source);
-          return;
-        }
+        if (current.kind !== 'disallow-all') return current;
       }
-      this.#giveUpSite(current);
     } finally {
-      this.#waitingSites--;
-      this.#wake();
+      this.#originsWaited--;
     }
   }
 
@@ -613,7 +683,8 @@ class SeedRun {
       const check = await untilAborted(this.store.check(task.url, this.productToken), this.#halt.signal);
       if (check === ABORTED) return;
       if (!check.allowed) {
-        this.#refused(task, check, `robots.txt does not allow it (${describeCheck(check)}).`);
+        if (this.#waitsFor(task, check)) this.#track(this.#awaitSitemap(task, check));
+        else this.#refused(task, check, `robots.txt does not allow it (${describeCheck(check)}).`);
         return;
       }
     }
@@ -832,6 +903,18 @@ class SeedRun {
       return;
     }
     this.#failure(task, why, { refusedByRobots: true });
+  }
+
+  /**
+   * True when a refused sitemap waits for its robots.txt, as a site does: one given or listed at
+   * the top of the run (not a guessed path, nor a child of an index), refused because its own
+   * origin's robots.txt is unreachable (RFC 9309 2.3.1.4), not by a rule of the file.
+   */
+  #waitsFor(task: SitemapTask, check: RobotsCheck): boolean {
+    if (this.#stopped || task.depth > 0 || task.guessed || task.rechecked === true) return false;
+    if (check.policyKind !== 'disallow-all') return false;
+    // Past the deadline with nothing else to read, the wait would end at once.
+    return !(performance.now() >= this.#deadline && this.#idle(1));
   }
 
   /**

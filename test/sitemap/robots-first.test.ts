@@ -117,15 +117,15 @@ describe('redirects of a sitemap, robots.txt first', () => {
   });
 });
 
-describe('a site whose robots.txt is unreachable', () => {
-  /** robots.txt answers 503 to its first `failures` requests, then `body`. */
-  function recovering(site: TestHttpServer, failures: number, body: string): void {
-    let asked = 0;
-    site.route('/robots.txt', (request, response) =>
-      text(asked++ < failures ? 'down' : body, asked <= failures ? 503 : 200)(request, response),
-    );
-  }
+/** robots.txt answers 503 to its first `failures` requests, then `body`. */
+function recovering(site: TestHttpServer, failures: number, body: string): void {
+  let asked = 0;
+  site.route('/robots.txt', (request, response) =>
+    text(asked++ < failures ? 'down' : body, asked <= failures ? 503 : 200)(request, response),
+  );
+}
 
+describe('a site whose robots.txt is unreachable', () => {
   it('is reported as a failure with the status and why, in the result and the log', async () => {
     const site = await server(null);
     site.route('/robots.txt', text('down', 503));
@@ -294,6 +294,132 @@ describe('a site whose robots.txt is unreachable', () => {
     await expect(seedInto(['http://127.0.0.1:9/'], { unreachableWaitMs: -1 })).rejects.toThrow(
       /unreachableWaitMs must be a number of 0 or more, got -1/,
     );
+  });
+});
+
+describe('a given sitemap whose robots.txt is unreachable', () => {
+  it('is checked again when the store plans its next attempt, and read once robots.txt answers', async () => {
+    const site = await server(null);
+    recovering(site, 2, 'User-agent: *\nDisallow: /private/\n');
+    site.route('/sm.xml', serveBody(urlset([`${site.origin}/a`, `${site.origin}/private/b`])));
+    const started = performance.now();
+    const run = await seedInto(
+      [`${site.origin}/sm.xml`],
+      { unreachableWaitMs: 10_000 },
+      { retry: { initialDelayMs: 100, maxDelayMs: 200 } },
+    );
+    expect(performance.now() - started).toBeLessThan(5000);
+    expect(paths(site)).toEqual(['/robots.txt', '/robots.txt', '/robots.txt', '/sm.xml']);
+    expect(run.urls).toEqual([`${site.origin}/a`]);
+    expect(run.dropped.map((record) => record.url)).toEqual([`${site.origin}/private/b`]);
+    expect(run.result).toMatchObject({ sitemapsRead: 1, sitemapsFailed: 0, failures: [] });
+    expect(run.result.warnings).toEqual([
+      {
+        url: `${site.origin}/sm.xml`,
+        why: expect.stringMatching(
+          new RegExp(
+            `^Its robots\\.txt \\(${site.origin}/robots\\.txt\\) was unreachable \\(503\\) at first; it answered \\(200\\) \\d+ s into the run`,
+          ),
+        ),
+      },
+    ]);
+  });
+
+  it('is a failure at the end of the wait, not before, and is never requested', async () => {
+    const site = await server(null);
+    site.route('/robots.txt', text('down', 503));
+    site.route('/sm.xml', serveBody(urlset([`${site.origin}/a`])));
+    const started = performance.now();
+    const run = await seedInto(
+      [`${site.origin}/sm.xml`],
+      { unreachableWaitMs: 1000 },
+      { retry: { initialDelayMs: 300, maxDelayMs: 300 } },
+    );
+    const took = performance.now() - started;
+    expect(took).toBeGreaterThanOrEqual(950);
+    expect(took).toBeLessThan(3500);
+    expect(paths(site).length).toBeGreaterThanOrEqual(3);
+    expect(paths(site).every((path) => path === '/robots.txt')).toBe(true);
+    expect(run.urls).toEqual([]);
+    expect(run.result).toMatchObject({ sitemapsRead: 0, sitemapsFailed: 1, urlsFound: 0 });
+    expect(run.result.failures).toEqual([
+      {
+        url: `${site.origin}/sm.xml`,
+        why: expect.stringMatching(/^robots\.txt does not allow it \(HTTP 503: robots\.txt is unreachable/),
+        refusedByRobots: true,
+      },
+    ]);
+  });
+
+  it('is a failure at once when the run has nothing else to read, by default', async () => {
+    const site = await server(null);
+    site.route('/robots.txt', text('down', 503));
+    site.route('/sm.xml', serveBody(urlset([`${site.origin}/a`])));
+    const started = performance.now();
+    // The store would try again in 5 s.
+    const run = await seedInto([`${site.origin}/sm.xml`], {}, { retry: { initialDelayMs: 5000 } });
+    expect(performance.now() - started).toBeLessThan(1500);
+    expect(paths(site)).toEqual(['/robots.txt']);
+    expect(run.result).toMatchObject({ sitemapsRead: 0, sitemapsFailed: 1 });
+    expect(run.result.failures).toEqual([
+      {
+        url: `${site.origin}/sm.xml`,
+        why: expect.stringMatching(/^robots\.txt does not allow it \(HTTP 503: robots\.txt is unreachable/),
+        refusedByRobots: true,
+      },
+    ]);
+  });
+
+  it('is checked again while the run reads other sitemaps, without a wait of its own', async () => {
+    const site = await server(null);
+    recovering(site, 1, 'User-agent: *\nAllow: /\n');
+    site.route('/sm.xml', serveBody(urlset([`${site.origin}/a`])));
+    const slow = await server('User-agent: *\nAllow: /\n');
+    slow.route('/sm.xml', async (request, response) => {
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      await serveBody(urlset([`${slow.origin}/b`]))(request, response);
+    });
+    const run = await seedInto(
+      [`${site.origin}/sm.xml`, `${slow.origin}/sm.xml`],
+      {},
+      { retry: { initialDelayMs: 100 } },
+    );
+    expect(run.urls).toEqual([`${site.origin}/a`, `${slow.origin}/b`].sort());
+    expect(run.result).toMatchObject({ sitemapsRead: 2, sitemapsFailed: 0 });
+  });
+
+  it('shares the wait of its site: robots.txt is asked once per attempt', async () => {
+    const site = await server(null);
+    recovering(site, 2, `User-agent: *\nSitemap: ${site.origin}/listed.xml\n`);
+    site.route('/listed.xml', serveBody(urlset([`${site.origin}/a`])));
+    site.route('/given.xml', serveBody(urlset([`${site.origin}/b`])));
+    const run = await seedInto(
+      [`${site.origin}/`, `${site.origin}/given.xml`],
+      { unreachableWaitMs: 10_000 },
+      { retry: { initialDelayMs: 100, maxDelayMs: 200 } },
+    );
+    expect(paths(site).filter((path) => path === '/robots.txt')).toHaveLength(3);
+    expect(run.urls).toEqual([`${site.origin}/a`, `${site.origin}/b`]);
+    expect(run.result).toMatchObject({ sitemapsRead: 2, sitemapsFailed: 0, failures: [] });
+    expect(run.result.warnings.map((warning) => warning.url).sort()).toEqual([
+      `${site.origin}/given.xml`,
+      `${site.origin}/robots.txt`,
+    ]);
+  });
+
+  it('stops waiting when the signal aborts the run', async () => {
+    const site = await server(null);
+    site.route('/robots.txt', text('down', 503));
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 200);
+    const started = performance.now();
+    const run = await seedInto([`${site.origin}/sm.xml`], {
+      signal: controller.signal,
+      unreachableWaitMs: 60_000,
+    });
+    expect(performance.now() - started).toBeLessThan(3000);
+    expect(paths(site)).toEqual(['/robots.txt']);
+    expect(run.result).toMatchObject({ stoppedEarly: true, sitemapsRead: 0, sitemapsFailed: 1 });
   });
 });
 
