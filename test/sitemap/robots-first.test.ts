@@ -191,18 +191,7 @@ describe('a site whose robots.txt is unreachable', () => {
     const site = await server(null);
     recovering(site, 1, `User-agent: *\nSitemap: ${site.origin}/sm.xml\n`);
     site.route('/sm.xml', serveBody(urlset([`${site.origin}/a`])));
-    const slow = await server('User-agent: *\nAllow: /\n');
-    slow.route('/sm.xml', async (request, response) => {
-      await new Promise((resolve) => setTimeout(resolve, 1000));
-      await serveBody(urlset([`${slow.origin}/b`]))(request, response);
-    });
-    const run = await seedInto(
-      [`${site.origin}/`, `${slow.origin}/sm.xml`],
-      {},
-      { retry: { initialDelayMs: 100 } },
-    );
-    expect(run.urls).toEqual([`${site.origin}/a`, `${slow.origin}/b`].sort());
-    expect(run.result).toMatchObject({ sitemapsRead: 2, sitemapsFailed: 0 });
+    await expectReadBesideSlowSitemap(site, `${site.origin}/`);
   });
 
   it('is given up as soon as the run has nothing else to read, by default', async () => {
@@ -239,15 +228,7 @@ describe('a site whose robots.txt is unreachable', () => {
   it('is given up at the end of the wait, and the run lasts no longer', async () => {
     const site = await server(null);
     site.route('/robots.txt', text('down', 503));
-    const started = performance.now();
-    const run = await seedInto(
-      [`${site.origin}/`],
-      { unreachableWaitMs: 1000 },
-      { retry: { initialDelayMs: 300, maxDelayMs: 300 } },
-    );
-    const took = performance.now() - started;
-    expect(took).toBeGreaterThanOrEqual(950);
-    expect(took).toBeLessThan(3500);
+    const run = await seedForTheWholeWait([`${site.origin}/`]);
     // Asked at each attempt the store planned (0, 300, 600, 900 ms), not once per wake-up.
     expect(paths(site).length).toBeGreaterThanOrEqual(3);
     expect(paths(site).length).toBeLessThanOrEqual(5);
@@ -268,11 +249,7 @@ describe('a site whose robots.txt is unreachable', () => {
   it('stops waiting when the signal aborts the run', async () => {
     const site = await server(null);
     site.route('/robots.txt', text('down', 503));
-    const controller = new AbortController();
-    setTimeout(() => controller.abort(), 200);
-    const started = performance.now();
-    const run = await seedInto([`${site.origin}/`], { signal: controller.signal, unreachableWaitMs: 60_000 });
-    expect(performance.now() - started).toBeLessThan(3000);
+    const run = await seedAbortedWhileWaiting(`${site.origin}/`);
     expect(run.result).toMatchObject({ stoppedEarly: true, sitemapsFailed: 1 });
   });
 
@@ -296,6 +273,55 @@ describe('a site whose robots.txt is unreachable', () => {
     );
   });
 });
+
+/**
+ * Seeds `input` of `site`, whose robots.txt fails once and whose /sm.xml lists /a, beside a
+ * sitemap of another site that takes a second: `input` is read while that one is, with no
+ * wait of its own (the store tries again 100 ms later).
+ */
+async function expectReadBesideSlowSitemap(site: TestHttpServer, input: string): Promise<void> {
+  const slow = await server('User-agent: *\nAllow: /\n');
+  slow.route('/sm.xml', async (request, response) => {
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await serveBody(urlset([`${slow.origin}/b`]))(request, response);
+  });
+  const run = await seedInto([input, `${slow.origin}/sm.xml`], {}, { retry: { initialDelayMs: 100 } });
+  expect(run.urls).toEqual([`${site.origin}/a`, `${slow.origin}/b`].sort());
+  expect(run.result).toMatchObject({ sitemapsRead: 2, sitemapsFailed: 0 });
+}
+
+/** Seeds `inputs` with a wait of 1 s and the store trying every 300 ms: the run lasts the wait, and not much more. */
+async function seedForTheWholeWait(inputs: string[]): ReturnType<typeof seedInto> {
+  const started = performance.now();
+  const run = await seedInto(
+    inputs,
+    { unreachableWaitMs: 1000 },
+    { retry: { initialDelayMs: 300, maxDelayMs: 300 } },
+  );
+  const took = performance.now() - started;
+  expect(took).toBeGreaterThanOrEqual(950);
+  expect(took).toBeLessThan(3500);
+  return run;
+}
+
+/** Seeds `input` with a wait of a minute that the signal aborts after 200 ms: the run ends soon after. */
+async function seedAbortedWhileWaiting(input: string): ReturnType<typeof seedInto> {
+  const controller = new AbortController();
+  setTimeout(() => controller.abort(), 200);
+  const started = performance.now();
+  const run = await seedInto([input], { signal: controller.signal, unreachableWaitMs: 60_000 });
+  expect(performance.now() - started).toBeLessThan(3000);
+  return run;
+}
+
+/** The failure of a sitemap whose robots.txt stayed unreachable (503). */
+function refusedAsUnreachable(url: string) {
+  return {
+    url,
+    why: expect.stringMatching(/^robots\.txt does not allow it \(HTTP 503: robots\.txt is unreachable/),
+    refusedByRobots: true,
+  };
+}
 
 describe('a given sitemap whose robots.txt is unreachable', () => {
   it('is checked again when the store plans its next attempt, and read once robots.txt answers', async () => {
@@ -329,26 +355,12 @@ describe('a given sitemap whose robots.txt is unreachable', () => {
     const site = await server(null);
     site.route('/robots.txt', text('down', 503));
     site.route('/sm.xml', serveBody(urlset([`${site.origin}/a`])));
-    const started = performance.now();
-    const run = await seedInto(
-      [`${site.origin}/sm.xml`],
-      { unreachableWaitMs: 1000 },
-      { retry: { initialDelayMs: 300, maxDelayMs: 300 } },
-    );
-    const took = performance.now() - started;
-    expect(took).toBeGreaterThanOrEqual(950);
-    expect(took).toBeLessThan(3500);
+    const run = await seedForTheWholeWait([`${site.origin}/sm.xml`]);
     expect(paths(site).length).toBeGreaterThanOrEqual(3);
     expect(paths(site).every((path) => path === '/robots.txt')).toBe(true);
     expect(run.urls).toEqual([]);
     expect(run.result).toMatchObject({ sitemapsRead: 0, sitemapsFailed: 1, urlsFound: 0 });
-    expect(run.result.failures).toEqual([
-      {
-        url: `${site.origin}/sm.xml`,
-        why: expect.stringMatching(/^robots\.txt does not allow it \(HTTP 503: robots\.txt is unreachable/),
-        refusedByRobots: true,
-      },
-    ]);
+    expect(run.result.failures).toEqual([refusedAsUnreachable(`${site.origin}/sm.xml`)]);
   });
 
   it('is a failure at once when the run has nothing else to read, by default', async () => {
@@ -361,31 +373,14 @@ describe('a given sitemap whose robots.txt is unreachable', () => {
     expect(performance.now() - started).toBeLessThan(1500);
     expect(paths(site)).toEqual(['/robots.txt']);
     expect(run.result).toMatchObject({ sitemapsRead: 0, sitemapsFailed: 1 });
-    expect(run.result.failures).toEqual([
-      {
-        url: `${site.origin}/sm.xml`,
-        why: expect.stringMatching(/^robots\.txt does not allow it \(HTTP 503: robots\.txt is unreachable/),
-        refusedByRobots: true,
-      },
-    ]);
+    expect(run.result.failures).toEqual([refusedAsUnreachable(`${site.origin}/sm.xml`)]);
   });
 
   it('is checked again while the run reads other sitemaps, without a wait of its own', async () => {
     const site = await server(null);
     recovering(site, 1, 'User-agent: *\nAllow: /\n');
     site.route('/sm.xml', serveBody(urlset([`${site.origin}/a`])));
-    const slow = await server('User-agent: *\nAllow: /\n');
-    slow.route('/sm.xml', async (request, response) => {
-      await new Promise((resolve) => setTimeout(resolve, 1000));
-      await serveBody(urlset([`${slow.origin}/b`]))(request, response);
-    });
-    const run = await seedInto(
-      [`${site.origin}/sm.xml`, `${slow.origin}/sm.xml`],
-      {},
-      { retry: { initialDelayMs: 100 } },
-    );
-    expect(run.urls).toEqual([`${site.origin}/a`, `${slow.origin}/b`].sort());
-    expect(run.result).toMatchObject({ sitemapsRead: 2, sitemapsFailed: 0 });
+    await expectReadBesideSlowSitemap(site, `${site.origin}/sm.xml`);
   });
 
   it('shares the wait of its site: robots.txt is asked once per attempt', async () => {
@@ -410,14 +405,7 @@ describe('a given sitemap whose robots.txt is unreachable', () => {
   it('stops waiting when the signal aborts the run', async () => {
     const site = await server(null);
     site.route('/robots.txt', text('down', 503));
-    const controller = new AbortController();
-    setTimeout(() => controller.abort(), 200);
-    const started = performance.now();
-    const run = await seedInto([`${site.origin}/sm.xml`], {
-      signal: controller.signal,
-      unreachableWaitMs: 60_000,
-    });
-    expect(performance.now() - started).toBeLessThan(3000);
+    const run = await seedAbortedWhileWaiting(`${site.origin}/sm.xml`);
     expect(paths(site)).toEqual(['/robots.txt']);
     expect(run.result).toMatchObject({ stoppedEarly: true, sitemapsRead: 0, sitemapsFailed: 1 });
   });
