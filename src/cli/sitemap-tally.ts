@@ -7,14 +7,13 @@
  */
 import { Log, LogLevel } from 'crawlee';
 import { withoutCredentials } from '../fetch/index.js';
-import { urlOrNull } from '../robots/index.js';
 import type {
   SitemapDroppedUrl,
   SitemapFormat,
   SitemapProblem,
   SitemapSeedResult,
 } from '../sitemap/index.js';
-import { SitemapSeeder } from '../sitemap/index.js';
+import { listedSitemaps, SitemapSeeder } from '../sitemap/index.js';
 import type { OriginPolicy, RobotsCheck, RobotsStore } from '../store/index.js';
 
 /** What one sitemap held, as far as the seeder's output tells. */
@@ -225,17 +224,10 @@ export async function readSitemaps(site: string, options: ReadSitemapsOptions): 
   };
 }
 
-/** The `Sitemap:` lines, read as the seeder reads them: against robots.txt, http(s) only, no fragment. */
+/**
+ * The `Sitemap:` lines as the seeder reads them (see listedSitemaps), each once, without the
+ * credentials the seeder skips a sitemap for: the name its warning gives.
+ */
 function declaredSitemaps(policy: OriginPolicy): string[] {
-  const urls: string[] = [];
-  for (const line of policy.robots?.sitemaps ?? []) {
-    const url = urlOrNull(line, policy.robotsTxtUrl);
-    if (url === null) continue;
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') continue;
-    url.hash = '';
-    // Skipped by the seeder, and shown as its warning names it: without credentials.
-    const href = withoutCredentials(url.href);
-    if (!urls.includes(href)) urls.push(href);
-  }
-  return urls;
+  return [...new Set(listedSitemaps(policy).map(withoutCredentials))];
 }
