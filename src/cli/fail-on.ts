@@ -59,6 +59,7 @@ const LINT_CODES = {
   'conflicting-rules': true,
   'groups-merge': true,
   'sitemap-not-absolute': true,
+  'sitemap-credentials': true,
   'too-many-findings': true,
 } as const satisfies Record<LintCode, true>;
 

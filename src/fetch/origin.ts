@@ -4,6 +4,11 @@
  * origin only; RFC 6454 4: an origin is scheme + host + port.
  */
 
+import { withoutCredentials } from '../robots/index.js';
+
+/** Here too, beside the other readings of a URL, for the folders that take them from this one. */
+export { withoutCredentials };
+
 const HTTP_SCHEMES: ReadonlySet<string> = new Set(['http:', 'https:']);
 
 /**
@@ -158,20 +163,6 @@ export function parseHttpUrl(url: string | URL): URL {
     throw new NotHttpUrlError(`Expected a URL with a host, got ${JSON.stringify(parsed.href)}.`);
   }
   return parsed;
-}
-
-/** The URL without its `user:pass@` part: credentials never reach a result, a Dataset or a log. */
-export function withoutCredentials(url: string): string {
-  if (!url.includes('@')) return url;
-  try {
-    const parsed = new URL(url);
-    if (parsed.username === '' && parsed.password === '') return url;
-    parsed.username = '';
-    parsed.password = '';
-    return parsed.href;
-  } catch {
-    return url;
-  }
 }
 
 /**

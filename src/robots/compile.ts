@@ -971,18 +971,11 @@ export const NORMAL_HTTP_URL = /^https?:\/\/(?:[a-z0-9-]+\.)*[a-z][a-z0-9-]*\/[\
 export const DOT_SEGMENT = /\/\.\.?(?:\/|$)/;
 
 /**
- * Whether the value of a `sitemap` line is an absolute http(s) URL, which is all sitemaps.org
- * allows there: written with `http://` or `https://`, no blank (a URL has none: `s.xml extra
- * words` is not one), and read by `new URL` (which needs a host for http and https).
- */
-export function isAbsoluteHttpUrl(value: string): boolean {
-  return sitemapUrl(value) !== undefined;
-}
-
-/**
  * The URL of a `sitemap` line as `URL.href` writes it (scheme and host lower-cased, default
  * port dropped, non-ASCII percent-encoded), or undefined when it is not an absolute http(s)
- * URL (see isAbsoluteHttpUrl).
+ * URL, which is all sitemaps.org allows there: written with `http://` or `https://`, no blank
+ * (a URL has none: `s.xml extra words` is not one), and read by `new URL` (which needs a host
+ * for http and https).
  */
 export function sitemapUrl(value: string): string | undefined {
   // The compiler and the linter ask about the same line one after the other: one parse.

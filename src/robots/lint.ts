@@ -20,7 +20,6 @@ import {
   FIRST_RULE,
   GROUP_COUNT,
   groupField,
-  isAbsoluteHttpUrl,
   MAX_CRAWL_DELAY_MS,
   MERGED_COUNT,
   mergedToken,
@@ -29,6 +28,7 @@ import {
   ruleFlags,
   ruleLine,
   rulePattern,
+  sitemapUrl,
   writtenPatterns,
 } from './compile.js';
 import {
@@ -42,6 +42,7 @@ import {
 } from './lines.js';
 import { codePointName } from './show.js';
 import type { LintCode, LintSeverity, RobotsLint } from './types.js';
+import { hrefHasCredentials, withoutCredentials } from './url.js';
 
 const CANONICAL: Record<string, string> = {
   'user-agent': 'User-agent',
@@ -175,7 +176,7 @@ export class RobotsLinter implements RobotsLineHandler {
         this.interrupt(d.line);
         return;
       case 'sitemap':
-        if (!split && !isAbsoluteHttpUrl(valueTextOf(d))) this.sitemap(d);
+        if (!split) this.sitemap(d);
         this.interrupt(d.line);
         return;
       case 'noindex':
@@ -256,8 +257,20 @@ export class RobotsLinter implements RobotsLineHandler {
   }
 
   private sitemap(d: Directive): void {
-    if (this.skipped()) return;
     const value = valueTextOf(d);
+    const url = sitemapUrl(value);
+    if (url !== undefined) {
+      if (hrefHasCredentials(url) && !this.skipped()) {
+        this.add(
+          'sitemap-credentials',
+          'warning',
+          d.line,
+          `Sitemap ${quote(withoutCredentials(url))} is written with a user name or password; robots.txt is public, so anyone can read them. crawlee-robots does not read a sitemap whose URL holds credentials: serve it without them.`,
+        );
+      }
+      return;
+    }
+    if (this.skipped()) return;
     this.add(
       'sitemap-not-absolute',
       'warning',

@@ -148,6 +148,8 @@ export type LintCode =
   | 'conflicting-rules'
   | 'groups-merge'
   | 'sitemap-not-absolute'
+  /** A sitemap URL with a user name or password in it (`https://user:secret@host/`), which robots.txt publishes. */
+  | 'sitemap-credentials'
   /** Listing stopped after 200 findings; this one says how many more there were. */
   | 'too-many-findings';
 

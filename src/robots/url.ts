@@ -22,3 +22,23 @@ export function urlOrNull(input: string, base?: string | URL): URL | null {
     return null;
   }
 }
+
+/** The URL without its `user:pass@` part: credentials never reach a result, a Dataset or a log. */
+export function withoutCredentials(url: string): string {
+  if (!url.includes('@')) return url;
+  const parsed = urlOrNull(url);
+  if (parsed === null || (parsed.username === '' && parsed.password === '')) return url;
+  parsed.username = '';
+  parsed.password = '';
+  return parsed.href;
+}
+
+/**
+ * Whether an http(s) URL written as `URL.href` writes it names a user or a password: an `@`
+ * before the `/` that ends its authority (`URL.href` leaves out an empty `@`).
+ */
+export function hrefHasCredentials(href: string): boolean {
+  const authority = href.indexOf('//') + 2;
+  const at = href.indexOf('@', authority);
+  return at >= 0 && at < href.indexOf('/', authority);
+}

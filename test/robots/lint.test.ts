@@ -411,6 +411,30 @@ describe('sitemap lines', () => {
   });
 });
 
+describe('a sitemap URL with credentials', () => {
+  it.each([
+    ['https://admin:s3cret@example.com/s.xml', 'https://example.com/s.xml'],
+    ['http://crawler@Example.com:80/sitemaps/a.xml', 'http://example.com/sitemaps/a.xml'],
+    ['https://:s3cret@example.com/s.xml?k=1', 'https://example.com/s.xml?k=1'],
+  ])('reports %j by its line, without the user or the password', (value, shown) => {
+    const robots = RobotsTxt.parse(`User-agent: *\nDisallow: /x\nSitemap: ${value}\n`);
+    expect(robots.lints).toEqual([
+      expect.objectContaining({ code: 'sitemap-credentials', severity: 'warning', line: 3 }),
+    ]);
+    const { message } = robots.lints[0];
+    expect(message).toContain(`"${shown}"`);
+    expect(message).not.toMatch(/s3cret|admin|crawler@/);
+  });
+
+  it.each([
+    'https://@example.com/s.xml',
+    'https://example.com/feeds/@team/sitemap.xml',
+    'https://example.com/s.xml?contact=me@example.com',
+  ])('leaves %j alone: it names no user', (value) => {
+    expect(RobotsTxt.parse(`Sitemap: ${value}\n`).lints).toEqual([]);
+  });
+});
+
 describe('a user-agent value with more words after the name', () => {
   it.each([
     ['Googlebot Images', 'Googlebot', /\("Googlebot-Image"/],
