@@ -360,6 +360,9 @@ export function filteredPathOf(url: string | URL, mask: Int32Array | undefined):
     path = pathAndQuery(url);
   } else if (url.charCodeAt(0) === 47 /* / */) {
     // Any string that starts with `/` is a path, `//x` included: there is no base URL here.
+    // Most are in normal form already, as the plain path of a URL is.
+    const plain = plainPathAfter(url, 0, mask);
+    if (plain !== undefined) return plain;
     const hash = url.indexOf('#');
     path = hash < 0 ? url : url.slice(0, hash);
   } else {

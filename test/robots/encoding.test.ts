@@ -154,6 +154,40 @@ describe('pathOf', () => {
     expect(pathOf('//x/y')).toBe('//x/y');
   });
 
+  it('reads a path as its part before any #, normalised, and writes its filter', () => {
+    const unit = fc.constantFrom(
+      'a',
+      'Z',
+      '0',
+      '/',
+      '?',
+      '=',
+      '.',
+      '..',
+      '~',
+      '#',
+      '%',
+      '%2f',
+      '*',
+      '$',
+      ' ',
+      'é',
+      '|',
+    );
+    fc.assert(
+      fc.property(fc.array(unit, { maxLength: 30 }), (units) => {
+        const path = `/${units.join('')}`;
+        const expected = normalizePath(path.split('#', 1)[0]);
+        const mask = new Int32Array([-1, -1]);
+        expect(filteredPathOf(path, mask)).toBe(expected);
+        const filter = new Int32Array(2);
+        charMask(expected, 0, expected.length, filter, 0);
+        expect([...mask]).toEqual([...filter]);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
   it('reads a URL string as the URL parser reads it, whatever its authority', () => {
     for (const url of [
       'http:///private',
