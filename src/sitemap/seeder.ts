@@ -544,8 +544,8 @@ class SeedRun {
   }
 
   /**
-   * Waits for the unreachable robots.txt of a sitemap given or listed at the top of the run (see
-   * #untilAnswered), then checks the sitemap again, or reports it refused.
+   * Waits for the unreachable robots.txt of a sitemap (see #waitsFor and #untilAnswered), then
+   * checks the sitemap again, or reports it refused.
    */
   async #awaitSitemap(task: SitemapTask, check: RobotsCheck): Promise<void> {
     this.#waiting++;
@@ -906,12 +906,12 @@ class SeedRun {
   }
 
   /**
-   * True when a refused sitemap waits for its robots.txt, as a site does: one given or listed at
-   * the top of the run (not a guessed path, nor a child of an index), refused because its own
-   * origin's robots.txt is unreachable (RFC 9309 2.3.1.4), not by a rule of the file.
+   * True when a refused sitemap waits for its robots.txt, as a site does: one given, listed or
+   * named by an index (not a guessed path), refused because its own origin's robots.txt is
+   * unreachable (RFC 9309 2.3.1.4), not by a rule of the file.
    */
   #waitsFor(task: SitemapTask, check: RobotsCheck): boolean {
-    if (this.#stopped || task.depth > 0 || task.guessed || task.rechecked === true) return false;
+    if (this.#stopped || task.guessed || task.rechecked === true) return false;
     if (check.policyKind !== 'disallow-all') return false;
     // Past the deadline with nothing else to read, the wait would end at once.
     return !(performance.now() >= this.#deadline && this.#idle(1));

@@ -8,6 +8,11 @@ const urlset = (locs: string[]) =>
     .map((loc) => `<url><loc>${loc}</loc></url>`)
     .join('')}</urlset>`;
 
+const sitemapIndex = (locs: string[]) =>
+  `<?xml version="1.0"?><sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${locs
+    .map((loc) => `<sitemap><loc>${loc}</loc></sitemap>`)
+    .join('')}</sitemapindex>`;
+
 const servers: TestHttpServer[] = [];
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((server) => server.close()));
@@ -408,6 +413,50 @@ describe('a given sitemap whose robots.txt is unreachable', () => {
     const run = await seedAbortedWhileWaiting(`${site.origin}/sm.xml`);
     expect(paths(site)).toEqual(['/robots.txt']);
     expect(run.result).toMatchObject({ stoppedEarly: true, sitemapsRead: 0, sitemapsFailed: 1 });
+  });
+});
+
+describe('a child of an index whose robots.txt is unreachable', () => {
+  /** An index on a healthy origin that lists `child`, a sitemap of another origin. */
+  async function indexListing(child: string): Promise<string> {
+    const host = await server('User-agent: *\nAllow: /\n');
+    host.route('/index.xml', serveBody(sitemapIndex([child])));
+    return `${host.origin}/index.xml`;
+  }
+
+  it('waits like a given sitemap, and is read once robots.txt answers', async () => {
+    const site = await server(null);
+    recovering(site, 2, 'User-agent: *\nDisallow: /private/\n');
+    site.route('/child.xml', serveBody(urlset([`${site.origin}/a`, `${site.origin}/private/b`])));
+    const index = await indexListing(`${site.origin}/child.xml`);
+    const run = await seedInto(
+      [index],
+      { unreachableWaitMs: 10_000, sameHostOnly: false },
+      { retry: { initialDelayMs: 100, maxDelayMs: 200 } },
+    );
+    expect(paths(site)).toEqual(['/robots.txt', '/robots.txt', '/robots.txt', '/child.xml']);
+    expect(run.urls).toEqual([`${site.origin}/a`]);
+    expect(run.result).toMatchObject({ sitemapsRead: 2, sitemapsFailed: 0, failures: [] });
+    expect(run.result.warnings.map((warning) => warning.url)).toEqual([`${site.origin}/child.xml`]);
+  });
+
+  it('is a failure at the end of the wait, and is never requested', async () => {
+    const site = await server(null);
+    site.route('/robots.txt', text('down', 503));
+    site.route('/child.xml', serveBody(urlset([`${site.origin}/a`])));
+    const index = await indexListing(`${site.origin}/child.xml`);
+    const started = performance.now();
+    const run = await seedInto(
+      [index],
+      { unreachableWaitMs: 1000, sameHostOnly: false },
+      { retry: { initialDelayMs: 300, maxDelayMs: 300 } },
+    );
+    expect(performance.now() - started).toBeGreaterThanOrEqual(950);
+    expect(paths(site).every((path) => path === '/robots.txt')).toBe(true);
+    expect(run.result).toMatchObject({ sitemapsRead: 1, sitemapsFailed: 1, urlsFound: 0 });
+    expect(run.result.failures).toEqual([
+      { ...refusedAsUnreachable(`${site.origin}/child.xml`), parent: index },
+    ]);
   });
 });
 
