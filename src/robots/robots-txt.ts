@@ -173,7 +173,8 @@ export class RobotsTxt {
    * The sitemap URLs of the whole file, in file order, each once: the absolute http(s) URLs
    * (those `new URL` reads, with a host and no blank), normalised as `URL.href` writes them
    * (`HTTPS://Example.com:443/s.xml` is `https://example.com/s.xml`), so that two spellings
-   * of one URL are listed once.
+   * of one URL are listed once. A URL with a user or password is listed as written (the
+   * `sitemap-credentials` lint reports it).
    */
   get sitemaps(): readonly string[] {
     return count(this.#data, SITEMAP_COUNT) === 0 ? NO_SITEMAPS : Object.freeze(sitemapsOf(this.#data));
