@@ -665,10 +665,11 @@ export class RobotsGuard implements HopChecker {
     deferrable: boolean,
     from: string | undefined,
   ): HopVerdict {
-    // A redirect of the request into another origin is a request to that origin: it is paced
-    // by that origin's Crawl-delay. Hops within one origin belong to the request's own slot.
-    // A hop back into the request's own origin (A, then B, then A) belongs to the request's slot
-    // too: deferring it would send the request to its origin again, and again.
+    // A redirect of the request into another origin is a request to that origin: it takes that
+    // origin's next slot. A hop within one origin takes none: it waits in place as it leaves, a
+    // delay after the redirect that sent it (see leavesNow). Nor does a hop back into the
+    // request's own origin (A, then B, then A): deferring it would send the request to its origin
+    // again, and again.
     const paced = stage === 'redirect' && deferrable && entersOtherOrigin(request, from, check.origin);
     // A hop that cannot wait is dropped at once: it is no deferral.
     const verdict = this.#verdictOf(check, deferrable ? request : undefined, paced);

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Request } from 'crawlee';
-import { sameOrigin, withoutCredentials } from '../fetch/index.js';
+import { withoutCredentials } from '../fetch/index.js';
 import type { CrawlerInternals } from './crawler-internals.js';
 import { type CdpSessionLike, watchFrameTargets } from './frame-targets.js';
 import type { RobotsDropStage } from './record.js';
@@ -631,16 +631,15 @@ export function browserNavigationHooks(
         return;
       }
       if (verdict === 'allow') {
-        // The origin's Crawl-delay holds for a page load of a goto (the crawler's or the
-        // handler's), for a navigation the page starts in its main frame, and for a redirect of
-        // a goto into another origin: the handler's cannot wait aside, and the crawler's own,
-        // which took its slot aside (see checkHop), is spaced here from a request that went out
-        // late before it. Frames load with their page, unpaced: held a whole delay each, a page
-        // of several would outlast its navigation timeout.
-        const paced = owned
-          ? !redirect || (from !== undefined && !sameOrigin(from, hop.url))
-          : event.frameId === mainFrameId;
-        if (!paced) {
+        // The origin's Crawl-delay holds for every page load of the main frame: a goto's (the
+        // crawler's or the handler's), a navigation the page starts, and each of their redirect
+        // hops. The redirect ended the turn of the request it answers (see onPaused), so a hop
+        // within the origin leaves a delay after it, as in HTTP crawlers; a hop of the crawler's
+        // own goto into another origin took that origin's slot aside (see checkHop), and is spaced
+        // here from a request that went out late before it. Each wait counts against the goto's
+        // timeout. Frames load with their page, unpaced: held a whole delay each, a page of
+        // several would outlast its navigation timeout.
+        if (event.frameId !== mainFrameId) {
           await target.send('Fetch.continueRequest', { requestId: event.requestId }).catch(ignoreClosed);
           return;
         }

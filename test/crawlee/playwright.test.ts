@@ -274,6 +274,74 @@ describe('PlaywrightCrawler with RobotsGuard: Crawl-delay (Debian Chromium)', ()
     expect(stats.requestsFailed).toBe(0);
   });
 
+  it('paces a redirect hop within the origin from the redirect, for the crawler, the handler and the page', async () => {
+    const { paced } = env.site;
+    // Crawl-delay: 1. /r redirects within the origin 300 ms after its request reached the server;
+    // the handler's own goto, and a navigation the page then starts by script, redirect too.
+    paced.route('/r', (request, response) => {
+      setTimeout(() => redirect('/r-target', 302)(request, response), 300);
+    });
+    paced.route('/r2', redirect('/r2-target', 302));
+    paced.route(
+      '/r2-target',
+      page('/r2-target', [], `<script>addEventListener('load', () => { location.href = '/r3'; });</script>`),
+    );
+    paced.route('/r3', redirect('/r3-target', 302));
+    servePages(paced, ['/r-target', '/r3-target']);
+    const crawler = new PlaywrightCrawler(
+      {
+        launchContext: CHROMIUM,
+        maxConcurrency: 1,
+        navigationTimeoutSecs: 15,
+        async requestHandler({ page: browserPage }) {
+          await browserPage.goto(`${paced.origin}/r2`);
+          await browserPage.waitForURL('**/r3-target', { timeout: 10_000 });
+        },
+      },
+      freshConfiguration(),
+    );
+    new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store: env.store }).attach(crawler);
+    const stats = await crawler.run([`${paced.origin}/r`]);
+
+    expect(stats.requestsFailed).toBe(0);
+    const paths = ['/r', '/r-target', '/r2', '/r2-target', '/r3', '/r3-target'];
+    expect(pagesHit(paced)).toEqual([...paths].sort());
+    const [hop, ...gaps] = gapsOf(await paced.arrivals(paths));
+    // The redirect is an answer of the origin: the hop leaves a delay after it, as in HTTP crawlers.
+    expect(hop).toBeGreaterThanOrEqual(1290);
+    for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(990);
+  });
+
+  it('paces a redirect loop within the origin until the navigation timeout fails its request', async () => {
+    const { paced } = env.site;
+    // Crawl-delay: 1. Each hop waits a delay: the loop ends at the navigation timeout, well before
+    // the browser's limit of 20 redirects.
+    paced.route('/loop-a', redirect('/loop-b', 302));
+    paced.route('/loop-b', redirect('/loop-a', 302));
+    servePages(paced, ['/after-loop']);
+    const crawler = new PlaywrightCrawler(
+      {
+        launchContext: CHROMIUM,
+        maxConcurrency: 1,
+        maxRequestRetries: 0,
+        navigationTimeoutSecs: 4,
+        requestHandler() {},
+      },
+      freshConfiguration(),
+    );
+    new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store: env.store }).attach(crawler);
+    const stats = await crawler.run([`${paced.origin}/loop-a`, `${paced.origin}/after-loop`]);
+
+    expect(stats.requestsFailed).toBe(1);
+    expect(stats.requestsFinished).toBe(1);
+    const arrivals = await paced.arrivals(['/loop-a', '/loop-b', '/after-loop']);
+    expect(arrivals.length).toBeLessThanOrEqual(7);
+    const gaps = gapsOf(arrivals);
+    for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(990);
+    // The page load that the timeout gave up held the next one of the origin until its page closed.
+    expect(gaps[gaps.length - 1]).toBeLessThan(4000);
+  });
+
   it("paces the navigations a page starts, and the redirects of the handler's page.goto into the origin", async () => {
     const { main, paced } = env.site;
     // paced asks for Crawl-delay: 1. Its page moves on by script once loaded, then by a meta
