@@ -681,9 +681,10 @@ export function browserNavigationHooks(
       }
       // A redirect is the answer of the request it continues.
       if (event.redirectedRequestId !== undefined) answer(event.redirectedRequestId, true);
-      if (event.resourceType === 'Other' || isSpeculative(event.request.headers)) {
+      const own = isBrowserOwnRequest(event);
+      if (own || isSpeculative(event.request.headers)) {
         crawler.log.debug(
-          `RobotsGuard: stopped ${event.resourceType === 'Other' ? "the browser's own request" : 'a speculative load'} of ${withoutCredentials(event.request.url)}.`,
+          `RobotsGuard: stopped ${own ? "the browser's own request" : 'a speculative load'} of ${withoutCredentials(event.request.url)}.`,
         );
         await target
           .send('Fetch.failRequest', { requestId: event.requestId, errorReason: 'BlockedByClient' })
@@ -778,6 +779,23 @@ function isOrCausedBy(error: unknown, errors: WeakSet<Error>): boolean {
   return false;
 }
 
+/**
+ * True for a request of the browser's own (resource type `Other`): the page's icon (`/favicon.ico`,
+ * or its `<link rel=icon>`), asked for as an image, or with a document's `Accept` when it is
+ * fetched again as the page's scripts go on (Crawlee's clicks). The script of a worker the page
+ * starts (`new Worker`, `SharedWorker`, a service worker) pauses as `Other` too, asked for as the
+ * Fetch standard asks for a worker's script, with `Accept: *\/*` and nothing else: a subresource
+ * of the page, let through as the others are (failed, the page's workers never start; measured
+ * with Chromium 156).
+ */
+function isBrowserOwnRequest(event: RequestPausedEvent): boolean {
+  if (event.resourceType !== 'Other') return false;
+  for (const [name, value] of Object.entries(event.request.headers)) {
+    if (name.toLowerCase() === 'accept') return value.trim() !== '*/*';
+  }
+  return true;
+}
+
 /** True for a request the browser makes on speculation: `Sec-Purpose: prefetch` (or the older `Purpose`). */
 function isSpeculative(headers: Record<string, string>): boolean {
   for (const [name, value] of Object.entries(headers)) {
@@ -863,8 +881,13 @@ class PopupBlocker {
 
   async #onPaused(event: RequestPausedEvent): Promise<void> {
     if (event.resourceType === 'Other') {
+      // The page's icon is failed; a worker's script (also `Other`) is the page's, and goes on.
+      const method = isBrowserOwnRequest(event) ? 'Fetch.failRequest' : 'Fetch.continueRequest';
       await this.session
-        .send('Fetch.failRequest', { requestId: event.requestId, errorReason: 'BlockedByClient' })
+        .send(method, {
+          requestId: event.requestId,
+          ...(method === 'Fetch.failRequest' ? { errorReason: 'BlockedByClient' } : {}),
+        })
         .catch(ignoreClosed);
       return;
     }

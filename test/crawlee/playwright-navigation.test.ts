@@ -133,6 +133,54 @@ describe('PlaywrightCrawler with RobotsGuard: speculative loads (Debian Chromium
     // Nothing of the crawl was left out: speculative loads are not recorded.
     expect(await datasetItems<RobotsDroppedRecord>(config)).toEqual([]);
   });
+
+  it("lets the page's workers load: their scripts pause as 'Other' requests, as the icon does", async () => {
+    const { main } = env.site;
+    const script = (body: string) => (_request: unknown, response: import('node:http').ServerResponse) =>
+      void response.writeHead(200, { 'content-type': 'text/javascript' }).end(body);
+    main.route('/worker.js', script(`postMessage('dedicated');`));
+    main.route('/shared-worker.js', script(`onconnect = (event) => event.ports[0].postMessage('shared');`));
+    main.route(
+      '/with-workers',
+      page(
+        'workers',
+        [],
+        `<link rel="icon" href="/private/icon.png">
+        <script>
+          const seen = [];
+          const saw = (what) => { seen.push(what); document.title = seen.sort().join(' '); };
+          new Worker('/worker.js').onmessage = (event) => saw(event.data);
+          new SharedWorker('/shared-worker.js').port.onmessage = (event) => saw(event.data);
+        </script>`,
+      ),
+    );
+
+    const config = freshConfiguration();
+    let title = '';
+    const crawler = new PlaywrightCrawler(
+      {
+        launchContext: CHROMIUM,
+        maxConcurrency: 1,
+        maxRequestRetries: 0,
+        navigationTimeoutSecs: 15,
+        async requestHandler({ page: browserPage }) {
+          await browserPage.waitForFunction(() => document.title.includes(' '), undefined, { timeout: 5000 });
+          // Time for the icon request, which comes after the page load.
+          await browserPage.waitForTimeout(500);
+          title = await browserPage.title();
+        },
+      },
+      config,
+    );
+    new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store: env.store }).attach(crawler);
+    const stats = await crawler.run([`${main.origin}/with-workers`]);
+
+    expect(title).toBe('dedicated shared');
+    expect(stats.requestsFailed).toBe(0);
+    // The workers' scripts reached the server; the icon did not.
+    expect(pagesHit(main)).toEqual(['/shared-worker.js', '/with-workers', '/worker.js']);
+    expect(await datasetItems<RobotsDroppedRecord>(config)).toEqual([]);
+  });
 });
 
 describe('PlaywrightCrawler with RobotsGuard: navigations the page starts (Debian Chromium)', () => {
