@@ -383,6 +383,13 @@ interface PageState {
   goto?: GotoChain;
   /** True once a navigation of the page that no `page.goto` made was stopped (and recorded). */
   navigationStopped?: boolean;
+  /**
+   * The navigations of the page that no `page.goto` made and the guard stopped: the URL each
+   * started from (the one Playwright's error names, a redirect's included) and the URL stopped.
+   */
+  readonly stoppedUrls: Set<string>;
+  /** The URL each navigation of the page that no `page.goto` made started from, by Fetch id. */
+  readonly navigationStarts: Map<string, string>;
 }
 
 /** The isolated world the speculation-rules sweeper runs in, out of the page's sight. */
@@ -550,7 +557,12 @@ export function browserNavigationHooks(
       }
       return;
     }
-    const state: PageState = { request, crawlerNavigation: false };
+    const state: PageState = {
+      request,
+      crawlerNavigation: false,
+      stoppedUrls: new Set(),
+      navigationStarts: new Map(),
+    };
     states.set(page as object, state);
     /**
      * The page loads of the page that left the browser and have no answer yet, by Fetch id: each
@@ -617,6 +629,16 @@ export function browserNavigationHooks(
         chain.requestId = event.requestId;
         chain.url = hop.url;
       }
+      // Where a navigation of the page's own began: Playwright's error names that URL, not the hop.
+      let start = hop.url;
+      if (!owned) {
+        const before = redirect ? state.navigationStarts.get(event.redirectedRequestId!) : undefined;
+        if (before !== undefined) {
+          start = before;
+          state.navigationStarts.delete(event.redirectedRequestId!);
+        }
+        state.navigationStarts.set(event.requestId, start);
+      }
       const stage: RobotsDropStage = owned && redirect ? 'redirect' : 'navigation';
       let verdict: HopVerdict;
       try {
@@ -657,7 +679,11 @@ export function browserNavigationHooks(
       }
       // Told before the request fails, so the goto's error (or the handler's) finds it.
       if (owned) chain.stopped = { url: hop.url, stage, block: verdict };
-      else state.navigationStopped = true;
+      else {
+        state.navigationStopped = true;
+        state.stoppedUrls.add(withoutFragment(start));
+        state.stoppedUrls.add(withoutFragment(hop.url));
+      }
       // Blocked, Chromium's error page commits in the frame; aborted, the frame keeps the document
       // it has. The crawler's own goto is blocked, and so is a navigation of the page while a goto
       // loads it: aborted then, the document being loaded never fires its load event, and the
@@ -755,7 +781,8 @@ export function browserNavigationHooks(
    * (`frame.goto`, a click or a script awaited with `waitForNavigation`) fails in Playwright with
    * Chromium's `net::ERR_ABORTED`, not a {@link RobotsSkipError}: once the guard has stopped a
    * navigation of the page, the request is skipped as for a stopped goto, since a retry would
-   * only be stopped, and recorded, again. Such a stop is never deferrable, so never a deferral.
+   * only be stopped, and recorded, again, unless the error names a URL whose navigation the guard
+   * did not stop. Such a stop is never deferrable, so never a deferral.
    */
   const blockOf = (context: { page?: unknown }, error: Error): NavigationBlock | undefined => {
     const state = context.page === undefined ? undefined : states.get(context.page as object);
@@ -764,6 +791,10 @@ export function browserNavigationHooks(
     // A page.goto the guard let through failed on its own (a 204, a download): a failure to retry,
     // whatever the guard stopped on the page before.
     if (isOrCausedBy(error, gotoFailures)) return undefined;
+    // A navigation the guard let through that failed on its own (`frame.goto` of a 204): the error
+    // names its URL, which is none the guard stopped.
+    const failed = /net::ERR_(?:ABORTED|BLOCKED_BY_CLIENT) at (\S+)/.exec(error.message ?? '')?.[1];
+    if (failed !== undefined && !state.stoppedUrls.has(withoutFragment(failed))) return undefined;
     return { action: 'skip' };
   };
 

@@ -594,6 +594,49 @@ describe("PlaywrightCrawler with RobotsGuard: the handler's navigations outside 
       pages.map((path) => ['main/private/x', 'navigation', 'disallowed', `main${path}`]).sort(),
     );
   });
+
+  it('retries a request whose frame.goto fails on its own (a 204), though an iframe of its page was stopped', async () => {
+    const { main } = env.site;
+    main.route(
+      '/stopped-iframe',
+      page(
+        'stopped iframe',
+        [],
+        '<iframe src="/private/ad"></iframe><iframe name="inner" src="/a"></iframe>',
+      ),
+    );
+    main.route('/no-content', (_request, response) => void response.writeHead(204).end());
+
+    const config = freshConfiguration();
+    const attempts: string[] = [];
+    const skipped: string[] = [];
+    const crawler = new PlaywrightCrawler(
+      {
+        launchContext: CHROMIUM,
+        maxConcurrency: 1,
+        maxRequestRetries: 1,
+        navigationTimeoutSecs: 15,
+        onSkippedRequest: ({ url }) => void skipped.push(url),
+        async requestHandler({ request, page: browserPage }) {
+          attempts.push(new URL(request.url).pathname);
+          await browserPage.waitForSelector('iframe[name="inner"]');
+          // Chromium answers a 204 with net::ERR_ABORTED: not the guard's stop, a failure to retry.
+          await browserPage.frame({ name: 'inner' })!.goto(`${main.origin}/no-content`);
+        },
+      },
+      config,
+    );
+    new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store: env.store }).attach(crawler);
+    const stats = await crawler.run([`${main.origin}/stopped-iframe`]);
+
+    expect(attempts).toEqual(['/stopped-iframe', '/stopped-iframe']);
+    expect(stats.requestsFailed).toBe(1);
+    expect(skipped).toEqual([]);
+    expect(await recordsOf(config)).toEqual([
+      ['main/private/ad', 'navigation', 'disallowed', 'main/stopped-iframe'],
+      ['main/private/ad', 'navigation', 'disallowed', 'main/stopped-iframe'],
+    ]);
+  });
 });
 
 describe("PlaywrightCrawler with RobotsGuard: a goto in the user's navigation hooks (Debian Chromium)", () => {
