@@ -913,13 +913,11 @@ class PopupBlocker {
   async #onPaused(event: RequestPausedEvent): Promise<void> {
     if (event.resourceType === 'Other') {
       // The page's icon is failed; a worker's script (also `Other`) is the page's, and goes on.
-      const method = isBrowserOwnRequest(event) ? 'Fetch.failRequest' : 'Fetch.continueRequest';
-      await this.session
-        .send(method, {
-          requestId: event.requestId,
-          ...(method === 'Fetch.failRequest' ? { errorReason: 'BlockedByClient' } : {}),
-        })
-        .catch(ignoreClosed);
+      const { requestId } = event;
+      await (isBrowserOwnRequest(event)
+        ? this.session.send('Fetch.failRequest', { requestId, errorReason: 'BlockedByClient' })
+        : this.session.send('Fetch.continueRequest', { requestId })
+      ).catch(ignoreClosed);
       return;
     }
     let openerId: string | undefined;

@@ -6,7 +6,7 @@
 
 import { withoutCredentials } from '../robots/index.js';
 
-/** Here too, beside the other readings of a URL, for the folders that take them from this one. */
+/** Defined with the core, which lints sitemap URLs with it; the other folders take it from here. */
 export { withoutCredentials };
 
 const HTTP_SCHEMES: ReadonlySet<string> = new Set(['http:', 'https:']);

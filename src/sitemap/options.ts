@@ -184,9 +184,9 @@ export interface SitemapSeedOptions {
    * backoff: with the store's defaults, a minute later, then two...) while it reads other
    * sitemaps, and reads the site as soon as robots.txt answers. This is how long after the run
    * began it goes on waiting once it has nothing else to read; a site still unreachable then is
-   * a failure. A sitemap given or listed at the top of the run whose own origin's robots.txt is
-   * unreachable waits the same way, and is checked again once robots.txt answers (children of
-   * an index do not wait). The default never makes a run last longer.
+   * a failure. A sitemap given, listed in robots.txt or named by an index whose own origin's
+   * robots.txt is unreachable waits the same way, and is checked again once robots.txt answers.
+   * The default never makes a run last longer.
    * @default 0
    */
   unreachableWaitMs?: number;
