@@ -34,6 +34,32 @@ const OWN_NAMESPACES =
   /^https?:\/\/(www\.)?(sitemaps\.org\/schemas\/sitemap\/|google\.com\/schemas\/sitemap\/|w3\.org\/2005\/Atom)/;
 
 /**
+ * By format, the names of the elements read inside the root, each by its name in lower case: the
+ * entry's, then its fields'. An element whose name differs from one of them in case alone is one
+ * the file meant but the parser skips (XML names are case-sensitive), and says so.
+ */
+const READ_NAMES: Partial<Record<SitemapFormat, ReadonlyMap<string, string>>> = {
+  urlset: byLowerCase(['url', 'loc', 'lastmod']),
+  sitemapindex: byLowerCase(['sitemap', 'loc', 'lastmod']),
+  rss: byLowerCase(['item', 'link', 'pubDate']),
+  atom: byLowerCase(['entry', 'link', 'updated', 'published']),
+};
+
+function byLowerCase(names: readonly string[]): ReadonlyMap<string, string> {
+  return new Map(names.map((name) => [name.toLowerCase(), name]));
+}
+
+/** Elements skipped for the case of their name (see `SitemapParser.miscasedElements`). */
+export interface MiscasedElements {
+  /** How many. */
+  count: number;
+  /** The first spelling met (`Url`). */
+  written: string;
+  /** True when others were met too (`URL` after `Url`). */
+  otherSpellings: boolean;
+}
+
+/**
  * Zeros a character reference may carry before its digits. XML 1.0 (4.1, CharRef) sets no limit;
  * this one, far above any padding written in practice, keeps the wait for a reference's end short.
  */
@@ -222,6 +248,12 @@ export class SitemapParser {
    * first, which is the one read, and a `<loc>` of a `urlset` or `sitemapindex` outside any entry.
    */
   strayLocations = 0;
+  /**
+   * Elements skipped because their name is one the format reads, written in another case
+   * (`<Url>`, `<LOC>`, `<Sitemap>`) where it would be read: XML names are case-sensitive, and
+   * sitemaps.org's are lower case. By the name the format reads (`url`), so the seeder says so.
+   */
+  readonly miscasedElements = new Map<string, MiscasedElements>();
 
   #entries: SitemapEntry[] = [];
   /** The `xml:base` in effect inside each open element that sets one, innermost last. */
@@ -472,22 +504,36 @@ export class SitemapParser {
       } else if (name === this.#entryName()) this.strayEntries++;
       else if (name === 'loc' && depth === 2 && (this.format === 'urlset' || this.format === 'sitemapindex'))
         this.strayLocations++;
+      else {
+        const meant = this.#miscased(name);
+        if (meant !== undefined && this.#isEntry(meant, depth)) this.#countMiscased(meant, name);
+      }
       return;
     }
     if (name === this.#entryName()) this.strayEntries++;
     if (depth !== this.#entryDepth + 1) return;
+    if (this.#readField(name, tag)) return;
+    const meant = this.#miscased(name);
+    if (meant !== undefined && meant !== this.#entryName()) this.#countMiscased(meant, name);
+  }
+
+  /** Reads a field of the open entry; false when the format reads no field of this name. */
+  #readField(name: string, tag: SaxesTagPlain): boolean {
     switch (this.format) {
       case 'urlset':
       case 'sitemapindex':
         if (name === 'loc') this.#capture('loc');
         else if (name === 'lastmod') this.#capture('lastmod');
-        return;
+        else return false;
+        return true;
       case 'rss':
         if (name === 'link') this.#capture('loc');
         else if (name === 'pubDate') this.#capture('lastmod');
-        return;
+        else return false;
+        return true;
       case 'atom':
-        if (name === 'link' && this.#loc === '') {
+        if (name === 'link') {
+          if (this.#loc !== '') return true;
           // Atom 4.2.7.2: a link without `rel` is `alternate`, the entry's own page.
           const rel = tag.attributes['rel'] ?? 'alternate';
           const href = tag.attributes['href'];
@@ -499,10 +545,25 @@ export class SitemapParser {
           this.#capture('lastmod');
         } else if (name === 'published') {
           this.#capture('published');
-        }
-        return;
+        } else return false;
+        return true;
       default:
-        return;
+        return false;
+    }
+  }
+
+  /** The name the format reads that `name` spells in another case (`url` for `Url`), or undefined. */
+  #miscased(name: string): string | undefined {
+    const meant = READ_NAMES[this.format]?.get(name.toLowerCase());
+    return meant === name ? undefined : meant;
+  }
+
+  #countMiscased(meant: string, written: string): void {
+    const seen = this.miscasedElements.get(meant);
+    if (seen === undefined) this.miscasedElements.set(meant, { count: 1, written, otherSpellings: false });
+    else {
+      seen.count++;
+      if (written !== seen.written) seen.otherSpellings = true;
     }
   }
 

@@ -854,6 +854,15 @@ class SeedRun {
         `${parser.strayLocations} <${loc}> ${plural(parser.strayLocations, 'element')} ignored: a second location in one <${entry}> (its first is read), or one outside any <${entry}>.`,
       );
     }
+    for (const [meant, { count, written, otherSpellings }] of parser.miscasedElements) {
+      const what = otherSpellings
+        ? `${count} elements ignored for their case (<${written}> and other spellings)`
+        : `${count} <${written}> ${plural(count, 'element')} ignored for ${count === 1 ? 'its' : 'their'} case`;
+      this.#warning(
+        task,
+        `${what}: XML names are case-sensitive, and ${NAMED_BY[parser.format] ?? 'sitemaps.org'} writes <${meant}>.`,
+      );
+    }
     if (file.full) {
       this.#warning(
         task,
@@ -1321,6 +1330,14 @@ const ENTRY_PLACES: Partial<Record<SitemapFormat, [entry: string, where: string]
   sitemapindex: ['sitemap', 'directly inside <sitemapindex>'],
   rss: ['item', 'in <channel> (RSS 2.0) or the root (RSS 1.0)'],
   atom: ['entry', 'directly inside <feed>'],
+};
+
+/** By format, who names its elements. */
+const NAMED_BY: Partial<Record<SitemapFormat, string>> = {
+  urlset: 'sitemaps.org',
+  sitemapindex: 'sitemaps.org',
+  rss: 'RSS',
+  atom: 'Atom',
 };
 
 function plural(count: number, noun: string): string {

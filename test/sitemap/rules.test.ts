@@ -324,6 +324,63 @@ describe('filters, discovery and limits', () => {
     );
   });
 
+  it('warns about elements it skips for the case of their name: <Url>, <LOC>, <Sitemap>, <PubDate>', async () => {
+    server.route(
+      '/cased.xml',
+      serveBody(
+        urlset([{ loc: `${o}/c/1` }]).replace(
+          '</urlset>',
+          [
+            `<Url><loc>${o}/c/2</loc></Url>`,
+            `<URL><loc>${o}/c/3</loc></URL>`,
+            `<url><LOC>${o}/c/4</LOC></url>`,
+            // Not read in lower case either: only the entry counts, not the fields inside it.
+            `<Url><Loc>${o}/c/5</Loc></Url>`,
+            '</urlset>',
+          ].join(''),
+        ),
+      ),
+    );
+    server.route(
+      '/cased-index.xml',
+      serveBody(
+        index([{ loc: `${o}/c/child.xml` }])
+          .replace('<sitemap>', '<Sitemap>')
+          .replace('</sitemap>', '</Sitemap>'),
+      ),
+    );
+    server.route(
+      '/cased.rss',
+      serveBody(
+        `<rss version="2.0"><channel><item><link>${o}/r/1</link><PubDate>Mon, 03 Jun 2024 00:00:00 GMT</PubDate></item></channel></rss>`,
+      ),
+    );
+    const run = await seedInto([`${o}/cased.xml`, `${o}/cased-index.xml`, `${o}/cased.rss`]);
+    expect(run.urls).toEqual([`${o}/c/1`, `${o}/r/1`]);
+    expect(server.hits('/c/child.xml')).toBe(0);
+    expect(run.result.warnings).toHaveLength(4);
+    expect(run.result.warnings).toEqual(
+      expect.arrayContaining([
+        {
+          url: `${o}/cased.xml`,
+          why: '3 elements ignored for their case (<Url> and other spellings): XML names are case-sensitive, and sitemaps.org writes <url>.',
+        },
+        {
+          url: `${o}/cased.xml`,
+          why: '1 <LOC> element ignored for its case: XML names are case-sensitive, and sitemaps.org writes <loc>.',
+        },
+        {
+          url: `${o}/cased-index.xml`,
+          why: '1 <Sitemap> element ignored for its case: XML names are case-sensitive, and sitemaps.org writes <sitemap>.',
+        },
+        {
+          url: `${o}/cased.rss`,
+          why: '1 <PubDate> element ignored for its case: XML names are case-sensitive, and RSS writes <pubDate>.',
+        },
+      ]),
+    );
+  });
+
   it('does not request a sitemap robots.txt disallows unless robots.txt lists it', async () => {
     server.route('/hidden/map.xml', serveBody(urlset([{ loc: `${o}/h/1` }])));
     const run = await seedInto([`${o}/hidden/map.xml`]);
