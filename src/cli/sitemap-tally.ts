@@ -7,6 +7,7 @@
  */
 import { Log, LogLevel } from 'crawlee';
 import { withoutCredentials } from '../fetch/index.js';
+import type { RobotsTxt } from '../robots/index.js';
 import type {
   SitemapDroppedUrl,
   SitemapFormat,
@@ -222,6 +223,26 @@ export async function readSitemaps(site: string, options: ReadSitemapsOptions): 
     ),
     result: { ...result, failures, sitemapsFailed: result.sitemapsFailed - robotsTxtFailures },
   };
+}
+
+/**
+ * The lines of the `Sitemap:` values that are not absolute http(s) URLs (`Sitemap: /sitemap.xml`),
+ * which no crawler can use (sitemaps.org asks for a full URL), in file order. Read from the lints
+ * (`sitemap-not-absolute`): a line past their cap of findings is not named.
+ */
+export function unusableSitemapLines(robots: RobotsTxt | null): number[] {
+  return (robots?.lints ?? [])
+    .filter((lint) => lint.code === 'sitemap-not-absolute')
+    .map((lint) => lint.line);
+}
+
+/** What robots.txt declares when its only `Sitemap:` lines are the `unusable` ones (see unusableSitemapLines). */
+export function noUsableSitemap(unusable: readonly number[]): string {
+  const lines =
+    unusable.length === 1
+      ? `line ${unusable[0]} is not an absolute http(s) URL`
+      : `lines ${unusable.join(', ')} are not absolute http(s) URLs`;
+  return `declares no sitemap a crawler can use: its Sitemap: ${lines}`;
 }
 
 /**

@@ -8,7 +8,7 @@ import { userAgentHeader } from './args.js';
 import { EXIT } from './io.js';
 import { jsonText } from './json.js';
 import { SeenUrls } from './seen-urls.js';
-import { QUIET_LOG, readSitemaps, type SitemapsRead } from './sitemap-tally.js';
+import { QUIET_LOG, readSitemaps, type SitemapsRead, unusableSitemapLines } from './sitemap-tally.js';
 import { renderSitemaps } from './sitemaps-render.js';
 import { printable, type Style } from './style.js';
 
@@ -33,6 +33,8 @@ export interface SitemapsReport extends SitemapsRead {
   agent: string;
   /** `--max-urls`, or null. */
   maxUrls: number | null;
+  /** Lines of `Sitemap:` values that are not absolute http(s) URLs, which no crawler can use. */
+  unusableSitemapLines: number[];
   /** Why the exit code is 2, or null. */
   unreadable: string | null;
   exitCode: number;
@@ -127,6 +129,7 @@ export function sitemapsReport(
     site: options.site,
     agent: options.agent,
     maxUrls: options.maxUrls ?? null,
+    unusableSitemapLines: unusableSitemapLines(policy.robots),
     unreadable,
     exitCode: unreadable === null ? EXIT.allowed : EXIT.error,
   };

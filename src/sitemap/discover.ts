@@ -106,13 +106,16 @@ function mergeSource(sources: Map<string, SitemapSource>, source: SitemapSource)
   known.guessed = known.guessed && source.guessed;
 }
 
-/** The sitemap URLs the `Sitemap:` lines of an origin's robots.txt list, absolute, without a fragment. */
+/**
+ * The sitemap URLs the `Sitemap:` lines of an origin's robots.txt list, without a fragment: the
+ * absolute http(s) ones, since a relative line (`Sitemap: /sitemap.xml`) is none a crawler can use.
+ */
 export function listedSitemaps(policy: OriginPolicy): string[] {
   const urls: string[] = [];
   for (const line of policy.robots?.sitemaps ?? []) {
-    // RFC 9309 2.2.4 leaves `sitemap` to sitemaps.org, which asks for a full URL; a relative
-    // one is read against robots.txt, as crawlers commonly do.
-    const url = urlOrNull(line, policy.robotsTxtUrl);
+    // RFC 9309 2.2.4 leaves `sitemap` to sitemaps.org, which asks for a full URL: the parsed
+    // file lists absolute http(s) URLs only, and its `sitemap-not-absolute` lint names the rest.
+    const url = urlOrNull(line);
     if (url === null || (url.protocol !== 'http:' && url.protocol !== 'https:')) continue;
     urls.push(hrefWithoutFragment(url));
   }

@@ -158,6 +158,28 @@ describe('sitemaps: the text report', () => {
     expect(run.lines).toContain('  robots.txt declares no sitemap');
     expect(run.lines).not.toContain('Sitemaps');
   });
+
+  it('names the Sitemap: lines no crawler can use when they are all it has, and exits 0 as with none', async () => {
+    const relative = await startHttpServer();
+    relative.route('/sitemap.xml', xml(urlset(relative.origin, ['/a'])));
+    try {
+      relative.route('/robots.txt', text('User-agent: *\nSitemap: /sitemap.xml\nSitemap: sitemap.xml\n'));
+      const run = await runInProcess(['sitemaps', relative.origin]);
+      expect(run.code).toBe(0);
+      expect(run.stderr).toBe('');
+      expect(run.lines).toContain(
+        '  robots.txt declares no sitemap a crawler can use: its Sitemap: lines 2, 3 are not absolute http(s) URLs',
+      );
+      expect(relative.hits('/sitemap.xml')).toBe(0);
+      relative.route('/robots.txt', text('User-agent: *\nDisallow:\n\nSitemap: /sitemap.xml\n'));
+      const one = await runInProcess(['sitemaps', relative.origin]);
+      expect(one.lines).toContain(
+        '  robots.txt declares no sitemap a crawler can use: its Sitemap: line 4 is not an absolute http(s) URL',
+      );
+    } finally {
+      await relative.close();
+    }
+  });
 });
 
 describe('sitemaps --json', () => {
