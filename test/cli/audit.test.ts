@@ -490,3 +490,16 @@ describe('audit --json', () => {
     expect(Number.isNaN(Date.parse(json.generatedAt))).toBe(false);
   });
 });
+
+describe('audit --from-sitemaps: Sitemap: lines no crawler can use', () => {
+  it('names them when they are all robots.txt has, and exits 2 as with none', async () => {
+    const run = await runInProcess(['audit', 'https://shop.example', '--file', '-', '--from-sitemaps'], {
+      stdin: 'User-agent: *\nSitemap: /sitemap.xml\nSitemap: sitemap.xml\n',
+    });
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toBe(
+      'crawlee-robots: --from-sitemaps: robots.txt of https://shop.example declares no sitemap a crawler can use: its Sitemap: lines 2, 3 are not absolute http(s) URLs\n',
+    );
+  });
+});
