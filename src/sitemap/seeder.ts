@@ -947,6 +947,12 @@ class SeedRun {
         file.full = true;
         return;
       }
+      // The URL past maxUrls stops the run unread: the file's count says what the run found in it.
+      if (entry.kind === 'url' && this.#result.urlsFound >= this.#maxUrls) {
+        this.#warning(file.task, `maxUrls (${this.#maxUrls}) reached: the run stops.`);
+        this.#stop();
+        return;
+      }
       file.entries++;
       if (entry.kind === 'sitemap') {
         this.#child(entry, file);
@@ -1035,11 +1041,6 @@ class SeedRun {
    */
   #url(entry: SitemapEntry, file: FileState): Promise<void> | undefined {
     const result = this.#result;
-    if (result.urlsFound >= this.#maxUrls) {
-      if (!this.#stopped) this.#warning(file.task, `maxUrls (${this.#maxUrls}) reached: the run stops.`);
-      this.#stop();
-      return undefined;
-    }
     result.urlsFound++;
     // A location longer than any URL arrives cut: counted as invalid, never requested.
     if (entry.tooLong) return this.#filtered(entry.loc, file, 'invalid');

@@ -406,6 +406,40 @@ describe('filters, discovery and limits', () => {
     expect(perFile.result.warnings[0].why).toMatch(/More than 2 entries/);
   });
 
+  it('counts in the stop warning only the URLs maxUrls let the run find, as urlsFound does', async () => {
+    const children = Array.from({ length: 8 }, (_, i) => `${o}/cap/${i}.xml`);
+    server.route('/cap/index.xml', serveBody(index(children.map((loc) => ({ loc })))));
+    children.forEach((loc, i) => {
+      server.route(
+        new URL(loc).pathname,
+        serveBody(urlset([1, 2, 3].map((n) => ({ loc: `${o}/cap/${i}/${n}` })))),
+      );
+    });
+    server.route(
+      '/cap/eight.xml',
+      serveBody(urlset(Array.from({ length: 8 }, (_, n) => ({ loc: `${o}/cap/eight/${n}` })))),
+    );
+    const one = await seedInto([`${o}/cap/eight.xml`], { maxUrls: 5 });
+    expect(one.result.urlsFound).toBe(5);
+    expect(one.result.warnings).toEqual([
+      { url: `${o}/cap/eight.xml`, why: 'maxUrls (5) reached: the run stops.' },
+      {
+        url: `${o}/cap/eight.xml`,
+        why: 'Not read to the end: the run stopped (5 URLs read before).',
+        format: 'urlset',
+      },
+    ]);
+    // 3 URLs of the first child, 2 of the second.
+    const run = await seedInto([`${o}/cap/index.xml`], { maxUrls: 5, concurrency: 1 });
+    expect(run.result.urlsFound).toBe(5);
+    expect(run.result.warnings).toContainEqual({
+      url: children[1],
+      parent: `${o}/cap/index.xml`,
+      why: 'Not read to the end: the run stopped (2 URLs read before).',
+      format: 'urlset',
+    });
+  });
+
   it('stops when the signal aborts', async () => {
     const controller = new AbortController();
     controller.abort();
