@@ -866,7 +866,9 @@ class SeedRun {
     if (file.full) {
       this.#warning(
         task,
-        `More than ${this.#maxUrlsPerFile} entries (sitemaps.org's limit): the rest is ignored.`,
+        `More than ${this.#maxUrlsPerFile} entries (${
+          this.#maxUrlsPerFile === SITEMAP_DEFAULTS.maxUrlsPerFile ? "sitemaps.org's limit" : 'maxUrlsPerFile'
+        }): the rest is ignored.`,
       );
     }
   }

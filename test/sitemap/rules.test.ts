@@ -403,7 +403,19 @@ describe('filters, discovery and limits', () => {
     expect(maps.result.sitemapsSkipped).toBe(2);
     const perFile = await seedInto([`${o}/new.xml`], { maxUrlsPerFile: 2 });
     expect(perFile.result.urlsFound).toBe(2);
-    expect(perFile.result.warnings[0].why).toMatch(/More than 2 entries/);
+    // The limit named is the option's: sitemaps.org's is 50,000.
+    expect(perFile.result.warnings).toEqual([
+      { url: `${o}/new.xml`, why: 'More than 2 entries (maxUrlsPerFile): the rest is ignored.' },
+    ]);
+    server.route(
+      '/many.txt',
+      serveBody(Array.from({ length: 50_001 }, (_, n) => `${o}/many/${n}`).join('\n')),
+    );
+    const many = await seedInto([`${o}/many.txt`]);
+    expect(many.result.urlsFound).toBe(50_000);
+    expect(many.result.warnings).toEqual([
+      { url: `${o}/many.txt`, why: "More than 50000 entries (sitemaps.org's limit): the rest is ignored." },
+    ]);
   });
 
   it('counts in the stop warning only the URLs maxUrls let the run find, as urlsFound does', async () => {
