@@ -166,13 +166,15 @@ export function readPath(value: string, option: string): string {
 
 /**
  * `--html`: a file name. `-` is refused rather than taken for stdout: stdout already carries the
- * text or JSON report, and a file named `-` is never what was meant.
+ * text or JSON report, and a file named `-` is never what was meant. (`runAudit` refuses the
+ * other names of stdout, `/dev/stdout` and the file it is redirected to.)
  */
 export function readHtmlFile(value: string): string {
-  if (value === '-') {
-    throw new CliInputError(
-      '--html -: the HTML report goes to a file, as stdout holds the text or JSON report; give a file name such as --html report.html',
-    );
-  }
+  if (value === '-') throw new CliInputError(htmlOnStdout(value));
   return value;
+}
+
+/** Why `--html` refuses `given`, a name of stdout. */
+export function htmlOnStdout(given: string): string {
+  return `--html ${given}${given === '-' ? '' : ' is standard output'}: the HTML report goes to a file, as stdout holds the text or JSON report; give a file name such as --html report.html`;
 }

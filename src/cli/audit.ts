@@ -2,12 +2,13 @@
  * `crawlee-robots audit <site>`: URLs x crawlers, the AI-crawler policy, the lints, and
  * `--fail-on` rules for CI.
  */
-import { constants, type Stats } from 'node:fs';
+import { constants, fstatSync, type Stats } from 'node:fs';
 import { access, stat, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { RobotsLint } from '../robots/index.js';
 import { DEFAULT_AGENTS, sameAgent } from './agents.js';
 import { type AiPolicy, aiPolicy } from './ai-policy.js';
+import { htmlOnStdout } from './args.js';
 import { renderAuditHtml } from './audit-html.js';
 import { renderAudit } from './audit-render.js';
 import { agentsNamedBy, evaluateFailOn, type FailOnRule, type FailOnTrip } from './fail-on.js';
@@ -46,6 +47,8 @@ export interface AuditOptions extends SourceOptions {
   fromSitemaps?: { maxUrls: number };
   /** `--html`: where to write the HTML report. */
   htmlFile?: string;
+  /** The file descriptor stdout writes to, when it has one: `--html` refuses that file. */
+  stdoutFd?: number;
   json: boolean;
 }
 
@@ -91,7 +94,10 @@ export async function runAudit(
   // The local files first: a typo in a path is said at once, not after the network.
   const htmlPath = options.htmlFile === undefined ? undefined : resolve(options.cwd, options.htmlFile);
   if (htmlPath !== undefined) {
+    // Before any check of the path: a name of stdout is refused whatever it is on this system.
+    if (STDOUT_NAMES.includes(htmlPath)) throw new CliInputError(htmlOnStdout(options.htmlFile!));
     const existing = await checkWritable(htmlPath, options.htmlFile!);
+    refuseStdoutFile(htmlPath, existing, options);
     await refuseOverwritingInput(htmlPath, existing, options);
   }
   const urlSource = await chooseUrlSource(options);
@@ -137,6 +143,27 @@ async function checkWritable(path: string, given: string): Promise<Stats | undef
   if (existing?.isDirectory()) refuse(Object.assign(new Error('directory'), { code: 'EISDIR' }));
   await access(existing === undefined ? dirname(path) : path, constants.W_OK).catch(refuse);
   return existing;
+}
+
+/** The names of a process's own stdout, on Linux and macOS. */
+const STDOUT_NAMES = ['/dev/stdout', '/dev/fd/1', '/proc/self/fd/1'];
+
+/**
+ * Refuses a report path that is the file (pipe, terminal) stdout writes to, as `--html -` is
+ * refused: `> out.txt` and `--html out.txt`, a link to /dev/stdout. The page would be mixed with
+ * the text or JSON report. /dev/null mixes nothing.
+ */
+function refuseStdoutFile(htmlPath: string, report: Stats | undefined, options: AuditOptions): void {
+  if (report === undefined || options.stdoutFd === undefined || htmlPath === '/dev/null') return;
+  let stdout: Stats;
+  try {
+    stdout = fstatSync(options.stdoutFd);
+  } catch {
+    // A descriptor that cannot be asked about is no file the report could name.
+    return;
+  }
+  if (stdout.dev === report.dev && stdout.ino === report.ino)
+    throw new CliInputError(htmlOnStdout(options.htmlFile!));
 }
 
 /** Refuses a report path that names a file the audit reads (`--file`, `--urls`): the page would replace it. */

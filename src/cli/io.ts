@@ -8,6 +8,8 @@ export interface CliOutput {
   write(text: string): unknown;
   /** Set by Node on a terminal; colours are used only there. */
   isTTY?: boolean;
+  /** The file descriptor of a Node stdio stream: `--html` refuses the file stdout writes to. */
+  fd?: number;
   /** A Node stream's: 'drain' once what a write that returned false held back has gone out. */
   once?(event: 'drain' | 'close', listener: () => void): unknown;
 }

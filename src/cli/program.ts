@@ -212,6 +212,7 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
             : {}),
           failOn: parseFailOn(flags.failOn ?? []),
           ...(flags.html === undefined ? {} : { htmlFile: flags.html }),
+          ...(io.stdout.fd === undefined ? {} : { stdoutFd: io.stdout.fd }),
           json: flags.json === true,
         },
         styleFor(flags),

@@ -140,6 +140,23 @@ describe('bad input: one clear line, exit 2', () => {
     expect(readdirSync(cwd)).toEqual([]);
   });
 
+  it('--html with a name of stdout: refused as --html - is', async () => {
+    for (const [html, cwd] of [
+      ['/dev/stdout', undefined],
+      ['/dev/fd/1', undefined],
+      ['/proc/self/fd/1', undefined],
+      ['stdout', '/dev'],
+      ['../dev/./stdout', '/tmp'],
+    ] as const) {
+      expectUsageError(
+        await runInProcess(['audit', 'https://a.example/', '--file', SHOP_ROBOTS_PATH, '--html', html], {
+          ...(cwd === undefined ? {} : { cwd }),
+        }),
+        `--html ${html} is standard output: the HTML report goes to a file, as stdout holds the text or JSON report; give a file name such as --html report.html`,
+      );
+    }
+  });
+
   it('a URL that is not http(s)', async () => {
     expectUsageError(
       await runInProcess(['explain', 'ftp://a.example/x', '--agent', 'A']),

@@ -3,8 +3,9 @@
  * stderr (so no colours), exit codes from the process itself.
  */
 import { spawn } from 'node:child_process';
-import { closeSync, openSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHttpServer, type TestHttpServer, text } from '../support/http-server.js';
@@ -147,6 +148,40 @@ describe('crawlee-robots as a process', () => {
       expect(run.code).toBe(2);
     } finally {
       closeSync(full);
+    }
+  });
+
+  it('--html naming the file stdout writes to, or /dev/stdout on a pipe: refused, nothing written to it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'crawlee-robots-stdout-'));
+    const out = join(dir, 'out.txt');
+    const fd = openSync(out, 'w');
+    try {
+      // `> out.txt --html out.txt`.
+      const run = await spawnCli(['audit', shop.origin, '--html', out], { stdout: fd });
+      expect(run.code).toBe(2);
+      expect(run.stderr).toBe(
+        `crawlee-robots: --html ${out} is standard output: the HTML report goes to a file, as stdout holds the text or JSON report; give a file name such as --html report.html\n`,
+      );
+      expect(readFileSync(out, 'utf8')).toBe('');
+    } finally {
+      closeSync(fd);
+    }
+    const piped = await spawnCli(['audit', shop.origin, '--html', '/dev/stdout']);
+    expect(piped.code).toBe(2);
+    expect(piped.stdout).toBe('');
+    expect(piped.stderr).toMatch(/^crawlee-robots: --html \/dev\/stdout is standard output: /);
+    // Another file is written as ever, whatever stdout is.
+    const fine = openSync(out, 'w');
+    try {
+      const run = await spawnCli(['audit', shop.origin, '--html', join(dir, 'report.html')], {
+        stdout: fine,
+      });
+      expect(run.code).toBe(0);
+      expect(readFileSync(join(dir, 'report.html'), 'utf8')).toMatch(/^<!DOCTYPE html>/);
+      expect(readFileSync(out, 'utf8')).toMatch(/^Audit of /);
+    } finally {
+      closeSync(fine);
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 
