@@ -167,7 +167,7 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
       )
       .option(
         '--html <file>',
-        'also write a self-contained HTML report to this file (- is refused: stdout holds the text or JSON report)',
+        'also write a self-contained HTML report to this file (- and other names of stdout are refused: stdout holds the text or JSON report)',
         once('--html', (value) => readHtmlFile(readPath(value, '--html'))),
       )
       .option(
