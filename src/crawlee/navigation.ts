@@ -2,7 +2,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Request } from 'crawlee';
 import { withoutCredentials } from '../fetch/index.js';
 import type { CrawlerInternals } from './crawler-internals.js';
-import { type CdpSessionLike, watchFrameTargets } from './frame-targets.js';
+import { type CdpSessionLike, FrameTargetSession, watchFrameTargets } from './frame-targets.js';
+import { RecentKeys } from './recent-keys.js';
 import type { RobotsDropStage } from './record.js';
 import { type NavigationBlock, type RobotsSkipError, robotsSkip } from './skip.js';
 
@@ -349,6 +350,8 @@ interface PageRequestLike {
 
 interface RequestPausedEvent {
   requestId: string;
+  /** The request's id in the Network domain: one request has the same in every session that pauses it. */
+  networkId?: string;
   request: { url: string; method: string; headers: Record<string, string> };
   frameId: string;
   resourceType?: string;
@@ -484,6 +487,27 @@ export function browserNavigationHooks(
     );
   };
 
+  /**
+   * A frame of a popup is checked as an iframe of the crawled page whose popup it is (the root of
+   * its opener chain): recorded with stage `navigation` against that page's request when stopped.
+   */
+  const checkPopupFrame = async (opener: TrackedPage, url: string): Promise<boolean> => {
+    let verdict: HopVerdict;
+    try {
+      verdict = await guard.checkHop(crawler, opener.request, url, 'navigation', false);
+    } catch (error) {
+      crawler.log.exception(error as Error, `RobotsGuard: checking ${withoutCredentials(url)} failed`);
+      return false;
+    }
+    if (verdict === 'allow') return true;
+    const state = states.get(opener.page as object);
+    if (state !== undefined) {
+      state.navigationStopped = true;
+      state.stoppedUrls.add(withoutFragment(url));
+    }
+    return false;
+  };
+
   /** The popup blocker of the page's browser, opened once per browser, before its first goto. */
   const popupBlockerOf = async (page: PageLike): Promise<PopupBlocker | undefined> => {
     try {
@@ -491,7 +515,7 @@ export function browserNavigationHooks(
       if (browser === null) throw new Error('the page has no browser');
       let blocker = popupBlockers.get(browser);
       if (blocker === undefined) {
-        blocker = PopupBlocker.open(browser, enqueuePopup);
+        blocker = PopupBlocker.open(browser, { onPopup: enqueuePopup, checkPopupFrame });
         popupBlockers.set(browser, blocker);
         blocker.catch(() => popupBlockers.delete(browser));
       }
@@ -610,7 +634,7 @@ export function browserNavigationHooks(
     };
     const mainFrameId = frameTree.frame.id;
     const popupBlocker = await popupBlockerOf(page);
-    popupBlocker?.trackPage(page, mainFrameId, request.url);
+    popupBlocker?.trackPage(mainFrameId, { page, request });
 
     const onNavigation = async (target: CdpSessionLike, event: RequestPausedEvent): Promise<void> => {
       const hop = event.request;
@@ -662,6 +686,8 @@ export function browserNavigationHooks(
         // timeout. Frames load with their page, unpaced: held a whole delay each, a page of
         // several would outlast its navigation timeout.
         if (event.frameId !== mainFrameId) {
+          // Told before it goes on, so the popup blocker, which pauses it next, knows it at once.
+          popupBlocker?.letThrough(event.networkId);
           await target.send('Fetch.continueRequest', { requestId: event.requestId }).catch(ignoreClosed);
           return;
         }
@@ -864,6 +890,49 @@ async function continueWithoutSpeculationRules(
 /** The page (and its session) may close while a hop is paused: nothing is left to answer. */
 function ignoreClosed(): void {}
 
+/** A crawled page, as the popup blocker knows it: the page and the request it was opened for. */
+interface TrackedPage {
+  readonly page: PageLike;
+  readonly request: Request;
+}
+
+/** What the popup blocker hands back to the crawler's hooks. */
+interface PopupHandlers {
+  /** A popup's navigation was stopped: its URL, to be enqueued. `openerUrl` is the crawled page's. */
+  onPopup(url: string, method: string, openerUrl: string | undefined): void;
+  /** A frame of a popup, to be checked as an iframe of `opener`, the crawled page: true lets it go. */
+  checkPopupFrame(opener: TrackedPage, url: string): Promise<boolean>;
+}
+
+/** A target as `Target.getTargets` describes it. */
+interface TargetInfoLike {
+  targetId: string;
+  type: string;
+  openerId?: string;
+  /** The page an out-of-process iframe's target is in. */
+  parentId?: string;
+}
+
+interface FrameTreeLike {
+  frame: { id: string };
+  childFrames?: FrameTreeLike[];
+}
+
+/** Where a document request the page sessions did not let through comes from. */
+type RequestPlace =
+  /** The main frame of a popup. */
+  | { kind: 'popup'; opener?: TrackedPage }
+  /** Another frame of a popup of a crawled page, or of one whose crawled opener is gone (none). */
+  | { kind: 'popup-frame'; opener?: TrackedPage }
+  /** A frame of a crawled page, of a page the handler opened, or of a popup of the latter. */
+  | { kind: 'other' };
+
+/** How many document requests the page sessions let through are remembered, until the blocker sees them. */
+const LET_THROUGH_LIMIT = 1000;
+
+/** How long a popup's frame tree is waited for (a popup just opened may not answer at once). */
+const FRAME_TREE_TIMEOUT_MS = 2000;
+
 /**
  * Stops the navigations of popups, the pages a crawled page opens (`window.open`, with or without
  * `noopener`, `target=_blank` links and forms). Such a page is a new target: the page's own CDP
@@ -872,26 +941,42 @@ function ignoreClosed(): void {}
  * `Fetch.enable` for `Document` requests pauses every document request of the browser after the
  * page sessions let it through; one whose frame is the main frame of a target with an opener is a
  * popup's: it is failed before it is sent, the popup closed, and its URL handed to `onPopup`.
+ *
+ * A popup opened empty (`window.open('')`) sends no request and stays open; what its opener's
+ * script loads into it (an iframe written into its document) is checked as an iframe of the
+ * crawled page at the root of its opener chain. The page sessions tell the blocker each frame's
+ * document they let through, by its `networkId` (the same in every session, where the Fetch id is
+ * not): those, and the crawled pages' main frames, go on at once. Any other is held while its page
+ * is looked for (`Target.getTargets`, then the frame trees of the popups).
+ *
  * The same session fails the browser's own requests (`Other`: the page's icon), which a page's
  * session stops only while the page is open.
  */
 class PopupBlocker {
-  /** Main frames (their ids are their targets' ids) of the crawler's own pages, and their request URLs. */
-  readonly #pages = new Map<string, string>();
+  /** The crawler's own pages, by main frame id (their targets' ids). */
+  readonly #pages = new Map<string, TrackedPage>();
+  /** The document requests of frames the page sessions let through, by `networkId`. */
+  readonly #letThrough = new RecentKeys(LET_THROUGH_LIMIT);
+  /** Sessions attached to a popup for its frame tree, by session id. */
+  readonly #attached = new Map<string, FrameTargetSession>();
 
   private constructor(
     private readonly session: CdpSessionLike,
-    private readonly onPopup: (url: string, method: string, openerUrl: string | undefined) => void,
+    private readonly handlers: PopupHandlers,
   ) {}
 
-  static async open(
-    browser: BrowserLike,
-    onPopup: (url: string, method: string, openerUrl: string | undefined) => void,
-  ): Promise<PopupBlocker> {
+  static async open(browser: BrowserLike, handlers: PopupHandlers): Promise<PopupBlocker> {
     const session = await browser.newBrowserCDPSession();
-    const blocker = new PopupBlocker(session, onPopup);
+    const blocker = new PopupBlocker(session, handlers);
     session.on('Fetch.requestPaused', (event: RequestPausedEvent) => {
       void blocker.#onPaused(event);
+    });
+    session.on('Target.receivedMessageFromTarget', (event: { sessionId: string; message: string }) => {
+      blocker.#attached.get(event.sessionId)?.receive(event.message);
+    });
+    session.on('Target.detachedFromTarget', (event: { sessionId: string }) => {
+      blocker.#attached.get(event.sessionId)?.detach();
+      blocker.#attached.delete(event.sessionId);
     });
     await session.send('Fetch.enable', {
       patterns: [
@@ -905,40 +990,154 @@ class PopupBlocker {
   }
 
   /** A page of the crawler, about to be navigated: its documents are not popups (a fast path). */
-  trackPage(page: PageLike, mainFrameId: string, requestUrl: string): void {
-    if (!this.#pages.has(mainFrameId)) page.once('close', () => this.#pages.delete(mainFrameId));
-    this.#pages.set(mainFrameId, requestUrl);
+  trackPage(mainFrameId: string, page: TrackedPage): void {
+    if (!this.#pages.has(mainFrameId)) page.page.once('close', () => this.#pages.delete(mainFrameId));
+    this.#pages.set(mainFrameId, page);
+  }
+
+  /** A page session let a frame's document request go on: the blocker lets it go too, at once. */
+  letThrough(networkId: string | undefined): void {
+    if (networkId !== undefined) this.#letThrough.add(networkId);
   }
 
   async #onPaused(event: RequestPausedEvent): Promise<void> {
+    const { requestId } = event;
     if (event.resourceType === 'Other') {
       // The page's icon is failed; a worker's script (also `Other`) is the page's, and goes on.
-      const { requestId } = event;
       await (isBrowserOwnRequest(event)
         ? this.session.send('Fetch.failRequest', { requestId, errorReason: 'BlockedByClient' })
         : this.session.send('Fetch.continueRequest', { requestId })
       ).catch(ignoreClosed);
       return;
     }
-    let openerId: string | undefined;
-    if (!this.#pages.has(event.frameId)) {
+    // `||` in this order: a known request is forgotten as it is seen.
+    const known =
+      (event.networkId !== undefined && this.#letThrough.delete(event.networkId)) ||
+      this.#pages.has(event.frameId);
+    let place: RequestPlace = { kind: 'other' };
+    if (!known) {
       try {
-        const { targetInfo } = (await this.session.send('Target.getTargetInfo', {
-          targetId: event.frameId,
-        })) as { targetInfo: { type: string; openerId?: string } };
-        if (targetInfo.type === 'page') openerId = targetInfo.openerId;
+        place = await this.#placeOf(event.frameId);
       } catch {
-        // not a target: a frame inside a page, whose page session decides
+        // the browser is closing: nothing is left to answer
       }
     }
-    if (openerId === undefined) {
-      await this.session.send('Fetch.continueRequest', { requestId: event.requestId }).catch(ignoreClosed);
+    const { url, method } = event.request;
+    if (place.kind === 'other') {
+      await this.session.send('Fetch.continueRequest', { requestId }).catch(ignoreClosed);
+      return;
+    }
+    if (place.kind === 'popup-frame' && place.opener !== undefined) {
+      const allowed = await this.handlers.checkPopupFrame(place.opener, url);
+      await (allowed
+        ? this.session.send('Fetch.continueRequest', { requestId })
+        : this.session.send('Fetch.failRequest', { requestId, errorReason: 'Aborted' })
+      ).catch(ignoreClosed);
       return;
     }
     await this.session
-      .send('Fetch.failRequest', { requestId: event.requestId, errorReason: 'BlockedByClient' })
+      .send('Fetch.failRequest', { requestId, errorReason: 'BlockedByClient' })
       .catch(ignoreClosed);
-    await this.session.send('Target.closeTarget', { targetId: event.frameId }).catch(ignoreClosed);
-    this.onPopup(event.request.url, event.request.method, this.#pages.get(openerId));
+    // The popup is closed; a frame of a popup whose crawled opener is gone leaves its popup open.
+    if (place.kind === 'popup') {
+      await this.session.send('Target.closeTarget', { targetId: event.frameId }).catch(ignoreClosed);
+    }
+    this.handlers.onPopup(url, method, place.opener?.request.url);
   }
+
+  /** Where the frame `frameId` is: a popup's main frame, another frame of a popup, or elsewhere. */
+  async #placeOf(frameId: string): Promise<RequestPlace> {
+    const { targetInfos } = (await this.session.send('Target.getTargets')) as {
+      targetInfos: TargetInfoLike[];
+    };
+    const targets = new Map(targetInfos.map((target) => [target.targetId, target]));
+    let holder = targets.get(frameId);
+    if (holder?.type === 'page') {
+      return holder.openerId === undefined
+        ? { kind: 'other' }
+        : { kind: 'popup', opener: this.#openerOf(holder, targets)?.opener };
+    }
+    if (holder === undefined) {
+      // A frame in its parent's process is no target: it is in the frame tree of a popup (or of one
+      // of its out-of-process iframes), or else in a page that is no popup.
+      const candidates = targetInfos.filter(
+        (target) => (target.type === 'page' || target.type === 'iframe') && isPopup(pageOf(target, targets)),
+      );
+      const holds = await Promise.all(
+        candidates.map((target) => this.#frameTreeHolds(target.targetId, frameId)),
+      );
+      holder = candidates.find((_target, index) => holds[index]);
+    }
+    const page = holder === undefined ? undefined : pageOf(holder, targets);
+    if (page === undefined || !isPopup(page)) return { kind: 'other' };
+    const root = this.#openerOf(page, targets);
+    // A popup of a page the handler opened itself is no crawled page's: its frames go on.
+    if (root === undefined) return { kind: 'other' };
+    return { kind: 'popup-frame', opener: root.opener };
+  }
+
+  /**
+   * The crawled page at the root of `popup`'s opener chain (`opener` undefined when the chain
+   * breaks: an opener closed); undefined when the chain ends at a page that is not the crawler's.
+   */
+  #openerOf(
+    popup: TargetInfoLike,
+    targets: Map<string, TargetInfoLike>,
+  ): { opener?: TrackedPage } | undefined {
+    let target: TargetInfoLike | undefined = popup;
+    // Bounded, should ids ever loop.
+    for (let depth = 0; depth < 100 && target !== undefined; depth++) {
+      const tracked = this.#pages.get(target.targetId);
+      if (tracked !== undefined) return { opener: tracked };
+      // An opener may be an out-of-process iframe: its page comes next.
+      const next: string | undefined = target.openerId ?? target.parentId;
+      if (next === undefined) return undefined;
+      target = targets.get(next);
+    }
+    return { opener: undefined };
+  }
+
+  /** True when the frame tree of `targetId` holds `frameId` (attached to it for the question). */
+  async #frameTreeHolds(targetId: string, frameId: string): Promise<boolean> {
+    let sessionId: string;
+    try {
+      ({ sessionId } = (await this.session.send('Target.attachToTarget', { targetId, flatten: false })) as {
+        sessionId: string;
+      });
+    } catch {
+      return false; // closed meanwhile
+    }
+    const target = new FrameTargetSession(this.session, sessionId);
+    this.#attached.set(sessionId, target);
+    const timeout = setTimeout(() => target.detach(), FRAME_TREE_TIMEOUT_MS);
+    try {
+      const { frameTree } = (await target.send('Page.getFrameTree')) as { frameTree: FrameTreeLike };
+      return treeHolds(frameTree, frameId);
+    } catch {
+      return false;
+    } finally {
+      clearTimeout(timeout);
+      this.#attached.delete(sessionId);
+      target.detach();
+      await this.session.send('Target.detachFromTarget', { sessionId }).catch(ignoreClosed);
+    }
+  }
+}
+
+/** The page target `target` is (itself), or is an out-of-process iframe of. */
+function pageOf(target: TargetInfoLike, targets: Map<string, TargetInfoLike>): TargetInfoLike | undefined {
+  let current: TargetInfoLike | undefined = target;
+  for (let depth = 0; depth < 100 && current !== undefined; depth++) {
+    if (current.type === 'page') return current;
+    current = current.parentId === undefined ? undefined : targets.get(current.parentId);
+  }
+  return undefined;
+}
+
+function isPopup(page: TargetInfoLike | undefined): boolean {
+  return page?.openerId !== undefined;
+}
+
+function treeHolds(tree: FrameTreeLike, frameId: string): boolean {
+  return tree.frame.id === frameId || (tree.childFrames ?? []).some((child) => treeHolds(child, frameId));
 }

@@ -1,7 +1,7 @@
 /**
  * A set that keeps the last `limit` keys added: adding one more forgets the oldest. For what a
- * crawl remembers per URL (the URLs already recorded as dropped), so that a crawl of millions
- * of URLs keeps a bounded memory.
+ * crawl remembers per URL (the URLs already recorded as dropped), or per browser request (the
+ * documents a page's session let through), so that a crawl of millions keeps a bounded memory.
  */
 export class RecentKeys {
   readonly #keys = new Set<string>();
@@ -20,6 +20,11 @@ export class RecentKeys {
     if (this.#keys.size >= this.#limit) this.#keys.delete(this.#keys.values().next().value as string);
     this.#keys.add(key);
     return true;
+  }
+
+  /** Forgets `key`; false when it was not kept. */
+  delete(key: string): boolean {
+    return this.#keys.delete(key);
   }
 
   /** Forgets every key. */

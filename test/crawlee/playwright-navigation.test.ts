@@ -1,6 +1,7 @@
 import { LogLevel, log, PlaywrightCrawler } from 'crawlee';
 import { describe, expect, it } from 'vitest';
 import { type RobotsDroppedRecord, RobotsGuard, RobotsSkipError } from '../../src/crawlee/index.js';
+import { RobotsStore } from '../../src/store/index.js';
 import { CHROMIUM_LAUNCH_OPTIONS } from '../support/chromium.js';
 import {
   datasetItems,
@@ -347,6 +348,93 @@ describe('PlaywrightCrawler with RobotsGuard: navigations the page starts (Debia
     expect(await recordsOf(config)).toEqual([
       ['main/private/x', 'navigation', 'disallowed', 'main/script-then-redirect'],
       ['main/private/x', 'navigation', 'disallowed', 'main/script-then-redirect'],
+    ]);
+  });
+});
+
+describe('PlaywrightCrawler with RobotsGuard: what a page loads into an empty popup (Debian Chromium)', () => {
+  it("checks the popup's frames as iframes of the crawled page, and still enqueues the popups it sends away", async () => {
+    const { main } = env.site;
+    // localhost is another site than 127.0.0.1: that frame runs in a process of its own.
+    const crossSite = `http://localhost:${main.port}`;
+    const frames = ['/private/in-popup', '/in-popup', `${crossSite}/cross-in-popup`]
+      .map((src) => `<iframe src="${src}"></iframe>`)
+      .join('');
+    // window.open('') sends no request: the popup stays open, and its opener writes into it.
+    main.route(
+      '/opens-empty-popup',
+      page(
+        'opener',
+        [],
+        `<script>
+          const popup = window.open('');
+          popup.document.write('${frames}');
+          popup.document.close();
+          window.open('/open/queued');
+        </script>`,
+      ),
+    );
+    // An iframe inside the popup's out-of-process frame: no target of its own either.
+    main.route('/cross-in-popup', page('cross', [], '<iframe src="/private/nested-in-popup"></iframe>'));
+    for (const path of [
+      '/private/in-popup',
+      '/in-popup',
+      '/private/nested-in-popup',
+      '/open/queued',
+      '/private/handler-frame',
+    ])
+      main.route(path, page(path));
+
+    const config = freshConfiguration();
+    const handled: string[] = [];
+    const crawler = new PlaywrightCrawler(
+      {
+        launchContext: CHROMIUM,
+        maxConcurrency: 1,
+        maxRequestRetries: 0,
+        navigationTimeoutSecs: 15,
+        async requestHandler({ request, page: browserPage }) {
+          // The popup's frames, and the one inside its cross-site frame, load meanwhile.
+          for (let waited = 0; waited < 5000 && !pagesHit(main).includes('/cross-in-popup'); waited += 100)
+            await browserPage.waitForTimeout(100);
+          await browserPage.waitForTimeout(1000);
+          // A page the handler opens itself is not checked, its frames neither, popups open or not.
+          if (request.url.endsWith('/opens-empty-popup')) {
+            const own = await browserPage.context().newPage();
+            await own.setContent(`<iframe src="${main.origin}/private/handler-frame"></iframe>`);
+            await own.close();
+          }
+          handled.push(request.url);
+        },
+      },
+      config,
+    );
+    // localhost's robots.txt is read as its frame loads: with the shared store's 400 ms fetch
+    // timeout it was unreachable, its frame stopped, in 4 runs of 30 beside other browsers.
+    const store = new RobotsStore({ userAgent: USER_AGENT, fetchTimeoutMs: 5000 });
+    new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store }).attach(crawler);
+    const stats = await crawler.run([`${main.origin}/opens-empty-popup`]).finally(() => store.close());
+
+    // The disallowed frames of the popup never reached the server; the allowed ones did, and the
+    // popup that navigated was crawled as a request of its own.
+    expect(pagesHit(main)).toEqual([
+      '/cross-in-popup',
+      '/in-popup',
+      '/open/queued',
+      '/opens-empty-popup',
+      '/private/handler-frame',
+    ]);
+    expect(handled).toEqual([`${main.origin}/opens-empty-popup`, `${main.origin}/open/queued`]);
+    expect(stats.requestsFailed).toBe(0);
+    const records = await datasetItems<RobotsDroppedRecord>(config);
+    expect(records.map((r) => [r.url, r.stage, r.reason, r.requestUrl]).sort()).toEqual([
+      [`${main.origin}/private/in-popup`, 'navigation', 'disallowed', `${main.origin}/opens-empty-popup`],
+      [
+        `${crossSite}/private/nested-in-popup`,
+        'navigation',
+        'disallowed',
+        `${main.origin}/opens-empty-popup`,
+      ],
     ]);
   });
 });

@@ -28,6 +28,16 @@ describe('RecentKeys', () => {
     expect(keys.add('a')).toBe(true);
   });
 
+  it('forgets one key when it is deleted', () => {
+    const keys = new RecentKeys(3);
+    keys.add('a');
+    keys.add('b');
+    expect(keys.delete('a')).toBe(true);
+    expect(keys.delete('a')).toBe(false);
+    expect(keys.size).toBe(1);
+    expect(keys.add('a')).toBe(true);
+  });
+
   it('refuses a limit that is not a positive integer', () => {
     expect(() => new RecentKeys(0)).toThrow(RangeError);
     expect(() => new RecentKeys(1.5)).toThrow(RangeError);
