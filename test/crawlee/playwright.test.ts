@@ -512,8 +512,11 @@ describe('PlaywrightCrawler with RobotsGuard: frames of another site (Debian Chr
       },
       config,
     );
-    new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store: env.store }).attach(crawler);
-    const stats = await crawler.run([`${main.origin}/embeds`]);
+    // A store of its own: the shared one gives up on a robots.txt after 400 ms (for the silent
+    // site), which localhost's may take on a loaded machine, and the frame would be unreachable.
+    const store = new RobotsStore({ userAgent: USER_AGENT, fetchTimeoutMs: 5000 });
+    new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store }).attach(crawler);
+    const stats = await crawler.run([`${main.origin}/embeds`]).finally(() => store.close());
 
     expect(stats.requestsFailed).toBe(0);
     expect(pagesHit(main)).toEqual(['/allowed-nested', '/embeds', '/inner']);
