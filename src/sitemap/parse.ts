@@ -49,6 +49,9 @@ function byLowerCase(names: readonly string[]): ReadonlyMap<string, string> {
   return new Map(names.map((name) => [name.toLowerCase(), name]));
 }
 
+/** The root elements of the formats read, as written: a root that differs in case alone is named. */
+const ROOT_NAMES = ['urlset', 'sitemapindex', 'rss', 'RDF', 'feed'];
+
 /** Elements skipped for the case of their name (see `SitemapParser.miscasedElements`). */
 export interface MiscasedElements {
   /** How many. */
@@ -581,12 +584,17 @@ export class SitemapParser {
       case 'feed':
         this.format = 'atom';
         return;
-      default:
+      default: {
+        const lower = local.toLowerCase();
+        const meant = ROOT_NAMES.find((root) => root.toLowerCase() === lower);
         this.#stop(
-          local.toLowerCase() === 'html'
+          lower === 'html'
             ? 'Not a sitemap: an HTML page.'
-            : `Not a sitemap: the root element is <${name}>.`,
+            : meant !== undefined
+              ? `Not a sitemap: the root element is <${name}>, which is not <${meant}>: XML names are case-sensitive.`
+              : `Not a sitemap: the root element is <${name}>.`,
         );
+      }
     }
   }
 

@@ -268,6 +268,11 @@ describe('SitemapParser', () => {
     expect(parse('<error><code>404</code></error>').error).toBe(
       'Not a sitemap: the root element is <error>.',
     );
+    // XML names are case-sensitive: a root in another case is named with the one meant.
+    expect(parse(`<URLSET><url><loc>${O}/a</loc></url></URLSET>`).error).toBe(
+      'Not a sitemap: the root element is <URLSET>, which is not <urlset>: XML names are case-sensitive.',
+    );
+    expect(parse('<SitemapIndex></SitemapIndex>').error).toMatch(/which is not <sitemapindex>/);
     expect(parse('Not found').error).toMatch(/^Not a sitemap: neither XML nor a list of URLs/);
     expect(parse('   ').error).toBe('The file is empty.');
   });
