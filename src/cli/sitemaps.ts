@@ -167,6 +167,7 @@ export function sitemapsJson(report: SitemapsReport) {
     agent: report.agent,
     robotsTxt: { url: policy.robotsTxtUrl, status: policy.status, policy: policy.kind, why: policy.why },
     declared: report.declared,
+    unusableSitemapLines: report.unusableSitemapLines,
     sitemaps: report.sitemaps.map((sitemap) => ({
       url: sitemap.url,
       declared: sitemap.declared,

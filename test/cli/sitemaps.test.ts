@@ -176,6 +176,8 @@ describe('sitemaps: the text report', () => {
       expect(one.lines).toContain(
         '  robots.txt declares no sitemap a crawler can use: its Sitemap: line 4 is not an absolute http(s) URL',
       );
+      const json = JSON.parse((await runInProcess(['sitemaps', relative.origin, '--json'])).stdout);
+      expect(json).toMatchObject({ declared: [], unusableSitemapLines: [4], exitCode: 0 });
     } finally {
       await relative.close();
     }
