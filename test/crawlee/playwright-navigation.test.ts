@@ -409,8 +409,8 @@ describe('PlaywrightCrawler with RobotsGuard: what a page loads into an empty po
       },
       config,
     );
-    // localhost's robots.txt is read as its frame loads: with the shared store's 400 ms fetch
-    // timeout it was unreachable, its frame stopped, in 4 runs of 30 beside other browsers.
+    // localhost's robots.txt is read as its frame loads: the shared store's 400 ms fetch timeout
+    // can pass on a loaded machine, which would make it unreachable and stop its frame.
     const store = new RobotsStore({ userAgent: USER_AGENT, fetchTimeoutMs: 5000 });
     new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store }).attach(crawler);
     const stats = await crawler.run([`${main.origin}/opens-empty-popup`]).finally(() => store.close());
