@@ -49,8 +49,17 @@ function byLowerCase(names: readonly string[]): ReadonlyMap<string, string> {
   return new Map(names.map((name) => [name.toLowerCase(), name]));
 }
 
-/** The root elements of the formats read, as written: a root that differs in case alone is named. */
-const ROOT_NAMES = ['urlset', 'sitemapindex', 'rss', 'RDF', 'feed'];
+/** The format each root element read starts (RSS 1.0's root is `RDF`), by its name as written. */
+const ROOT_FORMATS: ReadonlyMap<string, SitemapFormat> = new Map([
+  ['urlset', 'urlset'],
+  ['sitemapindex', 'sitemapindex'],
+  ['rss', 'rss'],
+  ['RDF', 'rss'],
+  ['feed', 'atom'],
+]);
+
+/** The root names by their lower case: a root that differs in case alone is named. */
+const ROOT_NAMES = byLowerCase([...ROOT_FORMATS.keys()]);
 
 /** Elements skipped for the case of their name (see `SitemapParser.miscasedElements`). */
 export interface MiscasedElements {
@@ -572,30 +581,20 @@ export class SitemapParser {
 
   #root(name: string): void {
     const local = name.slice(name.indexOf(':') + 1);
-    switch (local) {
-      case 'urlset':
-      case 'sitemapindex':
-        this.format = local;
-        return;
-      case 'rss':
-      case 'RDF':
-        this.format = 'rss';
-        return;
-      case 'feed':
-        this.format = 'atom';
-        return;
-      default: {
-        const lower = local.toLowerCase();
-        const meant = ROOT_NAMES.find((root) => root.toLowerCase() === lower);
-        this.#stop(
-          lower === 'html'
-            ? 'Not a sitemap: an HTML page.'
-            : meant !== undefined
-              ? `Not a sitemap: the root element is <${name}>, which is not <${meant}>: XML names are case-sensitive.`
-              : `Not a sitemap: the root element is <${name}>.`,
-        );
-      }
+    const format = ROOT_FORMATS.get(local);
+    if (format !== undefined) {
+      this.format = format;
+      return;
     }
+    const lower = local.toLowerCase();
+    const meant = ROOT_NAMES.get(lower);
+    this.#stop(
+      lower === 'html'
+        ? 'Not a sitemap: an HTML page.'
+        : meant !== undefined
+          ? `Not a sitemap: the root element is <${name}>, which is not <${meant}>: XML names are case-sensitive.`
+          : `Not a sitemap: the root element is <${name}>.`,
+    );
   }
 
   /** The name of the entry element of the format: what a stray one would be called. */
