@@ -277,7 +277,9 @@ export class RobotsLinter implements RobotsLineHandler {
       d.line,
       /^https?:\/\/\S*\s/i.test(value)
         ? `Sitemap ${quote(value)} holds a blank, which a URL never does; crawlers cannot use it. Write a space in a URL as %20, and put a comment after "#".`
-        : `Sitemap ${quote(value)} is not an absolute http(s) URL; crawlers cannot use it.`,
+        : /^https?:\/\/[/\\]/i.test(value)
+          ? `Sitemap ${quote(value)} names no host after "//"; crawlers cannot use it (URL parsers would read its first path segment as the host).`
+          : `Sitemap ${quote(value)} is not an absolute http(s) URL; crawlers cannot use it.`,
     );
   }
 

@@ -91,6 +91,7 @@ export class RobotsTxt {
         `RobotsTxt.parse() options must be an object, got ${options === null ? 'null' : typeof options}.`,
       );
     }
+    refuseUnknownOptions('RobotsTxt.parse()', options, PARSE_OPTIONS);
     const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
     if (!Number.isInteger(maxBytes) || maxBytes < 1) {
       throw new RangeError(`maxBytes must be a positive integer, got ${show(maxBytes)}.`);
@@ -119,6 +120,8 @@ export class RobotsTxt {
 
   /** The verdict for `url` with the rule, the group and every matching rule behind it. */
   explain(url: string | URL, userAgent: string, options?: ExplainOptions): Verdict {
+    // null is taken as no options, as it always has been.
+    if (options !== undefined && options !== null) checkExplainOptions(options);
     return explain(this.#data, url, userAgent, options);
   }
 
@@ -216,19 +219,45 @@ export class RobotsTxt {
 }
 
 /**
- * {@link RobotsTxt.explain} for the policy store (not exported from the package): `url` is a
- * string that starts with a normalised origin (`https://example.com`) `authorityEnd`
- * characters long, followed by its end or by `/`, `?` or `#`. The store has compared that
- * prefix already; the authority is not read again.
+ * {@link RobotsTxt.explain} for the policy store (not exported from the package), whose options
+ * are its own and need no check. With `authorityEnd` of 0 or more, `url` is a string that starts
+ * with a normalised origin (`https://example.com`) that many characters long, followed by its end
+ * or by `/`, `?` or `#`: the store has compared that prefix already, and the authority is not
+ * read again. With -1, `url` is read whole, as `explain` reads it.
  */
 export function explainAfterOrigin(
   robots: RobotsTxt,
-  url: string,
+  url: string | URL,
   authorityEnd: number,
   userAgent: string,
   options: ExplainOptions,
 ): Verdict {
   return explain(dataOf(robots), url, userAgent, options, authorityEnd);
+}
+
+const PARSE_OPTIONS: readonly string[] = ['maxBytes', 'rejectHtml'];
+const EXPLAIN_OPTIONS: readonly string[] = ['candidates'];
+
+/**
+ * Refuses a key `owner` does not read: a misspelt option (`maxByte`) would otherwise be ignored
+ * and its default used without a word. A key set to `undefined` is let through, as an unset option.
+ */
+function refuseUnknownOptions(owner: string, options: object, known: readonly string[]): void {
+  for (const key in options) {
+    if (!known.includes(key) && (options as Record<string, unknown>)[key] !== undefined) {
+      throw new TypeError(`${owner} has no option ${show(key)}: its options are ${known.join(', ')}.`);
+    }
+  }
+}
+
+function checkExplainOptions(options: ExplainOptions): void {
+  if (typeof options !== 'object') {
+    throw new TypeError(`explain() options must be an object, got ${show(options)}.`);
+  }
+  refuseUnknownOptions('explain()', options, EXPLAIN_OPTIONS);
+  if (options.candidates !== undefined && typeof options.candidates !== 'boolean') {
+    throw new TypeError(`candidates must be true or false, got ${show(options.candidates)}.`);
+  }
 }
 
 const NO_LINTS: readonly RobotsLint[] = Object.freeze([]);

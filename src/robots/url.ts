@@ -1,5 +1,9 @@
-/** `http://` or `https://` at the start of a text, in any case. */
-export const HTTP_URL_START = /^https?:\/\//i;
+/**
+ * `http://` or `https://` at the start of a text, in any case, followed by an authority: not by
+ * another `/` or `\`. URL parsers skip those (`https:///sitemap.xml` is read as the host
+ * `sitemap.xml`), which would make a path its writer meant into a host nobody named.
+ */
+export const HTTP_URL_START = /^https?:\/\/(?![/\\])/i;
 
 /** The href of `url` without its fragment (an empty one included). */
 export function hrefWithoutFragment(url: URL): string {

@@ -1237,13 +1237,20 @@ function pageUrlOf(entry: SitemapEntry, file: FileState): string | undefined {
   const loc = entry.loc;
   // Empty, a feed's link would read as the feed itself.
   if (loc === '' || unusableLoc(loc) !== undefined) return undefined;
-  if (loc.startsWith('https://') || loc.startsWith('http://')) return loc;
+  if (loc.startsWith('https://')) return authorityAt(loc, 8) ? loc : undefined;
+  if (loc.startsWith('http://')) return authorityAt(loc, 7) ? loc : undefined;
   if (!file.feed && !HTTP_URL_START.test(loc)) return undefined;
   const url = urlOrNull(loc, entry.base ?? file.baseUrl);
   if (url === null) return undefined;
   // A relative link that brings credentials of its own (`//user:pass@host/x`).
   if (url.username !== '' || url.password !== '') return undefined;
   return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : undefined;
+}
+
+/** Whether a host starts at `at`, right after `//`: a third slash (or `\`) would make a URL parser read the path as one (see HTTP_URL_START). */
+function authorityAt(loc: string, at: number): boolean {
+  const c = loc.charCodeAt(at);
+  return c !== 47 /* / */ && c !== 92 /* \ */;
 }
 
 /**

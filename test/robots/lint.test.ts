@@ -402,12 +402,21 @@ describe('sitemap lines', () => {
     'https://user@/x.xml',
     'https://example.com/s.xml extra words',
     'https:/example.com/one-slash.xml',
+    'https:///sitemap.xml',
+    'HTTP://\\example.com/s.xml',
     'https://[::1/x.xml',
     'http://a.b:99999/x.xml',
   ])('reports %j, which is not listed', (value) => {
     const robots = RobotsTxt.parse(`Sitemap: ${value}\n`);
     expect(robots.sitemaps).toEqual([]);
     expect(robots.lints).toEqual([expect.objectContaining({ code: 'sitemap-not-absolute', line: 1 })]);
+  });
+
+  it('says that a third slash leaves a URL without its host, which URL parsers would take from the path', () => {
+    const robots = RobotsTxt.parse('Sitemap: https:///sitemap.xml\n');
+    expect(robots.lints[0].message).toBe(
+      'Sitemap "https:///sitemap.xml" names no host after "//"; crawlers cannot use it (URL parsers would read its first path segment as the host).',
+    );
   });
 });
 

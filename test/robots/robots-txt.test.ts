@@ -551,6 +551,26 @@ describe('reading the file', () => {
       RobotsTxt.parse('<html>\nuser-agent: *\ndisallow: /\n', { rejectHtml: false }).isAllowed('/x', 'a'),
     ).toBe(false);
   });
+  it('refuses an option it does not read, which would otherwise leave its default in place without a word', () => {
+    expect(() => RobotsTxt.parse('User-agent: *\nDisallow: /abcdef\n', { maxByte: 10 } as object)).toThrow(
+      'RobotsTxt.parse() has no option "maxByte": its options are maxBytes, rejectHtml.',
+    );
+    // Unset is unset, whatever the key.
+    expect(
+      RobotsTxt.parse('User-agent: *\nDisallow: /a\n', { maxByte: undefined } as object).isAllowed('/a', 'x'),
+    ).toBe(false);
+    const robots = RobotsTxt.parse('User-agent: *\nDisallow: /a\n');
+    expect(() => robots.explain('/a', 'x', { candidate: false } as object)).toThrow(
+      'explain() has no option "candidate": its options are candidates.',
+    );
+    expect(() => robots.explain('/a', 'x', { candidates: 'no' as unknown as boolean })).toThrow(
+      'candidates must be true or false, got "no".',
+    );
+    expect(() => robots.explain('/a', 'x', 7 as unknown as object)).toThrow(
+      'explain() options must be an object, got 7.',
+    );
+    expect(robots.explain('/a', 'x', { candidates: false }).rule?.line).toBe(2);
+  });
 });
 
 describe('texts of every size read alike', () => {
