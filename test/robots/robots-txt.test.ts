@@ -324,6 +324,12 @@ describe('percent-encoding on both sides (RFC 9309 2.2.2)', () => {
       ['/100%$', 'https://a.example/100%20', false],
       ['/100%25', 'https://a.example/100%', true],
       ['/100%25', 'https://a.example/100%25', true],
+      // A `%` and one hex digit meet a literal `%` of the URL as its `%25` (see the README's
+      // differences from Google's parser): `%7` is not `%25`, and `%2` is the start of every one.
+      ['/a%7', 'https://a.example/a%7Z', false],
+      ['/a%7', 'https://a.example/a%7C', true],
+      ['/a%2', 'https://a.example/a%7', true],
+      ['/a%2', 'https://a.example/a%', true],
     ];
     for (const [pattern, url, disallowed] of cases) {
       expect([pattern, url, allowed(`user-agent: *\ndisallow: ${pattern}\n`, url)]).toEqual([
