@@ -49,6 +49,8 @@ export interface AuditOptions extends SourceOptions {
   htmlFile?: string;
   /** The file descriptor stdout writes to, when it has one: `--html` refuses that file. */
   stdoutFd?: number;
+  /** The file descriptor stdin reads, when it has one: `--html` refuses that file when `--file -` or `--urls -` reads it. */
+  stdinFd?: number;
   json: boolean;
 }
 
@@ -151,19 +153,31 @@ const STDOUT_NAMES = ['/dev/stdout', '/dev/fd/1', '/proc/self/fd/1'];
 /**
  * Refuses a report path that is the file (pipe, terminal) stdout writes to, as `--html -` is
  * refused: `> out.txt` and `--html out.txt`, a link to /dev/stdout. The page would be mixed with
- * the text or JSON report. /dev/null mixes nothing.
+ * the text or JSON report. /dev/null mixes nothing. The same for the file stdin reads.
  */
 function refuseStdoutFile(htmlPath: string, report: Stats | undefined, options: AuditOptions): void {
-  if (report === undefined || options.stdoutFd === undefined || htmlPath === '/dev/null') return;
-  let stdout: Stats;
+  if (report === undefined || htmlPath === '/dev/null') return;
+  if (options.stdoutFd !== undefined && isFile(options.stdoutFd, report)) {
+    throw new CliInputError(htmlOnStdout(options.htmlFile!));
+  }
+  // `--file - < robots.txt --html robots.txt`: the page would replace what the audit reads, or
+  // what the user gave it to read.
+  if (options.stdinFd !== undefined && isFile(options.stdinFd, report)) {
+    throw new CliInputError(
+      `--html ${options.htmlFile} is the file standard input reads: the report would overwrite it`,
+    );
+  }
+}
+
+/** Whether descriptor `fd` is open on the file `stats` describes. */
+function isFile(fd: number, stats: Stats): boolean {
   try {
-    stdout = fstatSync(options.stdoutFd);
+    const open = fstatSync(fd);
+    return open.dev === stats.dev && open.ino === stats.ino;
   } catch {
     // A descriptor that cannot be asked about is no file the report could name.
-    return;
+    return false;
   }
-  if (stdout.dev === report.dev && stdout.ino === report.ino)
-    throw new CliInputError(htmlOnStdout(options.htmlFile!));
 }
 
 /** Refuses a report path that names a file the audit reads (`--file`, `--urls`): the page would replace it. */

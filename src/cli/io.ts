@@ -35,6 +35,11 @@ export interface CliIo {
   stderr: CliOutput;
   stdin: CliInput;
   /**
+   * The file descriptor `stdin` reads, when it has one: `audit --html` refuses the file it is
+   * (`--file - < robots.txt --html robots.txt`). Unlike `stdin`, asking for it opens nothing.
+   */
+  stdinFd?: number;
+  /**
    * Environment variables (`NO_COLOR`, `FORCE_COLOR`).
    * @default process.env
    */

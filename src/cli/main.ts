@@ -85,6 +85,7 @@ if (isMain()) {
       if (isDirectory(0)) throw new CliInputError('cannot read stdin: it is a directory');
       return process.stdin;
     },
+    stdinFd: 0,
   };
   process.exitCode = await runCli(process.argv.slice(2), io);
 }

@@ -213,6 +213,7 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
           failOn: parseFailOn(flags.failOn ?? []),
           ...(flags.html === undefined ? {} : { htmlFile: flags.html }),
           ...(io.stdout.fd === undefined ? {} : { stdoutFd: io.stdout.fd }),
+          ...(io.stdinFd === undefined ? {} : { stdinFd: io.stdinFd }),
           json: flags.json === true,
         },
         styleFor(flags),

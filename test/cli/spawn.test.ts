@@ -3,7 +3,7 @@
  * stderr (so no colours), exit codes from the process itself.
  */
 import { spawn } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -181,6 +181,50 @@ describe('crawlee-robots as a process', () => {
       expect(readFileSync(out, 'utf8')).toMatch(/^Audit of /);
     } finally {
       closeSync(fine);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('--html naming the file stdin is redirected from: refused, the file left as it was', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'crawlee-robots-stdin-'));
+    const robots = join(dir, 'robots.txt');
+    const urls = join(dir, 'urls.txt');
+    writeFileSync(robots, SHOP_ROBOTS);
+    writeFileSync(urls, '/\n/cart\n');
+    try {
+      // `--file - < robots.txt --html robots.txt` and `--urls - < urls.txt --html urls.txt`.
+      for (const [file, argv] of [
+        [robots, ['--file', '-']],
+        [urls, ['--urls', '-']],
+      ] as const) {
+        const fd = openSync(file, 'r');
+        try {
+          const run = await spawnCli(['audit', shop.origin, ...argv, '--html', file], { stdin: fd });
+          expect(run.code).toBe(2);
+          expect(run.stderr).toBe(
+            `crawlee-robots: --html ${file} is the file standard input reads: the report would overwrite it\n`,
+          );
+        } finally {
+          closeSync(fd);
+        }
+      }
+      expect(readFileSync(robots, 'utf8')).toBe(SHOP_ROBOTS);
+      expect(readFileSync(urls, 'utf8')).toBe('/\n/cart\n');
+      // Another file stdin is read from leaves the report free to go where it was asked.
+      const fd = openSync(robots, 'r');
+      try {
+        const run = await spawnCli(
+          ['audit', shop.origin, '--file', '-', '--html', join(dir, 'report.html')],
+          {
+            stdin: fd,
+          },
+        );
+        expect(run.code).toBe(0);
+        expect(readFileSync(join(dir, 'report.html'), 'utf8')).toMatch(/^<!DOCTYPE html>/);
+      } finally {
+        closeSync(fd);
+      }
+    } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   });
