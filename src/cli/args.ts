@@ -100,6 +100,20 @@ export function readTimeout(value: string): number {
   return ms;
 }
 
+/** The longest `--max-time`: a day. */
+export const MAX_RUN_SECONDS = 86_400;
+
+/** `--max-time`: whole seconds, from 1 to MAX_RUN_SECONDS. */
+export function readMaxTime(value: string): number {
+  const seconds = Number(value);
+  if (!/^\d+$/.test(value) || seconds < 1 || seconds > MAX_RUN_SECONDS) {
+    throw new CliInputError(
+      `--max-time takes seconds, from 1 to ${MAX_RUN_SECONDS} (a day), e.g. --max-time 300; got ${JSON.stringify(value)}`,
+    );
+  }
+  return seconds;
+}
+
 /**
  * RFC 9110 5.5: a field value is visible ASCII, blanks and tabs, and obs-text (0x80-0xFF);
  * node:http refuses anything else (`validateHeaderValue`), a line break above all.

@@ -8,6 +8,7 @@ import { cutNote } from './fail-on.js';
 import { fileLinesLabel } from './render.js';
 import { clip, printable } from './style.js';
 import { counted } from './table.js';
+import { sitemapsStop } from './urls.js';
 import { displayToken } from './verdicts.js';
 
 /** Lines of the file shown in the report. */
@@ -116,7 +117,7 @@ function sitemapsSection(report: AuditReport): string {
     sitemaps.failures.length < sitemaps.failed
       ? `<li>… and ${sitemaps.failed - sitemaps.failures.length} more failed</li>`
       : '';
-  return `<p>Sitemaps: ${sitemaps.read} read, ${sitemaps.failed} failed${sitemaps.stoppedAtMax ? `; stopped at ${report.urls.length} URLs (--max-urls)` : ''}.</p>
+  return `<p>Sitemaps: ${sitemaps.read} read, ${sitemaps.failed} failed${sitemapsStop(sitemaps, report.urls.length)}.</p>
 ${items === '' ? '' : `<ul class="sitemap-failures">${items}${more}</ul>\n`}${sitemaps.incomplete === null ? '' : `<div class="banner fail"><strong>Incomplete sample (exit 2):</strong> ${esc(sitemaps.incomplete)}</div>\n`}`;
 }
 

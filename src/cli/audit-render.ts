@@ -4,6 +4,7 @@ import { cutNote } from './fail-on.js';
 import { closingNote, lintBlock, statusBlock } from './render.js';
 import { printable, type Style } from './style.js';
 import { type Cell, counted, renderTable } from './table.js';
+import { sitemapsStop } from './urls.js';
 import { type CliVerdict, displayToken } from './verdicts.js';
 
 export function renderAudit(report: AuditReport, style: Style): string {
@@ -44,7 +45,7 @@ function sitemapsBlock(report: AuditReport, style: Style): string[] {
   if (sitemaps === null) return [];
   const lines = [
     style.bold('Sitemaps'),
-    `  ${sitemaps.read} read, ${sitemaps.failed} failed${sitemaps.stoppedAtMax ? `; stopped at ${report.urls.length} URLs (--max-urls)` : ''}`,
+    `  ${sitemaps.read} read, ${sitemaps.failed} failed${sitemapsStop(sitemaps, report.urls.length)}`,
   ];
   for (const failure of sitemaps.failures) {
     const label = failure.refused ? style.yellow('refused') : style.bold(style.red('FAILED'));

@@ -44,7 +44,7 @@ export interface AuditOptions extends SourceOptions {
   urlsFile?: string;
   failOn: readonly FailOnRule[];
   /** `--from-sitemaps`: the URLs come from the sitemaps robots.txt declares, at most `maxUrls`. */
-  fromSitemaps?: { maxUrls: number };
+  fromSitemaps?: { maxUrls: number; maxTimeSeconds?: number };
   /** `--html`: where to write the HTML report. */
   htmlFile?: string;
   /** The file descriptor stdout writes to, when it has one: `--html` refuses that file. */

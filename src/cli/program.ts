@@ -9,6 +9,7 @@ import {
   MAX_TIMEOUT_MS,
   readCount,
   readHtmlFile,
+  readMaxTime,
   readPath,
   readStatus,
   readTimeout,
@@ -178,6 +179,11 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
         '--max-urls <n>',
         `with --from-sitemaps: how many URLs to check (at most ${MAX_AUDIT_URLS})`,
         once('--max-urls', (value) => readCount(value, '--max-urls')),
+      )
+      .option(
+        '--max-time <seconds>',
+        'with --from-sitemaps: stop reading sitemaps after this many seconds and audit the URLs read by then (default: no limit; --timeout bounds each file)',
+        once('--max-time', readMaxTime),
       ),
   ).action(
     async (
@@ -188,6 +194,7 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
         html?: string;
         fromSitemaps?: boolean;
         maxUrls?: number;
+        maxTime?: number;
       },
     ) => {
       if (flags.fromSitemaps === true && flags.urls !== undefined) {
@@ -196,6 +203,11 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
       if (flags.maxUrls !== undefined && flags.fromSitemaps !== true) {
         throw new CliInputError(
           '--max-urls caps the URLs read from sitemaps: use it together with --from-sitemaps',
+        );
+      }
+      if (flags.maxTime !== undefined && flags.fromSitemaps !== true) {
+        throw new CliInputError(
+          '--max-time bounds the reading of sitemaps: use it together with --from-sitemaps',
         );
       }
       if (flags.maxUrls !== undefined && flags.maxUrls > MAX_AUDIT_URLS) {
@@ -208,7 +220,12 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
           ...(flags.agents === undefined ? {} : { agents: flags.agents }),
           ...(flags.urls === undefined ? {} : { urlsFile: flags.urls }),
           ...(flags.fromSitemaps === true
-            ? { fromSitemaps: { maxUrls: flags.maxUrls ?? DEFAULT_SITEMAP_URLS } }
+            ? {
+                fromSitemaps: {
+                  maxUrls: flags.maxUrls ?? DEFAULT_SITEMAP_URLS,
+                  ...(flags.maxTime === undefined ? {} : { maxTimeSeconds: flags.maxTime }),
+                },
+              }
             : {}),
           failOn: parseFailOn(flags.failOn ?? []),
           ...(flags.html === undefined ? {} : { htmlFile: flags.html }),
@@ -246,6 +263,11 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
       'stop after reading this many URLs from the sitemaps',
       once('--max-urls', (value) => readCount(value, '--max-urls')),
     )
+    .option(
+      '--max-time <seconds>',
+      'stop reading sitemaps after this many seconds and report what was read (default: no limit; --timeout bounds each file)',
+      once('--max-time', readMaxTime),
+    )
     .addOption(new Option('--color', 'colour the output even when it is not a terminal'))
     .addOption(new Option('--no-color', 'never colour the output (NO_COLOR is honoured too)'))
     .option(
@@ -268,6 +290,7 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
           urls?: boolean;
           strict?: boolean;
           maxUrls?: number;
+          maxTime?: number;
           color?: boolean;
           userAgent?: string;
           timeout: number;
@@ -285,6 +308,7 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
             ...(flags.userAgent === undefined ? {} : { userAgent: flags.userAgent }),
             timeoutMs: flags.timeout,
             ...(flags.maxUrls === undefined ? {} : { maxUrls: flags.maxUrls }),
+            ...(flags.maxTime === undefined ? {} : { maxTimeSeconds: flags.maxTime }),
             json: flags.json === true,
             urlsOnly: flags.urls === true,
             strict: flags.strict === true,

@@ -66,7 +66,9 @@ function headBlock(report: SitemapsReport, style: Style): string[] {
     const limit =
       report.maxUrls !== null && result.urlsFound >= report.maxUrls
         ? `--max-urls ${report.maxUrls}`
-        : `a run's limit of ${SITEMAP_DEFAULTS.maxSitemaps} sitemaps or ${SITEMAP_DEFAULTS.maxTotalBytes / 1024 ** 3} GiB`;
+        : report.stoppedAtMaxTime
+          ? `--max-time ${report.maxTimeSeconds} s`
+          : `a run's limit of ${SITEMAP_DEFAULTS.maxSitemaps} sitemaps or ${SITEMAP_DEFAULTS.maxTotalBytes / 1024 ** 3} GiB`;
     lines.push(`  ${style.yellow(`stopped early at ${limit}: not every sitemap was read to its end`)}`);
   }
   return lines;

@@ -20,6 +20,8 @@ export interface SitemapsOptions {
   userAgent?: string;
   timeoutMs: number;
   maxUrls?: number;
+  /** `--max-time`: seconds after which the reading stops and what was read is reported. */
+  maxTimeSeconds?: number;
   json: boolean;
   /** `--urls`: print the kept URLs only, one a line, as they are read. */
   urlsOnly: boolean;
@@ -33,6 +35,10 @@ export interface SitemapsReport extends SitemapsRead {
   agent: string;
   /** `--max-urls`, or null. */
   maxUrls: number | null;
+  /** `--max-time` in seconds, or null. */
+  maxTimeSeconds: number | null;
+  /** The reading stopped at `--max-time`, with sitemaps left unread. */
+  stoppedAtMaxTime: boolean;
   /** Lines of `Sitemap:` values that are not absolute http(s) URLs, which no crawler can use. */
   unusableSitemapLines: number[];
   /** Why the exit code is 2, or null. */
@@ -57,6 +63,8 @@ export async function runSitemaps(
     log: QUIET_LOG,
   });
   let read: SitemapsRead;
+  const timeUp =
+    options.maxTimeSeconds === undefined ? undefined : AbortSignal.timeout(options.maxTimeSeconds * 1000);
   try {
     let pending: string[] = [];
     // A crawler requests each URL once, without its fragment: so is each printed.
@@ -66,6 +74,7 @@ export async function runSitemaps(
       agent: options.agent,
       sitemapTimeoutMs: options.timeoutMs,
       ...(options.maxUrls === undefined ? {} : { maxUrls: options.maxUrls }),
+      ...(timeUp === undefined ? {} : { signal: timeUp }),
       ...(options.urlsOnly
         ? {
             onKept: (url: string) => {
@@ -89,7 +98,12 @@ export async function runSitemaps(
   } finally {
     await store.close();
   }
-  const report = sitemapsReport(read, options);
+  // Stopped by the clock, not by --max-urls, which may come at the same moment.
+  const stoppedAtMaxTime =
+    timeUp?.aborted === true &&
+    read.result.stoppedEarly &&
+    (options.maxUrls === undefined || read.result.urlsFound < options.maxUrls);
+  const report = sitemapsReport(read, { ...options, stoppedAtMaxTime });
   // The reasons quote what servers sent: a terminal must not act on control characters in them.
   if (report.unreadable !== null && !options.json)
     writeError(`crawlee-robots: ${printable(report.unreadable)}\n`);
@@ -101,18 +115,34 @@ export async function runSitemaps(
         `crawlee-robots: ${printable(failed)}, so the list may be incomplete; --strict makes that exit code 2\n`,
       );
     }
+    if (report.unreadable === null && stoppedAtMaxTime) {
+      writeError(
+        `crawlee-robots: ${stoppedAtTime(options.maxTimeSeconds!)}, so the list may be incomplete; --strict makes that exit code 2\n`,
+      );
+    }
     return report.exitCode;
   }
   write(options.json ? jsonText(sitemapsJson(report)) : renderSitemaps(report, style));
   return report.exitCode;
 }
 
+/** What a stop at `--max-time` left undone. */
+export function stoppedAtTime(seconds: number): string {
+  return `stopped at --max-time ${seconds} s before every sitemap was read`;
+}
+
 export function sitemapsReport(
   read: SitemapsRead,
-  options: Pick<SitemapsOptions, 'site' | 'agent' | 'maxUrls' | 'strict'>,
+  options: Pick<SitemapsOptions, 'site' | 'agent' | 'maxUrls' | 'maxTimeSeconds' | 'strict'> & {
+    stoppedAtMaxTime?: boolean;
+  },
 ): SitemapsReport {
   const { policy, result } = read;
-  const failed = options.strict === true ? failedSitemaps(read) : null;
+  const stoppedAtMaxTime = options.stoppedAtMaxTime === true;
+  const failed =
+    options.strict !== true
+      ? null
+      : (failedSitemaps(read) ?? (stoppedAtMaxTime ? stoppedAtTime(options.maxTimeSeconds!) : null));
   // RFC 9309 2.3.1.4: 5xx, 429 or no answer: the file (and its Sitemap: lines) could not be read.
   const unreadable =
     policy.kind === 'disallow-all' && policy.robots === null
@@ -121,14 +151,19 @@ export function sitemapsReport(
         // A stop at --max-urls leaves files unread on purpose: the list is as long as asked.
         read.declared.length > 0 && result.sitemapsRead === 0 && !result.stoppedEarly
         ? unreadSitemaps(read.declared.length, result.urlsFound)
-        : failed === null
-          ? null
-          : `${failed}, so the list is incomplete`;
+        : // Nothing at all within the time: an empty list is no answer.
+          stoppedAtMaxTime && result.urlsFound === 0
+          ? `no sitemap URL was read within --max-time ${options.maxTimeSeconds} s`
+          : failed === null
+            ? null
+            : `${failed}, so the list is incomplete`;
   return {
     ...read,
     site: options.site,
     agent: options.agent,
     maxUrls: options.maxUrls ?? null,
+    maxTimeSeconds: options.maxTimeSeconds ?? null,
+    stoppedAtMaxTime,
     unusableSitemapLines: unusableSitemapLines(policy.robots),
     unreadable,
     exitCode: unreadable === null ? EXIT.allowed : EXIT.error,
@@ -191,6 +226,7 @@ export function sitemapsJson(report: SitemapsReport) {
       filteredBy: result.filteredBy,
       unchecked: result.unchecked,
       stoppedEarly: result.stoppedEarly,
+      stoppedAtMaxTime: report.stoppedAtMaxTime,
     },
     blockedBy: report.blockedBy,
     unreadable: report.unreadable,

@@ -38,8 +38,17 @@ export interface SitemapSample {
   failures: { url: string; why: string; refused: boolean }[];
   /** True when reading stopped because the sample had `--max-urls` URLs. */
   stoppedAtMax: boolean;
+  /** `--max-time` in seconds when reading stopped at it, with sitemaps left unread; null otherwise. */
+  stoppedAtMaxTime: number | null;
   /** Why the sample is not the first URLs the sitemaps list (exit code 2), or null. */
   incomplete: string | null;
+}
+
+/** Why the reading of sitemaps stopped before their end, for the report: `; stopped at 50 URLs (--max-urls)`, or nothing. */
+export function sitemapsStop(sitemaps: SitemapSample, urls: number): string {
+  if (sitemaps.stoppedAtMax) return `; stopped at ${urls} URLs (--max-urls)`;
+  if (sitemaps.stoppedAtMaxTime !== null) return `; stopped at --max-time ${sitemaps.stoppedAtMaxTime} s`;
+  return '';
 }
 
 /** The URLs to audit, and with `--from-sitemaps` how the sitemaps were read. */
@@ -181,6 +190,8 @@ export function urlsFromSitemaps(options: {
   /** The User-Agent header the sitemaps are fetched with, as robots.txt was. */
   userAgent: string;
   timeoutMs: number;
+  /** `--max-time`: seconds after which the reading stops; the URLs read by then are audited. */
+  maxTimeSeconds?: number;
 }): UrlSource {
   return async ({ origin, robots, fetch }) => {
     const sitemaps = robots?.sitemaps.length ?? 0;
@@ -213,13 +224,15 @@ export function urlsFromSitemaps(options: {
       if (!urls.includes(parsed.href)) urls.push(parsed.href);
       if (urls.length >= options.maxUrls) enough.abort();
     };
+    const timeUp =
+      options.maxTimeSeconds === undefined ? undefined : AbortSignal.timeout(options.maxTimeSeconds * 1000);
     let sample: SitemapSample;
     try {
       const read = await readSitemaps(origin, {
         store,
         agent: options.agent,
         sitemapTimeoutMs: options.timeoutMs,
-        signal: enough.signal,
+        signal: timeUp === undefined ? enough.signal : AbortSignal.any([enough.signal, timeUp]),
         // One file at a time, one URL a batch: the first URLs are those the sitemaps list
         // first, whichever server answers faster, so every run audits the same sample.
         concurrency: 1,
@@ -228,6 +241,8 @@ export function urlsFromSitemaps(options: {
         onBlocked: collect,
       });
       const { result } = read;
+      // Stopped by the clock, not by --max-urls, which may come at the same moment.
+      const atMaxTime = timeUp?.aborted === true && result.stoppedEarly && !enough.signal.aborted;
       const failures = result.failures.map(({ url, why, refusedByRobots }) => ({
         url,
         why,
@@ -235,6 +250,11 @@ export function urlsFromSitemaps(options: {
       }));
       const refused = failures.filter((failure) => failure.refused).length;
       const unread = result.sitemapsFailed - refused;
+      if (urls.length === 0 && atMaxTime) {
+        throw new CliInputError(
+          `--from-sitemaps: no URL to audit on ${origin}: none was read within --max-time ${options.maxTimeSeconds} s`,
+        );
+      }
       if (urls.length === 0) {
         const failure = result.failures[0];
         // The sitemaps as read: a sitemap that several Sitemap: lines name counts once.
@@ -261,6 +281,7 @@ export function urlsFromSitemaps(options: {
         failed: result.sitemapsFailed,
         failures,
         stoppedAtMax: urls.length >= options.maxUrls,
+        stoppedAtMaxTime: atMaxTime ? options.maxTimeSeconds! : null,
         incomplete:
           unread === 0
             ? null

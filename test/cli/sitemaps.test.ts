@@ -1020,3 +1020,129 @@ describe('sitemaps --urls: each URL once', () => {
     }
   });
 });
+
+describe('--max-time: a bound on the whole reading of sitemaps', () => {
+  /** robots.txt lists a sitemap that answers and one that drips a space every 100 ms and never ends. */
+  let stalling: TestHttpServer;
+  const drips = new Set<NodeJS.Timeout>();
+  beforeAll(async () => {
+    stalling = await startHttpServer();
+    const o = stalling.origin;
+    stalling.route(
+      '/robots.txt',
+      text(`User-agent: *\nDisallow: /private/\n\nSitemap: ${o}/fast.xml\nSitemap: ${o}/stall.xml\n`),
+    );
+    stalling.route('/fast.xml', xml(urlset(o, ['/one', '/two', '/private/three'])));
+    stalling.route('/stall.xml', (_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/xml' });
+      response.write('<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">');
+      const drip = setInterval(() => response.write(' '), 100);
+      drips.add(drip);
+      response.on('close', () => {
+        clearInterval(drip);
+        drips.delete(drip);
+      });
+    });
+  });
+  afterAll(async () => {
+    for (const drip of drips) clearInterval(drip);
+    await stalling.close();
+  });
+
+  it('sitemaps: stops at --max-time, reports what was read and says why, exit 0', async () => {
+    const o = stalling.origin;
+    const started = performance.now();
+    const run = await runInProcess(['sitemaps', o, '--max-time', '1', '--timeout', '30000']);
+    expect(performance.now() - started).toBeLessThan(10_000);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('3 URLs: 2 kept, 1 blocked by robots.txt, 0 filtered');
+    expect(run.stdout).toContain('stopped early at --max-time 1 s: not every sitemap was read to its end');
+    expect(run.stderr).toBe('');
+
+    const json = JSON.parse((await runInProcess(['sitemaps', o, '--max-time', '1', '--json'])).stdout);
+    expect(json.totals).toMatchObject({
+      urls: 3,
+      sitemapsFailed: 0,
+      stoppedEarly: true,
+      stoppedAtMaxTime: true,
+    });
+
+    // A list for a pipe says on stderr that it may be incomplete; --strict makes that exit code 2.
+    const list = await runInProcess(['sitemaps', o, '--max-time', '1', '--urls']);
+    expect(list.code).toBe(0);
+    expect(list.stdout).toBe(`${o}/one\n${o}/two\n`);
+    expect(list.stderr).toBe(
+      'crawlee-robots: stopped at --max-time 1 s before every sitemap was read, so the list may be incomplete; --strict makes that exit code 2\n',
+    );
+    const strict = await runInProcess(['sitemaps', o, '--max-time', '1', '--urls', '--strict']);
+    expect(strict.code).toBe(2);
+    expect(strict.stderr).toBe(
+      'crawlee-robots: stopped at --max-time 1 s before every sitemap was read, so the list is incomplete\n',
+    );
+  });
+
+  it('sitemaps: exits 2 when nothing was read within --max-time', async () => {
+    const lone = await startHttpServer();
+    lone.route('/robots.txt', text(`User-agent: *\nDisallow:\n\nSitemap: ${stalling.origin}/stall.xml\n`));
+    try {
+      const run = await runInProcess(['sitemaps', lone.origin, '--max-time', '1']);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toBe('crawlee-robots: no sitemap URL was read within --max-time 1 s\n');
+    } finally {
+      await lone.close();
+    }
+  });
+
+  it('audit --from-sitemaps: audits the URLs read by --max-time, and says it stopped there', async () => {
+    const o = stalling.origin;
+    const run = await runInProcess([
+      'audit',
+      o,
+      '--from-sitemaps',
+      '--max-time',
+      '1',
+      '--agents',
+      'ExampleBot',
+    ]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('1 read, 0 failed; stopped at --max-time 1 s');
+    expect(run.stdout).toContain('3 URLs x 1 crawler');
+    const json = JSON.parse(
+      (await runInProcess(['audit', o, '--from-sitemaps', '--max-time', '1', '--json'])).stdout,
+    );
+    expect(json).toMatchObject({
+      urls: [{ path: '/one' }, { path: '/two' }, { path: '/private/three' }],
+      fromSitemaps: { read: 1, failed: 0, stoppedAtMax: false, stoppedAtMaxTime: 1, incomplete: null },
+    });
+  });
+
+  it('audit --from-sitemaps: exits 2 when no URL was read within --max-time; --max-time alone or malformed is refused', async () => {
+    const lone = await startHttpServer();
+    lone.route('/robots.txt', text(`User-agent: *\nDisallow:\n\nSitemap: ${lone.origin}/stall.xml\n`));
+    lone.route('/stall.xml', (_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/xml' });
+      response.write('<urlset>');
+    });
+    try {
+      const run = await runInProcess(['audit', lone.origin, '--from-sitemaps', '--max-time', '1']);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toBe(
+        `crawlee-robots: --from-sitemaps: no URL to audit on ${lone.origin}: none was read within --max-time 1 s\n`,
+      );
+    } finally {
+      await lone.close();
+    }
+    const alone = await runInProcess(['audit', stalling.origin, '--max-time', '5']);
+    expect(alone.code).toBe(2);
+    expect(alone.stderr).toBe(
+      'crawlee-robots: --max-time bounds the reading of sitemaps: use it together with --from-sitemaps\n',
+    );
+    for (const value of ['0', '1.5', '86401', 'soon']) {
+      const bad = await runInProcess(['sitemaps', stalling.origin, '--max-time', value]);
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toBe(
+        `crawlee-robots: --max-time takes seconds, from 1 to 86400 (a day), e.g. --max-time 300; got ${JSON.stringify(value)}\n`,
+      );
+    }
+  });
+});
