@@ -271,9 +271,15 @@ export function urlsFromSitemaps(options: {
           );
         }
         const what = n === 1 ? 'the sitemap of robots.txt lists' : `the ${n} sitemaps of robots.txt list`;
-        throw new CliInputError(
-          `--from-sitemaps: ${what} no URL on ${origin}${failure === undefined ? '' : ` (${result.sitemapsFailed} failed; ${failure.url}: ${failure.why})`}`,
-        );
+        // A failure, or else what was skipped or cut (an index nested past the depth limit).
+        const warning = result.warnings[0];
+        const why =
+          failure !== undefined
+            ? ` (${result.sitemapsFailed} failed; ${failure.url}: ${failure.why})`
+            : warning !== undefined
+              ? ` (${warning.url}: ${warning.why})`
+              : '';
+        throw new CliInputError(`--from-sitemaps: ${what} no URL on ${origin}${why}`);
       }
       const firstUnread = failures.find((failure) => !failure.refused);
       sample = {

@@ -1146,3 +1146,31 @@ describe('--max-time: a bound on the whole reading of sitemaps', () => {
     }
   });
 });
+
+describe('audit --from-sitemaps: URLs only past the depth limit', () => {
+  it('says why no URL was found: the warning of the index nested too deep', async () => {
+    const deep = await startHttpServer();
+    const o = deep.origin;
+    deep.route('/robots.txt', text(`User-agent: *\nDisallow:\n\nSitemap: ${o}/i0.xml\n`));
+    for (let i = 0; i < 8; i++) {
+      deep.route(
+        `/i${i}.xml`,
+        xml(
+          `<?xml version="1.0"?><sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><sitemap><loc>${o}/i${i + 1}.xml</loc></sitemap></sitemapindex>`,
+        ),
+      );
+    }
+    deep.route('/i8.xml', xml(urlset(o, ['/bottom'])));
+    try {
+      const run = await runInProcess(['audit', o, '--from-sitemaps']);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toMatch(
+        new RegExp(
+          `^crawlee-robots: --from-sitemaps: the sitemap of robots\\.txt lists no URL on ${o} \\(${o}/i\\d\\.xml: Deeper than maxDepth \\(5\\)`,
+        ),
+      );
+    } finally {
+      await deep.close();
+    }
+  });
+});
