@@ -13,7 +13,7 @@
 import type { LintCode, LintSeverity, RobotsLint } from '../robots/index.js';
 import { checkAgent, splitAtCommas } from './agents.js';
 import { CliInputError } from './io.js';
-import type { CliVerdict } from './verdicts.js';
+import { type CliVerdict, displayToken } from './verdicts.js';
 
 export type FailOnRule =
   | { kind: 'blocked' | 'allowed'; agent: string; text: string }
@@ -152,7 +152,10 @@ function detailsOf(
           if (rule.agent !== '*' && !sameAgent(verdict.agent, rule.agent)) continue;
           if (verdict.allowed !== wantAllowed) continue;
           const by = verdict.rule === null ? verdict.reason : `line ${verdict.rule.line}`;
-          details.push(`${verdict.url} ${wantAllowed ? 'allowed' : 'blocked'} for ${verdict.agent} (${by})`);
+          // Named as its row of the matrix is: `Googlebot` for `Googlebot/2.1` or a whole header.
+          details.push(
+            `${verdict.url} ${wantAllowed ? 'allowed' : 'blocked'} for ${displayToken(verdict.agent)} (${by})`,
+          );
         }
       }
       return details;

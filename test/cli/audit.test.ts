@@ -286,6 +286,22 @@ describe('audit: --fail-on', () => {
     expect(run.lines).toContain(`    ${shop.origin}/drafts/ blocked for Googlebot (line 9)`);
   });
 
+  it('names the crawler in what tripped as its row of the matrix does, however it was given', async () => {
+    const header = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)';
+    for (const agent of ['Googlebot/2.1', header]) {
+      const run = await runInProcess([
+        'audit',
+        shop.origin,
+        '--agents',
+        agent,
+        '--fail-on',
+        'blocked:Googlebot',
+      ]);
+      expect(run.code).toBe(1);
+      expect(run.lines).toContain(`    ${shop.origin}/drafts/ blocked for Googlebot (line 9)`);
+    }
+  });
+
   it('names the first 20 URLs that tripped a rule and says how many there are in all', async () => {
     const list = Array.from({ length: 30 }, (_, i) => `/cart/${i}`).join('\n');
     const html = join(dir, 'cut.html');
