@@ -106,6 +106,22 @@ export function functionOption<T extends (...args: never[]) => unknown>(
   return value as T;
 }
 
+/**
+ * A `clock` option: a function giving milliseconds, read once here. A clock that gives no time
+ * (NaN, a string) would make every lifetime, backoff and delay compare false: copies would never
+ * be fresh and waits never end.
+ */
+export function clockOption(owner: string, value: unknown): () => number {
+  const clock = functionOption(owner, 'clock', value, Date.now);
+  const time: unknown = clock();
+  if (typeof time !== 'number' || !Number.isFinite(time)) {
+    throw new TypeError(
+      `${owner} option clock must return milliseconds as a finite number, got ${show(time)}.`,
+    );
+  }
+  return clock;
+}
+
 /** A boolean option, or `fallback` when undefined: a string such as `'false'` would read as true. */
 export function booleanOption(owner: string, name: string, value: unknown, fallback: boolean): boolean {
   if (value === undefined) return fallback;

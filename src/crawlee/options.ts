@@ -1,6 +1,13 @@
 import type { Log } from 'crawlee';
 import { validateUserAgent } from '../fetch/index.js';
-import { type OptionKeys, objectOption, refuseUnknownOptions, show, withinTimer } from '../options.js';
+import {
+  clockOption,
+  type OptionKeys,
+  objectOption,
+  refuseUnknownOptions,
+  show,
+  withinTimer,
+} from '../options.js';
 import type { SitemapSeederOptions, SitemapSeedOptions } from '../sitemap/index.js';
 import { SEED_OPTIONS } from '../sitemap/index.js';
 import type { RobotsStore } from '../store/index.js';
@@ -237,7 +244,8 @@ export function resolveGuardOptions(options: RobotsGuardOptions): ResolvedGuardO
       nonNegative('enqueueWaitMs', options.enqueueWaitMs, GUARD_DEFAULTS.enqueueWaitMs),
     ),
     logSummary: flag('logSummary', options.logSummary, true),
-    clock: optionalOfType('clock', options.clock, 'function') ?? Date.now,
+    // null is unset here, as for every option of the guard.
+    clock: options.clock === null ? Date.now : clockOption('RobotsGuard', options.clock),
   };
 }
 

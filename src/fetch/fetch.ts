@@ -1,6 +1,6 @@
 import {
+  clockOption,
   durationOption,
-  functionOption,
   MAX_TIMER_MS,
   numberOption,
   type OptionKeys,
@@ -205,7 +205,7 @@ function settingsOf(options: RobotsFetchOptions): FetchSettings {
         'a RobotsHttpClient, an object with a request(request) method that answers one GET (a Crawlee BaseHttpClient needs a small adapter to it)',
         { methods: ['request'] },
       ) ?? defaultClient,
-    clock: functionOption(OWNER, 'clock', options.clock, Date.now),
+    clock: clockOption(OWNER, options.clock),
     timeoutMs: durationOption(OWNER, 'timeoutMs', timeoutMs, FETCH_DEFAULTS.timeoutMs, timer),
     connectTimeoutMs: durationOption(
       OWNER,

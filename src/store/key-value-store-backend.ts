@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Configuration, KeyValueStore } from 'crawlee';
 import {
-  functionOption,
+  clockOption,
   instanceOption,
   type OptionKeys,
   refuseUnknownOptions,
@@ -88,7 +88,7 @@ export class KeyValueStoreBackend implements RobotsStoreBackend {
       Configuration,
       'a Crawlee Configuration (new Configuration({ ... }) or Configuration.getGlobalConfig())',
     );
-    this.#clock = functionOption(OWNER, 'clock', options.clock, Date.now);
+    this.#clock = clockOption(OWNER, options.clock);
   }
 
   /**

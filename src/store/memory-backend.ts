@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import {
-  functionOption,
+  clockOption,
   MAX_LRU_ENTRIES,
   numberOption,
   type OptionKeys,
@@ -80,7 +80,7 @@ export class MemoryBackend implements RobotsStoreBackend {
       integer: true,
       unit: 'bytes',
     });
-    this.#clock = functionOption(OWNER, 'clock', options.clock, Date.now);
+    this.#clock = clockOption(OWNER, options.clock);
     this.#records = new LRUCache<string, Kept>({ max, maxSize, sizeCalculation: keptBytes });
   }
 

@@ -13,8 +13,8 @@ import {
   validateUserAgent,
 } from '../fetch/index.js';
 import {
+  clockOption,
   durationOption,
-  functionOption,
   MAX_LRU_ENTRIES,
   MAX_SPAN_MS,
   MAX_TIMER_MS,
@@ -603,7 +603,7 @@ export class RobotsStore {
       { allowZero: true },
     );
     this.#lockPollMs = durationOption(OWNER, 'lockPollMs', options.lockPollMs, STORE_DEFAULTS.lockPollMs);
-    this.#clock = functionOption(OWNER, 'clock', options.clock, Date.now);
+    this.#clock = clockOption(OWNER, options.clock);
     const backendMaxDelayMs = durationOption(
       OWNER,
       'backendRetry.maxDelayMs',

@@ -1670,6 +1670,11 @@ describe('RobotsGuard router middleware and user hooks', () => {
       [{ datasetName: 'a\\b' }, /datasetName must be .*, got "a\\\\b"/],
       [{ datasetName: 'é'.repeat(128) }, /datasetName must be .* at most 255 octets/],
       [{ clock: 5 }, /clock must be a function, got 5/],
+      // Crawl-delay slots compared with NaN would never come.
+      [
+        { clock: () => Number.NaN },
+        'RobotsGuard option clock must return milliseconds as a finite number, got NaN.',
+      ],
       [{ userAgent: 42 }, /userAgent must be a string, got 42/],
       [{ crawlDelay: 5 }, /crawlDelay must be an object, got 5/],
       [{ crawlDelay: [] }, 'RobotsGuard option crawlDelay must be an object, got an array.'],

@@ -862,6 +862,12 @@ describe('fetchRobotsTxt: options it cannot work with', () => {
       'fetchRobotsTxt option client must be a RobotsHttpClient',
     ],
     ['clock: 5', { clock: 5 }, TypeError, 'fetchRobotsTxt option clock must be a function'],
+    [
+      'clock: () => NaN',
+      { clock: () => Number.NaN },
+      TypeError,
+      'fetchRobotsTxt option clock must return milliseconds',
+    ],
     // got sends no User-Agent at all for these: the site would see a crawler without a name.
     [
       'userAgent: undefined',

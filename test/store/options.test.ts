@@ -93,6 +93,13 @@ describe('RobotsStore options', () => {
       /option maxBytesInMemory must be a whole number/,
     );
     expect(() => robotsStore({ clock: 5 })).toThrow('RobotsStore option clock must be a function, got 5.');
+    // A clock that gives no time would make every check fetch robots.txt again.
+    expect(() => robotsStore({ clock: () => Number.NaN })).toThrow(
+      'RobotsStore option clock must return milliseconds as a finite number, got NaN.',
+    );
+    expect(() => robotsStore({ clock: () => '1700000000000' })).toThrow(
+      'RobotsStore option clock must return milliseconds as a finite number, got "1700000000000".',
+    );
   });
 
   it('refuses a minAgeMs over 24 hours or over maxAgeMs, which the store could not honour', () => {
@@ -261,6 +268,12 @@ describe('backend options', () => {
     );
     expect(() => new KeyValueStoreBackend({ clock: Date.now() as never })).toThrow(
       /option clock must be a function/,
+    );
+    expect(() => new KeyValueStoreBackend({ clock: () => Number.POSITIVE_INFINITY })).toThrow(
+      'KeyValueStoreBackend option clock must return milliseconds as a finite number, got Infinity.',
+    );
+    expect(() => new MemoryBackend({ clock: () => Number.NaN })).toThrow(
+      'MemoryBackend option clock must return milliseconds as a finite number, got NaN.',
     );
     expect(() => new KeyValueStoreBackend({ config: 'default' as never })).toThrow(/option config/);
     // Crawlee itself would refuse it only on the first load, which the store takes for a backend outage.
