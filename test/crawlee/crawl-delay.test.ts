@@ -62,3 +62,41 @@ describe('Crawl-delay as the server sees it', () => {
     },
   );
 });
+
+describe('Crawl-delay and skipNavigation', () => {
+  it('a request with skipNavigation takes its slot too: its handler may fetch from the origin itself', async () => {
+    const { sites, close } = await startTimedSites([{ robots: 'User-agent: *\nCrawl-delay: 0.3\n' }]);
+    const [paced] = sites;
+    try {
+      const guard = new RobotsGuard({
+        productToken: 'ExampleBot',
+        userAgent: 'Mozilla/5.0 (compatible; ExampleBot/1.0)',
+        logSummary: false,
+        log: captureLog().log,
+      });
+      const handled: string[] = [];
+      const crawler = new HttpCrawler(
+        {
+          maxConcurrency: 10,
+          requestHandler: async ({ request }) => {
+            handled.push(new URL(request.url).pathname);
+          },
+        },
+        new Configuration({ persistStorage: false }),
+      );
+      guard.attach(crawler);
+      await crawler.run([
+        `${paced.origin}/p0`,
+        { url: `${paced.origin}/skipped`, skipNavigation: true },
+        `${paced.origin}/p1`,
+      ]);
+      expect(handled.sort()).toEqual(['/p0', '/p1', '/skipped']);
+      // The server saw the two page loads, two delays apart: the request in between held one.
+      const hits = await paced.hits();
+      expect(hits.map((hit) => hit.path)).toEqual(['/p0', '/p1']);
+      expect(hits[1].at - hits[0].at).toBeGreaterThanOrEqual(600);
+    } finally {
+      await close();
+    }
+  });
+});
