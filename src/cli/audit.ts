@@ -49,7 +49,7 @@ export interface AuditOptions extends SourceOptions {
   htmlFile?: string;
   /** The file descriptor stdout writes to, when it has one: `--html` refuses that file. */
   stdoutFd?: number;
-  /** The file descriptor stdin reads, when it has one: `--html` refuses that file when `--file -` or `--urls -` reads it. */
+  /** The file descriptor stdin reads, when it has one: `--html` refuses that file (`--file - < robots.txt`). */
   stdinFd?: number;
   json: boolean;
 }
