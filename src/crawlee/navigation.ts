@@ -407,22 +407,47 @@ const SWEEPER_WORLD = 'crawlee-robots';
  * element (HTML, "An end tag whose tag name is script"), so a parsed rule set is gone before it
  * is read; a script-inserted one is removed before its candidates reach the browser (measured:
  * appended, filled in later, from a fragment, from document.write).
+ *
+ * Rules inside a shadow root act too, and a document's observer sees nothing in one: each open
+ * shadow root met is observed as the document is. A declarative one (`<template
+ * shadowrootmode="open">`) is attached as the parser meets the template, before the rules in it
+ * are prepared, so it is met on its host, or on the host's next change (measured with Chromium
+ * 156). Each element is looked at once, so a large insertion costs one walk of it. Not met: a
+ * root a page script attaches (`attachShadow`) after its host was looked at, a closed one (no
+ * script of another world reaches it), and a declarative one whose template directly follows a
+ * script in a host already looked at.
  */
 const SPECULATION_RULES_SWEEPER = `(() => {
   const isRuleSet = (node) =>
     node instanceof HTMLScriptElement &&
     (node.getAttribute('type') || '').trim().toLowerCase() === 'speculationrules';
-  const sweep = (node) => {
-    if (isRuleSet(node)) node.remove();
-    else if (typeof node.querySelectorAll === 'function')
-      for (const script of node.querySelectorAll('script')) if (isRuleSet(script)) script.remove();
+  const seen = new WeakSet();
+  const watched = new WeakSet();
+  const look = (element) => {
+    if (seen.has(element)) return;
+    seen.add(element);
+    if (isRuleSet(element)) element.remove();
+    else if (element.shadowRoot) watch(element.shadowRoot);
   };
-  new MutationObserver((records) => {
+  const sweep = (node) => {
+    if (node.nodeType !== Node.ELEMENT_NODE && node.nodeType !== Node.DOCUMENT_FRAGMENT_NODE) return;
+    if (node.nodeType === Node.ELEMENT_NODE) look(node);
+    if (node.firstElementChild !== null) for (const element of node.querySelectorAll('*')) look(element);
+  };
+  const observer = new MutationObserver((records) => {
     for (const record of records) {
       if (isRuleSet(record.target)) record.target.remove();
+      else if (record.target.shadowRoot) watch(record.target.shadowRoot);
       for (const node of record.addedNodes) sweep(node);
     }
-  }).observe(document, { childList: true, subtree: true });
+  });
+  const watch = (root) => {
+    if (watched.has(root)) return;
+    watched.add(root);
+    observer.observe(root, { childList: true, subtree: true });
+    sweep(root);
+  };
+  observer.observe(document, { childList: true, subtree: true });
 })();`;
 
 /**
@@ -446,7 +471,8 @@ const SPECULATION_RULES_SWEEPER = `(() => {
  * Speculative loads never leave the browser: speculation rules are removed from the page's
  * documents (see {@link SPECULATION_RULES_SWEEPER}), a `Speculation-Rules` response header is
  * dropped at the Response stage, `<link rel=prefetch>` requests (`Sec-Purpose: prefetch`) are
- * failed, and prerendering is turned off for the page. Nor do the browser's own requests
+ * failed, and prerendering is turned off for the page. Pings (`<a ping>`, `navigator.sendBeacon`)
+ * are failed too: POSTs a click of the crawler's would send anywhere. Nor do the browser's own requests
  * (resource type `Other`: the page's icon, fetched after each page load, even one robots.txt
  * disallows), while the page is open: one made as the page closes can still go out, seen now
  * and then when a handler returns at once. The crawler gains nothing from them, and an allowed
@@ -734,10 +760,11 @@ export function browserNavigationHooks(
       // A redirect is the answer of the request it continues.
       if (event.redirectedRequestId !== undefined) answer(event.redirectedRequestId, true);
       const own = isBrowserOwnRequest(event);
-      if (own || isSpeculative(event.request.headers)) {
-        crawler.log.debug(
-          `RobotsGuard: stopped ${own ? "the browser's own request" : 'a speculative load'} of ${withoutCredentials(event.request.url)}.`,
-        );
+      // Hyperlink auditing (`<a ping>`, sent as a link is clicked) and `navigator.sendBeacon`.
+      const ping = event.resourceType === 'Ping';
+      if (own || ping || isSpeculative(event.request.headers)) {
+        const what = own ? "the browser's own request" : ping ? 'a ping' : 'a speculative load';
+        crawler.log.debug(`RobotsGuard: stopped ${what} of ${withoutCredentials(event.request.url)}.`);
         await target
           .send('Fetch.failRequest', { requestId: event.requestId, errorReason: 'BlockedByClient' })
           .catch(ignoreClosed);
@@ -771,6 +798,8 @@ export function browserNavigationHooks(
           // Requests of the browser's own, not of the page: the page's icon (`/favicon.ico`, or
           // its `<link rel=icon>`), fetched after each page load.
           { resourceType: 'Other', requestStage: 'Request' },
+          // `<a ping>` and beacons: POSTs that a click of the crawler's would send anywhere.
+          { resourceType: 'Ping', requestStage: 'Request' },
         ],
       });
       // A frame of another site inside this one is a target of its own, seen by no session above.

@@ -88,12 +88,43 @@ describe('PlaywrightCrawler with RobotsGuard: speculative loads (Debian Chromium
     main.route('/data.txt', (_request, response) => {
       response.writeHead(200, { 'content-type': 'text/plain' }).end('fetched');
     });
+    // Rules in open declarative shadow roots: a host's first child, nested, after text in the host.
+    main.route(
+      '/shadow-rules',
+      page(
+        'shadow rules',
+        [],
+        `<div><template shadowrootmode="open"><script type="speculationrules">${rules('prefetch', '/private/in-shadow')}</script>
+          <p><template shadowrootmode="open"><script type="speculationrules">${rules('prefetch', '/private/nested-shadow')}</script></template></p>
+          <slot></slot></template>light</div>
+        <section><script>document.title = 'shadow rules';</script>text<template shadowrootmode="open"><script type="speculationrules">${rules('prerender', '/private/after-text')}</script></template></section>`,
+      ),
+    );
+    // A beacon, and a link with a ping the page clicks: POSTs a crawler's page must not send.
+    main.route(
+      '/pings',
+      page(
+        'pings',
+        [],
+        `<a href="/pings-landing" ping="/private/pinged">on</a>
+        <script>
+          navigator.sendBeacon('/private/beacon', 'seen');
+          setTimeout(() => document.querySelector('a').click(), 50);
+        </script>`,
+      ),
+    );
+    main.route('/pings-landing', page('pings landing'));
     for (const path of [
       '/private/prerendered',
       '/private/prefetched',
       '/private/inserted',
       '/private/by-header',
       '/private/link-prefetched',
+      '/private/in-shadow',
+      '/private/nested-shadow',
+      '/private/after-text',
+      '/private/pinged',
+      '/private/beacon',
     ])
       main.route(path, page(path));
 
@@ -115,12 +146,21 @@ describe('PlaywrightCrawler with RobotsGuard: speculative loads (Debian Chromium
       config,
     );
     new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store: env.store }).attach(crawler);
-    const pages = ['/prerenders', '/prefetches', '/inserts-rules', '/rules-header', '/link-prefetch'];
+    const pages = [
+      '/prerenders',
+      '/prefetches',
+      '/inserts-rules',
+      '/rules-header',
+      '/link-prefetch',
+      '/shadow-rules',
+      '/pings',
+    ];
     const stats = await crawler.run(pages.map((path) => `${main.origin}${path}`));
 
     // No speculative request reached the server (not even the rules file), nor any icon
-    // (`/favicon.ico` after each page, `/private/icon.png`); the page's fetch did.
-    expect(pagesHit(main)).toEqual([...pages, '/data.txt'].sort());
+    // (`/favicon.ico` after each page, `/private/icon.png`), nor a ping or beacon; the page's
+    // fetch did, and so did the page the clicked link led to.
+    expect(pagesHit(main)).toEqual([...pages, '/data.txt', '/pings-landing'].sort());
     expect(main.requests.filter((r) => r.headers['sec-purpose'] !== undefined)).toEqual([]);
     expect(main.requests.filter((r) => r.path === '/favicon.ico')).toEqual([]);
     expect(titles).toEqual({
@@ -129,6 +169,9 @@ describe('PlaywrightCrawler with RobotsGuard: speculative loads (Debian Chromium
       '/inserts-rules': 'inserts rules',
       '/rules-header': 'rules header',
       '/link-prefetch': 'fetched',
+      '/shadow-rules': 'shadow rules',
+      // The link the page clicked loaded its page before the handler read the title.
+      '/pings': 'pings landing',
     });
     expect(stats.requestsFailed).toBe(0);
     // Nothing of the crawl was left out: speculative loads are not recorded.
