@@ -148,6 +148,44 @@ export function onPageCreated(
   });
 }
 
+/**
+ * Makes the crawler's browsers send `userAgent` on every request, not only the page loads the
+ * guard's CDP session overrides: Crawlee sets a context User-Agent of its own (a fingerprint's, or
+ * with fingerprints off `--user-agent=` a desktop Chrome's), which the page's subresources, its
+ * scripts' fetches and the documents of its popups go out with. Run last of the hooks, so that it
+ * wins over the fingerprint's and over `launchContext.userAgent`.
+ */
+export function browserSendsUserAgent(crawler: CrawlerInternals, userAgent: string): void {
+  const pool = crawler.browserPool as
+    | { preLaunchHooks?: unknown[]; prePageCreateHooks?: unknown[] }
+    | undefined;
+  pool?.preLaunchHooks?.push(
+    (_pageId: string, launchContext: { launchOptions?: { userAgent?: string; args?: string[] } }) => {
+      launchContext.launchOptions ??= {};
+      const options = launchContext.launchOptions;
+      // A persistent context (Crawlee's default) takes its User-Agent from the launch options.
+      options.userAgent = userAgent;
+      // Chromium's own default, which a frame of a popup goes out with; other browsers ignore it.
+      options.args = [
+        ...(options.args ?? []).filter((arg) => !arg.startsWith('--user-agent=')),
+        `--user-agent=${userAgent}`,
+      ];
+    },
+  );
+  pool?.prePageCreateHooks?.push(
+    (
+      _pageId: string,
+      controller: { launchContext?: { useIncognitoPages?: boolean } },
+      pageOptions?: { userAgent?: string },
+    ) => {
+      // An incognito page has a context of its own, made with these options.
+      if (controller.launchContext?.useIncognitoPages === true && pageOptions !== undefined) {
+        pageOptions.userAgent = userAgent;
+      }
+    },
+  );
+}
+
 /** The options of one `enqueueLinks` call the guard reads. */
 export interface EnqueueLinksCallOptions {
   /** Told of each URL this call skips, besides the crawler's own `onSkippedRequest`. */

@@ -24,6 +24,7 @@ import { guardPlainHttpRuns, isAdaptive } from './adaptive.js';
 import { CrawlDelayPacer, formatWait, pacerOf } from './crawl-delay.js';
 import {
   aroundEnqueueLinks,
+  browserSendsUserAgent,
   type CrawlerInternals,
   crawlerKindOf,
   forgetStatisticsJob,
@@ -305,6 +306,7 @@ export class RobotsGuard implements HopChecker {
       internals.preNavigationHooks!.push(inBrowser(hooks.navigate));
       internals.postNavigationHooks?.unshift(inBrowser(hooks.post));
       onPageCreated(internals, hooks.pageCreated);
+      if (this.userAgent !== undefined) browserSendsUserAgent(internals, this.userAgent);
       browserBlockOf = hooks.blockOf;
     }
     // Crawl-delay again as the request goes out (see #beforeSend), after the user's hooks.

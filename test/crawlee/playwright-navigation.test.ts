@@ -819,3 +819,72 @@ describe("PlaywrightCrawler with RobotsGuard: a goto in the user's navigation ho
     ]);
   });
 });
+
+describe('PlaywrightCrawler with RobotsGuard: the User-Agent the browser sends (Debian Chromium)', () => {
+  /** A page with an image, a fetch of its script's, and an empty popup holding an iframe. */
+  function routes(prefix: string): void {
+    const { main } = env.site;
+    main.route(
+      `/${prefix}-page`,
+      page(
+        `${prefix} page`,
+        [],
+        `<img src="/${prefix}-img.png">
+        <script>
+          fetch('/${prefix}-api');
+          const popup = window.open('');
+          popup.document.write('<iframe src="/${prefix}-in-popup"></iframe>');
+        </script>`,
+      ),
+    );
+    for (const path of ['img.png', 'api', 'in-popup']) main.route(`/${prefix}-${path}`, page(path));
+  }
+  async function crawl(prefix: string, useFingerprints: boolean, useIncognitoPages = false) {
+    const { main } = env.site;
+    const crawler = new PlaywrightCrawler(
+      {
+        launchContext: { ...CHROMIUM, useIncognitoPages },
+        browserPoolOptions: { useFingerprints },
+        maxConcurrency: 1,
+        maxRequestRetries: 0,
+        async requestHandler({ page: browserPage }) {
+          await browserPage.waitForTimeout(800);
+        },
+      },
+      freshConfiguration(),
+    );
+    new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store: env.store }).attach(crawler);
+    await crawler.run([`${main.origin}/${prefix}-page`]);
+    return new Map(
+      main.requests
+        .filter((request) => request.path.startsWith(`/${prefix}-`))
+        .map((request) => [request.path.slice(prefix.length + 2), request.headers['user-agent']]),
+    );
+  }
+
+  it('without fingerprints, every request of the page and of its popup carries userAgent', async () => {
+    routes('plain');
+    const sent = await crawl('plain', false);
+    expect(Object.fromEntries(sent)).toEqual({
+      page: USER_AGENT,
+      'img.png': USER_AGENT,
+      api: USER_AGENT,
+      'in-popup': USER_AGENT,
+    });
+  });
+
+  it("with Crawlee's fingerprints, page loads and the documents of popups carry userAgent, in a persistent or an incognito context", async () => {
+    routes('fingerprint');
+    for (const incognito of [false, true]) {
+      env.site.main.requests.length = 0;
+      const sent = await crawl('fingerprint', true, incognito);
+      expect([incognito, sent.get('page'), sent.get('in-popup')]).toEqual([
+        incognito,
+        USER_AGENT,
+        USER_AGENT,
+      ]);
+      // The fingerprint's User-Agent is an extra header of the browser context: subresources go with it.
+      expect(sent.get('img.png')).not.toBe(USER_AGENT);
+    }
+  });
+});
