@@ -149,23 +149,31 @@ export function onPageCreated(
 }
 
 /**
- * Makes the crawler's browsers send `userAgent` on every request, not only the page loads the
- * guard's CDP session overrides: Crawlee sets a context User-Agent of its own (a fingerprint's, or
- * with fingerprints off `--user-agent=` a desktop Chrome's), which the page's subresources, its
- * scripts' fetches and the documents of its popups go out with. Run last of the hooks, so that it
- * wins over the fingerprint's and over `launchContext.userAgent`.
+ * Makes the crawler's browsers send `userAgent` beyond the page loads the guard's CDP session
+ * overrides: Crawlee gives the browser a User-Agent of its own (a fingerprint's, or with
+ * fingerprints off `--user-agent=` a desktop Chrome's), which the page's subresources, its scripts'
+ * fetches and the documents of its popups go out with. Run last of the hooks, so that it wins over
+ * the fingerprint's context option and over `launchContext.userAgent`; a fingerprint's extra
+ * `User-Agent` header still wins for subresources (README).
  */
 export function browserSendsUserAgent(crawler: CrawlerInternals, userAgent: string): void {
   const pool = crawler.browserPool as
     | { preLaunchHooks?: unknown[]; prePageCreateHooks?: unknown[] }
     | undefined;
   pool?.preLaunchHooks?.push(
-    (_pageId: string, launchContext: { launchOptions?: { userAgent?: string; args?: string[] } }) => {
+    (
+      _pageId: string,
+      launchContext: {
+        launchOptions?: { userAgent?: string; args?: string[] };
+        browserPlugin?: { library?: { name?: () => string } };
+      },
+    ) => {
       launchContext.launchOptions ??= {};
       const options = launchContext.launchOptions;
       // A persistent context (Crawlee's default) takes its User-Agent from the launch options.
       options.userAgent = userAgent;
-      // Chromium's own default, which a frame of a popup goes out with; other browsers ignore it.
+      if (launchContext.browserPlugin?.library?.name?.() !== 'chromium') return;
+      // Chromium's own default, which a frame of a popup goes out with.
       options.args = [
         ...(options.args ?? []).filter((arg) => !arg.startsWith('--user-agent=')),
         `--user-agent=${userAgent}`,
