@@ -99,7 +99,7 @@ export async function runAudit(
     // Before any check of the path: a name of stdout is refused whatever it is on this system.
     if (STDOUT_NAMES.includes(htmlPath)) throw new CliInputError(htmlOnStdout(options.htmlFile!));
     const existing = await checkWritable(htmlPath, options.htmlFile!);
-    refuseStdoutFile(htmlPath, existing, options);
+    refuseStdioFile(htmlPath, existing, options);
     await refuseOverwritingInput(htmlPath, existing, options);
   }
   const urlSource = await chooseUrlSource(options);
@@ -153,9 +153,10 @@ const STDOUT_NAMES = ['/dev/stdout', '/dev/fd/1', '/proc/self/fd/1'];
 /**
  * Refuses a report path that is the file (pipe, terminal) stdout writes to, as `--html -` is
  * refused: `> out.txt` and `--html out.txt`, a link to /dev/stdout. The page would be mixed with
- * the text or JSON report. /dev/null mixes nothing. The same for the file stdin reads.
+ * the text or JSON report. /dev/null mixes nothing. Refuses the file stdin reads as well, which
+ * the page would replace.
  */
-function refuseStdoutFile(htmlPath: string, report: Stats | undefined, options: AuditOptions): void {
+function refuseStdioFile(htmlPath: string, report: Stats | undefined, options: AuditOptions): void {
   if (report === undefined || htmlPath === '/dev/null') return;
   if (options.stdoutFd !== undefined && isFile(options.stdoutFd, report)) {
     throw new CliInputError(htmlOnStdout(options.htmlFile!));

@@ -61,6 +61,8 @@ export interface SitemapsRead {
   blockedBy: BlockingRule[];
   /** The seeder's result, with robots.txt left out of the sitemap failures. */
   result: SitemapSeedResult;
+  /** The reading stopped at `maxTimeSeconds`, with sitemaps left unread. */
+  stoppedAtMaxTime: boolean;
 }
 
 export interface ReadSitemapsOptions {
@@ -76,6 +78,8 @@ export interface ReadSitemapsOptions {
   maxUrls?: number;
   /** Stops the reading; what was read so far is reported. */
   signal?: AbortSignal;
+  /** `--max-time`: seconds after which the reading stops (from the call); what was read is reported. */
+  maxTimeSeconds?: number;
   /** Sitemap files read at the same time (the seeder's `concurrency`): 1 reads them in the order listed. */
   concurrency?: number;
   /** Kept URLs handed to `onKept` at a time (the seeder's `batchSize`): 1 keeps the order of reading. */
@@ -119,8 +123,10 @@ export async function readSitemaps(site: string, options: ReadSitemapsOptions): 
   // The seeder's own maxUrls stops handing out URLs but lets other downloads run to their end
   // (up to the timeout, then reported as failed): the run is aborted here instead.
   const enough = new AbortController();
-  const signal =
-    options.signal === undefined ? enough.signal : AbortSignal.any([options.signal, enough.signal]);
+  const timeUp =
+    options.maxTimeSeconds === undefined ? undefined : AbortSignal.timeout(options.maxTimeSeconds * 1000);
+  const signals = [enough.signal, options.signal, timeUp].filter((signal) => signal !== undefined);
+  const signal = signals.length === 1 ? enough.signal : AbortSignal.any(signals);
   let found = 0;
   const count = () => {
     found++;
@@ -222,6 +228,12 @@ export async function readSitemaps(site: string, options: ReadSitemapsOptions): 
         (a.line ?? 0) - (b.line ?? 0),
     ),
     result: { ...result, failures, sitemapsFailed: result.sitemapsFailed - robotsTxtFailures },
+    // Stopped by the clock, not by a cap that may come at the same moment (maxUrls, the caller's).
+    stoppedAtMaxTime:
+      timeUp?.aborted === true &&
+      result.stoppedEarly &&
+      !enough.signal.aborted &&
+      options.signal?.aborted !== true,
   };
 }
 

@@ -37,8 +37,6 @@ export interface SitemapsReport extends SitemapsRead {
   maxUrls: number | null;
   /** `--max-time` in seconds, or null. */
   maxTimeSeconds: number | null;
-  /** The reading stopped at `--max-time`, with sitemaps left unread. */
-  stoppedAtMaxTime: boolean;
   /** Lines of `Sitemap:` values that are not absolute http(s) URLs, which no crawler can use. */
   unusableSitemapLines: number[];
   /** Why the exit code is 2, or null. */
@@ -63,8 +61,6 @@ export async function runSitemaps(
     log: QUIET_LOG,
   });
   let read: SitemapsRead;
-  const timeUp =
-    options.maxTimeSeconds === undefined ? undefined : AbortSignal.timeout(options.maxTimeSeconds * 1000);
   try {
     let pending: string[] = [];
     // A crawler requests each URL once, without its fragment: so is each printed.
@@ -74,7 +70,7 @@ export async function runSitemaps(
       agent: options.agent,
       sitemapTimeoutMs: options.timeoutMs,
       ...(options.maxUrls === undefined ? {} : { maxUrls: options.maxUrls }),
-      ...(timeUp === undefined ? {} : { signal: timeUp }),
+      ...(options.maxTimeSeconds === undefined ? {} : { maxTimeSeconds: options.maxTimeSeconds }),
       ...(options.urlsOnly
         ? {
             onKept: (url: string) => {
@@ -98,12 +94,7 @@ export async function runSitemaps(
   } finally {
     await store.close();
   }
-  // Stopped by the clock, not by --max-urls, which may come at the same moment.
-  const stoppedAtMaxTime =
-    timeUp?.aborted === true &&
-    read.result.stoppedEarly &&
-    (options.maxUrls === undefined || read.result.urlsFound < options.maxUrls);
-  const report = sitemapsReport(read, { ...options, stoppedAtMaxTime });
+  const report = sitemapsReport(read, options);
   // The reasons quote what servers sent: a terminal must not act on control characters in them.
   if (report.unreadable !== null && !options.json)
     writeError(`crawlee-robots: ${printable(report.unreadable)}\n`);
@@ -115,7 +106,7 @@ export async function runSitemaps(
         `crawlee-robots: ${printable(failed)}, so the list may be incomplete; --strict makes that exit code 2\n`,
       );
     }
-    if (report.unreadable === null && stoppedAtMaxTime) {
+    if (report.unreadable === null && read.stoppedAtMaxTime) {
       writeError(
         `crawlee-robots: ${stoppedAtTime(options.maxTimeSeconds!)}, so the list may be incomplete; --strict makes that exit code 2\n`,
       );
@@ -133,12 +124,9 @@ export function stoppedAtTime(seconds: number): string {
 
 export function sitemapsReport(
   read: SitemapsRead,
-  options: Pick<SitemapsOptions, 'site' | 'agent' | 'maxUrls' | 'maxTimeSeconds' | 'strict'> & {
-    stoppedAtMaxTime?: boolean;
-  },
+  options: Pick<SitemapsOptions, 'site' | 'agent' | 'maxUrls' | 'maxTimeSeconds' | 'strict'>,
 ): SitemapsReport {
-  const { policy, result } = read;
-  const stoppedAtMaxTime = options.stoppedAtMaxTime === true;
+  const { policy, result, stoppedAtMaxTime } = read;
   const failed =
     options.strict !== true
       ? null
@@ -163,7 +151,6 @@ export function sitemapsReport(
     agent: options.agent,
     maxUrls: options.maxUrls ?? null,
     maxTimeSeconds: options.maxTimeSeconds ?? null,
-    stoppedAtMaxTime,
     unusableSitemapLines: unusableSitemapLines(policy.robots),
     unreadable,
     exitCode: unreadable === null ? EXIT.allowed : EXIT.error,

@@ -224,15 +224,14 @@ export function urlsFromSitemaps(options: {
       if (!urls.includes(parsed.href)) urls.push(parsed.href);
       if (urls.length >= options.maxUrls) enough.abort();
     };
-    const timeUp =
-      options.maxTimeSeconds === undefined ? undefined : AbortSignal.timeout(options.maxTimeSeconds * 1000);
     let sample: SitemapSample;
     try {
       const read = await readSitemaps(origin, {
         store,
         agent: options.agent,
         sitemapTimeoutMs: options.timeoutMs,
-        signal: timeUp === undefined ? enough.signal : AbortSignal.any([enough.signal, timeUp]),
+        signal: enough.signal,
+        ...(options.maxTimeSeconds === undefined ? {} : { maxTimeSeconds: options.maxTimeSeconds }),
         // One file at a time, one URL a batch: the first URLs are those the sitemaps list
         // first, whichever server answers faster, so every run audits the same sample.
         concurrency: 1,
@@ -241,8 +240,6 @@ export function urlsFromSitemaps(options: {
         onBlocked: collect,
       });
       const { result } = read;
-      // Stopped by the clock, not by --max-urls, which may come at the same moment.
-      const atMaxTime = timeUp?.aborted === true && result.stoppedEarly && !enough.signal.aborted;
       const failures = result.failures.map(({ url, why, refusedByRobots }) => ({
         url,
         why,
@@ -250,7 +247,7 @@ export function urlsFromSitemaps(options: {
       }));
       const refused = failures.filter((failure) => failure.refused).length;
       const unread = result.sitemapsFailed - refused;
-      if (urls.length === 0 && atMaxTime) {
+      if (urls.length === 0 && read.stoppedAtMaxTime) {
         throw new CliInputError(
           `--from-sitemaps: no URL to audit on ${origin}: none was read within --max-time ${options.maxTimeSeconds} s`,
         );
@@ -287,7 +284,7 @@ export function urlsFromSitemaps(options: {
         failed: result.sitemapsFailed,
         failures,
         stoppedAtMax: urls.length >= options.maxUrls,
-        stoppedAtMaxTime: atMaxTime ? options.maxTimeSeconds! : null,
+        stoppedAtMaxTime: read.stoppedAtMaxTime ? options.maxTimeSeconds! : null,
         incomplete:
           unread === 0
             ? null

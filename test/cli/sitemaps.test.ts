@@ -387,6 +387,7 @@ describe('sitemaps: a run stopped early', () => {
         stoppedEarly: true,
         durationMs: 0,
       },
+      stoppedAtMaxTime: false,
     };
     return renderSitemaps(
       sitemapsReport(read, { site: `${origin}/`, agent: '*', maxUrls }),
