@@ -49,18 +49,16 @@ describe('a crawl killed with SIGKILL', () => {
       await exited;
       expect(handled).toBe(after);
 
-      const queue = join(storage, 'request_queues', 'default');
-      const marked = readdirSync(queue)
-        .filter((name) => name.endsWith('.json'))
-        .map((name) => JSON.parse(readFileSync(join(queue, name), 'utf8')))
+      const queue = readRecords(join(storage, 'request_queues', 'default'));
+      // Crawlee writes each file in place, so the kill may leave one cut short: at most one per
+      // request in flight (maxConcurrency 2) and the one being marked handled.
+      expect(queue.cut.length, `cut short: ${queue.cut.join(', ')}`).toBeLessThanOrEqual(3);
+      const marked = queue.records
         .filter((entry) => entry.orderNo === null)
-        .map((entry) => new URL(JSON.parse(entry.json).url).pathname);
-      const dataset = join(storage, 'datasets', 'robots-dropped');
-      const recorded = new Set(
-        readdirSync(dataset)
-          .filter((name) => /^\d+\.json$/.test(name))
-          .map((name) => new URL(JSON.parse(readFileSync(join(dataset, name), 'utf8')).url).pathname),
-      );
+        .map((entry) => new URL(JSON.parse(String(entry.json)).url).pathname);
+      const dataset = readRecords(join(storage, 'datasets', 'robots-dropped'));
+      // A record cut short counts as missing: records are written before their page is marked.
+      const recorded = new Set(dataset.records.map((entry) => new URL(String(entry.url)).pathname));
       // A page is marked handled once its handler has returned: the last one or two may not be yet.
       expect(marked.length).toBeGreaterThanOrEqual(after - 2);
       for (const path of marked) {
@@ -75,3 +73,18 @@ describe('a crawl killed with SIGKILL', () => {
     },
   );
 });
+
+/** The records of a storage folder (its numbered or keyed `.json` files, not `__metadata__.json`). */
+function readRecords(dir: string): { records: Record<string, unknown>[]; cut: string[] } {
+  const records: Record<string, unknown>[] = [];
+  const cut: string[] = [];
+  for (const name of readdirSync(dir)) {
+    if (!name.endsWith('.json') || name.startsWith('__')) continue;
+    try {
+      records.push(JSON.parse(readFileSync(join(dir, name), 'utf8')));
+    } catch {
+      cut.push(name);
+    }
+  }
+  return { records, cut };
+}
