@@ -103,12 +103,18 @@ export class KeyValueStoreBackend implements RobotsStoreBackend {
   async #load(origin: string, scope: RobotsBackendScope): Promise<StoredPolicy | undefined> {
     const store = await this.#open();
     const key = keyOf(origin, scope.client);
-    const value = await store.getValue<KeyValueRecord>(key);
-    if (value === null) return undefined;
-    if (typeof value !== 'object' || Array.isArray(value)) {
+    const stored = await readValue(store, key);
+    if (stored === null) return undefined;
+    if (stored === NOT_JSON) {
+      scope.ignored(origin, 'its value is not valid JSON');
+      return undefined;
+    }
+    if (typeof stored !== 'object' || Array.isArray(stored)) {
       scope.ignored(origin, 'the value is not a JSON object');
       return undefined;
     }
+    // Each field is checked below, as a value written by something else may lack any.
+    const value = stored as KeyValueRecord;
     // A key-value store keeps a value forever: its retention ends here, on load.
     const retained = typeof value.retainUntil === 'number';
     if (retained && !(value.retainUntil > this.#clock())) {
@@ -142,8 +148,11 @@ export class KeyValueStoreBackend implements RobotsStoreBackend {
     return outsideRequestHandlers(async () => {
       const store = await this.#open();
       const key = keyOf(origin, scope.client);
-      const kept = await store.getValue<KeyValueRecord>(key);
-      const keptAt = (kept?.record as { fetchedAt?: unknown } | undefined)?.fetchedAt;
+      const kept = await readValue(store, key);
+      const keptAt =
+        typeof kept === 'object' && kept !== null
+          ? (kept as { record?: { fetchedAt?: unknown } }).record?.fetchedAt
+          : undefined;
       if (
         typeof keptAt === 'number' &&
         keptAt > policy.record.fetchedAt &&
@@ -228,6 +237,25 @@ const PRUNE_READERS = 8;
  */
 export function keyOf(origin: string, client: string): string {
   return `${KEY_PREFIX}${client}-${createHash('sha256').update(origin).digest('hex')}`;
+}
+
+/** What {@link readValue} gives for a value that does not parse. */
+const NOT_JSON = Symbol('not JSON');
+
+/**
+ * The value of `key`, null for none, or NOT_JSON for a value the store cannot parse: a file cut
+ * short by a process killed while writing it, in a directory several crawlers share. The store
+ * reports such a value as a SyntaxError; it is about that one value, not about the backend, which
+ * would otherwise be taken for failing at every lookup of the origin, and never get the value
+ * replaced.
+ */
+async function readValue(store: KeyValueStore, key: string): Promise<unknown> {
+  try {
+    return await store.getValue(key);
+  } catch (error) {
+    if (error instanceof SyntaxError) return NOT_JSON;
+    throw error;
+  }
 }
 
 /** Base64 as `Buffer.toString('base64')` writes it: padded, no blanks, no other characters. */

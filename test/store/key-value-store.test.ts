@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Configuration, KeyValueStore, MemoryStorage } from 'crawlee';
@@ -276,5 +276,51 @@ describe('KeyValueStoreBackend', () => {
     ]);
     expect(site.hits('/robots.txt')).toBe(fetched + 1);
     await store.close();
+  });
+
+  it('ignores a value cut short while the crawl runs, replaces it, and keeps using the backend for other origins', async () => {
+    const now = Date.UTC(2026, 0, 1);
+    const other = await startHttpServer({ '/robots.txt': text('User-agent: *\nDisallow: /other\n') });
+    try {
+      const first = crawlerStore(() => now);
+      await first.store.resolve(site.origin);
+      await first.store.resolve(other.origin);
+      await first.store.close();
+
+      const second = crawlerStore(() => now);
+      // The storage reads each file when the store opens: the value goes bad after that, as when
+      // a crawler sharing the directory is killed in the middle of writing it.
+      await KeyValueStore.open('robots-policies', { config: second.config });
+      const file = join(
+        dir,
+        'key_value_stores',
+        'robots-policies',
+        `${keyOf(site.origin, SCOPE.client)}.json`,
+      );
+      const whole = await readFile(file, 'utf8');
+      await writeFile(file, whole.slice(0, 20));
+      const fetched = site.hits('/robots.txt');
+      const fetchedOther = other.hits('/robots.txt');
+
+      expect(await second.store.check(`${site.origin}/private/a`)).toMatchObject({
+        allowed: false,
+        status: 200,
+      });
+      expect(await second.store.check(`${other.origin}/other`)).toMatchObject({
+        allowed: false,
+        status: 200,
+      });
+      expect(second.warnings()).toEqual([
+        `The key-value-store backend's record of ${site.origin} is ignored: its value is not valid JSON. robots.txt is fetched again and the record replaced.`,
+      ]);
+      expect(site.hits('/robots.txt')).toBe(fetched + 1);
+      // The other origin's record still came from the backend.
+      expect(other.hits('/robots.txt')).toBe(fetchedOther);
+      expect(second.store.stats()).toMatchObject({ backendHits: 1, backendErrors: 0 });
+      expect(await rawValue(second.config, site.origin)).toMatchObject({ record: { version: 1 } });
+      await second.store.close();
+    } finally {
+      await other.close();
+    }
   });
 });
