@@ -1,6 +1,12 @@
 import { setMaxListeners } from 'node:events';
 import { log as crawleeLog, type Log } from 'crawlee';
-import { originOf, withoutCredentials, withoutCredentialsAt } from '../fetch/index.js';
+import {
+  originOf,
+  parseProxyUrl,
+  validateUserAgent,
+  withoutCredentials,
+  withoutCredentialsAt,
+} from '../fetch/index.js';
 import { booleanOption, type OptionKeys, refuseUnknownOptions, show, withinTimer } from '../options.js';
 import { HTTP_URL_START, hrefWithoutFragment, urlOrNull } from '../robots/index.js';
 import type { OriginPolicy, RobotsCheck, RobotsStore } from '../store/index.js';
@@ -73,9 +79,14 @@ export class SitemapSeeder {
     refuseUnknownOptions('SitemapSeeder', options, SEEDER_OPTIONS);
     this.#store = options.store;
     this.#productToken = options.productToken;
+    const userAgent = options.userAgent ?? options.store.userAgent;
+    const { proxyUrl } = options;
+    // The fetcher's rules, applied now: a malformed value would otherwise fail every download.
+    asSeederOption(() => validateUserAgent(userAgent));
+    if (proxyUrl !== undefined) asSeederOption(() => parseProxyUrl(proxyUrl));
     this.#download = {
-      userAgent: options.userAgent ?? options.store.userAgent,
-      proxyUrl: options.proxyUrl,
+      userAgent,
+      proxyUrl,
       connectTimeoutMs: withinTimer(
         'connectTimeoutMs',
         positive('connectTimeoutMs', options.connectTimeoutMs, SITEMAP_DEFAULTS.connectTimeoutMs),
@@ -112,6 +123,15 @@ export class SitemapSeeder {
     if (!Array.isArray(inputs)) throw new TypeError('seed() takes an array of site or sitemap URLs.');
     const run = new SeedRun(this.#store, this.#productToken, this.#download, this.#log, options);
     return run.run(inputs);
+  }
+}
+
+/** Runs a check of the fetcher's; its TypeError names the seeder. */
+function asSeederOption(check: () => unknown): void {
+  try {
+    check();
+  } catch (error) {
+    throw new TypeError(`SitemapSeeder option ${(error as Error).message}`);
   }
 }
 
@@ -189,6 +209,13 @@ function checkSeedOptions(options: SitemapSeedOptions): void {
     (typeof userData !== 'object' || userData === null || Array.isArray(userData))
   ) {
     refuse('userData', 'an object', userData);
+  }
+  // A request keeps its userData as JSON: a Map or a Date would reach the handler empty.
+  const prototype = userData === undefined ? null : Object.getPrototypeOf(userData);
+  if (prototype !== null && prototype !== Object.prototype) {
+    throw new TypeError(
+      `seed() option userData must be a plain object, such as { from: 'sitemaps' }, got a ${prototype.constructor?.name ?? 'object of another kind'}.`,
+    );
   }
   for (const name of ['include', 'exclude'] as const) {
     const value = options[name];

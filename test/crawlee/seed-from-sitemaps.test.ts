@@ -373,3 +373,22 @@ describe('guard.seedFromSitemaps during and after', () => {
     expect(await datasetItems<RobotsDroppedRecord>(config)).toHaveLength(300);
   });
 });
+
+describe('guard.seedFromSitemaps options', () => {
+  it('rejects a malformed proxyUrl at once, and the sitemaps are not requested', async () => {
+    const site = await server();
+    site.route('/robots.txt', text(`User-agent: *\nAllow: /\nSitemap: ${site.origin}/a.xml\n`));
+    site.route('/a.xml', text(urlset([`${site.origin}/ok`])));
+    const crawler = new CheerioCrawler({ requestHandler() {} }, freshConfiguration());
+    const guard = new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store: newStore() }).attach(
+      crawler,
+    );
+    await expect(guard.seedFromSitemaps(crawler, [site.origin], { proxyUrl: 'not a url' })).rejects.toThrow(
+      /^SitemapSeeder option proxyUrl must be an http:\/\/ or https:\/\/ URL/,
+    );
+    // A download started with it would have failed later, with got's own error escaping as an
+    // unhandled rejection that ends the process.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(site.hits('/a.xml')).toBe(0);
+  });
+});

@@ -425,6 +425,12 @@ describe('SitemapSeeder options', () => {
     ['label', 5, 'label must be a string, got 5.'],
     ['userData', 'x', 'userData must be an object, got "x".'],
     ['userData', [1], 'userData must be an object, got an array.'],
+    [
+      'userData',
+      new Map([['a', 1]]),
+      "userData must be a plain object, such as { from: 'sitemaps' }, got a Map.",
+    ],
+    ['userData', new Date(0), "userData must be a plain object, such as { from: 'sitemaps' }, got a Date."],
     ['include', 5, 'include must be a list of glob strings and RegExps, got 5.'],
     ['exclude', '/private/**', 'exclude must be a list of glob strings and RegExps, got "/private/**".'],
     ['signal', {}, 'signal must be an AbortSignal, got an object.'],
@@ -454,6 +460,18 @@ describe('SitemapSeeder options', () => {
         modifiedSince: '2024-02-29',
       }),
     ).resolves.toMatchObject({ urlsFound: 0 });
+  });
+
+  it.each([
+    [{ proxyUrl: 'not a url' }, 'proxyUrl must be an http:// or https:// URL'],
+    [{ proxyUrl: 42 }, 'proxyUrl must be an http:// or https:// URL'],
+    [{ proxyUrl: 'socks5://proxy.example:1080' }, 'proxyUrl must be an http:// or https:// URL'],
+    [{ userAgent: 42 }, "userAgent must be the crawler's User-Agent"],
+    [{ userAgent: 'ExampleBot/1.0\r\nX-Injected: 1' }, 'userAgent must be a value an HTTP header can hold'],
+  ])('refuses %j when constructed, as the fetcher would refuse it in every download', (options, message) => {
+    expect(() => new SitemapSeeder({ store, ...(options as object) })).toThrow(
+      new RegExp(`^SitemapSeeder option ${message.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`),
+    );
   });
 
   it('takes Infinity as no limit, and refuses a timeout Node timers cannot wait for', async () => {
