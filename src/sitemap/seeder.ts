@@ -709,7 +709,10 @@ class SeedRun {
     if (this.#checksSitemaps && !task.invited) {
       const check = await untilAborted(this.store.check(task.url, this.productToken), this.#halt.signal);
       if (check === ABORTED) return;
-      if (!check.allowed) {
+      // Given, or named by an index, but listed by its own robots.txt all the same: invited, as
+      // it is when found through the site.
+      if (!check.allowed && (await this.#listedByItsOrigin(task.url))) task.invited = true;
+      else if (!check.allowed) {
         if (this.#waitsFor(task, check)) this.#track(this.#awaitSitemap(task, check));
         else this.#refused(task, check, `robots.txt does not allow it (${describeCheck(check)}).`);
         return;
@@ -961,11 +964,14 @@ class SeedRun {
    * robots.txt listed, or a target that the robots.txt of its own origin lists.
    */
   async #invitedHop(task: SitemapTask, target: string): Promise<boolean> {
-    const origin = originOf(target);
-    if (task.invited && origin === originOf(task.url)) return true;
+    if (task.invited && originOf(target) === originOf(task.url)) return true;
     // The store fetches the target origin's robots.txt here, before the target is requested.
-    const policy = await this.store.resolve(target);
-    return listedSitemaps(policy).includes(target);
+    return this.#listedByItsOrigin(target);
+  }
+
+  /** Whether a `Sitemap:` line of the robots.txt of `url`'s own origin lists `url`. */
+  async #listedByItsOrigin(url: string): Promise<boolean> {
+    return listedSitemaps(await this.store.resolve(url)).includes(url);
   }
 
   /** Filters, checks and batches the entries of one chunk. */

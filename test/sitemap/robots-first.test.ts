@@ -105,6 +105,32 @@ describe('redirects of a sitemap, robots.txt first', () => {
     expect(given.result).toMatchObject({ sitemapsRead: 1, failures: [], droppedByRobots: 1 });
   });
 
+  it('reads a sitemap its own robots.txt lists in a disallowed path however it is reached: given, named by an index, or by a redirect', async () => {
+    const site = await server(null);
+    const o = site.origin;
+    site.route('/robots.txt', text(`User-agent: *\nDisallow: /maps/\n\nSitemap: ${o}/maps/listed.xml\n`));
+    site.route('/maps/listed.xml', serveBody(urlset([`${o}/page`])));
+    site.route('/maps/unlisted.xml', serveBody(urlset([`${o}/other`])));
+    site.route('/index.xml', serveBody(sitemapIndex([`${o}/maps/listed.xml`, `${o}/maps/unlisted.xml`])));
+    site.route('/go.xml', redirect('/maps/listed.xml', 301));
+
+    for (const input of [{ sitemap: `${o}/maps/listed.xml` }, `${o}/index.xml`, `${o}/go.xml`, `${o}/`]) {
+      const run = await seedInto([input]);
+      expect(run.urls, JSON.stringify(input)).toEqual([`${o}/page`]);
+    }
+    // The one it does not list stays refused.
+    const run = await seedInto([`${o}/index.xml`]);
+    expect(run.result.failures).toEqual([
+      {
+        url: `${o}/maps/unlisted.xml`,
+        parent: `${o}/index.xml`,
+        why: 'robots.txt does not allow it (disallow: /maps/, line 2).',
+        refusedByRobots: true,
+      },
+    ]);
+    expect(paths(site).filter((path) => path === '/maps/unlisted.xml')).toEqual([]);
+  });
+
   it('lets a sitemap list the URLs of the host it redirects to, as well as those of its own host', async () => {
     const cdn = await server('User-agent: *\nAllow: /\n');
     const site = await server('User-agent: *\nAllow: /\n');

@@ -3,6 +3,7 @@ import {
   type SitemapFilteredUrl,
   type SitemapRequest,
   SitemapSeeder,
+  type SitemapSeedInput,
   type SitemapSeedOptions,
 } from '../../../src/sitemap/index.js';
 import { RobotsStore } from '../../../src/store/index.js';
@@ -13,7 +14,7 @@ import { captureLog } from '../../support/log.js';
  * handed on: the requests, the dropped and the filtered URLs, and the log.
  */
 export async function seedInto(
-  inputs: string[],
+  inputs: SitemapSeedInput[],
   options: Partial<SitemapSeedOptions> = {},
   storeOptions: Partial<ConstructorParameters<typeof RobotsStore>[0]> = {},
 ) {
