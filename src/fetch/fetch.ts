@@ -44,10 +44,13 @@ export type RobotsFetchStatus = number | RobotsNetworkFailure | RobotsRedirectFa
 
 /** One request of the chain. */
 export interface RobotsFetchHop {
+  /** The URL requested, its first {@link MAX_HOP_TEXT} characters and `…` when longer. */
   url: string;
   /** HTTP status, or the failure kind when the request got no answer. */
   status: number | RobotsNetworkFailure;
-  /** The `Location` header of a redirect, its raw UTF-8 octets read as UTF-8. */
+  /**
+   * The `Location` header of a redirect, its raw UTF-8 octets read as UTF-8; cut as `url` is.
+   */
   location?: string;
   /** Time from sending the request to the end of its answer. */
   durationMs: number;
@@ -309,11 +312,12 @@ export async function fetchRobotsTxt(
     // The deadline is kept here too: a custom client that never answers cannot hold the fetch.
     const answer = siteAnswerOf(
       await answerWithin(requestSafely(client, request), remainingMs + 2 * DEADLINE_SLACK_MS),
+      options.proxyUrl !== undefined,
     );
     const durationMs = performance.now() - hopStarted;
 
     if (!answer.ok) {
-      hops.push({ url: withoutCredentials(currentHref), status: answer.failure, durationMs });
+      hops.push({ url: hopText(withoutCredentials(currentHref)), status: answer.failure, durationMs });
       // RFC 9309 2.3.1.4: a network error or timeout makes the file unreachable.
       return result({ status: answer.failure, kind: 'disallow-all', why: failureWhy(answer) });
     }
@@ -323,10 +327,10 @@ export async function fetchRobotsTxt(
     const location = rawLocation === undefined ? undefined : headerText(rawLocation);
     // Credentials in a redirect's URL are used, and never shown: results reach logs and reports.
     hops.push({
-      url: withoutCredentials(currentHref),
+      url: hopText(withoutCredentials(currentHref)),
       status,
       durationMs,
-      ...(location === undefined ? {} : { location: withoutCredentialsAt(location, current) }),
+      ...(location === undefined ? {} : { location: hopText(withoutCredentialsAt(location, current)) }),
     });
 
     if (status >= 300 && status <= 399) {
@@ -548,12 +552,72 @@ function headersOf(fields: unknown): Record<string, string> | undefined {
 }
 
 /**
- * A 407 comes from a proxy by definition (RFC 9110 15.5.8): the site was never asked, so it is
- * no robots.txt status of the site.
+ * The most characters of a URL a hop keeps. The client may take a `Location` as long as its
+ * headers (256 KiB for the default one): kept whole, six such hops would make a record larger
+ * than a store loads from its backend, and a URL that long says no more to a reader.
  */
-function siteAnswerOf(answer: RobotsHttpResult): RobotsHttpResult {
-  if (!answer.ok || answer.status !== 407) return answer;
-  return { ok: false, failure: 'proxy-error', message: 'HTTP 407 Proxy Authentication Required' };
+export const MAX_HOP_TEXT = 4096;
+
+/** `text`, cut to MAX_HOP_TEXT characters with `…` when longer. */
+function hopText(text: string): string {
+  return text.length <= MAX_HOP_TEXT ? text : `${text.slice(0, MAX_HOP_TEXT)}…`;
+}
+
+/**
+ * The answer as the site's, or a `proxy-error` for one the proxy gave in its place: a 407, which
+ * comes from a proxy by definition (RFC 9110 15.5.8), and, through the crawler's proxy, an error
+ * status whose Proxy-Status field (RFC 9209) gives the proxy nearest the crawler an `error`. A
+ * proxy refusing a plain-http request answers it itself, and its 403 would otherwise read as the
+ * site's robots.txt being forbidden, which allows everything.
+ */
+function siteAnswerOf(answer: RobotsHttpResult, viaProxy: boolean): RobotsHttpResult {
+  if (!answer.ok) return answer;
+  if (answer.status === 407) {
+    return { ok: false, failure: 'proxy-error', message: 'HTTP 407 Proxy Authentication Required' };
+  }
+  if (!viaProxy || answer.status < 400) return answer;
+  const error = nearestProxyError(answer.headers['proxy-status']);
+  if (error === undefined) return answer;
+  return { ok: false, failure: 'proxy-error', message: `HTTP ${answer.status}, Proxy-Status error=${error}` };
+}
+
+/**
+ * The `error` parameter of the last member of a Proxy-Status field, or undefined. RFC 9209 2: a
+ * member per intermediary, the last one nearest the client; a member is a token or a quoted
+ * string followed by `;key=value` parameters. Commas and semicolons inside quoted strings are
+ * text.
+ */
+export function nearestProxyError(field: string | undefined): string | undefined {
+  if (field === undefined) return undefined;
+  const parts = splitOutsideQuotes(field, ',');
+  const params = splitOutsideQuotes(parts[parts.length - 1], ';');
+  for (let k = 1; k < params.length; k++) {
+    const eq = params[k].indexOf('=');
+    if (eq < 0 || params[k].slice(0, eq).trim() !== 'error') continue;
+    const value = params[k].slice(eq + 1).trim();
+    return value === '' ? undefined : value.slice(0, 100);
+  }
+  return undefined;
+}
+
+/** `text` cut at each `separator` outside a quoted string (with its backslash escapes). */
+function splitOutsideQuotes(text: string, separator: string): string[] {
+  const parts: string[] = [];
+  let start = 0;
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (quoted) {
+      if (c === '\\') i++;
+      else if (c === '"') quoted = false;
+    } else if (c === '"') quoted = true;
+    else if (c === separator) {
+      parts.push(text.slice(start, i));
+      start = i + 1;
+    }
+  }
+  parts.push(text.slice(start));
+  return parts;
 }
 
 /** Why a request without a usable answer makes robots.txt unreachable. */

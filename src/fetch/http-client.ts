@@ -12,8 +12,8 @@ import { type ContentDecoder, contentDecoding } from './content-encoding.js';
 /**
  * Why a request got no usable answer from the site. RFC 9309 2.3.1.4 counts all of these as
  * "unreachable": the crawler must then assume a complete disallow.
- * - `proxy-error`: the proxy refused or failed the request (a 407, a refused `CONNECT`): the site
- *   was never asked;
+ * - `proxy-error`: the proxy refused or failed the request (a 407, a refused `CONNECT`, an error
+ *   its Proxy-Status field names): the site was never asked;
  * - `decoding-error`: the body is in a content coding that cannot be decoded, or its compressed
  *   data is corrupt or cut short: what the site sent cannot be read.
  */

@@ -14,6 +14,7 @@ export {
   FETCH_DEFAULTS,
   fetchRobotsTxt,
   MAX_FETCH_TIMEOUT_MS,
+  MAX_HOP_TEXT,
   MAX_ROBOTS_BYTES,
   type RobotsFetchHop,
   type RobotsFetchOptions,

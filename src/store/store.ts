@@ -53,7 +53,11 @@ import { needsBody, type OriginPolicy, type StoredPolicy } from './policy.js';
 
 /** The most octets of a record's JSON, its hops aside: its texts are short. */
 const RECORD_JSON_BYTES = 2 ** 20;
-/** The most octets of a hop in a record's JSON: a URL as long as Node takes a header. */
+/**
+ * Octets of a hop in a record's JSON: more than its two texts of at most 4,097 characters (see
+ * MAX_HOP_TEXT in fetch.ts) can take, a URL at two octets a character (a `\\` of its query) and a
+ * Location at three (a character as UTF-8).
+ */
 const HOP_JSON_BYTES = 32 * 1024;
 
 /** Retry settings of an unreachable robots.txt. */

@@ -249,6 +249,22 @@ describe("CrawleeRobotsClient: robots.txt through a crawler's httpClient", () =>
     expect(result.status).toMatch(/^connection-reset$/);
   });
 
+  it("answers as the crawler's client answers pages: headers past Node's 16 KiB are a network-error, which the default client reads", async () => {
+    const site = await server({
+      '/robots.txt': (_request, response) => {
+        response.writeHead(200, {
+          'content-type': 'text/plain',
+          'set-cookie': `session=${'x'.repeat(20_000)}`,
+        });
+        response.end(RULES);
+      },
+    });
+    const throughCrawlee = await fetchRobotsTxt(site.origin, through(new GotScrapingHttpClient()));
+    expect(throughCrawlee).toMatchObject({ status: 'network-error', kind: 'disallow-all' });
+    const { client: _, ...defaults } = through(new GotScrapingHttpClient());
+    expect(await fetchRobotsTxt(site.origin, defaults)).toMatchObject({ status: 200, kind: 'rules' });
+  });
+
   it('serves a RobotsStore', async () => {
     const site = await server({ '/robots.txt': text(RULES) });
     const store = new RobotsStore({

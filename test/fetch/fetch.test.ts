@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   fetchRobotsTxt,
   GotScrapingRobotsClient,
+  MAX_HOP_TEXT,
   type RobotsFetchOptions,
   type RobotsHttpClient,
 } from '../../src/fetch/index.js';
@@ -141,6 +142,21 @@ describe('fetchRobotsTxt: redirects (RFC 9309 2.3.1.2)', () => {
     expect(result.hops).toHaveLength(count + 1);
     expect(result.finalUrl).toBe(`${server.origin}/r${count}`);
     expect(result.robots?.isAllowed(`${server.origin}/after-${count}`, 'ExampleBot')).toBe(false);
+  });
+
+  it('keeps the first 4,096 characters of each URL and Location of a hop, however long the one followed', async () => {
+    const long = `/long/${'a'.repeat(200_000)}`;
+    server.route('/robots.txt', redirect(long, 301));
+    server.route(long, text('User-agent: *\nDisallow: /after-long\n'));
+    const result = await fetchRobotsTxt(server.origin, options);
+    expect(result).toMatchObject({ status: 200, kind: 'rules' });
+    expect(result.robots?.isAllowed(`${server.origin}/after-long`, 'ExampleBot')).toBe(false);
+    expect(result.hops.map((hop) => [hop.url.length, hop.location?.length])).toEqual([
+      [`${server.origin}/robots.txt`.length, MAX_HOP_TEXT + 1],
+      [MAX_HOP_TEXT + 1, undefined],
+    ]);
+    expect(result.hops[0].location).toBe(`${long.slice(0, MAX_HOP_TEXT)}…`);
+    expect(result.hops[1].url).toBe(`${`${server.origin}${long}`.slice(0, MAX_HOP_TEXT)}…`);
   });
 
   it('gives up after 6 redirects: unavailable, allow all', async () => {
@@ -480,6 +496,36 @@ describe('fetchRobotsTxt: a proxy that refuses', () => {
       expect(target.hits('/robots.txt')).toBe(0);
     } finally {
       await proxy.close();
+    }
+  });
+
+  it.each([
+    ['ExampleProxy; error=http_request_denied', 'proxy-error'],
+    ['SiteCDN, "Example Proxy; v2"; received-status=403; error=destination_ip_prohibited', 'proxy-error'],
+    // The error is the site's own intermediary's, farther from the crawler: the answer is the site's.
+    ['SiteCDN; error=http_request_denied, ExampleProxy', 403],
+    ['ExampleProxy; details="error=made up"', 403],
+  ])('reads a 403 through the proxy with Proxy-Status: %s as %s', async (proxyStatus, status) => {
+    const proxy = await startRefusingProxy(`403 Forbidden\r\nProxy-Status: ${proxyStatus}`);
+    try {
+      const result = await fetchRobotsTxt(target.origin, { ...options, proxyUrl: proxy.url });
+      expect(result).toMatchObject({ status, kind: status === 403 ? 'allow-all' : 'disallow-all' });
+      if (status !== 403) expect(result.why).toMatch(/^proxy-error \(HTTP 403, Proxy-Status error=/);
+      expect(target.hits('/robots.txt')).toBe(0);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it("reads a site answer with Proxy-Status as the site's when no proxy is in use: its intermediaries are the site's", async () => {
+    const site = await startHttpServer();
+    site.route('/robots.txt', (_request, response) => {
+      response.writeHead(403, { 'proxy-status': 'SiteCDN; error=http_request_denied' }).end();
+    });
+    try {
+      expect(await fetchRobotsTxt(site.origin, options)).toMatchObject({ status: 403, kind: 'allow-all' });
+    } finally {
+      await site.close();
     }
   });
 

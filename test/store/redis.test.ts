@@ -814,6 +814,28 @@ describe('RedisBackend', () => {
     }
   });
 
+  it('shares the record of a redirect chain whose Locations are as long as the client takes', async () => {
+    const keyPrefix = prefix();
+    const site = await startHttpServer();
+    const long = 'a'.repeat(200_000);
+    site.route('/robots.txt', redirect(`/r1/${long}`, 301));
+    for (let hop = 1; hop < 5; hop++) site.route(`/r${hop}/${long}`, redirect(`/r${hop + 1}/${long}`, 301));
+    site.route(`/r5/${long}`, text('User-agent: *\nDisallow: /private\n'));
+    const { log, warnings } = captureLog();
+    const first = store(keyPrefix);
+    const second = store(keyPrefix, { log });
+    try {
+      expect(await first.check(`${site.origin}/private`)).toMatchObject({ allowed: false, status: 200 });
+      expect(site.requests).toHaveLength(6);
+      expect(await second.check(`${site.origin}/private`)).toMatchObject({ allowed: false, status: 200 });
+      expect(second.stats()).toMatchObject({ fetches: 0, backendHits: 1 });
+      expect(site.requests).toHaveLength(6);
+      expect(warnings()).toEqual([]);
+    } finally {
+      await Promise.all([first.close(), second.close(), site.close()]);
+    }
+  });
+
   it('lets the process exit at once after close(), also when Redis never answered', async () => {
     const script = `
       import { createServer } from 'node:http';

@@ -38,7 +38,8 @@ export async function startHttpServer(
   const handlers = new Map(Object.entries(routes));
   const requests: RecordedRequest[] = [];
   const sockets = new Set<Socket>();
-  const server: Server = createServer((request, response) => {
+  // Requests with URLs as long as a client sends (a redirect's Location of 200 KB) are read.
+  const server: Server = createServer({ maxHeaderSize: 2 ** 20 }, (request, response) => {
     const path = request.url ?? '/';
     requests.push({ method: request.method ?? 'GET', path, headers: request.headers });
     const handler = handlers.get(path);
