@@ -587,7 +587,7 @@ function siteAnswerOf(answer: RobotsHttpResult, viaProxy: boolean): RobotsHttpRe
  * string followed by `;key=value` parameters. Commas and semicolons inside quoted strings are
  * text.
  */
-export function nearestProxyError(field: string | undefined): string | undefined {
+function nearestProxyError(field: string | undefined): string | undefined {
   if (field === undefined) return undefined;
   const parts = splitOutsideQuotes(field, ',');
   const params = splitOutsideQuotes(parts[parts.length - 1], ';');

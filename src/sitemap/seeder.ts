@@ -709,13 +709,15 @@ class SeedRun {
     if (this.#checksSitemaps && !task.invited) {
       const check = await untilAborted(this.store.check(task.url, this.productToken), this.#halt.signal);
       if (check === ABORTED) return;
-      // Given, or named by an index, but listed by its own robots.txt all the same: invited, as
-      // it is when found through the site.
-      if (!check.allowed && (await this.#listedByItsOrigin(task.url))) task.invited = true;
-      else if (!check.allowed) {
-        if (this.#waitsFor(task, check)) this.#track(this.#awaitSitemap(task, check));
-        else this.#refused(task, check, `robots.txt does not allow it (${describeCheck(check)}).`);
-        return;
+      if (!check.allowed) {
+        // Given, or named by an index, and listed by its own robots.txt all the same: invited, as
+        // when it is found through the site.
+        if (await this.#listedByItsOrigin(task.url)) task.invited = true;
+        else {
+          if (this.#waitsFor(task, check)) this.#track(this.#awaitSitemap(task, check));
+          else this.#refused(task, check, `robots.txt does not allow it (${describeCheck(check)}).`);
+          return;
+        }
       }
     }
     this.#sitemapsRequested++;
