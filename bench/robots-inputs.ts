@@ -317,6 +317,25 @@ export const ADVERSARIAL_CASES: AdversarialCase[] = [
     },
   },
   {
+    id: 'k',
+    title: 'the typical file vs 8 KB paths whose every character needs escaping',
+    build() {
+      const { text } = loadFixture('typical');
+      const path = (unit: string) => `/${unit.repeat(Math.floor(8191 / unit.length))}`;
+      return asText(
+        text,
+        [
+          { label: "8 KB of '|'", url: url(path('|')), userAgent: PRODUCT_TOKEN },
+          { label: "8 KB of lone '%'", url: url(path('%')), userAgent: PRODUCT_TOKEN },
+          { label: "8 KB of '\"'", url: url(path('"')), userAgent: PRODUCT_TOKEN },
+          { label: "8 KB of 'é'", url: url(path('é')), userAgent: PRODUCT_TOKEN },
+          { label: '8 KB of lone surrogates', url: url(path('\ud800')), userAgent: PRODUCT_TOKEN },
+        ],
+        'typical.txt',
+      );
+    },
+  },
+  {
     id: 'j',
     title: 'user-agent tokens built to agree in the low 16 bits of FNV-1a (hash flooding)',
     build() {
