@@ -213,8 +213,16 @@ export function normalizePath(path: string): string {
   let o = 0;
   let at = 0;
   while (at < n) {
+    const first = path.charCodeAt(at);
+    // A character that starts no run (not plain, not an escape) goes to the work below directly.
+    const mayRun =
+      first < 128 &&
+      (plainPath[first] === 1 ||
+        (first === 37 /* % */ &&
+          hexValue(path.charCodeAt(at + 1)) >= 0 &&
+          hexValue(path.charCodeAt(at + 2)) >= 0));
     NORMAL_PATH_RUN.lastIndex = at;
-    if (NORMAL_PATH_RUN.test(path)) {
+    if (mayRun && NORMAL_PATH_RUN.test(path)) {
       const end = NORMAL_PATH_RUN.lastIndex;
       if (end - at >= LONG_RUN) {
         if (o > 0) parts.push(bufferText(o));
