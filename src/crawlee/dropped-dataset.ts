@@ -24,10 +24,40 @@ export class DroppedDataset {
    */
   readonly recordedUrls: RecentKeys;
 
+  /**
+   * Per crawler, when several write here (crawlers of one storage), the keys of recordedUrls its
+   * `onSkippedRequest` was told of: each hears of its own drops, though the storage keeps one
+   * record.
+   */
+  readonly #told = new Map<object, RecentKeys>();
+  readonly #keptUrls: number;
+
   constructor(name: string, log: Log, keptUrls: number) {
     this.#name = name;
     this.#log = log;
+    this.#keptUrls = keptUrls;
     this.recordedUrls = new RecentKeys(keptUrls);
+  }
+
+  /** Forgets the drops recorded and told: a later run records and tells them again. */
+  forgetDrops(): void {
+    this.recordedUrls.clear();
+    for (const keys of this.#told.values()) keys.clear();
+  }
+
+  /** Counts `crawler` among those writing here. */
+  writtenBy(crawler: object): void {
+    if (!this.#told.has(crawler)) this.#told.set(crawler, new RecentKeys(this.#keptUrls));
+  }
+
+  /**
+   * Whether `crawler`, one of several writing here, is yet to be told of the drop `key`,
+   * remembering that it now is. False for the one crawler of a storage: the drops recordedUrls
+   * knows were told to it.
+   */
+  untold(crawler: object, key: string): boolean {
+    if (this.#told.size < 2) return false;
+    return this.#told.get(crawler)?.add(key) ?? false;
   }
 
   /** The storage configuration of the crawler the records belong to (its storage client). */

@@ -245,7 +245,13 @@ export class RobotsGuard implements HopChecker {
     if (this.#interceptors.has(internals)) {
       throw new TypeError('This RobotsGuard is already attached to this crawler.');
     }
+    if (internals.running) {
+      throw new TypeError(
+        'RobotsGuard.attach() must come before crawler.run(): this crawler is running, and what it took out of its queue already would go unchecked.',
+      );
+    }
     this.#takeProxyOf(internals);
+    this.#datasetOf(internals).writtenBy(internals);
     const interceptor = new RequestManagerInterceptor(this.#gateFor(internals));
     this.#interceptors.set(internals, interceptor);
     this.#replaceBuiltinCheck(internals);
@@ -312,7 +318,13 @@ export class RobotsGuard implements HopChecker {
     // Crawl-delay again as the request goes out (see #beforeSend), after the user's hooks.
     internals.preNavigationHooks?.push(async ({ request }: { request: Request }) => {
       const wait = this.#beforeSend(request.url);
-      if (wait > 0) await sleep(wait);
+      if (wait <= 0) return;
+      await sleep(wait);
+      // A wait may last a whole Crawl-delay, in which robots.txt may have been read again.
+      const block = await this.#recheck(internals, request);
+      if (block === undefined) return;
+      navigationBlocks.set(request, block);
+      throw robotsSkip(request.url, 'dequeue');
     });
     if (kind === 'http') {
       // got sends a request some time after the last hook: tens of milliseconds for a new
@@ -351,7 +363,7 @@ export class RobotsGuard implements HopChecker {
       await (source as { markRequestHandled(request: Request): Promise<unknown> }).markRequestHandled(
         request,
       );
-      this.#tellSkipped(internals, request.url);
+      if (!block.told) this.#tellSkipped(internals, request.url);
     };
 
     const run = internals.run;
@@ -394,7 +406,7 @@ export class RobotsGuard implements HopChecker {
         // for one run (with the seeding before it): a later run that drops them again records
         // them, counts them and tells onSkippedRequest again.
         pacer.runEnded();
-        if (--this.#runs === 0) for (const dataset of this.#datasets.values()) dataset.recordedUrls.clear();
+        if (--this.#runs === 0) for (const dataset of this.#datasets.values()) dataset.forgetDrops();
         await this.flush();
         if (this.#options.logSummary) this.#log.info(formatSummary(this.summary()));
       }
@@ -1112,6 +1124,32 @@ export class RobotsGuard implements HopChecker {
     return this.#decide(crawler, request, paced, check);
   }
 
+  /**
+   * The request's URL decided again after it waited for its Crawl-delay slot, from the policy in
+   * memory, or from robots.txt read again when that policy expired meanwhile: undefined when the
+   * request may go out, else what its navigation becomes.
+   */
+  async #recheck(crawler: CrawlerInternals, request: Request): Promise<NavigationBlock | undefined> {
+    const store = this.#givenStore ?? this.#settledStore;
+    if (store === undefined) return undefined;
+    let check: RobotsCheck;
+    try {
+      check =
+        store.checkCached(request.url, this.productToken) ??
+        (await store.check(request.url, this.productToken));
+    } catch (error) {
+      if (notHttp(error)) return undefined; // robots.txt does not apply
+      throw error;
+    }
+    const verdict = this.#verdictOf(check, request, false);
+    if (verdict.kind === 'allow') return undefined;
+    if (verdict.kind === 'defer') return { action: 'defer', until: verdict.until };
+    // Let through when it left the queue, it is counted as dropped instead.
+    if (this.#countedAllowed.delete(request)) this.#tally.notAllowed(check, this.#options.clock());
+    this.#drop(crawler, check, request, request.url, 'dequeue', verdict.reason, verdict.crawlDelaySeconds);
+    return { action: 'skip', told: true };
+  }
+
   #decide(crawler: CrawlerInternals, request: Request, paced: boolean, check: RobotsCheck): DequeueDecision {
     const verdict = this.#verdictOf(check, request, true);
     if (this.#heldForRobots.size > 0) this.#heldForRobots.delete(request.id ?? request.uniqueKey);
@@ -1223,8 +1261,9 @@ export class RobotsGuard implements HopChecker {
       // #resolveAndDecide) was deferred all the same; one given up on its first look was not.
       if (now >= deadline && !this.#heldForRobots.has(key))
         return { kind: 'drop', reason: 'robots-unreachable' };
-      if (!this.#deferredRequests.has(key)) {
-        this.#deferredRequests.add(key);
+      // By uniqueKey: a request of a RequestList gets an id when Crawlee moves it into the queue.
+      if (!this.#deferredRequests.has(request.uniqueKey)) {
+        this.#deferredRequests.add(request.uniqueKey);
         this.#tally.deferred(check, now);
       }
       if (now >= deadline) return { kind: 'drop', reason: 'robots-unreachable' };
@@ -1301,7 +1340,14 @@ export class RobotsGuard implements HopChecker {
       stage === 'redirect' || stage === 'navigation'
         ? `${reason} ${stage} ${request?.retryCount ?? 0} ${recordKeyOf(request?.url ?? url)} ${recordKeyOf(url)}`
         : `${reason} ${dropKeyOf(url, source)}`;
-    if (!dataset.recordedUrls.add(key)) return;
+    if (!dataset.recordedUrls.add(key)) {
+      // Recorded for another crawler of the same storage: this one still hears of its own drop.
+      if (stage !== 'redirect' && stage !== 'navigation' && dataset.untold(crawler, key)) {
+        this.#tellSkipped(crawler, request?.url ?? url);
+      }
+      return;
+    }
+    dataset.untold(crawler, key);
     const now = this.#options.clock();
     const record = droppedRecord(check, {
       url,

@@ -21,7 +21,8 @@ export class RobotsSkipError extends Error {
 
 /** What the guard does with a request whose navigation it stopped. */
 export type NavigationBlock =
-  | { action: 'skip' }
+  /** Skipped; `told` when its drop has told the crawler's `onSkippedRequest` already. */
+  | { action: 'skip'; told?: boolean }
   /** Deferred until `until`, or until `wake` settles if it does sooner (see RequestManagerInterceptor.hold). */
   | { action: 'defer'; until: number; wake?: Promise<unknown> };
 

@@ -94,6 +94,12 @@ export class RunTally {
     this.#saw(check, now).allowed++;
   }
 
+  /** A request let through and then stopped before it was sent: counted as it ends instead. */
+  notAllowed(check: RobotsCheck, now: number): void {
+    const tally = this.#saw(check, now);
+    if (tally.allowed > 0) tally.allowed--;
+  }
+
   /** A request deferred, by `check` at `now`. */
   deferred(check: RobotsCheck, now: number): void {
     this.#saw(check, now).deferred++;

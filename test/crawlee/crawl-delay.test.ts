@@ -1,7 +1,19 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { CheerioCrawler, Configuration, HttpCrawler, LogLevel, log } from 'crawlee';
 import { describe, expect, it } from 'vitest';
 import { formatWait } from '../../src/crawlee/crawl-delay.js';
 import { RobotsGuard } from '../../src/crawlee/index.js';
+import { RobotsStore } from '../../src/store/index.js';
+import {
+  datasetItems,
+  freshConfiguration,
+  page,
+  pagesHit,
+  TOKEN,
+  USER_AGENT,
+  useTemporaryStorageDir,
+} from '../support/crawlee-site.js';
+import { startHttpServer } from '../support/http-server.js';
 import { captureLog } from '../support/log.js';
 import { startTimedSites } from '../support/timed-site.js';
 
@@ -97,6 +109,74 @@ describe('Crawl-delay and skipNavigation', () => {
       expect(hits[1].at - hits[0].at).toBeGreaterThanOrEqual(600);
     } finally {
       await close();
+    }
+  });
+});
+
+describe('Crawl-delay and a robots.txt read again meanwhile', () => {
+  useTemporaryStorageDir();
+
+  it('decides a request again once its wait for a slot ends, from the robots.txt read while it waited', async () => {
+    let rules = 'User-agent: *\nCrawl-delay: 2\n';
+    const site = await startHttpServer({
+      '/robots.txt': (_request, response) => {
+        response.writeHead(200, { 'content-type': 'text/plain', 'cache-control': 'max-age=1' }).end(rules);
+      },
+      '/p1': page('p1'),
+      '/p2': page('p2'),
+    });
+    const store = new RobotsStore({ userAgent: USER_AGENT, minAgeMs: 1000, log: captureLog().log });
+    try {
+      const guard = new RobotsGuard({
+        productToken: TOKEN,
+        userAgent: USER_AGENT,
+        store,
+        logSummary: false,
+        log: captureLog().log,
+      });
+      const skipped: string[] = [];
+      const config = freshConfiguration();
+      const crawler = new CheerioCrawler(
+        {
+          maxConcurrency: 2,
+          // /p1 is held past its slot by a hook of the crawler's own, and goes out at 2.3 s. /p2,
+          // let through when it leaves the queue at its slot, then waits in the guard's hook for
+          // a whole delay after /p1.
+          preNavigationHooks: [
+            async ({ request }) => {
+              if (request.url.endsWith('/p1')) await sleep(2300);
+            },
+          ],
+          requestHandler: async () => {},
+          onSkippedRequest: async ({ url }) => {
+            skipped.push(url);
+          },
+        },
+        config,
+      );
+      guard.attach(crawler);
+      // At 3.3 s, the policy read at 2 s has expired: a check of another URL reads robots.txt
+      // again, which now disallows /p.
+      const changed = sleep(3300).then(async () => {
+        rules = 'User-agent: *\nCrawl-delay: 2\nDisallow: /p\n';
+        await store.check(`${site.origin}/other`, TOKEN);
+      });
+      await crawler.run([`${site.origin}/p1`, `${site.origin}/p2`]);
+      await changed;
+      expect(pagesHit(site)).toEqual(['/p1']);
+      expect(await datasetItems(config)).toEqual([
+        expect.objectContaining({
+          url: `${site.origin}/p2`,
+          stage: 'dequeue',
+          reason: 'disallowed',
+          rule: { kind: 'disallow', pattern: '/p', line: 3 },
+        }),
+      ]);
+      expect(skipped).toEqual([`${site.origin}/p2`]);
+      expect(guard.summary().totals).toMatchObject({ allowed: 1, dropped: 1, deferred: 0 });
+    } finally {
+      await store.close();
+      await site.close();
     }
   });
 });

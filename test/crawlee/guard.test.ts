@@ -505,6 +505,60 @@ describe('RobotsGuard request interceptor', () => {
     expect(skipped).toEqual([`a ${url}`, `b ${url}`]);
   });
 
+  it('tells each crawler of one storage its own drop, running at once, with one record between them', async () => {
+    const site = await server('User-agent: *\nDisallow: /private/\n', ['/ok']);
+    const guard = new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store: newStore() });
+    const config = freshConfiguration();
+    const skipped: string[] = [];
+    const crawler = (name: string, requestQueue?: RequestQueue) =>
+      new CheerioCrawler(
+        {
+          requestQueue,
+          requestHandler() {},
+          onSkippedRequest({ url }) {
+            skipped.push(`${name} ${url}`);
+          },
+        },
+        config,
+      );
+    const a = crawler('a');
+    // Crawler b reads a queue of its own; both write to the storage's one dataset.
+    const b = crawler('b', await RequestQueue.open('b-queue', { config }));
+    guard.attach(a).attach(b);
+    const url = `${site.origin}/private/a`;
+    await Promise.all([a.run([url, `${site.origin}/ok`]), b.run([url])]);
+    expect((await datasetItems<RobotsDroppedRecord>(config)).map((record) => record.url)).toEqual([url]);
+    expect(skipped.sort()).toEqual([`a ${url}`, `b ${url}`]);
+    // A later run of one of them is told again, as a later run always is.
+    await a.run([url]);
+    expect(skipped.filter((line) => line.startsWith('a '))).toEqual([`a ${url}`, `a ${url}`]);
+  });
+
+  it('refuses to attach to a crawler that is running: what it took out of its queue would go unchecked', async () => {
+    const site = await server('User-agent: *\nAllow: /\n', ['/a']);
+    const errors: unknown[] = [];
+    const crawler = new CheerioCrawler(
+      {
+        requestHandler() {
+          try {
+            new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store: newStore() }).attach(
+              crawler,
+            );
+          } catch (error) {
+            errors.push(error);
+          }
+        },
+      },
+      freshConfiguration(),
+    );
+    await crawler.run([`${site.origin}/a`]);
+    expect(errors).toEqual([
+      new TypeError(
+        'RobotsGuard.attach() must come before crawler.run(): this crawler is running, and what it took out of its queue already would go unchecked.',
+      ),
+    ]);
+  });
+
   it('records URLs without their credentials', async () => {
     const site = await server('User-agent: *\nDisallow: /private\n', ['/']);
     const config = freshConfiguration();
@@ -1048,6 +1102,45 @@ describe('RobotsGuard and an origin whose robots.txt stays unreachable', () => {
     expect(pagesHit(site)).toEqual([]);
     const records = await datasetItems<RobotsDroppedRecord>(config);
     expect(records.map((record) => record.reason)).toEqual(['robots-unreachable', 'robots-unreachable']);
+  });
+
+  it('counts a deferred request of a RequestList once, though Crawlee moves it into the queue meanwhile', async () => {
+    const down = await server(null, ['/only']);
+    down.route('/robots.txt', text('down', 503));
+    const up = await server('User-agent: *\nDisallow:\n', ['/a', '/b']);
+    const store = new RobotsStore({ userAgent: USER_AGENT, retry: { initialDelayMs: 100, maxDelayMs: 200 } });
+    stores.push(store);
+    const guard = new RobotsGuard({
+      productToken: TOKEN,
+      userAgent: USER_AGENT,
+      store,
+      logSummary: false,
+      unreachable: { giveUpAfterMs: 1500, minRecheckDelayMs: 100, maxRecheckDelayMs: 300 },
+    });
+    const config = freshConfiguration();
+    const crawler = new CheerioCrawler(
+      {
+        requestList: await RequestList.open(null, [`${down.origin}/only`, `${up.origin}/a`]),
+        maxConcurrency: 1,
+        // An add from the handler makes Crawlee read the list through the queue.
+        async requestHandler({ request, addRequests }) {
+          if (request.url.endsWith('/a')) await addRequests([`${up.origin}/b`]);
+        },
+      },
+      config,
+    );
+    guard.attach(crawler);
+    await crawler.run();
+    expect(pagesHit(up)).toEqual(['/a', '/b']);
+    expect(pagesHit(down)).toEqual([]);
+    expect(guard.summary().origins.find((origin) => origin.origin === down.origin)).toMatchObject({
+      deferred: 1,
+      givenUp: 1,
+      dropped: 1,
+    });
+    expect((await datasetItems<RobotsDroppedRecord>(config)).map((record) => record.reason)).toEqual([
+      'robots-unreachable',
+    ]);
   });
 
   it('keeps the wait and the count of a deferred request when another crawler of the guard starts a run', async () => {
