@@ -213,16 +213,8 @@ export function normalizePath(path: string): string {
   let o = 0;
   let at = 0;
   while (at < n) {
-    const first = path.charCodeAt(at);
-    // A character that starts no run (not plain, not an escape) goes to the work below directly.
-    const mayRun =
-      first < 128 &&
-      (plainPath[first] === 1 ||
-        (first === 37 /* % */ &&
-          hexValue(path.charCodeAt(at + 1)) >= 0 &&
-          hexValue(path.charCodeAt(at + 2)) >= 0));
     NORMAL_PATH_RUN.lastIndex = at;
-    if (mayRun && NORMAL_PATH_RUN.test(path)) {
+    if (startsRun(path, at) && NORMAL_PATH_RUN.test(path)) {
       const end = NORMAL_PATH_RUN.lastIndex;
       if (end - at >= LONG_RUN) {
         if (o > 0) parts.push(bufferText(o));
@@ -238,21 +230,40 @@ export function normalizePath(path: string): string {
       at = end;
       continue;
     }
-    // One unit that needs work: an escape, a lone `%`, a character or surrogate pair to encode.
-    let end = at + 1;
-    const c = path.charCodeAt(at);
-    if (c === 37 /* % */ && hexValue(path.charCodeAt(at + 1)) >= 0 && hexValue(path.charCodeAt(at + 2)) >= 0)
-      end = at + 3;
-    else if (c >= 0xd800 && c <= 0xdbff && (path.charCodeAt(at + 1) & 0xfc00) === 0xdc00) end = at + 2;
+    // Units that need work (an escape to rewrite, a lone `%`, a character or surrogate pair to
+    // encode): this one and those after it that start no run, written by one call, which keeps
+    // a path of thousands of them fast even before the JIT has compiled this loop.
     if (o + 2 * MAX_EXPANSION > out.length) {
       parts.push(bufferText(o));
       o = 0;
     }
+    let end = at + 1;
+    if (path.charCodeAt(at) === 37 /* % */ && isEscapeAt(path, at)) end = at + 3;
+    const room = at + Math.floor((out.length - o) / MAX_EXPANSION) - 1;
+    while (end < n && end < room && !startsRun(path, end)) end++;
+    // A surrogate pair is never cut in two.
+    if (
+      end < n &&
+      (path.charCodeAt(end - 1) & 0xfc00) === 0xd800 &&
+      (path.charCodeAt(end) & 0xfc00) === 0xdc00
+    )
+      end++;
     o = normalizeInto(path, at, end, false, out, o);
     at = end;
   }
   if (o > 0) parts.push(bufferText(o));
   return parts.length === 1 ? parts[0] : parts.join('');
+}
+
+/** Whether `path[at]` may start a stretch in normal form: a plain character, or an escape. */
+function startsRun(path: string, at: number): boolean {
+  const c = path.charCodeAt(at);
+  return c < 128 && (plainPath[c] === 1 || (c === 37 /* % */ && isEscapeAt(path, at)));
+}
+
+/** Whether the `%` at `at` is followed by two hex digits. */
+function isEscapeAt(path: string, at: number): boolean {
+  return hexValue(path.charCodeAt(at + 1)) >= 0 && hexValue(path.charCodeAt(at + 2)) >= 0;
 }
 
 /** Units of path the output buffer of normalizePath has room for, before it is made a string. */

@@ -92,6 +92,24 @@ describe('normalizePath agrees with the reference', () => {
       { numRuns: 2000 },
     );
   });
+  it('on long paths, written in chunks: none cut in an escape or a surrogate pair', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(unit, fc.integer({ min: 1, max: 600 })), { minLength: 1, maxLength: 30 }),
+        (pieces) => {
+          const path = `/${pieces.map(([text, times]) => text.repeat(times)).join('')}`;
+          expect(normalizePath(path)).toBe(referenceNormalizePath(path));
+        },
+      ),
+      { numRuns: 300 },
+    );
+    for (let shift = 0; shift < 12; shift++) {
+      for (const filler of ['|', '%', 'é', 'a']) {
+        const path = `/${filler.repeat(4000 + shift * 7)}😀%7e%41${'x'.repeat(shift)}😀${'"'.repeat(5000)}`;
+        expect(normalizePath(path)).toBe(referenceNormalizePath(path));
+      }
+    }
+  });
 });
 
 describe('normalizePattern', () => {
