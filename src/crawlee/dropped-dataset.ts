@@ -26,10 +26,14 @@ export class DroppedDataset {
 
   /**
    * Per crawler, when several write here (crawlers of one storage), the keys of recordedUrls its
-   * `onSkippedRequest` was told of: each hears of its own drops, though the storage keeps one
-   * record.
+   * `onSkippedRequest` was told of, each after the number of forgetDrops calls before it: each
+   * crawler hears of its own drops, though the storage keeps one record. Weak: a crawler that is
+   * done with is not kept.
    */
-  readonly #told = new Map<object, RecentKeys>();
+  readonly #told = new WeakMap<object, RecentKeys>();
+  /** How many crawlers were ever counted by writtenBy. */
+  #writers = 0;
+  #generation = 0;
   readonly #keptUrls: number;
 
   constructor(name: string, log: Log, keptUrls: number) {
@@ -42,12 +46,14 @@ export class DroppedDataset {
   /** Forgets the drops recorded and told: a later run records and tells them again. */
   forgetDrops(): void {
     this.recordedUrls.clear();
-    for (const keys of this.#told.values()) keys.clear();
+    this.#generation++;
   }
 
   /** Counts `crawler` among those writing here. */
   writtenBy(crawler: object): void {
-    if (!this.#told.has(crawler)) this.#told.set(crawler, new RecentKeys(this.#keptUrls));
+    if (this.#told.has(crawler)) return;
+    this.#told.set(crawler, new RecentKeys(this.#keptUrls));
+    this.#writers++;
   }
 
   /**
@@ -56,8 +62,8 @@ export class DroppedDataset {
    * knows were told to it.
    */
   untold(crawler: object, key: string): boolean {
-    if (this.#told.size < 2) return false;
-    return this.#told.get(crawler)?.add(key) ?? false;
+    if (this.#writers < 2) return false;
+    return this.#told.get(crawler)?.add(`${this.#generation} ${key}`) ?? false;
   }
 
   /** The storage configuration of the crawler the records belong to (its storage client). */
