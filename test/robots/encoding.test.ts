@@ -110,6 +110,37 @@ describe('normalizePath agrees with the reference', () => {
       }
     }
   });
+  it('on long stretches of units that start no run, each kind among them, after an escape to rewrite', () => {
+    const kinds = [
+      '*',
+      '$',
+      '#',
+      '%',
+      '%2',
+      '|',
+      '^',
+      ' ',
+      '\u0001',
+      '\u007f',
+      'é',
+      '€',
+      '😀',
+      '\uD800',
+      '\uDC00',
+    ];
+    fc.assert(
+      fc.property(
+        fc.constantFrom('', '%7e', '%2f', '%C3%a9', 'a'),
+        fc.array(fc.constantFrom(...kinds), { minLength: 20, maxLength: 200 }),
+        fc.constantFrom('', 'a', '%41', '\uDC00b'),
+        (before, stretch, after) => {
+          const path = `/${before}${stretch.join('')}${after}`;
+          expect(normalizePath(path)).toBe(referenceNormalizePath(path));
+        },
+      ),
+      { numRuns: 1000 },
+    );
+  });
 });
 
 describe('normalizePattern', () => {
