@@ -21,7 +21,10 @@ import {
   GROUP_COUNT,
   groupField,
   MAX_CRAWL_DELAY_MS,
+  MEMBERS_FROM,
+  MEMBERS_TO,
   MERGED_COUNT,
+  mergedField,
   mergedToken,
   type RobotsData,
   RULE_COUNT,
@@ -484,46 +487,96 @@ export function allLints(
   return lints;
 }
 
-/** Rules that repeat or contradict another rule of the same group: the first `room` listed, the rest counted. */
+/**
+ * Rules that repeat or contradict another rule of the same group, or of an earlier group the
+ * same crawler's group merges with (RFC 9309 2.2.1: for that crawler they are one group). Each
+ * rule is told once; the first `room` listed, the rest counted.
+ */
 function repeatedRuleLints(data: RobotsData, room: number): { lints: RobotsLint[]; unlisted: number } {
   const lints: RobotsLint[] = [];
   let unlisted = 0;
+  const told = new Set<number>();
+  const report = (id: number, previous: number, crawler: string | undefined): void => {
+    told.add(id);
+    if (lints.length >= room) {
+      unlisted++;
+      return;
+    }
+    lints.push(repeatedRule(data, id, previous, crawler));
+  };
   for (let g = 0; g < count(data, GROUP_COUNT); g++) {
     const seen = new Map<string, number>();
     const first = groupField(data, g, FIRST_RULE);
     for (let id = first; id < first + groupField(data, g, RULE_COUNT); id++) {
-      const flags = ruleFlags(data, id);
-      if (flags & (DERIVED | EMPTY)) continue;
+      if (ruleFlags(data, id) & (DERIVED | EMPTY)) continue;
       const pattern = rulePattern(data, id);
       const previous = seen.get(pattern);
-      if (previous === undefined) {
-        seen.set(pattern, id);
-        continue;
+      if (previous === undefined) seen.set(pattern, id);
+      else report(id, previous, undefined);
+    }
+  }
+  for (let m = 0; m < count(data, MERGED_COUNT); m++) {
+    const from = mergedField(data, m, MEMBERS_FROM);
+    const to = mergedField(data, m, MEMBERS_TO);
+    if (to - from < 2) continue;
+    // The first rule of each pattern in the member groups before this one.
+    const seen = new Map<string, number>();
+    for (let k = from; k < to; k++) {
+      const g = data.ints[k];
+      const first = groupField(data, g, FIRST_RULE);
+      const end = first + groupField(data, g, RULE_COUNT);
+      for (let id = first; id < end; id++) {
+        if (ruleFlags(data, id) & (DERIVED | EMPTY)) continue;
+        const previous = seen.get(rulePattern(data, id));
+        if (previous !== undefined && !told.has(id)) report(id, previous, mergedToken(data, m));
       }
-      if (lints.length >= room) {
-        unlisted++;
-        continue;
-      }
-      const line = ruleLine(data, id);
-      const before = ruleLine(data, previous);
-      if ((ruleFlags(data, previous) & ALLOW) === (flags & ALLOW)) {
-        lints.push({
-          code: 'duplicate-rule',
-          severity: 'info',
-          line,
-          message: `This rule repeats line ${before}.`,
-        });
-      } else {
-        lints.push({
-          code: 'conflicting-rules',
-          severity: 'warning',
-          line,
-          message: `Allow and Disallow name the same pattern here and on line ${before}; Allow wins (RFC 9309 2.2.2).`,
-        });
+      for (let id = first; id < end; id++) {
+        if (ruleFlags(data, id) & (DERIVED | EMPTY)) continue;
+        const pattern = rulePattern(data, id);
+        if (!seen.has(pattern)) seen.set(pattern, id);
       }
     }
   }
   return { lints, unlisted };
+}
+
+/**
+ * The finding for rule `id`, whose pattern rule `previous` names before it: in the same group,
+ * or (`crawler`, a token) in an earlier group that one merges with.
+ */
+function repeatedRule(
+  data: RobotsData,
+  id: number,
+  previous: number,
+  crawler: string | undefined,
+): RobotsLint {
+  const line = ruleLine(data, id);
+  const before = ruleLine(data, previous);
+  const same = (ruleFlags(data, previous) & ALLOW) === (ruleFlags(data, id) & ALLOW);
+  if (crawler === undefined) {
+    return same
+      ? { code: 'duplicate-rule', severity: 'info', line, message: `This rule repeats line ${before}.` }
+      : {
+          code: 'conflicting-rules',
+          severity: 'warning',
+          line,
+          message: `Allow and Disallow name the same pattern here and on line ${before}; Allow wins (RFC 9309 2.2.2).`,
+        };
+  }
+  const whom = crawler === '*' ? 'For every crawler ("*")' : `For ${quote(crawler)}`;
+  return same
+    ? {
+        code: 'duplicate-rule',
+        severity: 'info',
+        line,
+        message: `${whom}, this rule repeats line ${before}, in a group this one merges with (RFC 9309 2.2.1).`,
+      }
+    : {
+        code: 'conflicting-rules',
+        severity: 'warning',
+        line,
+        message: `${whom}, Allow and Disallow name the same pattern here and on line ${before}, in a group this one merges with (RFC 9309 2.2.1); Allow wins (RFC 9309 2.2.2).`,
+      };
 }
 
 /**

@@ -82,6 +82,63 @@ describe('lints', () => {
     });
   });
 
+  it.each([
+    [
+      'User-agent: a\nDisallow: /x\n\nUser-agent: a\nAllow: /x\n',
+      [
+        [
+          'conflicting-rules',
+          5,
+          /^For "a", Allow and Disallow name the same pattern here and on line 2, .*Allow wins/,
+        ],
+      ],
+    ],
+    [
+      'User-agent: a\nDisallow: /x\n\nUser-agent: A\nDisallow: /x\n',
+      [['duplicate-rule', 5, /^For "a", this rule repeats line 2, in a group/]],
+    ],
+    [
+      'User-agent: *\nDisallow: /x%2d\n\nUser-agent: *\nDisallow: /x-\n',
+      [['duplicate-rule', 5, /^For every crawler \("\*"\), this rule repeats line 2/]],
+    ],
+    // Named by both groups twice over: one finding for the rule, not one per crawler.
+    [
+      'User-agent: a\nUser-agent: b\nDisallow: /x\n\nUser-agent: b\nUser-agent: a\nDisallow: /x\n',
+      [['duplicate-rule', 7, /repeats line 3/]],
+    ],
+    // Repeated in its own group as well: told once, by its own group.
+    [
+      'User-agent: a\nDisallow: /x\n\nUser-agent: a\nDisallow: /x\nDisallow: /x\n',
+      [
+        ['duplicate-rule', 5, /^For "a", this rule repeats line 2/],
+        ['duplicate-rule', 6, /^This rule repeats line 5\./],
+      ],
+    ],
+    // Groups for different crawlers never weigh their rules together.
+    ['User-agent: a\nDisallow: /x\n\nUser-agent: b\nAllow: /x\n', []],
+  ] as const)('finds rules repeated or contradicted across groups that merge: %j', (body, expected) => {
+    const found = RobotsTxt.parse(body)
+      .lints.filter((l) => l.code === 'duplicate-rule' || l.code === 'conflicting-rules')
+      .map((l) => [l.code, l.line, l.message] as const);
+    expect(found.map(([code, line]) => [code, line])).toEqual(expected.map(([code, line]) => [code, line]));
+    found.forEach(([, , message], i) => {
+      expect(message).toMatch(expected[i][2]);
+    });
+  });
+
+  it('counts rules repeated across groups within the budget of 200', () => {
+    const group = `User-agent: *\n${Array.from({ length: 150 }, (_, i) => `Disallow: /p${i}\n`).join('')}`;
+    const lints = RobotsTxt.parse(`${group}\n${group}`).lints;
+    expect(lints.filter((l) => l.code === 'duplicate-rule')).toHaveLength(150);
+    const twice = RobotsTxt.parse(`${group}\n${group}\n${group}`).lints;
+    expect(twice.filter((l) => l.code === 'duplicate-rule')).toHaveLength(200);
+    expect(twice.at(-1)).toMatchObject({
+      code: 'too-many-findings',
+      // 300 repeated rules and the two later groups' groups-merge findings, 200 of them listed.
+      message: expect.stringMatching(/^102 more/),
+    });
+  });
+
   it('lists findings in line order', () => {
     const lines = lints.map((l) => l.line);
     expect(lines).toEqual([...lines].sort((a, b) => a - b));
