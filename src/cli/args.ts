@@ -89,6 +89,12 @@ export function readStatus(value: string): number {
  */
 export const MAX_TIMEOUT_MS = 600_000;
 
+/** The most URLs an audit checks. */
+export const MAX_AUDIT_URLS = 1000;
+
+/** How many sitemap URLs `audit --from-sitemaps` checks unless `--max-urls` says otherwise: a readable matrix. */
+export const DEFAULT_SITEMAP_URLS = 50;
+
 /** `--timeout`: milliseconds, from 1 to MAX_TIMEOUT_MS. */
 export function readTimeout(value: string): number {
   const ms = Number(value);

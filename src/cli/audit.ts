@@ -8,7 +8,7 @@ import { dirname, resolve } from 'node:path';
 import type { RobotsLint } from '../robots/index.js';
 import { DEFAULT_AGENTS, sameAgent } from './agents.js';
 import { type AiPolicy, aiPolicy } from './ai-policy.js';
-import { htmlOnStdout } from './args.js';
+import { htmlOnStdout, MAX_AUDIT_URLS } from './args.js';
 import { renderAuditHtml } from './audit-html.js';
 import { renderAudit } from './audit-render.js';
 import { agentsNamedBy, evaluateFailOn, type FailOnRule, type FailOnTrip } from './fail-on.js';
@@ -74,9 +74,6 @@ export interface AuditReport {
   /** When the report was made (ISO 8601). */
   generatedAt: string;
 }
-
-/** The most URLs an audit checks. */
-export const MAX_AUDIT_URLS = 1000;
 
 /** A `--urls` file: a few MiB hold far more lines than an audit checks URLs. */
 const URL_LIST: LocalFileKind = {

@@ -1,11 +1,15 @@
 /**
  * The command line: commands, their options and help texts (commander). Actions hand the
  * parsed options to `explain.ts`, `audit.ts` and `sitemaps.ts` and write what they return.
+ * Those are imported when their command runs: the store and the seeder load Crawlee, which
+ * takes over a second, and `--help`, `--version` or a usage error should not wait for it.
  */
 import { createRequire } from 'node:module';
 import { Command, Option } from 'commander';
 import { checkAgent, joinAgents, parseAgentList } from './agents.js';
 import {
+  DEFAULT_SITEMAP_URLS,
+  MAX_AUDIT_URLS,
   MAX_TIMEOUT_MS,
   readCount,
   readHtmlFile,
@@ -17,13 +21,9 @@ import {
   readUserAgent,
   userAgentHeader,
 } from './args.js';
-import { MAX_AUDIT_URLS, runAudit } from './audit.js';
-import { runExplain } from './explain.js';
 import { parseFailOn } from './fail-on.js';
 import { CliInputError, type CliIo, writeInTurn } from './io.js';
-import { runSitemaps } from './sitemaps.js';
 import { createStyle, printable, wantsColor } from './style.js';
-import { DEFAULT_SITEMAP_URLS } from './urls.js';
 
 /** Options both commands share. */
 interface CommonFlags {
@@ -132,6 +132,7 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
       ),
   ).action(async (url: string, flags: CommonFlags & { agent: string }) => {
     checkAgent(flags.agent, '--agent');
+    const { runExplain } = await import('./explain.js');
     const { output, exitCode, noAnswer } = await runExplain(
       {
         ...sourceOptions(flags, flags.agent),
@@ -213,6 +214,7 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
       if (flags.maxUrls !== undefined && flags.maxUrls > MAX_AUDIT_URLS) {
         throw new CliInputError(`--max-urls: an audit checks at most ${MAX_AUDIT_URLS} URLs`);
       }
+      const { runAudit } = await import('./audit.js');
       const { output, exitCode, exitReason, htmlError } = await runAudit(
         {
           ...sourceOptions(flags, flags.agents?.[0] ?? '*'),
@@ -301,6 +303,7 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
         if (flags.json === true && flags.urls === true) {
           throw new CliInputError('--json and --urls are two outputs: choose one');
         }
+        const { runSitemaps } = await import('./sitemaps.js');
         const exitCode = await runSitemaps(
           {
             site: readUrl(site, 'site', 'refused'),

@@ -172,9 +172,6 @@ export function decodeUrlList(bytes: Uint8Array, name: string): string {
   }
 }
 
-/** How many sitemap URLs `audit --from-sitemaps` checks unless `--max-urls` says otherwise: a readable matrix. */
-export const DEFAULT_SITEMAP_URLS = 50;
-
 /**
  * `--from-sitemaps`: the first `maxUrls` URLs of the sitemaps robots.txt declares, on the
  * audited origin, in the order the sitemaps list them: the declared sitemaps in file order,

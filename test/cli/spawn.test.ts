@@ -234,4 +234,24 @@ describe('crawlee-robots as a process', () => {
     expect(run.code).toBe(2);
     expect(run.stderr).toBe('crawlee-robots: cannot read no/such/robots.txt: no such file\n');
   });
+
+  it('--version, --help and a usage error load no part of Crawlee; an audit does', async () => {
+    const counter = join(root, 'test/cli/fixtures/count-crawlee-modules.mjs');
+    const env = { NODE_OPTIONS: `--import ${counter}` };
+    const loaded = (run: Spawned) => Number(/crawlee modules loaded: (\d+)/.exec(run.stderr)?.[1]);
+    for (const argv of [
+      ['--version'],
+      ['--help'],
+      ['audit'],
+      ['explain', '/', '--agent', 'A', '--file', 'no/such/file'],
+    ]) {
+      const run = await spawnCli(argv, { env });
+      expect(loaded(run), argv.join(' ')).toBe(0);
+    }
+    const audit = await spawnCli(['audit', 'https://example.com', '--file', 'test/cli/fixtures/shop.txt'], {
+      env,
+    });
+    expect(audit.code).toBe(0);
+    expect(loaded(audit)).toBeGreaterThan(0);
+  });
 });
