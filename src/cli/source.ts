@@ -151,8 +151,10 @@ async function readFileCapped(path: string, name: string, kind: LocalFileKind): 
   try {
     const info = await handle.stat();
     if (info.isDirectory()) throw new CliInputError(`cannot read ${name}: it is a directory`);
-    // A FIFO or device has no size: read it as a stream, with the same cap.
-    if (!info.isFile()) return await readCapped(handle.createReadStream({ autoClose: false }), name, kind);
+    // A FIFO or device has no size, nor has a file of /proc or of some FUSE file systems, whose
+    // size reads 0 whatever it holds: read those as a stream, with the same cap.
+    if (!info.isFile() || info.size === 0)
+      return await readCapped(handle.createReadStream({ autoClose: false }), name, kind);
     if (info.size > kind.maxBytes) throw tooLarge(name, kind);
     const buffer = Buffer.alloc(info.size);
     const { bytesRead } = await handle.read(buffer, 0, info.size, 0);

@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -338,6 +338,22 @@ describe('explain: local files', () => {
     expect(run.lines[0]).toBe('DISALLOWED  /cart');
     expect(lineStarting(run.lines, 'robots.txt')).toBe(`robots.txt  ${SHOP_ROBOTS_PATH}`);
     expect(lineStarting(run.lines, 'status')).toContain('a local file, read as if served with HTTP 200');
+  });
+
+  // procfs reports a size of 0 for files that hold text, as some FUSE file systems do.
+  it.runIf(existsSync('/proc/self/status'))('reads a file whose size reads 0 to its end', async () => {
+    const run = await runInProcess([
+      'explain',
+      '/x',
+      '--agent',
+      'A',
+      '--file',
+      '/proc/self/status',
+      '--json',
+    ]);
+    expect(run.code).toBe(0);
+    const lints = (JSON.parse(run.stdout) as { lints: { code: string; line: number }[] }).lints;
+    expect(lints).toContainEqual(expect.objectContaining({ code: 'unknown-directive', line: 1 }));
   });
 
   it('reads stdin with --file -', async () => {
