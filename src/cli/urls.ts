@@ -255,6 +255,23 @@ export function urlsFromSitemaps(options: {
         const n = read.declared.length;
         // None read (failed, or skipped with a warning, as a redirect loop is): not an empty list.
         const problem = failure ?? result.warnings[0];
+        if (
+          result.sitemapsRead === 0 &&
+          refused > 0 &&
+          refused === failures.length &&
+          result.warnings.length === 0
+        ) {
+          // The audit reads the sitemaps as its first crawler, whose User-Agent it sends.
+          const as =
+            options.agent === '*'
+              ? 'a crawler of the * group (--agents names none)'
+              : `${options.agent} (the first of --agents)`;
+          const none =
+            n === 1 ? 'does not let it read the sitemap' : `lets it read none of the ${n} sitemaps`;
+          throw new CliInputError(
+            `--from-sitemaps: no URL to audit on ${origin}: the audit reads the sitemaps as ${as}, and robots.txt ${none} (${failure!.url}: ${failure!.why}); put first in --agents a crawler that may read them`,
+          );
+        }
         if (result.sitemapsRead === 0 && problem !== undefined) {
           const unread =
             n === 1

@@ -581,7 +581,11 @@ class SeedRun {
       const answered = policy === ABORTED ? undefined : await this.#untilAnswered(policy);
       if (answered === undefined || answered.kind === 'disallow-all') {
         // The why of the last attempt: the status may have changed while the run waited.
-        this.#refused(task, check, `robots.txt does not allow it (${answered?.why ?? check.why}).`);
+        this.#refused(
+          task,
+          check,
+          `${check.robotsTxtUrl} does not allow it (${answered?.why ?? check.why}).`,
+        );
         return;
       }
       this.#warning(
@@ -715,7 +719,8 @@ class SeedRun {
         if (await this.#listedByItsOrigin(task.url)) task.invited = true;
         else {
           if (this.#waitsFor(task, check)) this.#track(this.#awaitSitemap(task, check));
-          else this.#refused(task, check, `robots.txt does not allow it (${describeCheck(check)}).`);
+          else
+            this.#refused(task, check, `${check.robotsTxtUrl} does not allow it (${describeCheck(check)}).`);
           return;
         }
       }
@@ -741,7 +746,7 @@ class SeedRun {
           const check = await this.store.check(target, this.productToken);
           if (!check.allowed) {
             refusedHop = check;
-            return `Redirects to ${target}, which robots.txt does not allow (${describeCheck(check)}).`;
+            return `Redirects to ${target}, which ${check.robotsTxtUrl} does not allow (${describeCheck(check)}).`;
           }
         }
       }

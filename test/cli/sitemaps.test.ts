@@ -922,6 +922,42 @@ describe('audit --from-sitemaps: a sitemap under a disallowed path', () => {
   });
 });
 
+describe('audit --from-sitemaps: sitemaps robots.txt keeps the first crawler from', () => {
+  it('are read as the first of --agents; when none can be, the error says so and names the robots.txt', async () => {
+    const site = await startHttpServer();
+    const maps = await startHttpServer();
+    site.route('/robots.txt', text(`User-agent: *\nAllow: /\n\nSitemap: ${maps.origin}/cross.xml\n`));
+    maps.route('/robots.txt', text('User-agent: *\nAllow: /\n\nUser-agent: GPTBot\nDisallow: /\n'));
+    maps.route('/cross.xml', xml(urlset(site.origin, ['/a', '/b'])));
+    try {
+      const refused = await runInProcess([
+        'audit',
+        site.origin,
+        '--from-sitemaps',
+        '--agents',
+        'GPTBot,ExampleBot',
+      ]);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toBe(
+        `crawlee-robots: --from-sitemaps: no URL to audit on ${site.origin}: the audit reads the sitemaps as GPTBot (the first of --agents), and robots.txt does not let it read the sitemap (${maps.origin}/cross.xml: ${maps.origin}/robots.txt does not allow it (disallow: /, line 5).); put first in --agents a crawler that may read them\n`,
+      );
+      expect(maps.hits('/cross.xml')).toBe(0);
+      const read = await runInProcess([
+        'audit',
+        site.origin,
+        '--from-sitemaps',
+        '--agents',
+        'ExampleBot,GPTBot',
+        '--json',
+      ]);
+      expect(read.code).toBe(0);
+      expect(JSON.parse(read.stdout).urls.map((row: { path: string }) => row.path)).toEqual(['/a', '/b']);
+    } finally {
+      await Promise.all([site.close(), maps.close()]);
+    }
+  });
+});
+
 describe('audit --from-sitemaps: the same sample every run', () => {
   it('takes the first URLs in the order robots.txt and its index list them, however fast each sitemap answers', async () => {
     const jitter = await startHttpServer();

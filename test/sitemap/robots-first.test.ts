@@ -40,7 +40,7 @@ describe('redirects of a sitemap, robots.txt first', () => {
     expect(run.result.failures).toEqual([
       {
         url: `${site.origin}/sm.xml`,
-        why: `Redirects to ${site.origin}/private/sitemap.xml, which robots.txt does not allow (disallow: /private/, line 2).`,
+        why: `Redirects to ${site.origin}/private/sitemap.xml, which ${site.origin}/robots.txt does not allow (disallow: /private/, line 2).`,
         refusedByRobots: true,
       },
     ]);
@@ -58,7 +58,7 @@ describe('redirects of a sitemap, robots.txt first', () => {
     expect(run.result.failures).toEqual([
       {
         url: `${site.origin}/sm.xml`,
-        why: `Redirects to ${other.origin}/sm.xml, which robots.txt does not allow (disallow: /, line 2).`,
+        why: `Redirects to ${other.origin}/sm.xml, which ${other.origin}/robots.txt does not allow (disallow: /, line 2).`,
         refusedByRobots: true,
       },
     ]);
@@ -75,7 +75,7 @@ describe('redirects of a sitemap, robots.txt first', () => {
     expect(run.result.sitemapsFailed).toBe(1);
     expect(run.result.failures[0].why).toMatch(
       new RegExp(
-        `^Redirects to ${down.origin}/sm.xml, which robots.txt does not allow \\(HTTP 503: robots.txt is unreachable`,
+        `^Redirects to ${down.origin}/sm.xml, which ${down.origin}/robots.txt does not allow \\(HTTP 503: robots.txt is unreachable`,
       ),
     );
   });
@@ -124,7 +124,7 @@ describe('redirects of a sitemap, robots.txt first', () => {
       {
         url: `${o}/maps/unlisted.xml`,
         parent: `${o}/index.xml`,
-        why: 'robots.txt does not allow it (disallow: /maps/, line 2).',
+        why: `${o}/robots.txt does not allow it (disallow: /maps/, line 2).`,
         refusedByRobots: true,
       },
     ]);
@@ -349,7 +349,11 @@ async function seedAbortedWhileWaiting(input: string): ReturnType<typeof seedInt
 function refusedAsUnreachable(url: string) {
   return {
     url,
-    why: expect.stringMatching(/^robots\.txt does not allow it \(HTTP 503: robots\.txt is unreachable/),
+    why: expect.stringMatching(
+      new RegExp(
+        `^${new URL('/robots.txt', url).href} does not allow it \\(HTTP 503: robots\\.txt is unreachable`,
+      ),
+    ),
     refusedByRobots: true,
   };
 }

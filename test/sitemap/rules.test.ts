@@ -388,7 +388,7 @@ describe('filters, discovery and limits', () => {
     expect(run.result.failures).toEqual([
       {
         url: `${o}/hidden/map.xml`,
-        why: 'robots.txt does not allow it (disallow: /hidden, line 2).',
+        why: `${o}/robots.txt does not allow it (disallow: /hidden, line 2).`,
         refusedByRobots: true,
       },
     ]);
