@@ -84,8 +84,8 @@ function failOnBlock(report: AuditReport, style: Style): string[] {
   // No HTTP answer, or an incomplete sample, outranks the rules: the exit code is 2 whatever they say.
   const noAnswer = report.error === null ? '' : ` (exit 2: ${report.error})`;
   if (tripped.length === 0) {
-    // Rules judged on no answer or on part of a sample passed nothing, as the HTML report says.
-    const outcome = report.error === null ? style.green('passed') : style.yellow('no rule passed');
+    // Rules judged on no answer or on part of a sample neither trip nor pass.
+    const outcome = report.error === null ? style.green('passed') : style.yellow('none tripped, none passed');
     return [style.bold(`Fail-on${noAnswer}`), `  ${outcome}: ${printable(rules.join(', '))}`];
   }
   const lines = [

@@ -415,7 +415,7 @@ describe('audit: --fail-on', () => {
     const passed = await runInProcess([...args, '--fail-on', 'lint:error']);
     expect(passed.code).toBe(2);
     expect(lineStarting(passed.lines, 'Fail-on')).toBe('Fail-on (exit 2: robots.txt got no HTTP answer)');
-    expect(lineStarting(passed.lines, 'no rule passed')).toBe('  no rule passed: lint:error');
+    expect(lineStarting(passed.lines, 'none tripped')).toBe('  none tripped, none passed: lint:error');
     expect(passed.lines.some((line) => line.trimStart().startsWith('passed'))).toBe(false);
     const json = await runInProcess([...args, '--fail-on', 'unreachable', '--json']);
     expect(JSON.parse(json.stdout).exitCode).toBe(2);

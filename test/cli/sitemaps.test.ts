@@ -854,7 +854,7 @@ describe('audit --from-sitemaps: sitemaps that could not be read', () => {
         /^ {2}FAILED \/stall\.xml: .*octets read \(1 URL read before\)\.$/,
       );
       expect(lineStarting(run.lines, 'Fail-on')).toBe('Fail-on (exit 2: the sitemap sample is incomplete)');
-      expect(lineStarting(run.lines, 'no rule passed')).toBe('  no rule passed: blocked:ExampleBot');
+      expect(lineStarting(run.lines, 'none tripped')).toBe('  none tripped, none passed: blocked:ExampleBot');
       const page = readFileSync(html, 'utf8');
       expect(page).toContain(`<code>${o}/stall.xml</code>`);
       expect(page).toContain('Incomplete sample (exit 2)');
