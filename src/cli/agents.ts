@@ -71,12 +71,23 @@ export function checkAgent(agent: string, option: string, allowStar = false): vo
     );
   }
   // RFC 9309 2.2.1: a product token is made of `A-Z a-z _ -`; `Foo Bar` is neither a token nor a header.
-  if (!isProductToken(productTokenOf(agent))) {
+  const token = productTokenOf(agent);
+  if (!isProductToken(token)) {
     throw new CliInputError(
       `${option}: ${JSON.stringify(agent)} names no crawler; use a product token such as ExampleBot (letters, "-" and "_").`,
     );
   }
+  // One word that is no token (`bøt`, `Bot1`, `bot.example`) would be read by its leading
+  // letters (`b`, `bot`): a crawler other than the one named, judged without a word.
+  if (!HEADER_SHAPED.test(agent) && !isProductToken(agent)) {
+    throw new CliInputError(
+      `${option}: ${JSON.stringify(agent)} is no product token (letters, "-" and "_"), and would be read as ${JSON.stringify(token)}; give the crawler's token, or a whole User-Agent header`,
+    );
+  }
 }
+
+/** What makes a crawler name a User-Agent header rather than one word: a version, a comment, a blank. */
+const HEADER_SHAPED = /[/(;\s]/;
 
 /**
  * Splits a comma-separated option value at the commas outside parentheses: a whole User-Agent

@@ -188,6 +188,20 @@ describe('bad input: one clear line, exit 2', () => {
       await runInProcess(['audit', 'https://a.example/', '--agents', 'Googlebot,1234']),
       '--agents: "1234" names no crawler',
     );
+    for (const [agent, token] of [
+      ['bøt', 'b'],
+      ['Bot1', 'bot'],
+      ['bot.example', 'bot'],
+    ]) {
+      expectUsageError(
+        await runInProcess(['explain', 'https://a.example/', '--agent', agent]),
+        `--agent: "${agent}" is no product token (letters, "-" and "_"), and would be read as "${token}"`,
+      );
+    }
+    expectUsageError(
+      await runInProcess(['sitemaps', 'https://a.example/', '--agent', 'Bot_2']),
+      '--agent: "Bot_2" is no product token',
+    );
   });
 
   describe('a --user-agent or crawler name that no HTTP header can carry: refused before any request', () => {
