@@ -59,17 +59,28 @@ function sitemapsBlock(report: AuditReport, style: Style): string[] {
   return lines;
 }
 
+/**
+ * The verdicts, a row per crawler and a column per URL, in tables of at most MATRIX_COLUMNS URLs
+ * one after the other: 1000 URLs in one table made lines 9,000 characters wide.
+ */
 function matrixBlock(report: AuditReport, style: Style): string[] {
-  const rows = report.agents.map((agent, a) => {
-    const cells: Cell[] = [displayToken(agent)];
-    for (const row of report.matrix) cells.push(verdictCell(row[a], style));
-    return cells;
-  });
-  return [
-    style.bold('Verdicts (allow/BLOCK and the decisive line; - when no line decided)'),
-    ...renderTable(['crawler', ...report.urls.map((_, i) => String(i + 1))], rows),
-  ];
+  const lines = [style.bold('Verdicts (allow/BLOCK and the decisive line; - when no line decided)')];
+  for (let from = 0; from < report.urls.length || from === 0; from += MATRIX_COLUMNS) {
+    const to = Math.min(report.urls.length, from + MATRIX_COLUMNS);
+    const rows = report.agents.map((agent, a) => {
+      const cells: Cell[] = [displayToken(agent)];
+      for (let u = from; u < to; u++) cells.push(verdictCell(report.matrix[u][a], style));
+      return cells;
+    });
+    const numbers = Array.from({ length: to - from }, (_, i) => String(from + i + 1));
+    if (from > 0) lines.push('');
+    lines.push(...renderTable(['crawler', ...numbers], rows));
+  }
+  return lines;
 }
+
+/** URLs per table of verdicts: with the crawler's name, about 110 characters. */
+const MATRIX_COLUMNS = 10;
 
 function verdictCell(verdict: CliVerdict, style: Style): Cell {
   const line = verdict.rule === null ? '-' : String(verdict.rule.line);

@@ -209,6 +209,27 @@ describe('audit: --urls lists', () => {
     ]);
   });
 
+  it('lays the verdicts of many URLs out in tables of ten columns, none wider than a terminal', async () => {
+    const paths = Array.from({ length: 25 }, (_, i) => `/p${i + 1}`);
+    const run = await runInProcess(
+      ['audit', shop.origin, '--urls', '-', '--agents', 'Googlebot,meta-externalagent'],
+      {
+        stdin: paths.join('\n'),
+      },
+    );
+    const from = run.lines.indexOf('Verdicts (allow/BLOCK and the decisive line; - when no line decided)');
+    const verdicts = run.lines.slice(from + 1, run.lines.indexOf('AI crawlers', from));
+    const headers = verdicts.filter((line) => line.startsWith('  crawler '));
+    expect(headers.map((line) => cells(line).slice(1))).toEqual([
+      paths.slice(0, 10).map((_, i) => String(i + 1)),
+      paths.slice(10, 20).map((_, i) => String(i + 11)),
+      paths.slice(20).map((_, i) => String(i + 21)),
+    ]);
+    const rows = verdicts.filter((line) => line.startsWith('  meta-externalagent '));
+    expect(rows.map((line) => cells(line).length - 1)).toEqual([10, 10, 5]);
+    expect(Math.max(...verdicts.map((line) => line.length))).toBeLessThanOrEqual(120);
+  });
+
   it('refuses a list of more than 1000 distinct URLs at the first one past the limit', async () => {
     const repeated = Array.from({ length: 1000 }, (_, i) => `/p${i}\n/p${i}`).join('\n');
     const run = await runInProcess(['audit', shop.origin, '--urls', '-', '--agents', 'Googlebot'], {
