@@ -28,6 +28,7 @@ import type { Style } from './style.js';
 import {
   decodeUrlList,
   listedUrls,
+  NoUrlToAudit,
   type SitemapSample,
   type UrlSample,
   type UrlSource,
@@ -101,11 +102,19 @@ export async function runAudit(
   }
   const urlSource = await chooseUrlSource(options);
   const source = await loadRobots(options.site, options);
-  const sample = await urlSource({
-    origin: source.fetch.origin,
-    robots: source.fetch.robots,
-    fetch: source.fetch,
-  });
+  let sample: UrlSample;
+  try {
+    sample = await urlSource({
+      origin: source.fetch.origin,
+      robots: source.fetch.robots,
+      fetch: source.fetch,
+    });
+  } catch (error) {
+    // No URL to audit: one line on stderr, and with --json a document that says why.
+    if (!(error instanceof NoUrlToAudit) || !options.json) throw error;
+    const output = jsonText(noUrlJson(options.site, source, error));
+    return { output, exitCode: EXIT.error, exitReason: null, htmlError: null };
+  }
   let report = auditReport(source, sample, options);
   // Why the exit code is 2 is said on stderr too (a robots.txt that got no answer, an incomplete
   // sitemap sample, as `sitemaps` says an incomplete list), for a run whose output is kept.
@@ -260,6 +269,24 @@ export function auditReport(
     failOn: { rules: options.failOn.map((rule) => rule.text), tripped },
     exitCode,
     error,
+    generatedAt: new Date().toISOString(),
+  };
+}
+
+/**
+ * The `--json` output of an audit with no URL to check (`--from-sitemaps` found none): the site,
+ * robots.txt, the sitemaps as read and the reason, without a matrix or an AI summary that no URL
+ * would make true.
+ */
+function noUrlJson(site: string, source: RobotsSource, error: NoUrlToAudit) {
+  return {
+    site,
+    origin: source.fetch.origin,
+    robotsTxt: sourceJson(source),
+    urls: [],
+    fromSitemaps: error.sitemaps,
+    error: error.message,
+    exitCode: EXIT.error,
     generatedAt: new Date().toISOString(),
   };
 }

@@ -44,6 +44,28 @@ export interface SitemapSample {
   incomplete: string | null;
 }
 
+/**
+ * `--from-sitemaps` found no URL to audit: a usage error in text (one line on stderr), and with
+ * `--json` a report of its own, with no URL, the sitemaps as read and this message as the reason
+ * for exit code 2, so that a JSON reader gets a document either way.
+ */
+export class NoUrlToAudit extends CliInputError {
+  readonly sitemaps: SitemapSample;
+  constructor(sitemaps: SitemapSample, message: string) {
+    super(message);
+    this.sitemaps = { ...sitemaps, incomplete: message };
+  }
+}
+
+const EMPTY_SAMPLE: SitemapSample = {
+  read: 0,
+  failed: 0,
+  failures: [],
+  stoppedAtMax: false,
+  stoppedAtMaxTime: null,
+  incomplete: null,
+};
+
 /** Why the reading of sitemaps stopped before their end, for the report: `; stopped at 50 URLs (--max-urls)`, or nothing. */
 export function sitemapsStop(sitemaps: SitemapSample, urls: number): string {
   if (sitemaps.stoppedAtMax) return `; stopped at ${urls} URLs (--max-urls)`;
@@ -194,7 +216,8 @@ export function urlsFromSitemaps(options: {
     const sitemaps = robots?.sitemaps.length ?? 0;
     if (robots === null || sitemaps === 0) {
       const unusable = unusableSitemapLines(robots);
-      throw new CliInputError(
+      throw new NoUrlToAudit(
+        EMPTY_SAMPLE,
         robots === null
           ? `--from-sitemaps: robots.txt of ${origin} gave no file (${fetch.why}), so no Sitemap: lines to read`
           : unusable.length > 0
@@ -244,8 +267,17 @@ export function urlsFromSitemaps(options: {
       }));
       const refused = failures.filter((failure) => failure.refused).length;
       const unread = result.sitemapsFailed - refused;
+      // What was read, for --json, which reports a sample with no URL as any other.
+      const none: SitemapSample = {
+        ...EMPTY_SAMPLE,
+        read: result.sitemapsRead,
+        failed: result.sitemapsFailed,
+        failures,
+        stoppedAtMaxTime: read.stoppedAtMaxTime ? options.maxTimeSeconds! : null,
+      };
       if (urls.length === 0 && read.stoppedAtMaxTime) {
-        throw new CliInputError(
+        throw new NoUrlToAudit(
+          none,
           `--from-sitemaps: no URL to audit on ${origin}: none was read within --max-time ${options.maxTimeSeconds} s`,
         );
       }
@@ -266,10 +298,11 @@ export function urlsFromSitemaps(options: {
             options.agent === '*'
               ? 'a crawler of the * group (--agents names none)'
               : `${options.agent} (the first of --agents)`;
-          const none =
+          const refusal =
             n === 1 ? 'does not let it read the sitemap' : `lets it read none of the ${n} sitemaps`;
-          throw new CliInputError(
-            `--from-sitemaps: no URL to audit on ${origin}: the audit reads the sitemaps as ${as}, and robots.txt ${none} (${failure!.url}: ${failure!.why}); put first in --agents a crawler that may read them`,
+          throw new NoUrlToAudit(
+            none,
+            `--from-sitemaps: no URL to audit on ${origin}: the audit reads the sitemaps as ${as}, and robots.txt ${refusal} (${failure!.url}: ${failure!.why}); put first in --agents a crawler that may read them`,
           );
         }
         if (result.sitemapsRead === 0 && problem !== undefined) {
@@ -277,7 +310,8 @@ export function urlsFromSitemaps(options: {
             n === 1
               ? 'the sitemap of robots.txt could not be read'
               : `none of the ${n} sitemaps of robots.txt could be read`;
-          throw new CliInputError(
+          throw new NoUrlToAudit(
+            none,
             `--from-sitemaps: no URL to audit on ${origin}: ${unread} (${problem.url}: ${problem.why})`,
           );
         }
@@ -290,7 +324,7 @@ export function urlsFromSitemaps(options: {
             : warning !== undefined
               ? ` (${warning.url}: ${warning.why})`
               : '';
-        throw new CliInputError(`--from-sitemaps: ${what} no URL on ${origin}${why}`);
+        throw new NoUrlToAudit(none, `--from-sitemaps: ${what} no URL on ${origin}${why}`);
       }
       const firstUnread = failures.find((failure) => !failure.refused);
       sample = {

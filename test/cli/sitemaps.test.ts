@@ -942,6 +942,41 @@ describe('audit --from-sitemaps: sitemaps robots.txt keeps the first crawler fro
         `crawlee-robots: --from-sitemaps: no URL to audit on ${site.origin}: the audit reads the sitemaps as GPTBot (the first of --agents), and robots.txt does not let it read the sitemap (${maps.origin}/cross.xml: ${maps.origin}/robots.txt does not allow it (disallow: /, line 5).); put first in --agents a crawler that may read them\n`,
       );
       expect(maps.hits('/cross.xml')).toBe(0);
+      // With --json the reason comes in a document of its own, and stderr stays empty.
+      const json = await runInProcess([
+        'audit',
+        site.origin,
+        '--from-sitemaps',
+        '--agents',
+        'GPTBot',
+        '--json',
+      ]);
+      expect(json.code).toBe(2);
+      expect(json.stderr).toBe('');
+      const report = JSON.parse(json.stdout);
+      expect(report).toMatchObject({
+        origin: site.origin,
+        urls: [],
+        error: expect.stringMatching(
+          /^--from-sitemaps: no URL to audit on .*: the audit reads the sitemaps as GPTBot/,
+        ),
+        fromSitemaps: { read: 0, failed: 1, failures: [{ url: `${maps.origin}/cross.xml`, refused: true }] },
+        exitCode: 2,
+      });
+      expect(report.robotsTxt).toMatchObject({ status: 200, sitemaps: [`${maps.origin}/cross.xml`] });
+      const none = await runInProcess(
+        ['audit', 'https://shop.example', '--file', '-', '--from-sitemaps', '--json'],
+        {
+          stdin: 'User-agent: *\nDisallow: /x\n',
+        },
+      );
+      expect(none.code).toBe(2);
+      expect(none.stderr).toBe('');
+      expect(JSON.parse(none.stdout)).toMatchObject({
+        urls: [],
+        error: '--from-sitemaps: robots.txt of https://shop.example has no Sitemap: line',
+        fromSitemaps: { read: 0, failures: [] },
+      });
       const read = await runInProcess([
         'audit',
         site.origin,
