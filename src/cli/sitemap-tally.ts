@@ -155,7 +155,13 @@ export async function readSitemaps(site: string, options: ReadSitemapsOptions): 
       entry.found++;
       entry.blocked++;
       const { check } = record;
-      const rule = check.rule === null ? check.reason : `${check.rule.kind}: ${check.rule.pattern}`;
+      // No rule: an unreachable robots.txt (disallow-all) says why, or the row would read as a rule.
+      const rule =
+        check.rule !== null
+          ? `${check.rule.kind}: ${check.rule.pattern}`
+          : check.reason === 'disallow-all'
+            ? `disallow-all: robots.txt unreachable (${typeof check.status === 'number' ? `HTTP ${check.status}` : check.status})`
+            : check.reason;
       const key = `${check.robotsTxtUrl} ${check.rule?.line ?? '-'} ${rule}`;
       const blocking = rules.get(key) ?? {
         rule,

@@ -269,6 +269,41 @@ describe('sitemaps --json', () => {
   });
 });
 
+describe('sitemaps: URLs whose robots.txt is unreachable', () => {
+  it('are blocked by a row that says so, not by a rule', async () => {
+    const plain = await startHttpServer();
+    const o = plain.origin;
+    // The https origin of the same host and port: no TLS there, so its robots.txt is unreachable.
+    const tls = o.replace(/^http:/, 'https:');
+    plain.route('/robots.txt', text(`User-agent: *\nAllow: /\n\nSitemap: ${o}/s.xml\n`));
+    plain.route(
+      '/s.xml',
+      xml(
+        `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>${o}/a</loc></url><url><loc>${tls}/b</loc></url></urlset>`,
+      ),
+    );
+    try {
+      const run = await runInProcess(['sitemaps', o, '--json']);
+      expect(JSON.parse(run.stdout).blockedBy).toEqual([
+        {
+          rule: expect.stringMatching(
+            /^disallow-all: robots\.txt unreachable \((tls-error|network-error|connection-reset)\)$/,
+          ),
+          line: null,
+          count: 1,
+          robotsTxtUrl: `${tls}/robots.txt`,
+        },
+      ]);
+      const table = await runInProcess(['sitemaps', o]);
+      expect(lineStarting(table.lines, `1     ${tls}/robots.txt`)).toMatch(
+        /-\s+disallow-all: robots\.txt unreachable \(/,
+      );
+    } finally {
+      await plain.close();
+    }
+  });
+});
+
 describe('sitemaps --urls', () => {
   it('prints the kept URLs only, one a line', async () => {
     const run = await runInProcess(['sitemaps', site.origin, '--agent', 'ExampleBot', '--urls']);
