@@ -190,7 +190,8 @@ export class KeyValueStoreBackend implements RobotsStoreBackend {
       const worker = async () => {
         while (next < keys.length) {
           const key = keys[next++];
-          if (!this.#isDead(await store.getValue(key))) continue;
+          // One gone or cut short meanwhile (another process) is left to lookups, as any non-record.
+          if (!this.#isDead(await readValue(store, key))) continue;
           await store.setValue(key, null);
           deleted++;
         }
@@ -243,7 +244,8 @@ export function keyOf(origin: string, client: string): string {
 const NOT_JSON = Symbol('not JSON');
 
 /**
- * The value of `key`, null for none, or NOT_JSON for a value the store cannot parse: a file cut
+ * The value of `key`, null for none (a file removed by another process included), or NOT_JSON
+ * for a value the store cannot parse: a file cut
  * short by a process killed while writing it, in a directory several crawlers share. The store
  * reports such a value as a SyntaxError; it is about that one value, not about the backend, which
  * would otherwise be taken for failing at every lookup of the origin, and never get the value
@@ -254,9 +256,15 @@ async function readValue(store: KeyValueStore, key: string): Promise<unknown> {
     return await store.getValue(key);
   } catch (error) {
     if (error instanceof SyntaxError) return NOT_JSON;
+    // The storage lists its files when it opens: one another process removed since (its prune, a
+    // retention that ended there) is no value, not a failing backend.
+    if (error instanceof Error && VANISHED.test(error.message)) return null;
     throw error;
   }
 }
+
+/** What Crawlee's file storage says of a listed value whose file is gone. */
+const VANISHED = /^Could not find file at /;
 
 /** Base64 as `Buffer.toString('base64')` writes it: padded, no blanks, no other characters. */
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;

@@ -323,4 +323,64 @@ describe('KeyValueStoreBackend', () => {
       await other.close();
     }
   });
+
+  it('takes a value another process removed after the storage opened as none, not as a failing backend', async () => {
+    const now = Date.UTC(2026, 0, 1);
+    const other = await startHttpServer({ '/robots.txt': text('User-agent: *\nDisallow: /other\n') });
+    try {
+      const first = crawlerStore(() => now);
+      await first.store.resolve(site.origin);
+      await first.store.resolve(other.origin);
+      await first.store.close();
+
+      const second = crawlerStore(() => now);
+      // The storage lists the files when the store opens; another process removes one after.
+      await KeyValueStore.open('robots-policies', { config: second.config });
+      const fileOf = (origin: string) =>
+        join(dir, 'key_value_stores', 'robots-policies', `${keyOf(origin, SCOPE.client)}.json`);
+      await rm(fileOf(site.origin));
+      const fetched = site.hits('/robots.txt');
+      expect(await second.store.check(`${site.origin}/private/a`)).toMatchObject({
+        allowed: false,
+        status: 200,
+      });
+      expect(site.hits('/robots.txt')).toBe(fetched + 1);
+      expect(second.warnings()).toEqual([]);
+      expect(second.store.stats()).toMatchObject({ backendErrors: 0 });
+      expect(await rawValue(second.config, site.origin)).toMatchObject({ record: { origin: site.origin } });
+      // The backend is still used for the next origin.
+      const fetchedOther = other.hits('/robots.txt');
+      expect(await second.store.check(`${other.origin}/other`)).toMatchObject({ allowed: false });
+      expect(other.hits('/robots.txt')).toBe(fetchedOther);
+      expect(second.store.stats()).toMatchObject({ backendHits: 1, backendErrors: 0 });
+      await second.store.close();
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('prunes past values removed or cut short by another process between its listing and its reads', async () => {
+    let now = Date.UTC(2026, 0, 1);
+    const { config, backend } = crawlerStore(() => now);
+    const origins = ['https://a.example', 'https://b.example', 'https://c.example'];
+    for (const origin of origins)
+      await backend.save(origin, { record: policyRecord(origin, now), body: null }, DAY, SCOPE);
+    now += 2 * DAY;
+    const kvs = await KeyValueStore.open('robots-policies', { config });
+    const fileOf = (origin: string) =>
+      join(dir, 'key_value_stores', 'robots-policies', `${keyOf(origin, SCOPE.client)}.json`);
+    // Another process acts on two of the files after the listing: one removed, one cut short.
+    const read = kvs.getValue.bind(kvs);
+    kvs.getValue = (async (key: string) => {
+      if (key === keyOf(origins[0], SCOPE.client)) await rm(fileOf(origins[0]));
+      if (key === keyOf(origins[1], SCOPE.client)) await writeFile(fileOf(origins[1]), '{"record": {');
+      return read(key);
+    }) as typeof kvs.getValue;
+    try {
+      expect(await backend.prune()).toEqual({ read: 3, deleted: 1 });
+    } finally {
+      kvs.getValue = read;
+    }
+    expect(await rawValue(config, origins[2])).toBeUndefined();
+  });
 });
