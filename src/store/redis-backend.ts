@@ -45,7 +45,8 @@ export interface RedisBackendOptions {
   /**
    * An ioredis client to use instead of opening one. The backend does not close it; give it
    * `enableOfflineQueue: false` and a `commandTimeout` so a dead Redis cannot hang the crawl. One
-   * still connecting is waited for (up to `connectTimeoutMs`) by the first commands.
+   * still connecting is waited for (up to `connectTimeoutMs`) by the first commands; one made
+   * with `lazyConnect` is connected when a store first uses it (and left open by `close()`).
    */
   redis?: Redis;
   /**
@@ -452,9 +453,13 @@ export class RedisBackend implements RobotsStoreBackend {
     this.#connect();
   }
 
-  /** Opens the backend's own connection, once. */
+  /**
+   * Opens the backend's own connection, once; and a given client that was made with
+   * `lazyConnect` and never connected (status `wait`), which ioredis would connect on its first
+   * command: commands here wait for a ready connection instead, so none would ever be sent.
+   */
   #connect(): void {
-    if (!this.#owned || this.#opened) return;
+    if (this.#opened || (!this.#owned && this.#redis.status !== 'wait')) return;
     this.#opened = true;
     this.#connecting = this.#redis
       .connect()

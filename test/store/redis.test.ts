@@ -983,6 +983,29 @@ describe('RedisBackend', () => {
     }
   });
 
+  it('connects a given client made with lazyConnect, as ioredis would on its first command', async () => {
+    const keyPrefix = prefix();
+    const servers = await sites(3);
+    const given = () => new Redis(redis.url, { lazyConnect: true, enableOfflineQueue: false });
+    const [first, second] = [given(), given()];
+    expect(first.status).toBe('wait');
+    const { log, warnings } = captureLog();
+    const writer = store(keyPrefix, { backend: new RedisBackend({ redis: first, keyPrefix }), log });
+    const reader = store(keyPrefix, { backend: new RedisBackend({ redis: second, keyPrefix }), log });
+    try {
+      await Promise.all(servers.map((site) => writer.resolve(site.origin)));
+      await Promise.all(servers.map((site) => reader.resolve(site.origin)));
+      expect(warnings()).toEqual([]);
+      expect(writer.stats()).toMatchObject({ fetches: 3, backendErrors: 0 });
+      expect(reader.stats()).toMatchObject({ fetches: 0, backendHits: 3, backendErrors: 0 });
+      expect(servers.map((site) => site.hits('/robots.txt'))).toEqual([1, 1, 1]);
+    } finally {
+      await Promise.all([writer.close(), reader.close(), ...servers.map((site) => site.close())]);
+      first.disconnect();
+      second.disconnect();
+    }
+  });
+
   it('keeps its connection for the other stores it serves when one of them is closed', async () => {
     const keyPrefix = prefix();
     const [first, second] = await sites(2);
