@@ -598,6 +598,11 @@ export class RobotsStore {
       { ...span, allowZero: true },
     );
     this.#lockTtlMs = durationOption(OWNER, 'lockTtlMs', options.lockTtlMs, this.#fetchTimeoutMs + 5000);
+    if (this.#lockTtlMs < this.#fetchTimeoutMs && this.#backend?.lock !== undefined) {
+      this.#log.warning(
+        `lockTtlMs ${this.#lockTtlMs} is shorter than fetchTimeoutMs ${this.#fetchTimeoutMs}: a robots.txt slower than the lock is fetched by other processes too, not once for all.`,
+      );
+    }
     // A waiter outlasts the lock of a holder that died, then the fetch of the waiter that takes it.
     this.#lockWaitMs = durationOption(
       OWNER,

@@ -19,6 +19,25 @@ function robotsStore(options: Loose<RobotsStoreOptions>): RobotsStore {
 }
 
 describe('RobotsStore options', () => {
+  it('warns when the fetch lock of a shared backend may expire before the fetch it guards', () => {
+    const short = captureLog();
+    new RobotsStore({ userAgent: USER_AGENT, log: short.log, backend: new MemoryBackend(), lockTtlMs: 500 });
+    expect(short.warnings()).toEqual([
+      'lockTtlMs 500 is shorter than fetchTimeoutMs 30000: a robots.txt slower than the lock is fetched by other processes too, not once for all.',
+    ]);
+    // No lock without a backend that has one; and a lock that outlasts the fetch.
+    const none = captureLog();
+    new RobotsStore({ userAgent: USER_AGENT, log: none.log, lockTtlMs: 500 });
+    new RobotsStore({
+      userAgent: USER_AGENT,
+      log: none.log,
+      backend: new MemoryBackend(),
+      lockTtlMs: 500,
+      fetchTimeoutMs: 400,
+    });
+    expect(none.warnings()).toEqual([]);
+  });
+
   it('refuses a timeout a Node timer cannot hold, which would fire after 1 ms', () => {
     // The fetcher arms its deadlines a little after the timeout: the bound leaves room for that.
     for (const name of ['fetchTimeoutMs', 'connectTimeoutMs']) {
