@@ -158,7 +158,7 @@ export class RobotsGuard implements HopChecker {
   readonly #slowOrigins = new Map<string, Promise<void>>();
   /** Requests waiting aside for their origin's robots.txt (see #resolveAndDecide), until decided. */
   readonly #heldForRobots = new Set<string>();
-  /** Requests counted as deferred (each once). */
+  /** Requests counted as deferred: each once over every run of the guard, as the summary counts. */
   readonly #deferredRequests = new Set<string>();
   /** Requests counted as allowed in the summary. */
   readonly #countedAllowed = new WeakSet<Request>();
@@ -385,10 +385,9 @@ export class RobotsGuard implements HopChecker {
       rewrap();
       // Each run gives an unreachable origin's URLs their whole wait again (giveUpAfterMs): a
       // run of the URLs given up before is how they are tried later. Not while another crawler of
-      // the guard runs: its deferred requests would wait longer, and be counted again.
+      // the guard runs: its deferred requests would wait longer.
       if (this.#runs === 0) {
         this.#deferredSince.clear();
-        this.#deferredRequests.clear();
         this.#heldForRobots.clear();
         this.#deferredHops.clear();
         this.#returnedUnfetched.clear();

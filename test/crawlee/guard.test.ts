@@ -1182,6 +1182,50 @@ describe('RobotsGuard and an origin whose robots.txt stays unreachable', () => {
     expect(downSummary).toMatchObject({ deferred: 1, givenUp: 1 });
   });
 
+  it('counts a deferred request once over a stopped run and the run that resumes it', async () => {
+    let down = true;
+    const flaky = await server(null, ['/x', '/y']);
+    flaky.route('/robots.txt', (request, response) =>
+      (down ? text('down', 503) : text('User-agent: *\nDisallow:\n'))(request, response),
+    );
+    const up = await server('User-agent: *\nDisallow:\n', ['/a']);
+    const store = new RobotsStore({ userAgent: USER_AGENT, retry: { initialDelayMs: 100, maxDelayMs: 200 } });
+    stores.push(store);
+    const guard = new RobotsGuard({
+      productToken: TOKEN,
+      userAgent: USER_AGENT,
+      store,
+      logSummary: false,
+      unreachable: { giveUpAfterMs: 30_000, minRecheckDelayMs: 50, maxRecheckDelayMs: 100 },
+    });
+    const summaryOf = () => guard.summary().origins.find((origin) => origin.origin === flaky.origin);
+    let firstRun = true;
+    const crawler = new CheerioCrawler(
+      {
+        maxConcurrency: 4,
+        async requestHandler({ crawler: running }) {
+          if (!firstRun) return;
+          // The first run is stopped once both requests of the unreachable origin wait aside.
+          while (summaryOf()?.deferred !== 2) await new Promise((resolve) => setTimeout(resolve, 20));
+          running.stop();
+        },
+      },
+      freshConfiguration(),
+    );
+    guard.attach(crawler);
+    await crawler.run([`${flaky.origin}/x`, `${flaky.origin}/y`, `${up.origin}/a`]);
+    expect(pagesHit(flaky)).toEqual([]);
+    // Still down as the next run starts, so they are deferred again there; up a little later.
+    const upLater = setTimeout(() => {
+      down = false;
+    }, 500);
+    firstRun = false;
+    await crawler.run(undefined, { purgeRequestQueue: false });
+    clearTimeout(upLater);
+    expect(pagesHit(flaky).sort()).toEqual(['/x', '/y']);
+    expect(summaryOf()).toMatchObject({ allowed: 2, deferred: 2, dropped: 0 });
+  });
+
   it('fetches later a request another guard of the crawler deferred at a redirect, rather than skip it', async () => {
     const from = await server('User-agent: *\nDisallow:\n');
     const flaky = await server(null, ['/page']);
