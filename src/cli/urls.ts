@@ -267,7 +267,7 @@ export function urlsFromSitemaps(options: {
       }));
       const refused = failures.filter((failure) => failure.refused).length;
       const unread = result.sitemapsFailed - refused;
-      // What was read, for --json, which reports a sample with no URL as any other.
+      // What was read, for the --json document of an audit left with no URL.
       const none: SitemapSample = {
         ...EMPTY_SAMPLE,
         read: result.sitemapsRead,
