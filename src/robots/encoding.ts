@@ -244,16 +244,18 @@ export function normalizePath(path: string): string {
       RUN_START.lastIndex = end;
       end = RUN_START.exec(path)?.index ?? n;
     }
-    if (end - at >= LONG_STRETCH) {
+    const long = end - at >= LONG_STRETCH;
+    // Room in the buffer for what goes through it: a short stretch, or a long one's escape.
+    if (o + (long ? from - at : end - at) * MAX_EXPANSION > out.length) {
+      parts.push(bufferText(o));
+      o = 0;
+    }
+    if (long) {
       if (rewritten) o = normalizeInto(path, at, from, false, out, o);
       if (o > 0) parts.push(bufferText(o));
       o = 0;
       parts.push(encodeStretch(path.slice(rewritten ? from : at, end)));
     } else {
-      if (o + (end - at) * MAX_EXPANSION > out.length) {
-        parts.push(bufferText(o));
-        o = 0;
-      }
       o = normalizeInto(path, at, end, false, out, o);
     }
     at = end;

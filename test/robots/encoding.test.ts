@@ -1,3 +1,5 @@
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { charMask } from '../../src/robots/chars.js';
@@ -110,6 +112,27 @@ describe('normalizePath agrees with the reference', () => {
       }
     }
   });
+  it('keeps whole an escape written at the end of the buffer, before a long stretch', () => {
+    // The buffer is shared and only grows: in a process of its own it holds 4,096 units (49,152
+    // octets), which runs of 255 `a` and one `|` each fill to within a few octets of its end.
+    const script = `
+      import { normalizePath } from './src/robots/encoding.ts';
+      let wrong = 0;
+      for (let blocks = 188; blocks <= 192; blocks++)
+        for (let pad = 0; pad < 255; pad++) {
+          const head = ('a'.repeat(255) + '|').repeat(blocks) + 'a'.repeat(pad);
+          const want = '/' + ('a'.repeat(255) + '%7C').repeat(blocks) + 'a'.repeat(pad) + '%2F' + '%7C'.repeat(40);
+          if (normalizePath('/' + head + '%2f' + '|'.repeat(40)) !== want) wrong++;
+        }
+      console.log(wrong);`;
+    const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      cwd: fileURLToPath(new URL('../..', import.meta.url)),
+      encoding: 'utf8',
+    });
+    expect(run.stderr).toBe('');
+    expect(run.stdout.trim()).toBe('0');
+  });
+
   it('on long stretches of units that start no run, each kind among them, after an escape to rewrite', () => {
     const kinds = [
       '*',
