@@ -5,6 +5,7 @@
 import type { RobotsFetchResult } from '../fetch/index.js';
 import type { GroupChoiceKind } from '../robots/index.js';
 import { AI_AGENTS } from './agents.js';
+import { statusText } from './source.js';
 import { type CliVerdict, judge } from './verdicts.js';
 
 export interface AiCrawlerPolicy {
@@ -46,12 +47,12 @@ export function aiPolicy(fetch: RobotsFetchResult, urls: readonly string[]): AiP
 function summarize(fetch: RobotsFetchResult, crawlers: readonly AiCrawlerPolicy[], urls: number): string {
   const n = crawlers.length;
   if (fetch.kind === 'disallow-all') {
-    return `robots.txt is unreachable (${describeStatus(fetch)}), so every crawler, the ${n} AI crawlers included, must stay away from the whole site until it answers again (RFC 9309 2.3.1.4), all but /robots.txt itself (2.2.2).`;
+    return `robots.txt is unreachable (${statusText(fetch.status)}), so every crawler, the ${n} AI crawlers included, must stay away from the whole site until it answers again (RFC 9309 2.3.1.4), all but /robots.txt itself (2.2.2).`;
   }
   if (fetch.kind === 'allow-all') {
     // A 4xx is unavailable by 2.3.1.3; redirects that reach no file (a loop, too many) by 2.3.1.2.
     const section = typeof fetch.status === 'number' ? '2.3.1.3' : '2.3.1.2';
-    return `robots.txt is unavailable (${describeStatus(fetch)}): there are no rules, so all ${n} AI crawlers may fetch everything (RFC 9309 ${section}). A site that wants to keep AI crawlers out must serve a robots.txt.`;
+    return `robots.txt is unavailable (${statusText(fetch.status)}): there are no rules, so all ${n} AI crawlers may fetch everything (RFC 9309 ${section}). A site that wants to keep AI crawlers out must serve a robots.txt.`;
   }
   const sentences: string[] = [];
   const urlWord = `${urls} audited URL${urls === 1 ? '' : 's'}`;
@@ -101,10 +102,6 @@ function groupBy<T>(items: readonly T[], keyOf: (item: T) => string): Map<string
     else members.push(item);
   }
   return groups;
-}
-
-function describeStatus(fetch: RobotsFetchResult): string {
-  return typeof fetch.status === 'number' ? `HTTP ${fetch.status}` : fetch.status;
 }
 
 /** `a, b and c`. */

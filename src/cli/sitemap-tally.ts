@@ -16,6 +16,7 @@ import type {
 } from '../sitemap/index.js';
 import { listedSitemaps, SitemapSeeder } from '../sitemap/index.js';
 import type { OriginPolicy, RobotsCheck, RobotsStore } from '../store/index.js';
+import { statusText } from './source.js';
 
 /** What one sitemap held, as far as the seeder's output tells. */
 export interface SitemapTally {
@@ -160,7 +161,7 @@ export async function readSitemaps(site: string, options: ReadSitemapsOptions): 
         check.rule !== null
           ? `${check.rule.kind}: ${check.rule.pattern}`
           : check.reason === 'disallow-all'
-            ? `disallow-all: robots.txt unreachable (${typeof check.status === 'number' ? `HTTP ${check.status}` : check.status})`
+            ? `disallow-all: robots.txt unreachable (${statusText(check.status)})`
             : check.reason;
       const key = `${check.robotsTxtUrl} ${check.rule?.line ?? '-'} ${rule}`;
       const blocking = rules.get(key) ?? {

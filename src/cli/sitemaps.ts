@@ -10,6 +10,7 @@ import { jsonText } from './json.js';
 import { SeenUrls } from './seen-urls.js';
 import { QUIET_LOG, readSitemaps, type SitemapsRead, unusableSitemapLines } from './sitemap-tally.js';
 import { renderSitemaps } from './sitemaps-render.js';
+import { statusText } from './source.js';
 import { printable, type Style } from './style.js';
 
 export interface SitemapsOptions {
@@ -134,7 +135,7 @@ export function sitemapsReport(
   // RFC 9309 2.3.1.4: 5xx, 429 or no answer: the file (and its Sitemap: lines) could not be read.
   const unreadable =
     policy.kind === 'disallow-all' && policy.robots === null
-      ? `robots.txt could not be read (${typeof policy.status === 'number' ? `HTTP ${policy.status}` : policy.status}), so neither can its Sitemap: lines`
+      ? `robots.txt could not be read (${statusText(policy.status)}), so neither can its Sitemap: lines`
       : // Not only failures: a declared sitemap in a redirect loop is skipped, and unread too.
         // A stop at --max-urls leaves files unread on purpose: the list is as long as asked.
         read.declared.length > 0 && result.sitemapsRead === 0 && !result.stoppedEarly

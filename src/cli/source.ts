@@ -8,6 +8,7 @@ import { resolve } from 'node:path';
 import {
   fetchRobotsTxt,
   type RobotsFetchResult,
+  type RobotsFetchStatus,
   type RobotsHttpClient,
   type RobotsHttpResult,
 } from '../fetch/index.js';
@@ -222,6 +223,11 @@ export function messageOf(error: unknown, missing = 'no such file'): string {
     return error.message.split('\n')[0];
   }
   return String(error);
+}
+
+/** A robots.txt status as the reports say it: `HTTP 503`, or why there was none (`timeout`). */
+export function statusText(status: RobotsFetchStatus): string {
+  return typeof status === 'number' ? `HTTP ${status}` : status;
 }
 
 /** True when the fetch got no HTTP answer at all (DNS, refused, reset, TLS, timeout). */

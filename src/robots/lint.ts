@@ -524,17 +524,17 @@ function repeatedRuleLints(data: RobotsData, room: number): { lints: RobotsLint[
     for (let k = from; k < to; k++) {
       const g = data.ints[k];
       const first = groupField(data, g, FIRST_RULE);
-      const end = first + groupField(data, g, RULE_COUNT);
-      for (let id = first; id < end; id++) {
-        if (ruleFlags(data, id) & (DERIVED | EMPTY)) continue;
-        const previous = seen.get(rulePattern(data, id));
-        if (previous !== undefined && !told.has(id)) report(id, previous, mergedToken(data, m));
-      }
-      for (let id = first; id < end; id++) {
+      // This group's patterns, seen by the groups after it.
+      const fresh = new Map<string, number>();
+      for (let id = first; id < first + groupField(data, g, RULE_COUNT); id++) {
         if (ruleFlags(data, id) & (DERIVED | EMPTY)) continue;
         const pattern = rulePattern(data, id);
-        if (!seen.has(pattern)) seen.set(pattern, id);
+        const previous = seen.get(pattern);
+        if (previous === undefined) {
+          if (!fresh.has(pattern)) fresh.set(pattern, id);
+        } else if (!told.has(id)) report(id, previous, mergedToken(data, m));
       }
+      for (const [pattern, id] of fresh) seen.set(pattern, id);
     }
   }
   return { lints, unlisted };

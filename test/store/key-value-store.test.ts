@@ -46,6 +46,24 @@ function crawlerStore(clock: () => number, keepExpiredMs?: number, userAgent = '
   return { store, storageClient, config, backend, warnings };
 }
 
+/** The file the backend keeps the record of `origin` in. */
+function fileOf(origin: string): string {
+  return join(dir, 'key_value_stores', 'robots-policies', `${keyOf(origin, SCOPE.client)}.json`);
+}
+
+/**
+ * A crawler "process" whose storage opened after another one saved the policies of `origins`:
+ * the storage lists the files as it opens, and what changes after is another process's doing.
+ */
+async function openedAfterSaving(now: number, origins: readonly string[]) {
+  const first = crawlerStore(() => now);
+  for (const origin of origins) await first.store.resolve(origin);
+  await first.store.close();
+  const second = crawlerStore(() => now);
+  await KeyValueStore.open('robots-policies', { config: second.config });
+  return second;
+}
+
 /** The raw value the backend keeps for `origin`, or undefined. */
 async function rawValue(config: Configuration, origin: string): Promise<unknown> {
   const kvs = await KeyValueStore.open('robots-policies', { config });
@@ -282,23 +300,11 @@ describe('KeyValueStoreBackend', () => {
     const now = Date.UTC(2026, 0, 1);
     const other = await startHttpServer({ '/robots.txt': text('User-agent: *\nDisallow: /other\n') });
     try {
-      const first = crawlerStore(() => now);
-      await first.store.resolve(site.origin);
-      await first.store.resolve(other.origin);
-      await first.store.close();
-
-      const second = crawlerStore(() => now);
-      // The storage reads each file when the store opens: the value goes bad after that, as when
-      // a crawler sharing the directory is killed in the middle of writing it.
-      await KeyValueStore.open('robots-policies', { config: second.config });
-      const file = join(
-        dir,
-        'key_value_stores',
-        'robots-policies',
-        `${keyOf(site.origin, SCOPE.client)}.json`,
-      );
-      const whole = await readFile(file, 'utf8');
-      await writeFile(file, whole.slice(0, 20));
+      // The value goes bad after the storage opened, as when a crawler sharing the directory is
+      // killed in the middle of writing it.
+      const second = await openedAfterSaving(now, [site.origin, other.origin]);
+      const file = fileOf(site.origin);
+      await writeFile(file, (await readFile(file, 'utf8')).slice(0, 20));
       const fetched = site.hits('/robots.txt');
       const fetchedOther = other.hits('/robots.txt');
 
@@ -328,16 +334,7 @@ describe('KeyValueStoreBackend', () => {
     const now = Date.UTC(2026, 0, 1);
     const other = await startHttpServer({ '/robots.txt': text('User-agent: *\nDisallow: /other\n') });
     try {
-      const first = crawlerStore(() => now);
-      await first.store.resolve(site.origin);
-      await first.store.resolve(other.origin);
-      await first.store.close();
-
-      const second = crawlerStore(() => now);
-      // The storage lists the files when the store opens; another process removes one after.
-      await KeyValueStore.open('robots-policies', { config: second.config });
-      const fileOf = (origin: string) =>
-        join(dir, 'key_value_stores', 'robots-policies', `${keyOf(origin, SCOPE.client)}.json`);
+      const second = await openedAfterSaving(now, [site.origin, other.origin]);
       await rm(fileOf(site.origin));
       const fetched = site.hits('/robots.txt');
       expect(await second.store.check(`${site.origin}/private/a`)).toMatchObject({
@@ -367,8 +364,6 @@ describe('KeyValueStoreBackend', () => {
       await backend.save(origin, { record: policyRecord(origin, now), body: null }, DAY, SCOPE);
     now += 2 * DAY;
     const kvs = await KeyValueStore.open('robots-policies', { config });
-    const fileOf = (origin: string) =>
-      join(dir, 'key_value_stores', 'robots-policies', `${keyOf(origin, SCOPE.client)}.json`);
     // Another process acts on two of the files after the listing: one removed, one cut short.
     const read = kvs.getValue.bind(kvs);
     kvs.getValue = (async (key: string) => {
