@@ -16,7 +16,12 @@ import {
 } from 'crawlee';
 import { afterEach, describe, expect, it } from 'vitest';
 import { pacerOf } from '../../src/crawlee/crawl-delay.js';
-import { type RobotsDroppedRecord, RobotsGuard, RobotsSkipError } from '../../src/crawlee/index.js';
+import {
+  type RobotsDroppedRecord,
+  RobotsGuard,
+  type RobotsGuardOptions,
+  RobotsSkipError,
+} from '../../src/crawlee/index.js';
 import { type RobotsCheck, RobotsStore } from '../../src/store/index.js';
 import {
   datasetItems,
@@ -66,6 +71,22 @@ function newStore(): RobotsStore {
   const store = new RobotsStore({ userAgent: USER_AGENT, fetchTimeoutMs: 1000 });
   stores.push(store);
   return store;
+}
+
+/**
+ * A guard for an origin whose robots.txt is unreachable: its store tries it again within 200 ms,
+ * and it waits for it as `unreachable` says.
+ */
+function unreachableGuard(unreachable: RobotsGuardOptions['unreachable']): RobotsGuard {
+  const store = new RobotsStore({ userAgent: USER_AGENT, retry: { initialDelayMs: 100, maxDelayMs: 200 } });
+  stores.push(store);
+  return new RobotsGuard({
+    productToken: TOKEN,
+    userAgent: USER_AGENT,
+    store,
+    logSummary: false,
+    unreachable,
+  });
 }
 
 /** A Log that keeps its warnings (and its infos, when asked). */
@@ -1108,15 +1129,7 @@ describe('RobotsGuard and an origin whose robots.txt stays unreachable', () => {
     const down = await server(null, ['/only']);
     down.route('/robots.txt', text('down', 503));
     const up = await server('User-agent: *\nDisallow:\n', ['/a', '/b']);
-    const store = new RobotsStore({ userAgent: USER_AGENT, retry: { initialDelayMs: 100, maxDelayMs: 200 } });
-    stores.push(store);
-    const guard = new RobotsGuard({
-      productToken: TOKEN,
-      userAgent: USER_AGENT,
-      store,
-      logSummary: false,
-      unreachable: { giveUpAfterMs: 1500, minRecheckDelayMs: 100, maxRecheckDelayMs: 300 },
-    });
+    const guard = unreachableGuard({ giveUpAfterMs: 1500, minRecheckDelayMs: 100, maxRecheckDelayMs: 300 });
     const config = freshConfiguration();
     const crawler = new CheerioCrawler(
       {
@@ -1150,15 +1163,7 @@ describe('RobotsGuard and an origin whose robots.txt stays unreachable', () => {
     up.route('/slow', (request, response) => {
       setTimeout(() => page('slow')(request, response), 1500);
     });
-    const store = new RobotsStore({ userAgent: USER_AGENT, retry: { initialDelayMs: 100, maxDelayMs: 200 } });
-    stores.push(store);
-    const guard = new RobotsGuard({
-      productToken: TOKEN,
-      userAgent: USER_AGENT,
-      store,
-      logSummary: false,
-      unreachable: { giveUpAfterMs: 2000, minRecheckDelayMs: 50, maxRecheckDelayMs: 100 },
-    });
+    const guard = unreachableGuard({ giveUpAfterMs: 2000, minRecheckDelayMs: 50, maxRecheckDelayMs: 100 });
     const configA = freshConfiguration();
     const a = new CheerioCrawler({ requestHandler() {} }, configA);
     const b = new CheerioCrawler({ requestHandler() {} }, freshConfiguration());
@@ -1189,15 +1194,7 @@ describe('RobotsGuard and an origin whose robots.txt stays unreachable', () => {
       (down ? text('down', 503) : text('User-agent: *\nDisallow:\n'))(request, response),
     );
     const up = await server('User-agent: *\nDisallow:\n', ['/a']);
-    const store = new RobotsStore({ userAgent: USER_AGENT, retry: { initialDelayMs: 100, maxDelayMs: 200 } });
-    stores.push(store);
-    const guard = new RobotsGuard({
-      productToken: TOKEN,
-      userAgent: USER_AGENT,
-      store,
-      logSummary: false,
-      unreachable: { giveUpAfterMs: 30_000, minRecheckDelayMs: 50, maxRecheckDelayMs: 100 },
-    });
+    const guard = unreachableGuard({ giveUpAfterMs: 30_000, minRecheckDelayMs: 50, maxRecheckDelayMs: 100 });
     const summaryOf = () => guard.summary().origins.find((origin) => origin.origin === flaky.origin);
     let firstRun = true;
     const crawler = new CheerioCrawler(
