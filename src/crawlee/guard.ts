@@ -20,7 +20,7 @@ import {
   type RobotsCheck,
   RobotsStore,
 } from '../store/index.js';
-import { guardPlainHttpRuns, isAdaptive } from './adaptive.js';
+import { DetectionStopped, guardPlainHttpRuns, isAdaptive, PlainRunEnded, plainRunOf } from './adaptive.js';
 import { CrawlDelayPacer, formatWait, pacerOf } from './crawl-delay.js';
 import {
   aroundEnqueueLinks,
@@ -288,15 +288,16 @@ export class RobotsGuard implements HopChecker {
       );
       // AdaptivePlaywrightCrawler fetches the pages it predicts to be static without the browser:
       // those runs are checked as an HTTP crawler's are, and the browser hooks leave them alone.
-      let plainHttp: WeakSet<Request> | undefined;
       if (isAdaptive(internals)) {
         const httpHooks = (checker: HopChecker) =>
           sendsThroughGotScraping(internals)
             ? { pre: httpNavigationHook(checker, internals, this.userAgent), pacedAsSent: true }
             : httpClientNavigationHooks(checker, internals, this.userAgent, httpClientNameOf(internals));
-        plainHttp = guardPlainHttpRuns(internals, {
+        guardPlainHttpRuns(internals, {
           run: httpHooks(this),
           detection: httpHooks(this.#detectionChecks()),
+          detectionMayFetch: async (request) =>
+            (await this.#detectionHop(request, request.url, undefined)) === 'allow',
           leavesNow: (url) => this.leavesNow(url),
           answered: (url) => this.answered(url),
           stoppedByGuard: (error, request) => navigationBlocks.has(request) || isRobotsSkip(error),
@@ -305,7 +306,7 @@ export class RobotsGuard implements HopChecker {
       const inBrowser =
         <C>(hook: (context: C) => unknown) =>
         (context: C & { request: Request }) =>
-          plainHttp?.has(context.request) ? undefined : hook(context);
+          plainRunOf(context.request) === undefined ? hook(context) : undefined;
       // The page is watched before the user's hooks run, so their gotos are checked too; only
       // the goto between the last pre hook and the first post hook is the crawler's own.
       internals.preNavigationHooks!.unshift(inBrowser(hooks.pre));
@@ -320,8 +321,15 @@ export class RobotsGuard implements HopChecker {
       const wait = this.#beforeSend(request.url);
       if (wait <= 0) return;
       await sleep(wait);
+      // An HTTP-only run of AdaptivePlaywrightCrawler may have timed out meanwhile (the request
+      // then goes to the browser, or is counted), and a detection run's request was handled by the
+      // browser already: neither is decided again here (a detection run checks its fetch itself).
+      const plain = plainRunOf(request);
+      if (plain?.ended) throw new PlainRunEnded(request.url);
+      if (plain?.detection) return;
       // A wait may last a whole Crawl-delay, in which robots.txt may have been read again.
-      const block = await this.#recheck(internals, request);
+      const block = await this.#recheck(internals, request, () => plain?.ended === true);
+      if (plain?.ended) throw new PlainRunEnded(request.url);
       if (block === undefined) return;
       navigationBlocks.set(request, block);
       throw robotsSkip(request.url, 'dequeue');
@@ -450,6 +458,13 @@ export class RobotsGuard implements HopChecker {
           : typeof fetched === 'string' && fetched !== ''
             ? fetched
             : (request.loadedUrl ?? request.url);
+      // In a detection run the browser has handled the request: a URL robots.txt no longer
+      // allows ends that run, with no record.
+      if (plainRunOf(request)?.detection) {
+        if ((await this.#detectionHop(request, url, undefined)) !== 'allow')
+          throw new DetectionStopped(withoutCredentials(url));
+        return;
+      }
       const verdict = await this.checkHop(crawler as CrawlerInternals, request, url, 'navigation', true);
       if (verdict === 'allow') return;
       this.block(request, verdict);
@@ -1126,9 +1141,14 @@ export class RobotsGuard implements HopChecker {
   /**
    * The request's URL decided again after it waited for its Crawl-delay slot, from the policy in
    * memory, or from robots.txt read again when that policy expired meanwhile: undefined when the
-   * request may go out, else what its navigation becomes.
+   * request may go out, else what its navigation becomes. Nothing is decided once `abandoned()`
+   * says the run it was asked for has ended meanwhile.
    */
-  async #recheck(crawler: CrawlerInternals, request: Request): Promise<NavigationBlock | undefined> {
+  async #recheck(
+    crawler: CrawlerInternals,
+    request: Request,
+    abandoned: () => boolean,
+  ): Promise<NavigationBlock | undefined> {
     const store = this.#givenStore ?? this.#settledStore;
     if (store === undefined) return undefined;
     let check: RobotsCheck;
@@ -1140,6 +1160,7 @@ export class RobotsGuard implements HopChecker {
       if (notHttp(error)) return undefined; // robots.txt does not apply
       throw error;
     }
+    if (abandoned()) return undefined;
     const verdict = this.#verdictOf(check, request, false);
     if (verdict.kind === 'allow') return undefined;
     if (verdict.kind === 'defer') return { action: 'defer', until: verdict.until };

@@ -1,3 +1,5 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   AdaptivePlaywrightCrawler,
   type BaseHttpClient,
@@ -8,7 +10,7 @@ import {
   log,
   type Request,
 } from 'crawlee';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { type RobotsDroppedRecord, RobotsGuard } from '../../src/crawlee/index.js';
 import { KeyValueStoreBackend, RobotsStore } from '../../src/store/index.js';
 import { CHROMIUM_LAUNCH_OPTIONS } from '../support/chromium.js';
@@ -26,7 +28,7 @@ import {
   useTestSite,
 } from '../support/crawlee-site.js';
 import { FetchHttpClient, GotInterfaceHttpClient } from '../support/http-clients.js';
-import { redirect } from '../support/http-server.js';
+import { redirect, startHttpServer, type TestHttpServer, text } from '../support/http-server.js';
 import { captureLog } from '../support/log.js';
 
 log.setLevel(LogLevel.OFF);
@@ -340,6 +342,165 @@ describe('AdaptivePlaywrightCrawler with RobotsGuard (Debian Chromium)', () => {
     expect(result.guard.summary().totals).toMatchObject({ allowed: 2, dropped: 0, deferred: 0 });
     expect(result.stats.requestsFinished).toBe(2);
     expect(result.lines.filter((line) => line.level <= LogLevel.ERROR)).toEqual([]);
+  });
+});
+
+interface DetectingCrawl {
+  /** The server's robots.txt, read again for each request of it. */
+  robots: () => string;
+  routes: Record<string, (request: IncomingMessage, response: ServerResponse) => void>;
+  requestHandlerTimeoutSecs?: number;
+  /** A store whose policies expire after a second, so that robots.txt is read again during the crawl. */
+  shortLivedPolicies?: boolean;
+  /** What the handler does after the guard's middleware, if it runs it. */
+  handler?: (context: { request: Request }) => Promise<void>;
+  middleware?: boolean;
+}
+
+/** The servers of detectingCrawl, closed after each test (once it has waited for what a run could still send). */
+const detectionServers: TestHttpServer[] = [];
+afterEach(async () => {
+  await Promise.all(detectionServers.splice(0).map((server) => server.close()));
+});
+
+/** A crawl of `path` on a server of its own, handled in the browser and then fetched again to detect its rendering type. */
+async function detectingCrawl(path: string, options: DetectingCrawl) {
+  const server = await startHttpServer({
+    '/robots.txt': (request, response) => text(options.robots())(request, response),
+    ...options.routes,
+  });
+  detectionServers.push(server);
+  const config = freshConfiguration();
+  const store = options.shortLivedPolicies
+    ? new RobotsStore({ userAgent: USER_AGENT, maxAgeMs: 1000, minAgeMs: 1000 })
+    : undefined;
+  const guard = new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store, logSummary: false });
+  const middleware = guard.middleware();
+  const detecting = predictor('clientOnly', 1);
+  const skipped: string[] = [];
+  const handled: string[] = [];
+  const crawlerLog = captureLog();
+  const crawler = new AdaptivePlaywrightCrawler(
+    {
+      launchContext: { launchOptions: CHROMIUM_LAUNCH_OPTIONS },
+      renderingTypePredictor: detecting,
+      requestHandlerTimeoutSecs: options.requestHandlerTimeoutSecs ?? 30,
+      maxRequestRetries: 0,
+      log: crawlerLog.log,
+      onSkippedRequest: ({ url }) => {
+        skipped.push(url);
+      },
+      async requestHandler(context) {
+        if (options.middleware) await middleware(context);
+        handled.push(new URL(context.request.url).pathname);
+        await options.handler?.(context);
+      },
+    },
+    config,
+  );
+  guard.attach(crawler);
+  try {
+    await crawler.run([`${server.origin}${path}`]);
+    return {
+      server,
+      guard,
+      skipped,
+      handled,
+      detected: detecting.detected,
+      records: await datasetItems<RobotsDroppedRecord>(config),
+      stats: crawler.stats.state,
+    };
+  } finally {
+    await store?.close();
+  }
+}
+
+/** The one request was handled, in the browser, and nothing says it was dropped. */
+function expectHandledOnce(result: Awaited<ReturnType<typeof detectingCrawl>>, path: string): void {
+  expect(result.handled).toEqual([path]);
+  expect(result.records).toEqual([]);
+  expect(result.skipped).toEqual([]);
+  expect(result.guard.summary().totals).toMatchObject({ allowed: 1, dropped: 0, hopsStopped: 0 });
+  expect(result.stats.requestsFinished).toBe(1);
+}
+
+describe('AdaptivePlaywrightCrawler rendering-type detection runs (Debian Chromium)', () => {
+  it('sends nothing of a detection run that timed out waiting for its Crawl-delay slot', async () => {
+    let served = 0;
+    const result = await detectingCrawl('/changing', {
+      robots: () => 'User-agent: *\nCrawl-delay: 3\nDisallow: /private/\n',
+      // The page, then a redirect into a disallowed path.
+      routes: {
+        '/changing': (request, response) =>
+          served++ === 0
+            ? page('changing')(request, response)
+            : redirect('/private/y', 302)(request, response),
+      },
+      // The detection run waits about 3 s for the slot after the browser's page load: it times out first.
+      requestHandlerTimeoutSecs: 2,
+    });
+    // Its hooks went on waiting; their slot came about a second after the run ended.
+    await sleep(2500);
+    expect(pagesHit(result.server)).toEqual(['/changing']);
+    expect(result.detected).toEqual(['/changing clientOnly']);
+    expectHandledOnce(result, '/changing');
+  });
+
+  it('does not drop a request the browser handled when robots.txt disallows it by the Crawl-delay slot of its detection run', async () => {
+    let pageServed = false;
+    const result = await detectingCrawl('/page', {
+      robots: () => `User-agent: *\nCrawl-delay: 3\nDisallow: ${pageServed ? '/page' : '/private/'}\n`,
+      routes: {
+        '/page': (request, response) => {
+          pageServed = true;
+          page('page')(request, response);
+        },
+      },
+      shortLivedPolicies: true,
+    });
+    // robots.txt read again for the detection fetch, which it no longer allows: not sent.
+    expect(pagesHit(result.server)).toEqual(['/page']);
+    expectHandledOnce(result, '/page');
+  });
+
+  it("checks a detection run's fetch against robots.txt as it reads then", async () => {
+    let pageServed = false;
+    const result = await detectingCrawl('/page', {
+      robots: () => `User-agent: *\nDisallow: ${pageServed ? '/page' : '/private/'}\n`,
+      routes: {
+        '/page': (request, response) => {
+          pageServed = true;
+          page('page')(request, response);
+        },
+      },
+      shortLivedPolicies: true,
+      middleware: true,
+      // The policy the request was let through with expires before the detection run starts.
+      handler: () => sleep(1500),
+    });
+    expect(pagesHit(result.server)).toEqual(['/page']);
+    expectHandledOnce(result, '/page');
+  });
+
+  it('records nothing when the middleware of a detection run finds robots.txt changed', async () => {
+    let pageServed = 0;
+    const result = await detectingCrawl('/page', {
+      robots: () => `User-agent: *\nDisallow: ${pageServed >= 2 ? '/page' : '/private/'}\n`,
+      routes: {
+        // The detection fetch is answered late: the policy it was sent with has expired by then,
+        // and robots.txt disallows the page from that fetch on.
+        '/page': (request, response) => {
+          pageServed++;
+          if (pageServed === 1) page('page')(request, response);
+          else setTimeout(() => page('page')(request, response), 1500);
+        },
+      },
+      shortLivedPolicies: true,
+      middleware: true,
+    });
+    expect(pagesHit(result.server)).toEqual(['/page', '/page']);
+    expect(result.detected).toEqual(['/page clientOnly']);
+    expectHandledOnce(result, '/page');
   });
 });
 
