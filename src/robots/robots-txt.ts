@@ -94,7 +94,8 @@ export class RobotsTxt {
     refuseUnknownOptions('RobotsTxt.parse()', options, PARSE_OPTIONS);
     const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
     if (!Number.isInteger(maxBytes) || maxBytes < 1) {
-      throw new RangeError(`maxBytes must be a positive integer, got ${show(maxBytes)}.`);
+      const message = `maxBytes must be a positive integer, got ${show(maxBytes)}.`;
+      throw typeof maxBytes === 'number' ? new RangeError(message) : new TypeError(message);
     }
     const rejectHtml = options.rejectHtml ?? true;
     if (typeof rejectHtml !== 'boolean') {

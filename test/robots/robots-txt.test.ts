@@ -546,9 +546,15 @@ describe('reading the file', () => {
     expect(() => RobotsTxt.parse('', 5 as unknown as object)).toThrow(
       /options must be an object, got number/,
     );
+    // A value of the wrong type is a TypeError, one out of range a RangeError, as everywhere else.
     expect(() => RobotsTxt.parse('', { maxBytes: '10' as unknown as number })).toThrow(
-      'maxBytes must be a positive integer, got "10".',
+      new TypeError('maxBytes must be a positive integer, got "10".'),
     );
+    expect(() => RobotsTxt.parse('', { maxBytes: true as unknown as number })).toThrow(TypeError);
+    expect(() => RobotsTxt.parse('', { maxBytes: 1.5 })).toThrow(
+      new RangeError('maxBytes must be a positive integer, got 1.5.'),
+    );
+    expect(() => RobotsTxt.parse('', { maxBytes: 0 })).toThrow(RangeError);
     // A string is no boolean: 'no' would otherwise reject HTML, the opposite of what it says.
     expect(() => RobotsTxt.parse('', { rejectHtml: 'no' as unknown as boolean })).toThrow(
       'rejectHtml must be true or false, got "no".',
