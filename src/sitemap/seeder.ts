@@ -1335,7 +1335,8 @@ function describeCheck(check: RobotsCheck): string {
 function positive(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   if (!(typeof value === 'number' && value > 0)) {
-    throw new TypeError(`${name} must be a number above 0, got ${String(value)}.`);
+    const message = `${name} must be a number above 0, got ${show(value)}.`;
+    throw typeof value === 'number' ? new RangeError(message) : new TypeError(message);
   }
   return value;
 }
@@ -1343,7 +1344,8 @@ function positive(name: string, value: number | undefined, fallback: number): nu
 function atLeast0(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   if (!(typeof value === 'number' && value >= 0)) {
-    throw new TypeError(`${name} must be a number of 0 or more, got ${String(value)}.`);
+    const message = `${name} must be a number of 0 or more, got ${show(value)}.`;
+    throw typeof value === 'number' ? new RangeError(message) : new TypeError(message);
   }
   return value;
 }
@@ -1352,7 +1354,7 @@ function atLeast0(name: string, value: number | undefined, fallback: number): nu
 function wholeNumber(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || Number.isNaN(value)) {
-    throw new TypeError(`${name} must be a number, got ${String(value)}.`);
+    throw new TypeError(`${name} must be a number, got ${show(value)}.`);
   }
   if (!Number.isInteger(value) || value < 1) {
     throw new RangeError(`${name} must be a whole number of 1 or more, got ${value}.`);
@@ -1364,7 +1366,7 @@ function wholeNumber(name: string, value: number | undefined, fallback: number):
 function limit(name: string, value: number | undefined, fallback: number, min: 0 | 1): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || Number.isNaN(value)) {
-    throw new TypeError(`${name} must be a number, got ${String(value)}.`);
+    throw new TypeError(`${name} must be a number, got ${show(value)}.`);
   }
   if (!(Number.isInteger(value) || value === Infinity) || value < min) {
     throw new RangeError(

@@ -298,10 +298,13 @@ describe('a site whose robots.txt is unreachable', () => {
     expect(waits).toEqual([' and for 5 s at least.', ' and then until it answers.']);
   });
 
-  it('rejects a negative wait', async () => {
+  it('rejects a negative wait as out of range, and a wait that is no number as of the wrong type', async () => {
     await expect(seedInto(['http://127.0.0.1:9/'], { unreachableWaitMs: -1 })).rejects.toThrow(
-      /unreachableWaitMs must be a number of 0 or more, got -1/,
+      new RangeError('unreachableWaitMs must be a number of 0 or more, got -1.'),
     );
+    await expect(
+      seedInto(['http://127.0.0.1:9/'], { unreachableWaitMs: '100' as unknown as number }),
+    ).rejects.toThrow(new TypeError('unreachableWaitMs must be a number of 0 or more, got "100".'));
   });
 });
 

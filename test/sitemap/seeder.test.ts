@@ -479,8 +479,12 @@ describe('SitemapSeeder options', () => {
     expect(() => new SitemapSeeder({ store, timeoutMs: Infinity })).toThrow(
       new RangeError('timeoutMs must be at most 2147483647 ms (about 24 days), got Infinity.'),
     );
+    // A string is shown quoted: `got 2` would read as if 2 were refused.
     await expect(seed({ concurrency: '2' as never })).rejects.toThrow(
-      new TypeError('concurrency must be a number, got 2.'),
+      new TypeError('concurrency must be a number, got "2".'),
+    );
+    await expect(seed({ maxUrls: '5' as never })).rejects.toThrow(
+      new TypeError('maxUrls must be a number, got "5".'),
     );
   });
 });
