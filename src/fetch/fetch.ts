@@ -6,6 +6,7 @@ import {
   type OptionKeys,
   objectOption,
   refuseUnknownOptions,
+  show,
 } from '../options.js';
 import { codePointName, MAX_LINE_OCTETS, RobotsTxt, urlOrNull } from '../robots/index.js';
 import { type CacheDirectives, freshnessOf, parseRetryAfter } from './cache-control.js';
@@ -190,7 +191,7 @@ interface FetchSettings {
 function settingsOf(options: RobotsFetchOptions): FetchSettings {
   if (typeof options !== 'object' || options === null) {
     throw new TypeError(
-      `fetchRobotsTxt needs options with the crawler's User-Agent, such as { userAgent: "ExampleBot/1.0 (+https://example.com/bot)" }, got ${String(options)}.`,
+      `fetchRobotsTxt needs options with the crawler's User-Agent, such as { userAgent: "ExampleBot/1.0 (+https://example.com/bot)" }, got ${show(options)}.`,
     );
   }
   refuseUnknownOptions(OWNER, options, FETCH_OPTIONS);

@@ -930,6 +930,12 @@ describe('fetchRobotsTxt: options it cannot work with', () => {
     expect(server.requests.length).toBe(before);
   });
 
+  it('refuses options that are not an object, showing a string as one', async () => {
+    const attempt = fetchRobotsTxt(server.origin, 'ExampleBot/1.0' as unknown as RobotsFetchOptions);
+    await expect(attempt).rejects.toThrow(TypeError);
+    await expect(attempt).rejects.toThrow(/got "ExampleBot\/1\.0"\.$/);
+  });
+
   it('takes the longest timeout a timer holds, and no redirect at all', async () => {
     const result = await fetchRobotsTxt(server.origin, {
       ...options,
