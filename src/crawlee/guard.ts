@@ -34,6 +34,7 @@ import {
   sendsThroughGotScraping,
 } from './crawler-internals.js';
 import { DroppedDataset } from './dropped-dataset.js';
+import { type GuardHttpHooks, guardStreamingDownloads, isStreamingDownload } from './file-download.js';
 import {
   browserNavigationHooks,
   type HopChecker,
@@ -271,12 +272,17 @@ export class RobotsGuard implements HopChecker {
     // Navigation checks: appended, so the user's hooks (which may replace gotOptions.hooks) run first.
     const kind = crawlerKindOf(internals);
     let browserBlockOf: ((context: object, error: Error) => NavigationBlock | undefined) | undefined;
+    /** The guard's own hooks of an HTTP crawler, for a FileDownload that streams without navigating. */
+    const httpHooks: GuardHttpHooks = { pre: [], post: [], answered: (url) => this.answered(url) };
     if (kind === 'http' && sendsThroughGotScraping(internals)) {
-      internals.preNavigationHooks!.push(httpNavigationHook(this, internals, this.userAgent));
+      httpHooks.pre.push(httpNavigationHook(this, internals, this.userAgent));
+      internals.preNavigationHooks!.push(httpHooks.pre[0]);
     } else if (kind === 'http') {
       // A custom httpClient may ignore got's hooks: its hops go through followRedirect, and what
       // it followed unasked is checked before any other postNavigationHook or handler runs.
       const hooks = httpClientNavigationHooks(this, internals, this.userAgent, httpClientNameOf(internals));
+      httpHooks.pre.push(hooks.pre);
+      httpHooks.post.push(hooks.post);
       internals.preNavigationHooks!.push(hooks.pre);
       internals.postNavigationHooks?.unshift(hooks.post);
     } else if (kind === 'browser') {
@@ -317,7 +323,7 @@ export class RobotsGuard implements HopChecker {
       browserBlockOf = hooks.blockOf;
     }
     // Crawl-delay again as the request goes out (see #beforeSend), after the user's hooks.
-    internals.preNavigationHooks?.push(async ({ request }: { request: Request }) => {
+    const crawlDelayHook = async ({ request }: { request: Request }) => {
       const wait = this.#beforeSend(request.url);
       if (wait <= 0) return;
       await sleep(wait);
@@ -333,7 +339,12 @@ export class RobotsGuard implements HopChecker {
       if (block === undefined) return;
       navigationBlocks.set(request, block);
       throw robotsSkip(request.url, 'dequeue');
-    });
+    };
+    internals.preNavigationHooks?.push(crawlDelayHook);
+    if (kind === 'http' && isStreamingDownload(internals)) {
+      httpHooks.pre.push(crawlDelayHook);
+      guardStreamingDownloads(internals, httpHooks);
+    }
     if (kind === 'http') {
       // got sends a request some time after the last hook: tens of milliseconds for a new
       // connection. The server had it by the time its response came, so the origin's next request

@@ -157,7 +157,7 @@ export async function startTestSite(): Promise<TestSite> {
 }
 
 /** `server` behind a relay that notes when each request came (see arrival-clock.ts); closing closes both. */
-async function timedServer(server: TestHttpServer): Promise<TimedServer> {
+export async function timedServer(server: TestHttpServer): Promise<TimedServer> {
   const clock = await startArrivalClock(server.port);
   return {
     ...server,
