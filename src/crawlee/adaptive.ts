@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Request } from 'crawlee';
+import { withoutCredentials } from '../fetch/index.js';
 import type { CrawlerInternals } from './crawler-internals.js';
 
 /** A crawling context of AdaptivePlaywrightCrawler before it has a page. */
@@ -70,7 +71,7 @@ export interface PlainRun {
 /** Thrown in what is left of an HTTP-only run once it has ended: nothing more of it goes out. */
 export class PlainRunEnded extends Error {
   constructor(url: string) {
-    super(`The HTTP-only run of ${url} has ended (timed out): its request is not sent.`);
+    super(`The HTTP-only run of ${withoutCredentials(url)} has ended: its request is not sent.`);
     this.name = 'PlainRunEnded';
   }
 }
@@ -162,7 +163,9 @@ function guardedSend(
     const run = plainRunOf(request);
     if (run === undefined) return send(overrides);
     if (run.ended) throw new PlainRunEnded(request.url);
-    if (run.detection && !(await guard.detectionMayFetch(request))) throw new DetectionStopped(request.url);
+    if (run.detection && !(await guard.detectionMayFetch(request))) {
+      throw new DetectionStopped(withoutCredentials(request.url));
+    }
     const hooks = run.detection ? guard.detection : guard.run;
     // Crawlee's sendRequest sends the request's headers unless given others: kept, User-Agent added.
     const options: Record<string, unknown> = { headers: { ...request.headers }, ...overrides };

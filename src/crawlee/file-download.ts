@@ -15,11 +15,19 @@ type StreamFunction = (request: Record<string, unknown>, handleRedirect?: unknow
 interface StreamingDownloadInternals {
   streamHandler: unknown;
   requestHandler: (this: unknown, context: StreamContext) => unknown;
+  /** Runs the navigation (skipped here) and the request handler, the latter under its own timeout. */
+  _runRequestHandler: (this: unknown, context: StreamContext) => Promise<unknown>;
   httpClient: { stream: StreamFunction };
 }
 
 /** The guard's own navigation hooks of an HTTP crawler, in the order the crawler runs them. */
 export interface GuardHttpHooks {
+  /**
+   * The wait for the Crawl-delay as the request goes out, run where an HTTP crawler runs its
+   * navigation hooks: before the request handler, outside its timeout.
+   */
+  beforeHandler: (context: StreamContext) => unknown;
+  /** The hooks of the fetch itself (User-Agent, redirect hops): their waits are the fetch's. */
   pre: ((context: StreamContext, options: Record<string, unknown>) => unknown)[];
   post: ((context: StreamContext) => unknown)[];
   /** A response of `url`'s origin came now: its next request follows it by the Crawl-delay. */
@@ -36,6 +44,7 @@ export function isStreamingDownload(crawler: CrawlerInternals): boolean {
   return (
     typeof download.streamHandler === 'function' &&
     typeof download.requestHandler === 'function' &&
+    typeof download._runRequestHandler === 'function' &&
     typeof download.httpClient?.stream === 'function'
   );
 }
@@ -44,15 +53,23 @@ export function isStreamingDownload(crawler: CrawlerInternals): boolean {
 const handlerRuns = new AsyncLocalStorage<StreamContext>();
 
 /**
- * Runs the guard's navigation hooks around the fetch of a streaming FileDownload: the request
- * handler runs with its context known, and the crawler's `httpClient` (a proxy of it, for this
- * crawler alone) hands the stream of that request's URL through the guard's hooks, before it is
- * sent and once it has answered, as an HTTP crawler's navigation would. A robots.txt stop thrown
+ * Runs the guard's navigation hooks around the fetch of a streaming FileDownload: the wait for the
+ * Crawl-delay before the request handler, which then runs with its context known, and the
+ * crawler's `httpClient` (a proxy of it, for this crawler alone) hands the stream of that
+ * request's URL through the guard's other hooks, before it is sent and once it has answered, as
+ * an HTTP crawler's navigation would. A robots.txt stop thrown
  * there fails the handler, and the guard's error path makes it a skip or a deferral, as for any
  * HTTP crawler. Other calls of the client (a handler's own) go through as they are.
  */
 export function guardStreamingDownloads(crawler: CrawlerInternals, hooks: GuardHttpHooks): void {
   const download = crawler as unknown as StreamingDownloadInternals;
+  // FileDownload gives the handler the navigation's timeout: a wait for the slot inside it would
+  // fail requests that an HTTP crawler's navigation, which waits before its timer, completes.
+  const runRequestHandler = download._runRequestHandler;
+  download._runRequestHandler = async function (this: unknown, context: StreamContext) {
+    await hooks.beforeHandler(context);
+    return runRequestHandler.call(this, context);
+  };
   const handler = download.requestHandler;
   download.requestHandler = function (this: unknown, context: StreamContext) {
     return handlerRuns.run(context, () => handler.call(this, context));
@@ -77,11 +94,27 @@ export function guardStreamingDownloads(crawler: CrawlerInternals, hooks: GuardH
     }
     return response;
   };
-  download.httpClient = new Proxy(client, {
-    get(target, key) {
+  download.httpClient = withStream(client, stream);
+}
+
+/**
+ * `client` with `stream` in place of its own, for one crawler: a proxy of an empty object of the
+ * client's class (a frozen client's own properties cannot be answered for differently), whose
+ * methods run on the client itself (its private fields with them), each bound once.
+ */
+function withStream<T extends object>(client: T, stream: StreamFunction): T {
+  const bound = new Map<unknown, unknown>();
+  return new Proxy(Object.create(Object.getPrototypeOf(client)) as T, {
+    get(_shell, key) {
       if (key === 'stream') return stream;
-      const value = Reflect.get(target, key, target);
-      return typeof value === 'function' ? value.bind(target) : value;
+      const value = Reflect.get(client, key, client);
+      if (typeof value !== 'function' || key === 'constructor') return value;
+      let method = bound.get(value);
+      if (method === undefined) {
+        method = value.bind(client);
+        bound.set(value, method);
+      }
+      return method;
     },
   });
 }

@@ -273,10 +273,15 @@ export class RobotsGuard implements HopChecker {
     const kind = crawlerKindOf(internals);
     let browserBlockOf: ((context: object, error: Error) => NavigationBlock | undefined) | undefined;
     /** The guard's own hooks of an HTTP crawler, for a FileDownload that streams without navigating. */
-    const httpHooks: GuardHttpHooks = { pre: [], post: [], answered: (url) => this.answered(url) };
+    const httpHooks: Omit<GuardHttpHooks, 'beforeHandler'> = {
+      pre: [],
+      post: [],
+      answered: (url) => this.answered(url),
+    };
     if (kind === 'http' && sendsThroughGotScraping(internals)) {
-      httpHooks.pre.push(httpNavigationHook(this, internals, this.userAgent));
-      internals.preNavigationHooks!.push(httpHooks.pre[0]);
+      const hook = httpNavigationHook(this, internals, this.userAgent);
+      httpHooks.pre.push(hook);
+      internals.preNavigationHooks!.push(hook);
     } else if (kind === 'http') {
       // A custom httpClient may ignore got's hooks: its hops go through followRedirect, and what
       // it followed unasked is checked before any other postNavigationHook or handler runs.
@@ -295,15 +300,14 @@ export class RobotsGuard implements HopChecker {
       // AdaptivePlaywrightCrawler fetches the pages it predicts to be static without the browser:
       // those runs are checked as an HTTP crawler's are, and the browser hooks leave them alone.
       if (isAdaptive(internals)) {
-        const httpHooks = (checker: HopChecker) =>
+        const plainHttpHooks = (checker: HopChecker) =>
           sendsThroughGotScraping(internals)
             ? { pre: httpNavigationHook(checker, internals, this.userAgent), pacedAsSent: true }
             : httpClientNavigationHooks(checker, internals, this.userAgent, httpClientNameOf(internals));
         guardPlainHttpRuns(internals, {
-          run: httpHooks(this),
-          detection: httpHooks(this.#detectionChecks()),
-          detectionMayFetch: async (request) =>
-            (await this.#detectionHop(request, request.url, undefined)) === 'allow',
+          run: plainHttpHooks(this),
+          detection: plainHttpHooks(this.#detectionChecks()),
+          detectionMayFetch: (request) => this.#detectionMayFetch(request),
           leavesNow: (url) => this.leavesNow(url),
           answered: (url) => this.answered(url),
           stoppedByGuard: (error, request) => navigationBlocks.has(request) || isRobotsSkip(error),
@@ -324,6 +328,10 @@ export class RobotsGuard implements HopChecker {
     }
     // Crawl-delay again as the request goes out (see #beforeSend), after the user's hooks.
     const crawlDelayHook = async ({ request }: { request: Request }) => {
+      // A detection fetch robots.txt no longer allows is stopped before it takes a slot.
+      if (plainRunOf(request)?.detection && !(await this.#detectionMayFetch(request))) {
+        throw new DetectionStopped(withoutCredentials(request.url));
+      }
       const wait = this.#beforeSend(request.url);
       if (wait <= 0) return;
       await sleep(wait);
@@ -342,8 +350,7 @@ export class RobotsGuard implements HopChecker {
     };
     internals.preNavigationHooks?.push(crawlDelayHook);
     if (kind === 'http' && isStreamingDownload(internals)) {
-      httpHooks.pre.push(crawlDelayHook);
-      guardStreamingDownloads(internals, httpHooks);
+      guardStreamingDownloads(internals, { ...httpHooks, beforeHandler: crawlDelayHook });
     }
     if (kind === 'http') {
       // got sends a request some time after the last hook: tens of milliseconds for a new
@@ -751,6 +758,11 @@ export class RobotsGuard implements HopChecker {
         return guard.userAgentObserved;
       },
     };
+  }
+
+  /** Whether a detection run may fetch its request's URL, by robots.txt as it reads now. */
+  async #detectionMayFetch(request: Request): Promise<boolean> {
+    return (await this.#detectionHop(request, request.url, undefined)) === 'allow';
   }
 
   async #detectionHop(request: Request, url: string, from: string | undefined): Promise<HopVerdict> {

@@ -47,11 +47,12 @@ interface Predictor {
 
 /**
  * A predictor that answers `renderingType` (or what it returns for the request), asks for a
- * detection run with the given probability, and keeps what detection runs found, by path.
+ * detection run with the given probability (or the one it returns), and keeps what detection runs
+ * found, by path.
  */
 function predictor(
   renderingType: RenderingType | ((request: Request) => RenderingType),
-  detectionProbabilityRecommendation = 0,
+  detection: number | ((request: Request) => number) = 0,
 ): Predictor & { detected: string[] } {
   const detected: string[] = [];
   return {
@@ -59,7 +60,7 @@ function predictor(
     initialize: async () => {},
     predict: (request) => ({
       renderingType: typeof renderingType === 'string' ? renderingType : renderingType(request),
-      detectionProbabilityRecommendation,
+      detectionProbabilityRecommendation: typeof detection === 'number' ? detection : detection(request),
     }),
     storeResult: (request, found) => void detected.push(`${new URL(request.url).pathname} ${found}`),
   };
@@ -355,6 +356,8 @@ interface DetectingCrawl {
   /** What the handler does after the guard's middleware, if it runs it. */
   handler?: (context: { request: Request }) => Promise<void>;
   middleware?: boolean;
+  /** Requests crawled after the first, one at a time, with no detection run. */
+  after?: string[];
 }
 
 /** The servers of detectingCrawl, closed after each test (once it has waited for what a run could still send). */
@@ -376,7 +379,10 @@ async function detectingCrawl(path: string, options: DetectingCrawl) {
     : undefined;
   const guard = new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store, logSummary: false });
   const middleware = guard.middleware();
-  const detecting = predictor('clientOnly', 1);
+  // With requests after the first, the first alone gets a detection run.
+  const detecting = predictor('clientOnly', (request) =>
+    options.after === undefined || new URL(request.url).pathname === path ? 1 : 0,
+  );
   const skipped: string[] = [];
   const handled: string[] = [];
   const crawlerLog = captureLog();
@@ -386,6 +392,7 @@ async function detectingCrawl(path: string, options: DetectingCrawl) {
       renderingTypePredictor: detecting,
       requestHandlerTimeoutSecs: options.requestHandlerTimeoutSecs ?? 30,
       maxRequestRetries: 0,
+      maxConcurrency: options.after === undefined ? undefined : 1,
       log: crawlerLog.log,
       onSkippedRequest: ({ url }) => {
         skipped.push(url);
@@ -400,7 +407,7 @@ async function detectingCrawl(path: string, options: DetectingCrawl) {
   );
   guard.attach(crawler);
   try {
-    await crawler.run([`${server.origin}${path}`]);
+    await crawler.run([path, ...(options.after ?? [])].map((each) => `${server.origin}${each}`));
     return {
       server,
       guard,
@@ -461,6 +468,28 @@ describe('AdaptivePlaywrightCrawler rendering-type detection runs (Debian Chromi
     // robots.txt read again for the detection fetch, which it no longer allows: not sent.
     expect(pagesHit(result.server)).toEqual(['/page']);
     expectHandledOnce(result, '/page');
+  });
+
+  it('takes no Crawl-delay slot for a detection fetch robots.txt no longer allows when the run starts', async () => {
+    let pageServed = false;
+    const arrivals = new Map<string, number>();
+    const arrive = (path: string) => (request: IncomingMessage, response: ServerResponse) => {
+      arrivals.set(path, Date.now());
+      if (path === '/page') pageServed = true;
+      page(path)(request, response);
+    };
+    const result = await detectingCrawl('/page', {
+      robots: () => `User-agent: *\nCrawl-delay: 2\nDisallow: ${pageServed ? '/page' : '/private/'}\n`,
+      routes: { '/page': arrive('/page'), '/next': arrive('/next') },
+      shortLivedPolicies: true,
+      // The policy the page was let through with expires before its detection run starts.
+      handler: () => sleep(1500),
+      after: ['/next'],
+    });
+    expect(pagesHit(result.server)).toEqual(['/next', '/page']);
+    // One delay after the page: the stopped fetch took no slot of its own (with one, the gap was 4 s).
+    expect(arrivals.get('/next')! - arrivals.get('/page')!).toBeLessThan(3500);
+    expect(result.records).toEqual([]);
   });
 
   it("checks a detection run's fetch against robots.txt as it reads then", async () => {

@@ -12,7 +12,7 @@ import {
   useTemporaryStorageDir,
 } from '../support/crawlee-site.js';
 import { GotInterfaceHttpClient } from '../support/http-clients.js';
-import { redirect, startHttpServer, text } from '../support/http-server.js';
+import { redirect, startHttpServer, type TestRouteHandler, text } from '../support/http-server.js';
 
 log.setLevel(LogLevel.OFF);
 
@@ -69,17 +69,27 @@ async function download(handler: 'streamHandler' | 'requestHandler', httpClient?
 }
 
 describe('FileDownload with RobotsGuard', () => {
+  // A custom client, and one frozen (whose own properties a proxy of it could not answer for).
+  const clients = {
+    default: () => undefined,
+    GotInterfaceHttpClient: () => new GotInterfaceHttpClient(),
+    'a frozen client': () => {
+      const inner = new GotInterfaceHttpClient();
+      return Object.freeze({
+        sendRequest: inner.sendRequest.bind(inner),
+        stream: inner.stream.bind(inner),
+      }) as BaseHttpClient;
+    },
+  };
   for (const [handler, client] of [
-    ['streamHandler', undefined],
+    ['streamHandler', 'default'],
     ['streamHandler', 'GotInterfaceHttpClient'],
-    ['requestHandler', undefined],
+    ['streamHandler', 'a frozen client'],
+    ['requestHandler', 'default'],
   ] as const) {
-    const name = `with a ${handler}${client ? ` and a custom httpClient (${client})` : ''}`;
+    const name = `with a ${handler}${client === 'default' ? '' : ` and ${client} as httpClient`}`;
     it(`${name}: checks each redirect hop, sends the User-Agent and keeps the Crawl-delay`, async () => {
-      const { server, handled, failed, skipped, records } = await download(
-        handler,
-        client ? new GotInterfaceHttpClient() : undefined,
-      );
+      const { server, handled, failed, skipped, records } = await download(handler, clients[client]());
       const files = server.requests.filter((request) => request.path !== '/robots.txt');
       // The redirect into /private was not followed: its request was skipped and recorded.
       expect(files.map((request) => request.path).sort()).toEqual(['/dl', '/f1.bin', '/f2.bin', '/f3.bin']);
@@ -96,4 +106,38 @@ describe('FileDownload with RobotsGuard', () => {
       for (const gap of gapsOf(arrivals)) expect(gap).toBeGreaterThanOrEqual(990);
     });
   }
+
+  it('with a streamHandler: waits for a Crawl-delay slot before the handler, outside its timeout', async () => {
+    // Three chains of four redirects within a paced origin, fetched at once: their fifteen requests
+    // take a slot each, so the first request of the last chain waits seconds for its own.
+    const routes: Record<string, TestRouteHandler> = {
+      '/robots.txt': text(`User-agent: ${TOKEN}\nCrawl-delay: 1\n`),
+    };
+    for (const chain of ['a', 'b', 'c']) {
+      for (let hop = 0; hop < 4; hop++) routes[`/${chain}${hop}`] = redirect(`/${chain}${hop + 1}`, 302);
+      routes[`/${chain}4`] = file;
+    }
+    const server = await timedServer(await startHttpServer(routes));
+    servers.push(server);
+    const handled: string[] = [];
+    const failed: string[] = [];
+    const crawler = new FileDownload({
+      maxConcurrency: 3,
+      maxRequestRetries: 0,
+      // FileDownload gives the streamHandler this timeout; each chain needs 4 s of its own.
+      navigationTimeoutSecs: 10,
+      failedRequestHandler: ({ request }) => void failed.push(new URL(request.url).pathname),
+      async streamHandler({ request, stream }) {
+        for await (const _ of stream);
+        handled.push(new URL(request.url).pathname);
+      },
+    });
+    new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, logSummary: false }).attach(crawler);
+    await crawler.run(['/a0', '/b0', '/c0'].map((path) => `${server.origin}${path}`));
+    expect(failed).toEqual([]);
+    expect(handled.sort()).toEqual(['/a0', '/b0', '/c0']);
+    const arrivals = await server.arrivals(Object.keys(routes).filter((path) => path !== '/robots.txt'));
+    expect(arrivals).toHaveLength(15);
+    for (const gap of gapsOf(arrivals)) expect(gap).toBeGreaterThanOrEqual(990);
+  });
 });
