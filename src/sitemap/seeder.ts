@@ -1353,7 +1353,7 @@ function atLeast0(name: string, value: number | undefined, fallback: number): nu
 /** A count of things run at once or handed on at once (workers, a batch): a whole number, 1 or more. */
 function wholeNumber(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
-  if (typeof value !== 'number' || Number.isNaN(value)) {
+  if (typeof value !== 'number') {
     throw new TypeError(`${name} must be a number, got ${show(value)}.`);
   }
   if (!Number.isInteger(value) || value < 1) {
@@ -1365,7 +1365,7 @@ function wholeNumber(name: string, value: number | undefined, fallback: number):
 /** A limit: a whole number of `min` or more, or Infinity for none. */
 function limit(name: string, value: number | undefined, fallback: number, min: 0 | 1): number {
   if (value === undefined) return fallback;
-  if (typeof value !== 'number' || Number.isNaN(value)) {
+  if (typeof value !== 'number') {
     throw new TypeError(`${name} must be a number, got ${show(value)}.`);
   }
   if (!(Number.isInteger(value) || value === Infinity) || value < min) {

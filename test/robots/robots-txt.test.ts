@@ -551,6 +551,10 @@ describe('reading the file', () => {
       new TypeError('maxBytes must be a positive integer, got "10".'),
     );
     expect(() => RobotsTxt.parse('', { maxBytes: true as unknown as number })).toThrow(TypeError);
+    // A bigint is shown as one: `got 10` would read as if 10 were refused.
+    expect(() => RobotsTxt.parse('', { maxBytes: 10n as unknown as number })).toThrow(
+      new TypeError('maxBytes must be a positive integer, got 10n.'),
+    );
     expect(() => RobotsTxt.parse('', { maxBytes: 1.5 })).toThrow(
       new RangeError('maxBytes must be a positive integer, got 1.5.'),
     );

@@ -486,6 +486,11 @@ describe('SitemapSeeder options', () => {
     await expect(seed({ maxUrls: '5' as never })).rejects.toThrow(
       new TypeError('maxUrls must be a number, got "5".'),
     );
+    // NaN is a number out of range, as for every other option of the package.
+    await expect(seed({ concurrency: Number.NaN })).rejects.toThrow(
+      new RangeError('concurrency must be a whole number of 1 or more, got NaN.'),
+    );
+    await expect(seed({ maxUrls: Number.NaN })).rejects.toThrow(RangeError);
   });
 });
 
