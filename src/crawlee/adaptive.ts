@@ -1,8 +1,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Request } from 'crawlee';
 import { withoutCredentials } from '../fetch/index.js';
 import type { CrawlerInternals } from './crawler-internals.js';
-import { leave } from './navigation.js';
 
 /** A crawling context of AdaptivePlaywrightCrawler before it has a page. */
 interface AdaptiveContext {
@@ -50,8 +50,6 @@ export interface PlainHttpGuard {
   detectionMayFetch(request: Request): Promise<boolean>;
   /** The request leaves now: how long it must still wait for its origin's Crawl-delay. */
   leavesNow(url: string): number;
-  /** After that wait: how much longer for a response of the origin that came meanwhile. */
-  answeredSince(url: string): number;
   /** A response of `url`'s origin came now: its next request follows it by the Crawl-delay. */
   answered(url: string): void;
   /** True when the guard stopped the run with `error` (a skip or a deferral of `request`). */
@@ -173,7 +171,10 @@ function guardedSend(
     const options: Record<string, unknown> = { headers: { ...request.headers }, ...overrides };
     hooks.pre({ request }, options);
     endsWithRun(options, run);
-    if (hooks.pacedAsSent !== true) await leave(guard, request.url);
+    if (hooks.pacedAsSent !== true) {
+      const wait = guard.leavesNow(request.url);
+      if (wait > 0) await sleep(wait);
+    }
     if (run.ended) throw new PlainRunEnded(request.url);
     const response = await send(options);
     guard.answered(request.url);

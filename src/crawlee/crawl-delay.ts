@@ -13,8 +13,6 @@ export class CrawlDelayPacer {
    * (see leavesNow, answered).
    */
   readonly #leftNow = new Map<string, number>();
-  /** When the last response of each origin came (see answered, answeredSince). */
-  readonly #answeredAt = new Map<string, number>();
   /** A delay after the last request of each origin handed to the crawler (see granted). */
   readonly #grantedUntil = new Map<string, number>();
 
@@ -64,25 +62,7 @@ export class CrawlDelayPacer {
    */
   answered(origin: string, delayMs: number, at: number): void {
     this.#leftNow.set(origin, Math.max(at, this.#leftNow.get(origin) ?? at));
-    this.#answeredAt.set(origin, Math.max(at, this.#answeredAt.get(origin) ?? at));
     this.sent(origin, delayMs, at);
-  }
-
-  /**
-   * A request of `origin` that waited the time leavesNow gave it is about to leave at `now`: how
-   * much longer it must wait for a response that came during that wait. The request before it
-   * may have reached the server well after it left (a new connection takes tens of milliseconds),
-   * and its response says when it did at the latest; this one follows that by `delayMs`. Its
-   * leaving is moved with the wait.
-   */
-  answeredSince(origin: string, delayMs: number, now: number): number {
-    const answered = this.#answeredAt.get(origin);
-    const wait = answered === undefined ? 0 : Math.max(0, answered + delayMs + 1 - now);
-    if (wait > 0) {
-      this.#leftNow.set(origin, Math.max(now + wait, this.#leftNow.get(origin) ?? 0));
-      this.sent(origin, delayMs, now + wait);
-    }
-    return wait;
   }
 
   /**

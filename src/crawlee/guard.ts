@@ -309,7 +309,6 @@ export class RobotsGuard implements HopChecker {
           detection: plainHttpHooks(this.#detectionChecks()),
           detectionMayFetch: (request) => this.#detectionMayFetch(request),
           leavesNow: (url) => this.leavesNow(url),
-          answeredSince: (url) => this.answeredSince(url),
           answered: (url) => this.answered(url),
           stoppedByGuard: (error, request) => navigationBlocks.has(request) || isRobotsSkip(error),
         });
@@ -753,7 +752,6 @@ export class RobotsGuard implements HopChecker {
       block: () => {},
       observeUserAgent: (userAgent) => this.observeUserAgent(userAgent),
       leavesNow: (url) => this.leavesNow(url),
-      answeredSince: (url) => this.answeredSince(url),
       inLine: (url, capMs) => this.inLine(url, capMs),
       answered: (url) => this.answered(url),
       get userAgentObserved() {
@@ -1245,13 +1243,6 @@ export class RobotsGuard implements HopChecker {
     const delay = this.#crawlDelayMsOf(url);
     if (delay === undefined) return 0;
     return this.#pacer.leavesNow(delay.origin, delay.ms, this.#options.clock());
-  }
-
-  /** @internal {@link HopChecker}: a response of the origin came while it waited (see CrawlDelayPacer.answeredSince). */
-  answeredSince(url: string): number {
-    const delay = this.#crawlDelayMsOf(url);
-    if (delay === undefined) return 0;
-    return this.#pacer.answeredSince(delay.origin, delay.ms, this.#options.clock());
   }
 
   /**

@@ -49,11 +49,6 @@ export interface HopChecker {
    */
   leavesNow(url: string): number;
   /**
-   * A request that waited what leavesNow gave it leaves now: how much longer it must wait for a
-   * response of its origin that came meanwhile (see CrawlDelayPacer.answeredSince).
-   */
-  answeredSince(url: string): number;
-  /**
    * A page load of `url` in the browser waits for the last one of its origin to be answered (or
    * `capMs` and the Crawl-delay at most): resolves with the function that lets the next one go.
    */
@@ -110,7 +105,10 @@ export function httpNavigationHook(
       // got sends the request after the last navigation hook: tens of milliseconds later for a
       // new connection, while a request of the same origin planned after it may already be going.
       // Paced from what really left or was answered, as a browser's page loads are.
-      (options: { url: URL | string }) => leave(guard, String(options.url)),
+      (options: { url: URL | string }) => {
+        const wait = guard.leavesNow(String(options.url));
+        return wait > 0 ? sleep(wait) : undefined;
+      },
     ];
     hooks.beforeRedirect = [
       ...(hooks.beforeRedirect ?? []),
@@ -128,26 +126,6 @@ export function httpNavigationHook(
       },
     ];
   };
-}
-
-/**
- * Waits until a request of `url` may leave by its origin's Crawl-delay (see leavesNow), and then
- * for any response of the origin that came while it waited (see answeredSince); at once, without a
- * promise, when it may leave now.
- */
-export function leave(
-  guard: Pick<HopChecker, 'leavesNow' | 'answeredSince'>,
-  url: string,
-): Promise<void> | undefined {
-  const wait = guard.leavesNow(url);
-  if (wait <= 0) return undefined;
-  return (async () => {
-    let more = wait;
-    while (more > 0) {
-      await sleep(more);
-      more = guard.answeredSince(url);
-    }
-  })();
 }
 
 /** What a client hands a `followRedirect` function: got's response, or a fetch-like one. */

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CheerioCrawler, Configuration, HttpCrawler, LogLevel, log } from 'crawlee';
 import { describe, expect, it } from 'vitest';
-import { CrawlDelayPacer, formatWait } from '../../src/crawlee/crawl-delay.js';
+import { formatWait } from '../../src/crawlee/crawl-delay.js';
 import { RobotsGuard } from '../../src/crawlee/index.js';
 import { RobotsStore } from '../../src/store/index.js';
 import {
@@ -16,31 +16,6 @@ import {
 import { startHttpServer } from '../support/http-server.js';
 import { captureLog } from '../support/log.js';
 import { startTimedSites } from '../support/timed-site.js';
-
-describe('CrawlDelayPacer.answeredSince', () => {
-  it('holds a request that waited its turn a delay after a response that came meanwhile', () => {
-    const pacer = new CrawlDelayPacer();
-    expect(pacer.leavesNow('o', 1000, 0)).toBe(0);
-    // The next request waits for its turn, planned a delay after the first left.
-    expect(pacer.leavesNow('o', 1000, 5)).toBe(996);
-    // The first went over a new connection: its response, at 30, says it reached the server by then.
-    pacer.answered('o', 1000, 30);
-    expect(pacer.answeredSince('o', 1000, 1001)).toBe(30);
-    // It now leaves at 1031, and the origin's next request follows that.
-    expect(pacer.leavesNow('o', 1000, 1031)).toBe(1001);
-  });
-
-  it('adds nothing when no response came during the wait, or for another origin', () => {
-    const pacer = new CrawlDelayPacer();
-    expect(pacer.answeredSince('o', 1000, 0)).toBe(0);
-    pacer.leavesNow('o', 1000, 0);
-    pacer.answered('o', 1000, 20);
-    expect(pacer.leavesNow('o', 1000, 25)).toBe(996);
-    expect(pacer.answeredSince('o', 1000, 1021)).toBe(0);
-    pacer.answered('p', 1000, 900);
-    expect(pacer.answeredSince('o', 1000, 1021)).toBe(0);
-  });
-});
 
 describe('formatWait', () => {
   it('says a wait in seconds, minutes, hours or days, whichever reads best', () => {
