@@ -57,9 +57,9 @@ const handlerRuns = new AsyncLocalStorage<StreamContext>();
  * Crawl-delay before the request handler, which then runs with its context known, and the
  * crawler's `httpClient` (a proxy of it, for this crawler alone) hands the stream of that
  * request's URL through the guard's other hooks, before it is sent and once it has answered, as
- * an HTTP crawler's navigation would. A robots.txt stop thrown
- * there fails the handler, and the guard's error path makes it a skip or a deferral, as for any
- * HTTP crawler. Other calls of the client (a handler's own) go through as they are.
+ * an HTTP crawler's navigation would. A robots.txt stop thrown there fails the handler, and the
+ * guard's error path makes it a skip or a deferral, as for any HTTP crawler. Other calls of the
+ * client (a handler's own) go through as they are.
  */
 export function guardStreamingDownloads(crawler: CrawlerInternals, hooks: GuardHttpHooks): void {
   const download = crawler as unknown as StreamingDownloadInternals;

@@ -328,17 +328,18 @@ export class RobotsGuard implements HopChecker {
     }
     // Crawl-delay again as the request goes out (see #beforeSend), after the user's hooks.
     const crawlDelayHook = async ({ request }: { request: Request }) => {
+      // An HTTP-only run of AdaptivePlaywrightCrawler, or undefined.
+      const plain = plainRunOf(request);
       // A detection fetch robots.txt no longer allows is stopped before it takes a slot.
-      if (plainRunOf(request)?.detection && !(await this.#detectionMayFetch(request))) {
+      if (plain?.detection && !(await this.#detectionMayFetch(request))) {
         throw new DetectionStopped(withoutCredentials(request.url));
       }
       const wait = this.#beforeSend(request.url);
       if (wait <= 0) return;
       await sleep(wait);
-      // An HTTP-only run of AdaptivePlaywrightCrawler may have timed out meanwhile (the request
-      // then goes to the browser, or is counted), and a detection run's request was handled by the
-      // browser already: neither is decided again here (a detection run checks its fetch itself).
-      const plain = plainRunOf(request);
+      // The run may have timed out meanwhile (the request then goes to the browser, or is
+      // counted), and a detection run's request was handled by the browser already: neither is
+      // decided again here (a detection run checks its fetch itself).
       if (plain?.ended) throw new PlainRunEnded(request.url);
       if (plain?.detection) return;
       // A wait may last a whole Crawl-delay, in which robots.txt may have been read again.

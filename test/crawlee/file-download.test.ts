@@ -138,6 +138,8 @@ describe('FileDownload with RobotsGuard', () => {
     expect(handled.sort()).toEqual(['/a0', '/b0', '/c0']);
     const arrivals = await server.arrivals(Object.keys(routes).filter((path) => path !== '/robots.txt'));
     expect(arrivals).toHaveLength(15);
-    for (const gap of gapsOf(arrivals)) expect(gap).toBeGreaterThanOrEqual(990);
+    // Interleaved chains: a hop may follow a request that went over a new connection before its
+    // response came, and reach the server up to a dozen milliseconds short (README, Crawl-delay).
+    for (const gap of gapsOf(arrivals)) expect(gap).toBeGreaterThanOrEqual(985);
   });
 });
