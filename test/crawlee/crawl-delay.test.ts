@@ -104,9 +104,11 @@ describe('Crawl-delay and skipNavigation', () => {
       ]);
       expect(handled.sort()).toEqual(['/p0', '/p1', '/skipped']);
       // The server saw the two page loads, two delays apart: the request in between held one.
+      // A loaded machine may have /p0 reach the server late over its new connection (README,
+      // Crawl-delay): 573 ms in one full test run. Without the held slot the gap is one delay.
       const hits = await paced.hits();
       expect(hits.map((hit) => hit.path)).toEqual(['/p0', '/p1']);
-      expect(hits[1].at - hits[0].at).toBeGreaterThanOrEqual(600);
+      expect(hits[1].at - hits[0].at).toBeGreaterThanOrEqual(560);
     } finally {
       await close();
     }
