@@ -54,6 +54,14 @@ function store(keyPrefix: string, options: Partial<RobotsStoreOptions> = {}, url
   });
 }
 
+/** Two stores on the same prefix, each on its own given client: one writes origins, the other reads them. */
+function writerAndReader(keyPrefix: string, first: Redis, second: Redis) {
+  const { log, warnings } = captureLog();
+  const writer = store(keyPrefix, { backend: new RedisBackend({ redis: first, keyPrefix }), log });
+  const reader = store(keyPrefix, { backend: new RedisBackend({ redis: second, keyPrefix }), log });
+  return { writer, reader, warnings };
+}
+
 async function sites(count: number, delayMs = 0): Promise<TestHttpServer[]> {
   return Promise.all(
     Array.from({ length: count }, (_, index) =>
@@ -967,9 +975,7 @@ describe('RedisBackend', () => {
     // As such a client is usually made: not waited for, and no offline queue (see RedisBackendOptions.redis).
     const given = () => new Redis(redis.url, { enableOfflineQueue: false, commandTimeout: 1000 });
     const [first, second] = [given(), given()];
-    const { log, warnings } = captureLog();
-    const writer = store(keyPrefix, { backend: new RedisBackend({ redis: first, keyPrefix }), log });
-    const reader = store(keyPrefix, { backend: new RedisBackend({ redis: second, keyPrefix }), log });
+    const { writer, reader, warnings } = writerAndReader(keyPrefix, first, second);
     try {
       await Promise.all(servers.map((site) => writer.resolve(site.origin)));
       await Promise.all(servers.map((site) => reader.resolve(site.origin)));
@@ -989,9 +995,7 @@ describe('RedisBackend', () => {
     const given = () => new Redis(redis.url, { lazyConnect: true, enableOfflineQueue: false });
     const [first, second] = [given(), given()];
     expect(first.status).toBe('wait');
-    const { log, warnings } = captureLog();
-    const writer = store(keyPrefix, { backend: new RedisBackend({ redis: first, keyPrefix }), log });
-    const reader = store(keyPrefix, { backend: new RedisBackend({ redis: second, keyPrefix }), log });
+    const { writer, reader, warnings } = writerAndReader(keyPrefix, first, second);
     try {
       await Promise.all(servers.map((site) => writer.resolve(site.origin)));
       await Promise.all(servers.map((site) => reader.resolve(site.origin)));
