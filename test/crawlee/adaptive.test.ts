@@ -211,7 +211,12 @@ describe('AdaptivePlaywrightCrawler with RobotsGuard (Debian Chromium)', () => {
     const { main, other, tooMany, silent, paced } = env.site;
     const result = await crawl('static', { urls: [`${main.origin}/`], enqueue: true });
     expect(result.handled.every((h) => !h.browser)).toBe(true);
-    expectWholeSiteHit(env.site);
+    expectWholeSiteHit(env.site, () => ({
+      failed: result.stats.requestsFailed,
+      retries: result.stats.retryHistogram,
+      totals: result.guard.summary().totals,
+      records: droppedRows(result),
+    }));
     // Crawl-delay: 1 (a few milliseconds left to the loopback and the relay's clock).
     for (const gap of gapsOf(await paced.arrivals(['/g1', '/g2', '/g3'])))
       expect(gap).toBeGreaterThanOrEqual(990);

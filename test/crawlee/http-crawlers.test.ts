@@ -68,7 +68,13 @@ for (const Kind of [CheerioCrawler, HttpCrawler] as const) {
 
       const { main, other, notFound, forbidden, flaky, tooMany, silent, paced } = env.site;
       // What reached each server.
-      expectWholeSiteHit(env.site);
+      const records = (await datasetItems<RobotsDroppedRecord>(config)).sort(byUrl);
+      expectWholeSiteHit(env.site, () => ({
+        failed: stats.requestsFailed,
+        retries: stats.retryHistogram,
+        totals: guard.summary().totals,
+        records: records.map((r) => [r.url, r.stage, r.reason]),
+      }));
       // robots.txt once per origin; the recovering one until it answered (2 x 500, then 200).
       for (const server of [main, other, notFound, forbidden, paced])
         expect(server.hits('/robots.txt')).toBe(1);
@@ -98,7 +104,6 @@ for (const Kind of [CheerioCrawler, HttpCrawler] as const) {
       expect(stats.retryHistogram).toEqual([handled.length]);
 
       // One record per URL not fetched.
-      const records = (await datasetItems<RobotsDroppedRecord>(config)).sort(byUrl);
       expect(records.map((r) => [r.url, r.stage, r.reason])).toEqual(
         [
           [`${main.origin}/private/x`, 'enqueue', 'disallowed'],

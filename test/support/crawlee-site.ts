@@ -194,11 +194,17 @@ export function pagesHit(server: TestHttpServer): string[] {
 /**
  * What a crawl of the whole site from `main`'s home page (every link followed, the guard attached)
  * must have requested of each server: the allowed pages once, nothing disallowed, nothing of an
- * origin whose robots.txt stays unreachable.
+ * origin whose robots.txt stays unreachable. A page fetched twice (a retry, a deferral) fails
+ * here, before the assertions that would say why, so the message carries the robots.txt fetches
+ * of each server and what `context` says of the run.
  */
-export function expectWholeSiteHit(site: TestSite): void {
+export function expectWholeSiteHit(site: TestSite, context: () => unknown = () => null): void {
   const { main, other, notFound, forbidden, flaky, tooMany, silent, paced } = site;
-  expect(pagesHit(main)).toEqual([
+  const why = JSON.stringify({
+    robotsTxtFetches: site.all.map((server) => server.hits('/robots.txt')),
+    run: context(),
+  });
+  expect(pagesHit(main), why).toEqual([
     '/',
     '/a',
     '/hop-1',
@@ -207,13 +213,13 @@ export function expectWholeSiteHit(site: TestSite): void {
     '/redirect-other',
     '/redirect-same',
   ]);
-  expect(pagesHit(other)).toEqual(['/public']);
-  expect(pagesHit(notFound)).toEqual(['/p']);
-  expect(pagesHit(forbidden)).toEqual(['/p']);
-  expect(pagesHit(flaky)).toEqual(['/d1', '/d2']);
-  expect(pagesHit(tooMany)).toEqual([]);
-  expect(pagesHit(silent)).toEqual([]);
-  expect(pagesHit(paced)).toEqual(['/g1', '/g2', '/g3']);
+  expect(pagesHit(other), why).toEqual(['/public']);
+  expect(pagesHit(notFound), why).toEqual(['/p']);
+  expect(pagesHit(forbidden), why).toEqual(['/p']);
+  expect(pagesHit(flaky), why).toEqual(['/d1', '/d2']);
+  expect(pagesHit(tooMany), why).toEqual([]);
+  expect(pagesHit(silent), why).toEqual([]);
+  expect(pagesHit(paced), why).toEqual(['/g1', '/g2', '/g3']);
 }
 
 /** A Crawlee configuration whose storages live in memory only: a fresh, isolated storage per test. */
