@@ -13,6 +13,8 @@ export class CrawlDelayPacer {
    * (see leavesNow, answered).
    */
   readonly #leftNow = new Map<string, number>();
+  /** When the last request of each origin was written to its connection (see written). */
+  readonly #written = new Map<string, number>();
   /** A delay after the last request of each origin handed to the crawler (see granted). */
   readonly #grantedUntil = new Map<string, number>();
 
@@ -53,6 +55,33 @@ export class CrawlDelayPacer {
     const wait = last === undefined ? 0 : Math.max(0, last + delayMs + 1 - now);
     this.#leftNow.set(origin, now + wait);
     this.sent(origin, delayMs, now + wait);
+    return wait;
+  }
+
+  /**
+   * A request of `origin` was written to its connection at `at`: later than it left (see
+   * leavesNow) when it waited for a new connection, or for a busy event loop. The origin's next
+   * request, which may be waiting already, follows it by `delayMs` at least (see afterWritten).
+   */
+  written(origin: string, delayMs: number, at: number): void {
+    this.#written.set(origin, Math.max(at, this.#written.get(origin) ?? at));
+    this.#leftNow.set(origin, Math.max(at, this.#leftNow.get(origin) ?? at));
+    this.sent(origin, delayMs, at);
+  }
+
+  /**
+   * A request of `origin` has waited its turn (see leavesNow) and goes out at `now`: how long it
+   * must still wait to follow by `delayMs` the last request written (see written), which may have
+   * been written later than planned while this one waited. Not from a response: a slow server
+   * would add its time to the spacing.
+   */
+  afterWritten(origin: string, delayMs: number, now: number): number {
+    const last = this.#written.get(origin);
+    const wait = last === undefined ? 0 : Math.max(0, last + delayMs + 1 - now);
+    if (wait > 0) {
+      this.#leftNow.set(origin, Math.max(now + wait, this.#leftNow.get(origin) ?? 0));
+      this.sent(origin, delayMs, now + wait);
+    }
     return wait;
   }
 

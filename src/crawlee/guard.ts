@@ -753,6 +753,8 @@ export class RobotsGuard implements HopChecker {
       block: () => {},
       observeUserAgent: (userAgent) => this.observeUserAgent(userAgent),
       leavesNow: (url) => this.leavesNow(url),
+      written: (url) => this.written(url),
+      afterWritten: (url) => this.afterWritten(url),
       inLine: (url, capMs) => this.inLine(url, capMs),
       answered: (url) => this.answered(url),
       get userAgentObserved() {
@@ -1244,6 +1246,19 @@ export class RobotsGuard implements HopChecker {
     const delay = this.#crawlDelayMsOf(url);
     if (delay === undefined) return 0;
     return this.#pacer.leavesNow(delay.origin, delay.ms, this.#options.clock());
+  }
+
+  /** @internal {@link HopChecker}: an HTTP request was written now (see CrawlDelayPacer.written). */
+  written(url: string): void {
+    const delay = this.#crawlDelayMsOf(url);
+    if (delay !== undefined) this.#pacer.written(delay.origin, delay.ms, this.#options.clock());
+  }
+
+  /** @internal {@link HopChecker}: see CrawlDelayPacer.afterWritten. */
+  afterWritten(url: string): number {
+    const delay = this.#crawlDelayMsOf(url);
+    if (delay === undefined) return 0;
+    return this.#pacer.afterWritten(delay.origin, delay.ms, this.#options.clock());
   }
 
   /**

@@ -49,6 +49,15 @@ export interface HopChecker {
    */
   leavesNow(url: string): number;
   /**
+   * An HTTP request of `url` was written to its connection now (see CrawlDelayPacer.written).
+   */
+  written(url: string): void;
+  /**
+   * An HTTP request of `url` has waited as it left (see leavesNow): how many milliseconds it must
+   * still wait to follow by the Crawl-delay the last request of its origin written meanwhile.
+   */
+  afterWritten(url: string): number;
+  /**
    * A page load of `url` in the browser waits for the last one of its origin to be answered (or
    * `capMs` and the Crawl-delay at most): resolves with the function that lets the next one go.
    */
@@ -73,6 +82,55 @@ interface GotOptionsLike {
   hooks?: GotHooksLike;
   /** Part of Crawlee's BaseHttpClient interface: every client is asked to honour it. */
   followRedirect?: unknown;
+}
+
+/** A function got sends a request with (its `request` option). */
+type RequestFunction = (url: URL, options: unknown, callback?: unknown) => unknown;
+
+/** got's options as its `beforeRequest` hooks see them, for {@link reportWrite}. */
+interface GotRequestOptionsLike {
+  url: URL | string;
+  request?: RequestFunction;
+  getFallbackRequestFunction?: () => RequestFunction | undefined;
+}
+
+/** The function a wrapper of {@link reportWrite} wraps. */
+const wrappedRequest = Symbol('wrappedRequest');
+
+/**
+ * Calls `report` with the URL of each request got sends with `options` (each redirect hop runs
+ * the `beforeRequest` hooks again) once the request is written to its connection: its
+ * ClientRequest's `finish`, which a request on a new connection emits once the connection is
+ * open and the request written to it. A request that fails before is not reported. got-scraping's
+ * own hook sets the request function before each hop (HTTP/2 for https, or got's own); it is
+ * wrapped once, and got's fallback stands in for none.
+ */
+function reportWrite(options: GotRequestOptionsLike, report: (url: string) => void): void {
+  const current = options.request as (RequestFunction & { [wrappedRequest]?: RequestFunction }) | undefined;
+  const inner = current?.[wrappedRequest] ?? current;
+  const fallback = () => options.getFallbackRequestFunction?.();
+  const watch = (request: unknown, url: URL): unknown => {
+    if (
+      request !== null &&
+      typeof request === 'object' &&
+      typeof (request as { once?: unknown }).once === 'function'
+    ) {
+      (request as { once(event: string, listener: () => void): void }).once('finish', () =>
+        report(String(url)),
+      );
+    }
+    return request;
+  };
+  const wrapper = Object.assign(
+    (url: URL, requestOptions: unknown, callback?: unknown): unknown => {
+      let request = (inner ?? fallback())?.(url, requestOptions, callback);
+      // got falls back to its own function when the given one returns nothing.
+      if (request === undefined && inner !== undefined) request = fallback()?.(url, requestOptions, callback);
+      return request instanceof Promise ? request.then((r) => watch(r, url)) : watch(request, url);
+    },
+    { [wrappedRequest]: inner },
+  );
+  options.request = wrapper;
 }
 
 /**
@@ -105,9 +163,16 @@ export function httpNavigationHook(
       // got sends the request after the last navigation hook: tens of milliseconds later for a
       // new connection, while a request of the same origin planned after it may already be going.
       // Paced from what really left or was answered, as a browser's page loads are.
-      (options: { url: URL | string }) => {
-        const wait = guard.leavesNow(String(options.url));
-        return wait > 0 ? sleep(wait) : undefined;
+      // Then spaced from when the request before it was written, if that was later (a new
+      // connection): the server has it no sooner.
+      async (options: GotRequestOptionsLike) => {
+        const url = String(options.url);
+        let wait = guard.leavesNow(url);
+        while (wait > 0) {
+          await sleep(wait);
+          wait = guard.afterWritten(url);
+        }
+        reportWrite(options, (written) => guard.written(written));
       },
     ];
     hooks.beforeRedirect = [

@@ -1,3 +1,5 @@
+import { Agent } from 'node:http';
+import { createConnection, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CheerioCrawler, Configuration, HttpCrawler, LogLevel, log } from 'crawlee';
 import { describe, expect, it } from 'vitest';
@@ -75,6 +77,60 @@ describe('Crawl-delay as the server sees it', () => {
   );
 });
 
+describe('Crawl-delay after a request written late', () => {
+  it('spaces the next request of the origin from when got wrote the one before, not from when it left', async () => {
+    // /slow* go through an agent that opens each connection 150 ms late (a far server, a proxy),
+    // so their requests are written 150 ms after they leave the guard's hook; their answers come
+    // 250 ms later still. The next request, over the kept-alive connection of /p*, leaves a delay
+    // after /slow* left, before its answer: it reached the server 150 ms short.
+    const { sites, close } = await startTimedSites([
+      { robots: 'User-agent: *\nCrawl-delay: 0.3\n', pageDelayMs: 250 },
+    ]);
+    const [paced] = sites;
+    const slowAgent = new Agent({ keepAlive: false });
+    (slowAgent as unknown as { createConnection: unknown }).createConnection = (
+      options: { port: number; host: string },
+      done: (error: Error | null, socket: Socket) => void,
+    ) => {
+      setTimeout(() => done(null, createConnection({ port: options.port, host: options.host })), 150);
+    };
+    try {
+      const guard = new RobotsGuard({
+        productToken: 'ExampleBot',
+        userAgent: 'Mozilla/5.0 (compatible; ExampleBot/1.0)',
+        logSummary: false,
+        log: captureLog().log,
+      });
+      const crawler = new HttpCrawler(
+        {
+          minConcurrency: 5,
+          maxConcurrency: 5,
+          preNavigationHooks: [
+            ({ request }, gotOptions) => {
+              if (request.url.includes('/slow')) gotOptions.agent = { http: slowAgent };
+            },
+          ],
+          requestHandler: async () => {},
+        },
+        new Configuration({ persistStorage: false }),
+      );
+      guard.attach(crawler);
+      await crawler.run(['/p0', '/slow1', '/p1', '/slow2', '/p2'].map((path) => `${paced.origin}${path}`));
+      const hits = await paced.hits();
+      expect(hits.map((hit) => hit.path).sort()).toEqual(['/p0', '/p1', '/p2', '/slow1', '/slow2']);
+      const gaps = hits.slice(1).map((hit, i) => `${hits[i].path} ${hit.path} +${hit.at - hits[i].at}`);
+      // Spaced from when they left, /p* came 106-157 ms after /slow*. Spaced from the write, one
+      // gap of 294 ms was measured once on a loaded machine (not explained: the server's own
+      // handling of the new connection, perhaps); the margin keeps the test from failing on it.
+      const shortest = Math.min(...hits.slice(1).map((hit, i) => hit.at - hits[i].at));
+      expect(shortest, gaps.join(', ')).toBeGreaterThanOrEqual(270);
+    } finally {
+      slowAgent.destroy();
+      await close();
+    }
+  });
+});
+
 describe('Crawl-delay and skipNavigation', () => {
   it('a request with skipNavigation takes its slot too: its handler may fetch from the origin itself', async () => {
     const { sites, close } = await startTimedSites([{ robots: 'User-agent: *\nCrawl-delay: 0.3\n' }]);
@@ -103,9 +159,8 @@ describe('Crawl-delay and skipNavigation', () => {
         `${paced.origin}/p1`,
       ]);
       expect(handled.sort()).toEqual(['/p0', '/p1', '/skipped']);
-      // The server saw the two page loads, two delays apart: the request in between held one.
-      // A loaded machine may have /p0 reach the server late over its new connection (README,
-      // Crawl-delay): 573 ms in one full test run. Without the held slot the gap is one delay.
+      // The server saw the two page loads, two delays apart: the request in between held one. The
+      // margin is for a loaded machine; without the held slot the gap is one delay.
       const hits = await paced.hits();
       expect(hits.map((hit) => hit.path)).toEqual(['/p0', '/p1']);
       expect(hits[1].at - hits[0].at).toBeGreaterThanOrEqual(560);
