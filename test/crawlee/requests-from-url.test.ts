@@ -1,7 +1,7 @@
 import { CheerioCrawler, LogLevel, log } from 'crawlee';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type RobotsDroppedRecord, RobotsGuard, type RobotsGuardOptions } from '../../src/crawlee/index.js';
-import type { RobotsStore } from '../../src/store/index.js';
+import { RobotsStore } from '../../src/store/index.js';
 import {
   datasetItems,
   freshConfiguration,
@@ -30,7 +30,11 @@ describe('CheerioCrawler: a source of requestsFromUrl', () => {
     await site?.close();
   });
 
-  async function crawl(source: string, guardOptions: Partial<RobotsGuardOptions> = {}) {
+  async function crawl(
+    source: string,
+    guardOptions: Partial<RobotsGuardOptions> = {},
+    makeStore: () => RobotsStore = quickStore,
+  ) {
     const config = freshConfiguration();
     const handled: string[] = [];
     const crawler = new CheerioCrawler(
@@ -41,7 +45,7 @@ describe('CheerioCrawler: a source of requestsFromUrl', () => {
       },
       config,
     );
-    store = quickStore();
+    store = makeStore();
     new RobotsGuard({
       productToken: TOKEN,
       userAgent: USER_AGENT,
@@ -90,7 +94,13 @@ describe('CheerioCrawler: a source of requestsFromUrl', () => {
       },
       '/list.txt': text('/ok\n'),
     });
-    const { records } = await crawl('/list.txt', { enqueueWaitMs: 50 });
+    // A store that waits for it as long as it takes: quickStore's short timeout would make it, on a
+    // loaded machine, an unreachable robots.txt.
+    const { records } = await crawl(
+      '/list.txt',
+      { enqueueWaitMs: 50 },
+      () => new RobotsStore({ userAgent: USER_AGENT }),
+    );
     expect(site.hits('/list.txt')).toBe(0);
     expect(records).toMatchObject([
       { url: `${site.origin}/list.txt`, stage: 'enqueue', reason: 'disallowed' },
