@@ -34,6 +34,16 @@ describe('formatWait', () => {
 
 log.setLevel(LogLevel.OFF);
 
+/** A guard of ExampleBot with its own store, whose log is kept from the test output. */
+function quietGuard(): RobotsGuard {
+  return new RobotsGuard({
+    productToken: 'ExampleBot',
+    userAgent: 'Mozilla/5.0 (compatible; ExampleBot/1.0)',
+    logSummary: false,
+    log: captureLog().log,
+  });
+}
+
 describe('Crawl-delay as the server sees it', () => {
   it.each([
     ['HttpCrawler', HttpCrawler],
@@ -51,12 +61,7 @@ describe('Crawl-delay as the server sees it', () => {
       ]);
       const [paced, busy] = sites;
       try {
-        const guard = new RobotsGuard({
-          productToken: 'ExampleBot',
-          userAgent: 'Mozilla/5.0 (compatible; ExampleBot/1.0)',
-          logSummary: false,
-          log: captureLog().log,
-        });
+        const guard = quietGuard();
         const crawler = new Crawler(
           { maxConcurrency: 10, requestHandler: async () => {} },
           new Configuration({ persistStorage: false }),
@@ -95,12 +100,7 @@ describe('Crawl-delay after a request written late', () => {
       setTimeout(() => done(null, createConnection({ port: options.port, host: options.host })), 150);
     };
     try {
-      const guard = new RobotsGuard({
-        productToken: 'ExampleBot',
-        userAgent: 'Mozilla/5.0 (compatible; ExampleBot/1.0)',
-        logSummary: false,
-        log: captureLog().log,
-      });
+      const guard = quietGuard();
       const crawler = new HttpCrawler(
         {
           minConcurrency: 5,
@@ -136,12 +136,7 @@ describe('Crawl-delay and skipNavigation', () => {
     const { sites, close } = await startTimedSites([{ robots: 'User-agent: *\nCrawl-delay: 0.3\n' }]);
     const [paced] = sites;
     try {
-      const guard = new RobotsGuard({
-        productToken: 'ExampleBot',
-        userAgent: 'Mozilla/5.0 (compatible; ExampleBot/1.0)',
-        logSummary: false,
-        log: captureLog().log,
-      });
+      const guard = quietGuard();
       const handled: string[] = [];
       const crawler = new HttpCrawler(
         {
