@@ -194,9 +194,10 @@ interface FetchOptionsLike {
 }
 
 /**
- * Makes the fetch of `run` stop where it stands once the run has ended: before it is sent (got
- * paces it in its last `beforeRequest` hook) and before each redirect hop, ahead of the guard's
- * check of the hop, which would record a drop of a request the browser now handles.
+ * Makes the fetch of `run` stop where it stands once the run has ended: before it is sent (after
+ * the guard's `beforeRequest` hook, which may have held it for its Crawl-delay) and before each
+ * redirect hop, ahead of the guard's check of the hop, which would record a drop of a request the
+ * browser now handles.
  */
 function endsWithRun(options: FetchOptionsLike, run: PlainRun): void {
   const stopIfEnded = () => {

@@ -94,10 +94,10 @@ export class CrawlDelayPacer {
     this.sent(origin, delayMs, at);
   }
 
-  /**
-   * Per origin, the end of the turn of the last page load handed to the browser (see inLine).
-   */
-  readonly #line = new Map<string, Promise<void>>();
+  /** Per origin, the end of the turn of the last page load handed to the browser (see inLine). */
+  readonly #pageLoads = new Map<string, Promise<void>>();
+  /** Per origin, the end of the turn of the last HTTP request about to be sent (see inSendLine). */
+  readonly #sends = new Map<string, Promise<void>>();
 
   /**
    * A page load of `origin` takes its turn: resolves once the page load before it was answered,
@@ -109,23 +109,19 @@ export class CrawlDelayPacer {
    * ends is over `capMs` after it began, so that a load that never gets an answer does not stop
    * the origin.
    */
-  async inLine(origin: string, capMs: number): Promise<() => void> {
-    const before = this.#line.get(origin);
-    let end!: () => void;
-    const turn = new Promise<void>((resolve) => {
-      end = resolve;
-    });
-    this.#line.set(origin, turn);
-    void turn.then(() => {
-      if (this.#line.get(origin) === turn) this.#line.delete(origin);
-    });
-    if (before !== undefined) await before;
-    const cap = setTimeout(end, capMs);
-    cap.unref?.();
-    return () => {
-      clearTimeout(cap);
-      end();
-    };
+  inLine(origin: string, capMs: number): Promise<() => void> {
+    return takeTurn(this.#pageLoads, origin, capMs);
+  }
+
+  /**
+   * An HTTP request of `origin` about to be sent takes its turn: resolves once the one before it
+   * has left, and hands back the function that ends this one's turn as it leaves. Each then
+   * reckons its wait from when the one before really left, which the wait for that one's own
+   * predecessor's write (see afterWritten) may have put later than planned. A turn no one ends is
+   * over after `capMs`.
+   */
+  inSendLine(origin: string, capMs: number): Promise<() => void> {
+    return takeTurn(this.#sends, origin, capMs);
   }
 
   /** How long a request of `origin` must wait at `now` to follow its last one by `delayMs`. */
@@ -167,6 +163,33 @@ export class CrawlDelayPacer {
     this.#lastSent.set(origin, Math.max(at, this.#lastSent.get(origin) ?? at));
     this.#nextSlot.set(origin, Math.max(this.#nextSlot.get(origin) ?? 0, at + delayMs));
   }
+}
+
+/**
+ * Takes the next turn of `origin` in `lines`: resolves once the turn before it is over, with the
+ * function that ends this one; a turn not ended is over `capMs` after it began.
+ */
+async function takeTurn(
+  lines: Map<string, Promise<void>>,
+  origin: string,
+  capMs: number,
+): Promise<() => void> {
+  const before = lines.get(origin);
+  let end!: () => void;
+  const turn = new Promise<void>((resolve) => {
+    end = resolve;
+  });
+  lines.set(origin, turn);
+  void turn.then(() => {
+    if (lines.get(origin) === turn) lines.delete(origin);
+  });
+  if (before !== undefined) await before;
+  const cap = setTimeout(end, capMs);
+  cap.unref?.();
+  return () => {
+    clearTimeout(cap);
+    end();
+  };
 }
 
 /** The pacers of the process: one per store and product token (see pacerOf). */

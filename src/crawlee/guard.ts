@@ -754,7 +754,7 @@ export class RobotsGuard implements HopChecker {
       observeUserAgent: (userAgent) => this.observeUserAgent(userAgent),
       leavesNow: (url) => this.leavesNow(url),
       written: (url) => this.written(url),
-      afterWritten: (url) => this.afterWritten(url),
+      sendWhenDue: (url, capMs) => this.sendWhenDue(url, capMs),
       inLine: (url, capMs) => this.inLine(url, capMs),
       answered: (url) => this.answered(url),
       get userAgentObserved() {
@@ -1254,11 +1254,26 @@ export class RobotsGuard implements HopChecker {
     if (delay !== undefined) this.#pacer.written(delay.origin, delay.ms, this.#options.clock());
   }
 
-  /** @internal {@link HopChecker}: see CrawlDelayPacer.afterWritten. */
-  afterWritten(url: string): number {
+  /**
+   * @internal {@link HopChecker}: an HTTP request of `url` is about to be sent; resolves when it may
+   * go. The requests of an origin take turns (see CrawlDelayPacer.inSendLine): each waits until a
+   * delay after the one before left (see leavesNow), and on until a delay after the last one
+   * written, if that was written later (see CrawlDelayPacer.afterWritten). A turn is over after
+   * `capMs` and the delay at most.
+   */
+  async sendWhenDue(url: string, capMs: number): Promise<void> {
     const delay = this.#crawlDelayMsOf(url);
-    if (delay === undefined) return 0;
-    return this.#pacer.afterWritten(delay.origin, delay.ms, this.#options.clock());
+    if (delay === undefined) return;
+    const endTurn = await this.#pacer.inSendLine(delay.origin, capMs + delay.ms);
+    try {
+      let wait = this.#pacer.leavesNow(delay.origin, delay.ms, this.#options.clock());
+      while (wait > 0) {
+        await sleep(wait);
+        wait = this.#pacer.afterWritten(delay.origin, delay.ms, this.#options.clock());
+      }
+    } finally {
+      endTurn();
+    }
   }
 
   /**

@@ -53,10 +53,10 @@ export interface HopChecker {
    */
   written(url: string): void;
   /**
-   * An HTTP request of `url` has waited as it left (see leavesNow): how many milliseconds it must
-   * still wait to follow by the Crawl-delay the last request of its origin written meanwhile.
+   * An HTTP request of `url` is about to be sent: resolves when it may go, a Crawl-delay after the
+   * last request of its origin both left and was written (or after `capMs` and the delay at most).
    */
-  afterWritten(url: string): number;
+  sendWhenDue(url: string, capMs: number): Promise<void>;
   /**
    * A page load of `url` in the browser waits for the last one of its origin to be answered (or
    * `capMs` and the Crawl-delay at most): resolves with the function that lets the next one go.
@@ -107,7 +107,7 @@ const wrappedRequest = Symbol('wrappedRequest');
  */
 function reportWrite(options: GotRequestOptionsLike, report: (url: string) => void): void {
   const current = options.request as (RequestFunction & { [wrappedRequest]?: RequestFunction }) | undefined;
-  const inner = current?.[wrappedRequest] ?? current;
+  const inner = current !== undefined && wrappedRequest in current ? current[wrappedRequest] : current;
   const fallback = () => options.getFallbackRequestFunction?.();
   const watch = (request: unknown, url: URL): unknown => {
     if (
@@ -162,16 +162,11 @@ export function httpNavigationHook(
       ...(hooks.beforeRequest ?? []),
       // got sends the request after the last navigation hook: tens of milliseconds later for a
       // new connection, while a request of the same origin planned after it may already be going.
-      // Paced from what really left or was answered, as a browser's page loads are.
-      // Then spaced from when the request before it was written, if that was later (a new
-      // connection): the server has it no sooner.
+      // Paced from what really left or was answered, as a browser's page loads are, and from when
+      // the request before it was written, if that was later (a new connection): the server has
+      // it no sooner.
       async (options: GotRequestOptionsLike) => {
-        const url = String(options.url);
-        let wait = guard.leavesNow(url);
-        while (wait > 0) {
-          await sleep(wait);
-          wait = guard.afterWritten(url);
-        }
+        await guard.sendWhenDue(String(options.url), crawler.navigationTimeoutMillis ?? 60_000);
         reportWrite(options, (written) => guard.written(written));
       },
     ];

@@ -82,6 +82,18 @@ describe('Crawl-delay as the server sees it', () => {
   );
 });
 
+/** An agent that opens each connection `ms` late (a far server, a proxy), and keeps none alive. */
+function lateAgent(ms: number): Agent {
+  const agent = new Agent({ keepAlive: false });
+  (agent as unknown as { createConnection: unknown }).createConnection = (
+    options: { port: number; host: string },
+    done: (error: Error | null, socket: Socket) => void,
+  ) => {
+    setTimeout(() => done(null, createConnection({ port: options.port, host: options.host })), ms);
+  };
+  return agent;
+}
+
 describe('Crawl-delay after a request written late', () => {
   it('spaces the next request of the origin from when got wrote the one before, not from when it left', async () => {
     // /slow* go through an agent that opens each connection 150 ms late (a far server, a proxy),
@@ -92,13 +104,7 @@ describe('Crawl-delay after a request written late', () => {
       { robots: 'User-agent: *\nCrawl-delay: 0.3\n', pageDelayMs: 250 },
     ]);
     const [paced] = sites;
-    const slowAgent = new Agent({ keepAlive: false });
-    (slowAgent as unknown as { createConnection: unknown }).createConnection = (
-      options: { port: number; host: string },
-      done: (error: Error | null, socket: Socket) => void,
-    ) => {
-      setTimeout(() => done(null, createConnection({ port: options.port, host: options.host })), 150);
-    };
+    const slowAgent = lateAgent(150);
     try {
       const guard = quietGuard();
       const crawler = new HttpCrawler(
@@ -126,6 +132,45 @@ describe('Crawl-delay after a request written late', () => {
       expect(shortest, gaps.join(', ')).toBeGreaterThanOrEqual(270);
     } finally {
       slowAgent.destroy();
+      await close();
+    }
+  });
+
+  it('spaces the requests waiting behind one written late from when it left, not from its plan', async () => {
+    // Five pages that each redirect once within the origin, every connection opened 100 ms late:
+    // pages and hops wait in got's hook together. One that waits on for the write of the one
+    // before leaves later than planned; reckoned from its plan, the request behind it reached the
+    // server 94-98 ms after it.
+    const redirects = Object.fromEntries(['/a', '/b', '/c', '/d', '/e'].map((path) => [path, `${path}-hop`]));
+    const { sites, close } = await startTimedSites([
+      { robots: 'User-agent: *\nCrawl-delay: 0.3\n', pageDelayMs: 50, redirects },
+    ]);
+    const [paced] = sites;
+    const agent = lateAgent(100);
+    try {
+      const guard = quietGuard();
+      const crawler = new HttpCrawler(
+        {
+          minConcurrency: 5,
+          maxConcurrency: 5,
+          preNavigationHooks: [
+            (_context, gotOptions) => {
+              gotOptions.agent = { http: agent };
+            },
+          ],
+          requestHandler: async () => {},
+        },
+        new Configuration({ persistStorage: false }),
+      );
+      guard.attach(crawler);
+      await crawler.run(Object.keys(redirects).map((path) => `${paced.origin}${path}`));
+      const hits = await paced.hits();
+      expect(hits).toHaveLength(10);
+      const gaps = hits.slice(1).map((hit, i) => `${hits[i].path} ${hit.path} +${hit.at - hits[i].at}`);
+      const shortest = Math.min(...hits.slice(1).map((hit, i) => hit.at - hits[i].at));
+      expect(shortest, gaps.join(', ')).toBeGreaterThanOrEqual(270);
+    } finally {
+      agent.destroy();
       await close();
     }
   });

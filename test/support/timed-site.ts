@@ -2,7 +2,8 @@
  * Sites in a process of their own, for tests that measure when requests reach a server: in the
  * crawler's process, the server would see a request only when the crawler's event loop lets it,
  * and could read two requests as closer than they came. Each site serves `robots` at /robots.txt
- * and a small page anywhere else, after `pageDelayMs`, and records when each request came.
+ * and a small page anywhere else, after `pageDelayMs` (or a redirect at once, for a path of
+ * `redirects`), and records when each request came.
  *
  * Run by {@link startTimedSites}: `node --import tsx test/support/timed-site.ts`.
  */
@@ -14,6 +15,8 @@ import { fileURLToPath } from 'node:url';
 export interface TimedSiteSpec {
   robots: string;
   pageDelayMs?: number;
+  /** Paths answered with a 302 to the given location. */
+  redirects?: Record<string, string>;
 }
 
 export interface TimedSite {
@@ -74,6 +77,11 @@ if (process.send !== undefined && process.argv[1] === fileURLToPath(import.meta.
           return;
         }
         seen.push({ path: request.url ?? '', at: Date.now() });
+        const location = spec.redirects?.[request.url ?? ''];
+        if (location !== undefined) {
+          response.writeHead(302, { location }).end();
+          return;
+        }
         setTimeout(() => {
           response
             .writeHead(200, { 'content-type': 'text/html' })
