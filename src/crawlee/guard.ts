@@ -1259,11 +1259,11 @@ export class RobotsGuard implements HopChecker {
    * go. The requests of an origin take turns (see CrawlDelayPacer.inSendLine): each waits until a
    * delay after the one before left (see leavesNow), and on until a delay after the last one
    * written, if that was written later (see CrawlDelayPacer.afterWritten). A turn is over after
-   * `capMs` and the delay at most.
+   * `capMs` and the delay at most. False, at once, for an origin without Crawl-delay.
    */
-  async sendWhenDue(url: string, capMs: number): Promise<void> {
+  async sendWhenDue(url: string, capMs: number): Promise<boolean> {
     const delay = this.#crawlDelayMsOf(url);
-    if (delay === undefined) return;
+    if (delay === undefined) return false;
     const endTurn = await this.#pacer.inSendLine(delay.origin, capMs + delay.ms);
     try {
       let wait = this.#pacer.leavesNow(delay.origin, delay.ms, this.#options.clock());
@@ -1274,6 +1274,7 @@ export class RobotsGuard implements HopChecker {
     } finally {
       endTurn();
     }
+    return true;
   }
 
   /**

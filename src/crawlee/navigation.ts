@@ -54,9 +54,10 @@ export interface HopChecker {
   written(url: string): void;
   /**
    * An HTTP request of `url` is about to be sent: resolves when it may go, a Crawl-delay after the
-   * last request of its origin both left and was written (or after `capMs` and the delay at most).
+   * last request of its origin both left and was written (or after `capMs` and the delay at most),
+   * with whether its origin is paced (only then does its write count, see written).
    */
-  sendWhenDue(url: string, capMs: number): Promise<void>;
+  sendWhenDue(url: string, capMs: number): Promise<boolean>;
   /**
    * A page load of `url` in the browser waits for the last one of its origin to be answered (or
    * `capMs` and the Crawl-delay at most): resolves with the function that lets the next one go.
@@ -108,7 +109,6 @@ const wrappedRequest = Symbol('wrappedRequest');
 function reportWrite(options: GotRequestOptionsLike, report: (url: string) => void): void {
   const current = options.request as (RequestFunction & { [wrappedRequest]?: RequestFunction }) | undefined;
   const inner = current !== undefined && wrappedRequest in current ? current[wrappedRequest] : current;
-  const fallback = () => options.getFallbackRequestFunction?.();
   const watch = (request: unknown, url: URL): unknown => {
     if (
       request !== null &&
@@ -123,9 +123,10 @@ function reportWrite(options: GotRequestOptionsLike, report: (url: string) => vo
   };
   const wrapper = Object.assign(
     (url: URL, requestOptions: unknown, callback?: unknown): unknown => {
-      let request = (inner ?? fallback())?.(url, requestOptions, callback);
-      // got falls back to its own function when the given one returns nothing.
-      if (request === undefined && inner !== undefined) request = fallback()?.(url, requestOptions, callback);
+      // got falls back to its own function when there is none, or it returns nothing.
+      const request =
+        inner?.(url, requestOptions, callback) ??
+        options.getFallbackRequestFunction?.()?.(url, requestOptions, callback);
       return request instanceof Promise ? request.then((r) => watch(r, url)) : watch(request, url);
     },
     { [wrappedRequest]: inner },
@@ -166,8 +167,8 @@ export function httpNavigationHook(
       // the request before it was written, if that was later (a new connection): the server has
       // it no sooner.
       async (options: GotRequestOptionsLike) => {
-        await guard.sendWhenDue(String(options.url), crawler.navigationTimeoutMillis ?? 60_000);
-        reportWrite(options, (written) => guard.written(written));
+        const paced = await guard.sendWhenDue(String(options.url), crawler.navigationTimeoutMillis ?? 60_000);
+        if (paced) reportWrite(options, (written) => guard.written(written));
       },
     ];
     hooks.beforeRedirect = [
