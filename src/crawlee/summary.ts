@@ -38,6 +38,12 @@ export interface RobotsOriginSummary {
   givenUp: number;
   /** Redirect hops and navigations of this origin that were stopped. */
   hopsStopped: number;
+  /**
+   * Redirect hops and navigations into this origin, of requests queued for another one, that were
+   * let through: each a request this origin got. An origin reached only that way is listed too,
+   * with the robots.txt that let them in.
+   */
+  hopsFollowed: number;
   /** The `Crawl-delay` applied, in seconds, when there was one. */
   crawlDelaySeconds?: number;
   /** The rules that dropped the most URLs, most first (at most 5). */
@@ -48,13 +54,20 @@ export interface RobotsOriginSummary {
 export interface RobotsRunSummary {
   productToken: string;
   origins: RobotsOriginSummary[];
-  totals: { allowed: number; dropped: number; deferred: number; givenUp: number; hopsStopped: number };
+  totals: {
+    allowed: number;
+    dropped: number;
+    deferred: number;
+    givenUp: number;
+    hopsStopped: number;
+    hopsFollowed: number;
+  };
 }
 
 /** What the guard counts for an origin while the crawl runs. */
 type OriginTally = Pick<
   RobotsOriginSummary,
-  'allowed' | 'dropped' | 'deferred' | 'givenUp' | 'hopsStopped' | 'crawlDelaySeconds'
+  'allowed' | 'dropped' | 'deferred' | 'givenUp' | 'hopsStopped' | 'hopsFollowed' | 'crawlDelaySeconds'
 > & {
   rules: Map<string, RobotsRuleDrops>;
   /** The robots.txt of the last decision, for when the store no longer holds the origin's policy. */
@@ -79,6 +92,7 @@ export class RunTally {
         deferred: 0,
         givenUp: 0,
         hopsStopped: 0,
+        hopsFollowed: 0,
         rules: new Map(),
         status: 'unknown',
         kind: 'unknown',
@@ -98,6 +112,11 @@ export class RunTally {
   notAllowed(check: RobotsCheck, now: number): void {
     const tally = this.#saw(check, now);
     if (tally.allowed > 0) tally.allowed--;
+  }
+
+  /** A redirect hop or navigation into the origin of `check`, from another origin, let through by it at `now`. */
+  hopFollowed(check: RobotsCheck, now: number): void {
+    this.#saw(check, now).hopsFollowed++;
   }
 
   /** A request deferred, by `check` at `now`. */
@@ -148,7 +167,7 @@ export class RunTally {
     now: number,
   ): RobotsRunSummary {
     const origins: RobotsOriginSummary[] = [];
-    const totals = { allowed: 0, dropped: 0, deferred: 0, givenUp: 0, hopsStopped: 0 };
+    const totals = { allowed: 0, dropped: 0, deferred: 0, givenUp: 0, hopsStopped: 0, hopsFollowed: 0 };
     for (const [origin, tally] of [...this.#origins].sort(([a], [b]) => a.localeCompare(b))) {
       const policy = policyOf(origin);
       origins.push({
@@ -166,6 +185,7 @@ export class RunTally {
         deferred: tally.deferred,
         givenUp: tally.givenUp,
         hopsStopped: tally.hopsStopped,
+        hopsFollowed: tally.hopsFollowed,
         ...(tally.crawlDelaySeconds === undefined ? {} : { crawlDelaySeconds: tally.crawlDelaySeconds }),
         topRules: [...tally.rules.values()]
           .sort((a, b) => b.drops - a.drops || a.line - b.line)
@@ -177,6 +197,7 @@ export class RunTally {
       totals.deferred += tally.deferred;
       totals.givenUp += tally.givenUp;
       totals.hopsStopped += tally.hopsStopped;
+      totals.hopsFollowed += tally.hopsFollowed;
     }
     return { productToken, origins, totals };
   }
@@ -188,6 +209,9 @@ export function formatSummary(summary: RobotsRunSummary): string {
   const lines = [
     `robots.txt summary for ${summary.productToken}: ${totals.allowed} allowed, ${totals.dropped} dropped ` +
       `(${totals.hopsStopped} redirects/navigations), ${totals.deferred} deferred, ${totals.givenUp} given up, ` +
+      (totals.hopsFollowed > 0
+        ? `${totals.hopsFollowed} redirects/navigations followed across origins, `
+        : '') +
       `${summary.origins.length} origins`,
   ];
   for (const origin of summary.origins) {
@@ -199,6 +223,7 @@ export function formatSummary(summary: RobotsRunSummary): string {
     lines.push(
       `  ${origin.origin} robots.txt ${origin.robotsStatus} (${origin.policyKind}${age}${delay}): ` +
         `${origin.allowed} allowed, ${origin.dropped} dropped, ${origin.deferred} deferred, ${origin.givenUp} given up` +
+        (origin.hopsFollowed > 0 ? `, ${origin.hopsFollowed} followed in from other origins` : '') +
         (rules.length > 0 ? `; top rules: ${rules.join('; ')}` : ''),
     );
   }

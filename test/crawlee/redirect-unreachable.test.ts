@@ -1,6 +1,7 @@
 import { CheerioCrawler, HttpCrawler, LogLevel, log } from 'crawlee';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type RobotsDroppedRecord, RobotsGuard } from '../../src/crawlee/index.js';
+import { formatSummary } from '../../src/crawlee/summary.js';
 import type { RobotsStore } from '../../src/store/index.js';
 import {
   datasetItems,
@@ -105,6 +106,71 @@ describe.each([
     expect(target.hits('/page')).toBe(1);
     expect(handled.sort()).toEqual([`${source.origin}/ok`, `${target.origin}/page`].sort());
     expect(records).toEqual([]);
+  });
+});
+
+describe.each([
+  ['CheerioCrawler', CheerioCrawler],
+  ['HttpCrawler', HttpCrawler],
+] as const)('%s: a redirect into another origin that is let through', (_name, Crawler) => {
+  let servers: TestHttpServer[] = [];
+  let store: RobotsStore | undefined;
+  afterEach(async () => {
+    await store?.close();
+    await Promise.all(servers.map((server) => server.close()));
+    servers = [];
+  });
+
+  it('lists the origin it entered in the summary, with the robots.txt that let it in', async () => {
+    const target = await startHttpServer({
+      '/robots.txt': text('User-agent: *\nDisallow: /private\n'),
+      '/page': page('target'),
+      '/other': page('other'),
+    });
+    const source = await startHttpServer({
+      '/robots.txt': text('User-agent: *\nAllow: /\n'),
+      '/go': redirect(`${target.origin}/page`, 302),
+      '/again': redirect(`${target.origin}/other`, 302),
+      '/home': redirect('/ok', 302),
+      '/ok': page('ok'),
+    });
+    servers = [source, target];
+    store = quickStore();
+    const handled: string[] = [];
+    const crawler = new Crawler(
+      {
+        maxRequestRetries: 0,
+        async requestHandler({ request }) {
+          handled.push(request.loadedUrl ?? request.url);
+        },
+      },
+      freshConfiguration(),
+    );
+    const guard = new RobotsGuard({
+      productToken: TOKEN,
+      userAgent: USER_AGENT,
+      store,
+      logSummary: false,
+    }).attach(crawler);
+    await crawler.run([`${source.origin}/go`, `${source.origin}/again`, `${source.origin}/home`]);
+
+    expect([target.hits('/page'), target.hits('/other')]).toEqual([1, 1]);
+    expect(handled.sort()).toEqual(
+      [`${source.origin}/ok`, `${target.origin}/other`, `${target.origin}/page`].sort(),
+    );
+    const summary = guard.summary();
+    // The hop within the source origin (/home to /ok) is not a hop into another origin.
+    expect(summary.origins.map((o) => [o.origin, o.robotsStatus, o.allowed, o.hopsFollowed])).toEqual(
+      [
+        [source.origin, 200, 3, 0],
+        [target.origin, 200, 0, 2],
+      ].sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
+    );
+    expect(summary.totals).toMatchObject({ allowed: 3, dropped: 0, hopsStopped: 0, hopsFollowed: 2 });
+    const block = formatSummary(summary);
+    expect(block.split('\n')[0]).toContain('2 redirects/navigations followed across origins');
+    expect(block).toContain(`${target.origin} robots.txt 200 (rules`);
+    expect(block).toContain('0 allowed, 0 dropped, 0 deferred, 0 given up, 2 followed in from other origins');
   });
 });
 
