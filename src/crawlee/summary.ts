@@ -54,14 +54,10 @@ export interface RobotsOriginSummary {
 export interface RobotsRunSummary {
   productToken: string;
   origins: RobotsOriginSummary[];
-  totals: {
-    allowed: number;
-    dropped: number;
-    deferred: number;
-    givenUp: number;
-    hopsStopped: number;
-    hopsFollowed: number;
-  };
+  totals: Pick<
+    RobotsOriginSummary,
+    'allowed' | 'dropped' | 'deferred' | 'givenUp' | 'hopsStopped' | 'hopsFollowed'
+  >;
 }
 
 /** What the guard counts for an origin while the crawl runs. */

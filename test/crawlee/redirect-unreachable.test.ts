@@ -21,12 +21,13 @@ useTemporaryStorageDir();
 /**
  * A request redirected into an origin whose robots.txt is unreachable waits for that origin, as
  * a request of the origin itself does. While it waits, the page that redirects is not fetched
- * again at each recheck: only once the target's robots.txt answers.
+ * again at each recheck: only once the target's robots.txt answers. A redirect let into another
+ * origin is counted at that origin.
  */
 describe.each([
   ['CheerioCrawler', CheerioCrawler],
   ['HttpCrawler', HttpCrawler],
-] as const)('%s: a redirect into an origin whose robots.txt is unreachable', (_name, Crawler) => {
+] as const)('%s: a redirect into another origin', (_name, Crawler) => {
   let servers: TestHttpServer[] = [];
   let store: RobotsStore | undefined;
   afterEach(async () => {
@@ -78,7 +79,7 @@ describe.each([
     return { handled, skipped, records, guard };
   }
 
-  it('fetches the redirecting page once, and gives the request up without fetching it again', async () => {
+  it('whose robots.txt stays unreachable: fetches the redirecting page once, and gives the request up', async () => {
     const { source, target } = await sites(() => [503, 'down']);
     const { handled, skipped, records, guard } = await crawl(source, 1500);
 
@@ -94,7 +95,7 @@ describe.each([
     expect(guard.summary().totals).toMatchObject({ deferred: 1, givenUp: 1 });
   });
 
-  it('fetches the redirecting page again once the target answers, and follows the redirect then', async () => {
+  it('whose robots.txt answers late: fetches the redirecting page again then, and follows the redirect', async () => {
     // 503 for the first three fetches (about 0.8 s with the store's retry delays), then rules.
     const { source, target } = await sites((served) =>
       served <= 3 ? [503, 'down'] : [200, 'User-agent: *\nAllow: /\n'],
@@ -107,21 +108,8 @@ describe.each([
     expect(handled.sort()).toEqual([`${source.origin}/ok`, `${target.origin}/page`].sort());
     expect(records).toEqual([]);
   });
-});
 
-describe.each([
-  ['CheerioCrawler', CheerioCrawler],
-  ['HttpCrawler', HttpCrawler],
-] as const)('%s: a redirect into another origin that is let through', (_name, Crawler) => {
-  let servers: TestHttpServer[] = [];
-  let store: RobotsStore | undefined;
-  afterEach(async () => {
-    await store?.close();
-    await Promise.all(servers.map((server) => server.close()));
-    servers = [];
-  });
-
-  it('lists the origin it entered in the summary, with the robots.txt that let it in', async () => {
+  it('lists an origin entered by redirects alone in the summary, with the robots.txt that let them in', async () => {
     const target = await startHttpServer({
       '/robots.txt': text('User-agent: *\nDisallow: /private\n'),
       '/page': page('target'),
