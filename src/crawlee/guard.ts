@@ -721,11 +721,16 @@ export class RobotsGuard implements HopChecker {
     // A hop that cannot wait is dropped at once: it is no deferral.
     const verdict = this.#verdictOf(check, deferrable ? request : undefined, paced);
     if (verdict.kind === 'allow') {
-      // Counted at the origin it enters, which may have no request of its own in the summary.
-      if (!sameOrigin(request.url, check.origin)) this.#tally.hopFollowed(check, this.#options.clock());
-      return paced && verdict.crawlDelayMs > 0
-        ? this.#paceHop(request, check.origin, verdict.crawlDelayMs)
-        : 'allow';
+      const hop =
+        paced && verdict.crawlDelayMs > 0
+          ? this.#paceHop(request, check.origin, verdict.crawlDelayMs)
+          : 'allow';
+      // Counted at the origin it enters, which may have no request of its own in the summary; a
+      // hop deferred for the origin's Crawl-delay is counted when it goes.
+      if (hop === 'allow' && !sameOrigin(request.url, check.origin)) {
+        this.#tally.hopFollowed(check, this.#options.clock());
+      }
+      return hop;
     }
     if (verdict.kind === 'defer') {
       if (deferrable) {

@@ -212,10 +212,17 @@ describe('PlaywrightCrawler with RobotsGuard: Crawl-delay (Debian Chromium)', ()
       },
       config,
     );
-    new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store: env.store }).attach(crawler);
+    const guard = new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store: env.store }).attach(
+      crawler,
+    );
     const stats = await crawler.run(['/to/g1', '/to/g2', '/to/g3'].map((path) => `${main.origin}${path}`));
 
     expect(pagesHit(paced)).toEqual(['/g1', '/g2', '/g3']);
+    // Each hop counted once, as it went: not when it was deferred for its slot.
+    expect(guard.summary().origins.find((o) => o.origin === paced.origin)).toMatchObject({
+      allowed: 0,
+      hopsFollowed: 3,
+    });
     for (const gap of gapsOf(await paced.arrivals(['/g1', '/g2', '/g3'])))
       expect(gap).toBeGreaterThanOrEqual(950);
     expect(handled.sort()).toEqual(['/g1', '/g2', '/g3'].map((path) => `${paced.origin}${path}`));
