@@ -229,14 +229,7 @@ export function resolveGuardOptions(options: RobotsGuardOptions): ResolvedGuardO
         unreachable.giveUpAfterMs,
         GUARD_DEFAULTS.giveUpAfterMs,
       ),
-      maxRecheckDelayMs: Math.max(
-        minRecheckDelayMs,
-        nonNegative(
-          'unreachable.maxRecheckDelayMs',
-          unreachable.maxRecheckDelayMs,
-          GUARD_DEFAULTS.maxRecheckDelayMs,
-        ),
-      ),
+      maxRecheckDelayMs: longestRecheck(unreachable.maxRecheckDelayMs, minRecheckDelayMs),
       minRecheckDelayMs,
     },
     enqueueWaitMs: withinTimer(
@@ -303,4 +296,19 @@ export function checkSeedFromSitemapsOptions(options: RobotsSeedFromSitemapsOpti
     }
   }
   refuseUnknownOptions(owner, options, SEED_FROM_SITEMAPS_OPTIONS);
+}
+
+/**
+ * `unreachable.maxRecheckDelayMs`, at least `minRecheckDelayMs`: a default below the minimum given
+ * is raised to it, and a maximum given below it is refused, where it would be ignored unsaid.
+ */
+function longestRecheck(given: number | undefined, minRecheckDelayMs: number): number {
+  const longest = nonNegative('unreachable.maxRecheckDelayMs', given, GUARD_DEFAULTS.maxRecheckDelayMs);
+  if (given === undefined) return Math.max(longest, minRecheckDelayMs);
+  if (longest < minRecheckDelayMs) {
+    throw new RangeError(
+      `RobotsGuard option unreachable.minRecheckDelayMs must be at most unreachable.maxRecheckDelayMs (${longest}), got ${minRecheckDelayMs}.`,
+    );
+  }
+  return longest;
 }

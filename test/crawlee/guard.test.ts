@@ -1785,6 +1785,22 @@ describe('RobotsGuard router middleware and user hooks', () => {
       RangeError,
     );
     expect(() => new RobotsGuard({ productToken: TOKEN }).attach({} as never)).toThrow(/Crawlee crawler/);
+    // Taken before, the minimum won: each deferred request waited 20 s, past its give-up time.
+    expect(
+      () =>
+        new RobotsGuard({
+          productToken: TOKEN,
+          unreachable: { giveUpAfterMs: 3000, minRecheckDelayMs: 20_000, maxRecheckDelayMs: 1000 },
+        }),
+    ).toThrow(
+      new RangeError(
+        'RobotsGuard option unreachable.minRecheckDelayMs must be at most unreachable.maxRecheckDelayMs (1000), got 20000.',
+      ),
+    );
+    // A minimum over the default maximum (30 s) raises that default.
+    expect(
+      () => new RobotsGuard({ productToken: TOKEN, unreachable: { minRecheckDelayMs: 60_000 } }),
+    ).not.toThrow();
   });
 
   it('rejects options of the wrong type at once, rather than misread them during the crawl', () => {
