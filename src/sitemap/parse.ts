@@ -1,4 +1,5 @@
 import { SaxesParser, type SaxesTagPlain } from 'saxes';
+import { show } from '../robots/index.js';
 import type { SitemapEntry, SitemapFormat } from './types.js';
 
 /**
@@ -297,11 +298,35 @@ export class SitemapParser {
   /** Characters handed to saxes since it last finished one (see MAX_PENDING_CHARACTERS). */
   #pending = 0;
 
-  /** @param documentUrl where the file was read from: the base of a relative `xml:base`. */
-  constructor(readonly documentUrl?: string) {}
+  /** Where the file was read from: the base of a relative `xml:base`. */
+  readonly documentUrl: string | undefined;
+  /** Decodes the pieces given as bytes, a character split between two of them included. */
+  #decoder: TextDecoder | undefined;
 
-  /** Feeds the next piece of decoded text. */
-  write(text: string): void {
+  /** @param documentUrl where the file was read from (an absolute URL): the base of a relative `xml:base`. */
+  constructor(documentUrl?: string) {
+    if (documentUrl !== undefined && (typeof documentUrl !== 'string' || !URL.canParse(documentUrl))) {
+      throw new TypeError(
+        `SitemapParser takes the absolute URL the file was read from, or nothing, got ${show(documentUrl)}.`,
+      );
+    }
+    this.documentUrl = documentUrl;
+  }
+
+  /** Feeds the next piece of the file: decoded text, or bytes read as UTF-8 (from a file, say). */
+  write(piece: string | Uint8Array): void {
+    let text: string;
+    if (typeof piece === 'string') text = piece;
+    else if (piece instanceof Uint8Array) {
+      this.#decoder ??= new TextDecoder();
+      text = this.#decoder.decode(piece, { stream: true });
+    } else {
+      throw new TypeError(`SitemapParser.write() takes a string or a Uint8Array, got ${show(piece)}.`);
+    }
+    this.#writeDecoded(text);
+  }
+
+  #writeDecoded(text: string): void {
     if (this.#mode === 'stopped' || text.length === 0) return;
     if (this.#mode === 'sniff') {
       // Blanks before the content are dropped, so only the new text is searched and none is kept.
@@ -317,6 +342,8 @@ export class SitemapParser {
 
   /** Ends the input: the last line of a text file, the end-of-document checks of XML. */
   end(): void {
+    // An incomplete character at the end of the bytes becomes U+FFFD.
+    if (this.#decoder !== undefined) this.#writeDecoded(this.#decoder.decode());
     if (this.#mode === 'text') {
       this.#textLine(this.#line, this.#lineTooLong);
       this.#line = '';

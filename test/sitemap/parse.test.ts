@@ -375,3 +375,43 @@ describe('globToRegExp', () => {
     expect(globToRegExp('**/item(1)+[x]').test(`${O}/item(1)+[x]`)).toBe(true);
   });
 });
+
+describe('SitemapParser given bytes or bad input', () => {
+  it('reads bytes as UTF-8, a character split between two writes included', () => {
+    const text = `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>${O}/café/ü</loc></url></urlset>`;
+    const bytes = new TextEncoder().encode(text);
+    const split = bytes.indexOf(0xc3) + 1; // inside the two octets of é
+    const parser = new SitemapParser();
+    parser.write(bytes.subarray(0, split));
+    parser.write(Buffer.from(bytes.subarray(split)));
+    parser.end();
+    const entries = parser.take();
+    expect(entries).toEqual([{ kind: 'url', loc: `${O}/café/ü` }]);
+    expect(entries).toEqual(parse(text).entries);
+    expect(parser.error).toBeUndefined();
+  });
+
+  it('reads an incomplete character at the end of the bytes as U+FFFD', () => {
+    const parser = new SitemapParser();
+    parser.write(new TextEncoder().encode(`${O}/a\n${O}/b`));
+    parser.write(Uint8Array.of(0xc3));
+    parser.end();
+    expect(parser.take()).toEqual([
+      { kind: 'url', loc: `${O}/a` },
+      { kind: 'url', loc: `${O}/b\uFFFD` },
+    ]);
+  });
+
+  it('refuses what is neither text nor bytes, and a document URL that is not one', () => {
+    const parser = new SitemapParser();
+    expect(() => parser.write(5 as never)).toThrow(
+      new TypeError('SitemapParser.write() takes a string or a Uint8Array, got 5.'),
+    );
+    expect(() => parser.write(null as never)).toThrow(/takes a string or a Uint8Array, got null/);
+    expect(() => new SitemapParser({ foo: 1 } as never)).toThrow(
+      /SitemapParser takes the absolute URL the file was read from, or nothing, got /,
+    );
+    expect(() => new SitemapParser('sitemap.xml')).toThrow(/got "sitemap.xml"/);
+    expect(new SitemapParser(`${O}/sitemap.xml`).documentUrl).toBe(`${O}/sitemap.xml`);
+  });
+});
