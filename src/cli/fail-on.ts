@@ -49,6 +49,7 @@ const LINT_CODES = {
   'crawl-delay-extension': true,
   'invalid-crawl-delay': true,
   'looks-like-html': true,
+  'empty-file': true,
   'user-agent-joins-group': true,
   'empty-user-agent': true,
   'user-agent-cut': true,

@@ -96,6 +96,8 @@ const FIXED = {
   html: 'This is an HTML page, not a robots.txt: no rules are read from it. Serve a text/plain robots.txt, or a 404 if you have none.',
   invalidUtf8:
     'The file is not valid UTF-8 (RFC 9309 2.3 asks for UTF-8); invalid bytes were read as U+FFFD.',
+  empty:
+    'The file has no lines for crawlers (it is empty, or holds only comments and blank lines): every crawler may fetch every URL. Serve a 404 if that is what you mean, or add your rules.',
 };
 const FIXED_MESSAGES: ReadonlySet<string> = new Set(Object.values(FIXED));
 
@@ -128,6 +130,8 @@ export class RobotsLinter implements RobotsLineHandler {
 
   /** Findings past MAX_LINTS, counted but not listed. */
   private dropped = 0;
+  /** Set once a line reads as a directive, known or not. */
+  private sawDirective = false;
 
   /** How many findings of the pass are not listed (see allLints). */
   get unlisted(): number {
@@ -148,6 +152,7 @@ export class RobotsLinter implements RobotsLineHandler {
   }
 
   directive(d: Directive): void {
+    this.sawDirective = true;
     if (d.blankLine !== 0 && this.sawAgent && this.blankAt === 0 && !this.blankReported) {
       this.blankAt = d.blankLine;
       this.blankEmpty = d.blankLineEmpty;
@@ -438,6 +443,9 @@ export class RobotsLinter implements RobotsLineHandler {
         line: summary.truncatedAtLine,
         message: `The file is larger than the size crawlers read; everything from line ${summary.truncatedAtLine} on is ignored.`,
       });
+    }
+    if (!this.sawDirective && !summary.looksLikeHtml && this.lints.length === 0 && this.dropped === 0) {
+      file.push({ code: 'empty-file', severity: 'info', line: 1, message: FIXED.empty });
     }
     if (summary.invalidUtf8Line !== undefined) {
       file.push({

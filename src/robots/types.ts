@@ -135,6 +135,8 @@ export type LintCode =
   | 'crawl-delay-extension'
   | 'invalid-crawl-delay'
   | 'looks-like-html'
+  /** No directive at all: an empty file, or one of comments and blank lines, which allows everything. */
+  | 'empty-file'
   | 'user-agent-joins-group'
   | 'empty-user-agent'
   /** A user-agent value with more words after its name (`Googlebot Images` names `googlebot`). */

@@ -114,6 +114,18 @@ describe('audit: the matrix', () => {
     );
   });
 
+  it('fails --fail-on lint:info on an empty file on stdin (a fetch that failed quietly upstream)', async () => {
+    const argv = ['audit', 'https://shop.example', '--file', '-', '--agents', 'GPTBot'];
+    const run = await runInProcess([...argv, '--fail-on', 'lint:info'], { stdin: '' });
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain('tripped lint:info');
+    expect(run.stdout).toContain('[empty-file]');
+    expect((await runInProcess([...argv, '--fail-on', 'lint:empty-file'], { stdin: '\n' })).code).toBe(1);
+    expect((await runInProcess([...argv, '--fail-on', 'lint:empty-file'], { stdin: SHOP_ROBOTS })).code).toBe(
+      0,
+    );
+  });
+
   it('says /robots.txt stays allowed when robots.txt is unreachable, as the verdicts on it do', async () => {
     const list = join(mkdtempSync(join(tmpdir(), 'crawlee-robots-ai-')), 'urls.txt');
     writeFileSync(list, '/robots.txt\n');

@@ -150,6 +150,39 @@ describe('lints', () => {
     expect(RobotsTxt.parse(clean).lints).toEqual([]);
   });
 
+  it('says that a file without a directive allows everything, and only then', () => {
+    for (const body of [
+      '',
+      '\n\n',
+      '   \r\n\t\n',
+      '# robots.txt of example.com\n\n# nothing here yet\n',
+      '\uFEFF',
+    ]) {
+      expect(RobotsTxt.parse(body).lints.map((l) => [l.code, l.severity, l.line])).toEqual([
+        ['empty-file', 'info', 1],
+      ]);
+      expect(RobotsTxt.parse(new TextEncoder().encode(body)).lints.map((l) => l.code)).toEqual([
+        'empty-file',
+      ]);
+    }
+    expect(RobotsTxt.parse('').lints[0].message).toMatch(/every crawler may fetch every URL/);
+    // Invalid bytes in a comment: both findings.
+    expect(RobotsTxt.parse(Uint8Array.of(0x23, 0xff, 0x0a)).lints.map((l) => l.code)).toEqual([
+      'empty-file',
+      'invalid-utf8',
+    ]);
+    // A sitemap line, a user-agent line without rules, a line of another crawler's directive, an
+    // unparsable line, an HTML page: each has something to say, or says it otherwise.
+    for (const body of [
+      'Sitemap: https://example.com/s.xml\n',
+      'User-agent: *\n',
+      'Host: example.com\n',
+      'hello\n',
+      '<!DOCTYPE html><html><body>Not found</body></html>',
+    ])
+      expect(RobotsTxt.parse(body).lints.map((l) => l.code)).not.toContain('empty-file');
+  });
+
   it('reports a file cut at the size limit with the first ignored line', () => {
     const body = `User-agent: *\n${'Disallow: /a\n'.repeat(100)}Disallow: /late\n`;
     const lint = RobotsTxt.parse(body, { maxBytes: 600 }).lints.find((l) => l.code === 'file-too-large');
