@@ -255,6 +255,19 @@ export function unusableSitemapLines(robots: RobotsTxt | null): number[] {
     .map((lint) => lint.line);
 }
 
+/**
+ * Why a file that lists no usable sitemap lists none, to follow "robots.txt": an HTML page, `Sitemap:`
+ * lines no crawler can use, or an empty file; null when it simply has no `Sitemap:` line.
+ */
+export function noSitemapBecause(robots: RobotsTxt): string | null {
+  if (robots.looksLikeHtml) return 'is an HTML page, not a robots.txt: no Sitemap: line is read from it';
+  const unusable = unusableSitemapLines(robots);
+  if (unusable.length > 0) return noUsableSitemap(unusable);
+  if (robots.lints.some((lint) => lint.code === 'empty-file'))
+    return 'holds no directive at all (it is empty, or only comments): it declares no sitemap';
+  return null;
+}
+
 /** What robots.txt declares when its only `Sitemap:` lines are the `unusable` ones (see unusableSitemapLines). */
 export function noUsableSitemap(unusable: readonly number[]): string {
   const lines =

@@ -3,7 +3,7 @@ import { productTokenOf } from '../robots/index.js';
 import { SITEMAP_DEFAULTS } from '../sitemap/index.js';
 import { sameOriginPath } from './audit-render.js';
 import { closingNote, statusWithoutHttp } from './render.js';
-import { noUsableSitemap } from './sitemap-tally.js';
+import { noSitemapBecause } from './sitemap-tally.js';
 import type { SitemapsReport } from './sitemaps.js';
 import { printable, type Style } from './style.js';
 import { type Cell, counted, renderTable } from './table.js';
@@ -46,11 +46,8 @@ function headBlock(report: SitemapsReport, style: Style): string[] {
   }
   if (report.declared.length === 0) {
     // As none at all: a relative `Sitemap:` line is no error of the command, only of the file.
-    const none =
-      report.unusableSitemapLines.length === 0
-        ? 'robots.txt declares no sitemap'
-        : `robots.txt ${noUsableSitemap(report.unusableSitemapLines)}`;
-    lines.push(`  ${style.yellow(none)}`);
+    const because = policy.robots === null ? null : noSitemapBecause(policy.robots);
+    lines.push(`  ${style.yellow(`robots.txt ${because ?? 'declares no sitemap'}`)}`);
     return lines;
   }
   lines.push(

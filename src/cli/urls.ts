@@ -14,7 +14,7 @@ import type { RobotsTxt } from '../robots/index.js';
 import { urlOrNull } from '../robots/index.js';
 import { RobotsStore } from '../store/index.js';
 import { CliInputError } from './io.js';
-import { noUsableSitemap, QUIET_LOG, readSitemaps, unusableSitemapLines } from './sitemap-tally.js';
+import { noSitemapBecause, QUIET_LOG, readSitemaps } from './sitemap-tally.js';
 
 export interface UrlSourceContext {
   /** The origin audited, e.g. `https://example.com`. */
@@ -215,14 +215,11 @@ export function urlsFromSitemaps(options: {
   return async ({ origin, robots, fetch }) => {
     const sitemaps = robots?.sitemaps.length ?? 0;
     if (robots === null || sitemaps === 0) {
-      const unusable = unusableSitemapLines(robots);
       throw new NoUrlToAudit(
         EMPTY_SAMPLE,
         robots === null
           ? `--from-sitemaps: robots.txt of ${origin} gave no file (${fetch.why}), so no Sitemap: lines to read`
-          : unusable.length > 0
-            ? `--from-sitemaps: robots.txt of ${origin} ${noUsableSitemap(unusable)}`
-            : `--from-sitemaps: robots.txt of ${origin} has no Sitemap: line`,
+          : `--from-sitemaps: robots.txt of ${origin} ${noSitemapBecause(robots) ?? 'has no Sitemap: line'}`,
       );
     }
     const store = new RobotsStore({

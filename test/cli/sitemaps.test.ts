@@ -159,6 +159,30 @@ describe('sitemaps: the text report', () => {
     expect(run.lines).not.toContain('Sitemaps');
   });
 
+  it('says why robots.txt declares none when it is an HTML page or empty, for sitemaps and audit --from-sitemaps', async () => {
+    const odd = await startHttpServer();
+    try {
+      odd.route(
+        '/robots.txt',
+        text('<!DOCTYPE html><html><head><title>Not found</title></head></html>', 200),
+      );
+      const html = await runInProcess(['sitemaps', odd.origin]);
+      expect(html.code).toBe(0);
+      expect(html.lines).toContain(
+        '  robots.txt is an HTML page, not a robots.txt: no Sitemap: line is read from it',
+      );
+      expect((await runInProcess(['audit', odd.origin, '--from-sitemaps'])).stderr).toBe(
+        `crawlee-robots: --from-sitemaps: robots.txt of ${odd.origin} is an HTML page, not a robots.txt: no Sitemap: line is read from it\n`,
+      );
+      odd.route('/robots.txt', text('# nothing yet\n'));
+      expect((await runInProcess(['sitemaps', odd.origin])).lines).toContain(
+        '  robots.txt holds no directive at all (it is empty, or only comments): it declares no sitemap',
+      );
+    } finally {
+      await odd.close();
+    }
+  });
+
   it('names the Sitemap: lines no crawler can use when they are all it has, and exits 0 as with none', async () => {
     const relative = await startHttpServer();
     relative.route('/sitemap.xml', xml(urlset(relative.origin, ['/a'])));
