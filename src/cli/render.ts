@@ -112,7 +112,9 @@ export function statusWithoutHttp(status: string, kind: RobotsPolicyKind): strin
 /** `12 lines`, or for a file cut at the size limit `the first 8001 lines, the rest ignored`. */
 export function fileLinesLabel(source: RobotsSource): string {
   const count = source.lines.length;
-  if (source.fetch.truncated) return `the first ${count} lines, the rest ignored`;
+  if (source.fetch.truncated) {
+    return count === 1 ? 'its first line, the rest ignored' : `the first ${count} lines, the rest ignored`;
+  }
   return counted(count, 'line');
 }
 

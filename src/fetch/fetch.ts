@@ -8,7 +8,7 @@ import {
   refuseUnknownOptions,
   show,
 } from '../options.js';
-import { codePointName, MAX_LINE_OCTETS, RobotsTxt, urlOrNull } from '../robots/index.js';
+import { codePointName, MAX_LINE_OCTETS, parseCutBody, RobotsTxt, urlOrNull } from '../robots/index.js';
 import { type CacheDirectives, freshnessOf, parseRetryAfter } from './cache-control.js';
 import {
   answerWithin,
@@ -399,7 +399,8 @@ function interpretFinalAnswer(
     // RFC 9309 2.3.1.1: a successful answer is parsed; RFC 9309 2.5: at least `maxBytes` of it.
     const { body } = answer;
     const parseStarted = performance.now();
-    const robots = RobotsTxt.parse(body, { maxBytes });
+    // A body cut in transfer is the start of a longer file, which the findings say.
+    const robots = answer.truncated ? parseCutBody(body, maxBytes) : RobotsTxt.parse(body, { maxBytes });
     const parseMs = performance.now() - parseStarted;
     // The parser knows whether content was left out: octets past the cap may be only the end of
     // the last line, or a byte order mark it skips. Its findings are built for such files only.

@@ -75,6 +75,11 @@ export interface FileSummary {
   lines: number;
   /** Set when the file was cut at the size limit: the first line that was ignored. */
   truncatedAtLine?: number;
+  /**
+   * Set when the text ends inside its last line, which goes on past it (see TokenizeOptions.cut):
+   * that line is longer than was read.
+   */
+  lastLineCut?: boolean;
   /** Set when the bytes were not valid UTF-8: the first line with an invalid sequence. */
   invalidUtf8Line?: number;
   /** Set when the body is an HTML page; no directives were emitted. */
@@ -95,6 +100,12 @@ export interface RobotsLineHandler {
 export interface TokenizeOptions {
   maxBytes: number;
   rejectHtml: boolean;
+  /**
+   * Set for bytes that are the start of a longer file, cut where their transfer stopped (a fetch
+   * reads `maxBytes` and the line in progress, up to the line length cap): content past them is
+   * ignored. Not read for a string.
+   */
+  cut?: boolean;
 }
 
 /**
@@ -141,6 +152,8 @@ export function tokenize(
   let longLines: LongLine[] | undefined;
   /** Set when content past the size limit was dropped (not when only line ends were). */
   let truncated = false;
+  /** Set when the text ends inside a line, without its line end (see FileSummary.lastLineCut). */
+  let endsInLine = false;
 
   if (typeof body === 'string') {
     let text = body.charCodeAt(0) === 0xfeff ? body.slice(1) : body;
@@ -162,8 +175,10 @@ export function tokenize(
     if (bytes.length > options.maxBytes) {
       const cut = cutBytesAtLineEnd(bytes, options.maxBytes - 1);
       truncated = hasContentBytesFrom(bytes, cut);
+      endsInLine = cut === bytes.length;
       bytes = bytes.subarray(0, cut);
-    }
+    } else endsInLine = bytes.length > 0 && !isLineEnd(bytes[bytes.length - 1]);
+    truncated ||= options.cut === true;
     const valid = bytes.length > PIECE_OCTETS ? validPieces(bytes) : validText(bytes);
     if (valid !== undefined) pieces = valid;
     else {
@@ -212,6 +227,7 @@ export function tokenize(
   summary.lines = line;
   // The text ends where it was cut, without its line end: the next line is the first ignored.
   if (truncated) summary.truncatedAtLine = line + 1;
+  if (options.cut === true && endsInLine) summary.lastLineCut = true;
   // Found after the pass, not in its loop: code only a few files reach would leave the
   // optimized loop on the first of them.
   if (invalidUtf8 !== undefined) summary.invalidUtf8Line = firstInvalidUtf8Line(invalidUtf8);
@@ -490,9 +506,14 @@ function cutAtLineEnd(text: string, from: number): number {
   return end < 0 ? text.length : end;
 }
 
+/** CR or LF: a code unit or an octet that ends a line. */
+function isLineEnd(c: number): boolean {
+  return c === 0x0a || c === 0x0d;
+}
+
 function cutBytesAtLineEnd(bytes: Uint8Array, from: number): number {
   for (let i = from; i < bytes.length; i++) {
-    if (bytes[i] === 0x0a || bytes[i] === 0x0d) return i;
+    if (isLineEnd(bytes[i])) return i;
   }
   return bytes.length;
 }

@@ -132,6 +132,9 @@ export class RobotsLinter implements RobotsLineHandler {
   private dropped = 0;
   /** Set once a line reads as a directive, known or not. */
   private sawDirective = false;
+  /** The last line over the length cap, and its length in octets as read. */
+  private lastLongLine = 0;
+  private lastLongOctets = 0;
 
   /** How many findings of the pass are not listed (see allLints). */
   get unlisted(): number {
@@ -417,12 +420,9 @@ export class RobotsLinter implements RobotsLineHandler {
   }
 
   lineTooLong(line: number, octets: number): void {
-    this.add(
-      'line-too-long',
-      'warning',
-      line,
-      `The line is ${octets} bytes long; only its first ${MAX_LINE_OCTETS} bytes are read.`,
-    );
+    this.add('line-too-long', 'warning', line, lineTooLongMessage(octets, false));
+    this.lastLongLine = line;
+    this.lastLongOctets = octets;
   }
 
   end(summary: FileSummary): void {
@@ -446,6 +446,11 @@ export class RobotsLinter implements RobotsLineHandler {
     }
     if (!this.sawDirective && !summary.looksLikeHtml && this.lints.length === 0 && this.dropped === 0) {
       file.push({ code: 'empty-file', severity: 'info', line: 1, message: FIXED.empty });
+    }
+    if (summary.lastLineCut === true && this.lastLongLine === summary.lines) {
+      // The file was cut inside that line: it is longer than what was read of it.
+      const lint = this.lints.find((l) => l.code === 'line-too-long' && l.line === summary.lines);
+      if (lint !== undefined) lint.message = lineTooLongMessage(this.lastLongOctets, true);
     }
     if (summary.invalidUtf8Line !== undefined) {
       file.push({
@@ -715,4 +720,11 @@ function notListed(listed: readonly RobotsLint[], unlisted: number): RobotsLint 
     line: last,
     message: `${unlisted} more findings are not listed (at most ${MAX_LINTS} are).`,
   };
+}
+
+/** The finding about a line of `octets` octets, or of more (`atLeast`) when the file was cut inside it. */
+function lineTooLongMessage(octets: number, atLeast: boolean): string {
+  return atLeast
+    ? `The line is longer than the ${octets} bytes read of it (the file was cut there); only its first ${MAX_LINE_OCTETS} bytes are read.`
+    : `The line is ${octets} bytes long; only its first ${MAX_LINE_OCTETS} bytes are read.`;
 }

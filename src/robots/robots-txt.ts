@@ -29,6 +29,7 @@ import {
   type Directive,
   type FileSummary,
   type RobotsLineHandler,
+  type TokenizeOptions,
   tokenize,
 } from './lines.js';
 import { allLints, RobotsLinter } from './lint.js';
@@ -38,6 +39,8 @@ import type { RobotsGroup, RobotsLint, RobotsParseOptions, RobotsRule, Verdict }
 
 /** The tables of a parsed file, for explainAfterOrigin; set by the class. */
 let dataOf: (robots: RobotsTxt) => RobotsData;
+/** A parse with options already checked, for parse and parseCutBody; set by the class. */
+let build: (body: string | Uint8Array, options: TokenizeOptions) => RobotsTxt;
 
 /**
  * A parsed robots.txt (RFC 9309). Parse once, then ask about any number of URLs: the
@@ -56,6 +59,19 @@ export class RobotsTxt {
 
   static {
     dataOf = (robots) => robots.#data;
+    build = (body, options) => {
+      const compiler = new RobotsCompiler();
+      const linter = new RobotsLinter();
+      tokenize(body, options, new Both(compiler, linter));
+      const data = compiler.finish();
+      prepareLargeGroups(data);
+      // A copy holds exactly its findings: the list grown by push has room for more.
+      return new RobotsTxt(
+        data,
+        linter.lints.length === 0 ? NO_LINTS : linter.lints.slice(),
+        linter.unlisted,
+      );
+    };
   }
   /** Findings of the parse; `lints` adds the ones found from the compiled rules. */
   readonly #lineLints: readonly RobotsLint[];
@@ -101,13 +117,7 @@ export class RobotsTxt {
     if (typeof rejectHtml !== 'boolean') {
       throw new TypeError(`rejectHtml must be true or false, got ${show(rejectHtml)}.`);
     }
-    const compiler = new RobotsCompiler();
-    const linter = new RobotsLinter();
-    tokenize(body, { maxBytes, rejectHtml }, new Both(compiler, linter));
-    const data = compiler.finish();
-    prepareLargeGroups(data);
-    // A copy holds exactly its findings: the list grown by push has room for more.
-    return new RobotsTxt(data, linter.lints.length === 0 ? NO_LINTS : linter.lints.slice(), linter.unlisted);
+    return build(body, { maxBytes, rejectHtml });
   }
 
   /**
@@ -234,6 +244,16 @@ export function explainAfterOrigin(
   options: ExplainOptions,
 ): Verdict {
   return explain(dataOf(robots), url, userAgent, options, authorityEnd);
+}
+
+/**
+ * {@link RobotsTxt.parse} for the fetcher (not exported from the package): `body` is the start of
+ * a longer file, whose transfer was cut after `maxBytes` octets and the line in progress up to the
+ * line length cap. The findings say the file was cut, and a line cut short is said to be longer
+ * than what was read of it.
+ */
+export function parseCutBody(body: Uint8Array, maxBytes: number): RobotsTxt {
+  return build(body, { maxBytes, rejectHtml: true, cut: true });
 }
 
 const PARSE_OPTIONS: readonly string[] = ['maxBytes', 'rejectHtml'];

@@ -600,6 +600,20 @@ describe('explain of a robots.txt larger than crawlers read', () => {
       await large.close();
     }
   });
+
+  it('says of one line longer than the limit that it was cut, and that it is longer than what was read', async () => {
+    const large = await startHttpServer({ '/robots.txt': text(`# ${'a'.repeat(2_000_000)}`) });
+    try {
+      const run = await runInProcess(['explain', `${large.origin}/x`, '--agent', 'ExampleBot']);
+      expect(run.lines).toContain('The file (its first line, the rest ignored)');
+      expect(run.stdout).toMatch(
+        /The line is longer than the \d+ bytes read of it \(the file was cut there\)/,
+      );
+      expect(run.stdout).toContain('everything from line 2 on is ignored. [file-too-large]');
+    } finally {
+      await large.close();
+    }
+  });
 });
 
 describe('explain of a robots.txt whose redirects loop', () => {

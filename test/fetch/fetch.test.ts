@@ -8,7 +8,7 @@ import {
   type RobotsFetchOptions,
   type RobotsHttpClient,
 } from '../../src/fetch/index.js';
-import { MAX_LINE_OCTETS } from '../../src/robots/index.js';
+import { MAX_LINE_OCTETS, RobotsTxt } from '../../src/robots/index.js';
 import {
   largeRobotsTxt,
   never,
@@ -399,6 +399,36 @@ describe('fetchRobotsTxt: size cap and content encodings', () => {
     expect(result).toMatchObject({ status: 200, kind: 'rules', truncated: false });
     expect(result.why).toBe('HTTP 200: the rules of the file apply (RFC 9309 2.3.1.1).');
     expect(result.robots?.lints.map((lint) => lint.code)).not.toContain('file-too-large');
+  });
+
+  it('says that a line the transfer was cut in is longer than what was read of it, and that the file was cut', async () => {
+    // One line of 2 MB and no line end: the fetch reads the cap and a line's worth after it.
+    const body = `User-agent: *\nDisallow: /${'a'.repeat(2_000_000)}`;
+    const { result } = await fetchFrom(text(body), { maxBytes: 1000 });
+    expect(result.truncated).toBe(true);
+    const read = result.body!.byteLength;
+    expect(read).toBe(1000 + MAX_LINE_OCTETS + 1);
+    expect(result.robots?.lints.map((lint) => [lint.code, lint.line, lint.message])).toEqual([
+      [
+        'line-too-long',
+        2,
+        `The line is longer than the ${read - 14} bytes read of it (the file was cut there); only its first ${MAX_LINE_OCTETS} bytes are read.`,
+      ],
+      [
+        'file-too-large',
+        3,
+        'The file is larger than the size crawlers read; everything from line 3 on is ignored.',
+      ],
+    ]);
+    expect(result.robots?.isAllowed(`/${'a'.repeat(20_000)}`, 'ExampleBot')).toBe(false);
+    // The same bytes parsed as a whole file: a line of exactly that length, and nothing cut.
+    const whole = RobotsTxt.parse(result.body!, { maxBytes: 1000 });
+    expect(whole.lints.map((lint) => [lint.code, lint.message])).toEqual([
+      [
+        'line-too-long',
+        `The line is ${read - 14} bytes long; only its first ${MAX_LINE_OCTETS} bytes are read.`,
+      ],
+    ]);
   });
 
   it('does not download much more than the cap of a long body', async () => {
