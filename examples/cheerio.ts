@@ -9,8 +9,10 @@ import { CheerioCrawler } from 'crawlee';
 import { RobotsGuard } from '../src/crawlee/index.js';
 
 const start = process.argv[2];
-if (start === undefined) {
-  console.error('usage: npx tsx examples/cheerio.ts <start URL>');
+if (start === undefined || !/^https?:\/\/[^/]/i.test(start) || !URL.canParse(start)) {
+  console.error(
+    `usage: npx tsx examples/cheerio.ts <start URL>${start === undefined ? '' : ` (an http(s) URL, got ${JSON.stringify(start)})`}`,
+  );
   process.exit(2);
 }
 

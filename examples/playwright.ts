@@ -10,8 +10,10 @@ import { createPlaywrightRouter, PlaywrightCrawler } from 'crawlee';
 import { RobotsGuard } from '../src/crawlee/index.js';
 
 const start = process.argv[2];
-if (start === undefined) {
-  console.error('usage: npx tsx examples/playwright.ts <start URL>');
+if (start === undefined || !/^https?:\/\/[^/]/i.test(start) || !URL.canParse(start)) {
+  console.error(
+    `usage: npx tsx examples/playwright.ts <start URL>${start === undefined ? '' : ` (an http(s) URL, got ${JSON.stringify(start)})`}`,
+  );
   process.exit(2);
 }
 
