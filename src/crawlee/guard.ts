@@ -484,7 +484,15 @@ export class RobotsGuard implements HopChecker {
           throw new DetectionStopped(withoutCredentials(url));
         return;
       }
-      const verdict = await this.checkHop(crawler as CrawlerInternals, request, url, 'navigation', true);
+      const verdict = await this.checkHop(
+        crawler as CrawlerInternals,
+        request,
+        url,
+        'navigation',
+        true,
+        undefined,
+        false,
+      );
       if (verdict === 'allow') return;
       this.block(request, verdict);
       throw robotsSkip(withoutCredentials(url), 'navigation');
@@ -643,7 +651,11 @@ export class RobotsGuard implements HopChecker {
     return this.#storeFor();
   }
 
-  /** @internal {@link HopChecker}: checks a URL a request reaches after it left the queue. */
+  /**
+   * @internal {@link HopChecker}: checks a URL a request reaches after it left the queue. `sent`
+   * is false for a URL already fetched (the middleware's check of a page): let through, it is no
+   * hop followed.
+   */
   async checkHop(
     crawler: CrawlerInternals,
     request: Request,
@@ -651,6 +663,7 @@ export class RobotsGuard implements HopChecker {
     stage: RobotsDropStage,
     deferrable: boolean,
     from?: string,
+    sent = true,
   ): Promise<HopVerdict> {
     const store = await this.#storeFor();
     // A robots.txt that takes long to answer (a silent server: the store's fetch timeout is as long
@@ -675,7 +688,7 @@ export class RobotsGuard implements HopChecker {
       );
       return { action: 'defer', until: this.#options.clock() + Math.max(4 * waitMs, 60_000), wake };
     }
-    return this.#hopVerdict(crawler, check, request, url, stage, deferrable, from);
+    return this.#hopVerdict(crawler, check, request, url, stage, deferrable, from, sent);
   }
 
   /**
@@ -700,7 +713,7 @@ export class RobotsGuard implements HopChecker {
       throw error;
     }
     if (check === undefined) return undefined;
-    return this.#hopVerdict(crawler, check, request, url, stage, deferrable, from);
+    return this.#hopVerdict(crawler, check, request, url, stage, deferrable, from, true);
   }
 
   #hopVerdict(
@@ -711,6 +724,7 @@ export class RobotsGuard implements HopChecker {
     stage: RobotsDropStage,
     deferrable: boolean,
     from: string | undefined,
+    sent: boolean,
   ): HopVerdict {
     // A redirect of the request into another origin is a request to that origin: it takes that
     // origin's next slot. A hop within one origin takes none: it waits in place as it leaves, a
@@ -725,9 +739,10 @@ export class RobotsGuard implements HopChecker {
         paced && verdict.crawlDelayMs > 0
           ? this.#paceHop(request, check.origin, verdict.crawlDelayMs)
           : 'allow';
-      // Counted at the origin it enters, which may have no request of its own in the summary; a
-      // hop deferred for the origin's Crawl-delay is counted when it goes.
-      if (hop === 'allow' && !sameOrigin(request.url, check.origin)) {
+      // Counted at the origin it enters, which may have no request of its own in the summary: once
+      // per crossing (a redirect within that origin is none), when it goes (not when deferred for
+      // the origin's Crawl-delay).
+      if (hop === 'allow' && sent && crossesInto(request, from, check.origin)) {
         this.#tally.hopFollowed(check, this.#options.clock());
       }
       return hop;
@@ -1511,7 +1526,15 @@ function notHttp(error: unknown): boolean {
  * request's own (a hop back into it, A then B then A, belongs to the request's slot).
  */
 function entersOtherOrigin(request: Request, from: string | undefined, origin: string): boolean {
-  return from !== undefined && !sameOrigin(from, origin) && !sameOrigin(request.url, origin);
+  return from !== undefined && crossesInto(request, from, origin);
+}
+
+/**
+ * Whether a hop of `request` from `from` (from the request's own URL when unknown, as for a
+ * navigation) into `origin` crosses into it from another origin, and `origin` is not the request's.
+ */
+function crossesInto(request: Request, from: string | undefined, origin: string): boolean {
+  return !sameOrigin(request.url, origin) && (from === undefined || !sameOrigin(from, origin));
 }
 
 /** Runs `task` over `items`, at most `limit` at a time; rejections are ignored (the store never rejects for the network). */

@@ -63,6 +63,14 @@ function guard(): RobotsGuard {
   return new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store, logSummary: false });
 }
 
+/** The origins with hops followed into them, and how many. */
+function hopsFollowedOf(attached: RobotsGuard): [string, number][] {
+  return attached
+    .summary()
+    .origins.filter((origin) => origin.hopsFollowed > 0)
+    .map((origin) => [origin.origin, origin.hopsFollowed]);
+}
+
 const byRequestUrl = (a: { requestUrl: string }, b: { requestUrl: string }) =>
   a.requestUrl.localeCompare(b.requestUrl);
 
@@ -94,7 +102,7 @@ for (const Kind of [HttpCrawler, CheerioCrawler] as const) {
         },
         config,
       );
-      guard().attach(crawler);
+      const attached = guard().attach(crawler);
       const stats = await crawler.run(start);
 
       // The disallowed hops never reached their servers. /d went to an origin whose robots.txt
@@ -124,6 +132,8 @@ for (const Kind of [HttpCrawler, CheerioCrawler] as const) {
       expect(stats.requestsFailed).toBe(0);
       expect(stats.requestsFinished).toBe(2);
       expect(askedByUser).toContain(`${main.origin}/c`);
+      // The one hop let into another origin, counted once though its request was fetched twice.
+      expect(hopsFollowedOf(attached)).toEqual([[third.origin, 1]]);
       expect(crawlerLog.warnings().filter((line) => line.includes('RobotsGuard'))).toEqual([]);
     });
 
@@ -149,7 +159,7 @@ for (const Kind of [HttpCrawler, CheerioCrawler] as const) {
         },
         config,
       );
-      guard().attach(crawler);
+      const attached = guard().attach(crawler);
       const stats = await crawler.run(start);
 
       // fetch follows redirects inside itself: the hops were requested before anyone could check
@@ -165,6 +175,8 @@ for (const Kind of [HttpCrawler, CheerioCrawler] as const) {
         [`${other.origin}/secret`, `${main.origin}/b`, 'navigation', 'disallowed'],
       ]);
       expect(records[0]).toMatchObject({ rule: { kind: 'disallow', pattern: '/private/', line: 2 } });
+      // The page of another origin its client reached, let into the crawl.
+      expect(hopsFollowedOf(attached)).toEqual([[third.origin, 1]]);
       expect(stats.requestsFailed).toBe(0);
       expect(stats.requestsFinished).toBe(2);
       const warnings = crawlerLog.warnings().filter((line) => line.includes('RobotsGuard'));

@@ -1,4 +1,4 @@
-import { CheerioCrawler, HttpCrawler, LogLevel, log } from 'crawlee';
+import { CheerioCrawler, HttpCrawler, LogLevel, log, Router } from 'crawlee';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type RobotsDroppedRecord, RobotsGuard } from '../../src/crawlee/index.js';
 import { formatSummary } from '../../src/crawlee/summary.js';
@@ -114,51 +114,54 @@ describe.each([
       '/robots.txt': text('User-agent: *\nDisallow: /private\n'),
       '/page': page('target'),
       '/other': page('other'),
+      '/hop': redirect('/end', 302),
+      '/end': page('end'),
     });
     const source = await startHttpServer({
       '/robots.txt': text('User-agent: *\nAllow: /\n'),
       '/go': redirect(`${target.origin}/page`, 302),
       '/again': redirect(`${target.origin}/other`, 302),
+      '/chain': redirect(`${target.origin}/hop`, 302),
       '/home': redirect('/ok', 302),
       '/ok': page('ok'),
     });
     servers = [source, target];
     store = quickStore();
     const handled: string[] = [];
-    const crawler = new Crawler(
-      {
-        maxRequestRetries: 0,
-        async requestHandler({ request }) {
-          handled.push(request.loadedUrl ?? request.url);
-        },
-      },
-      freshConfiguration(),
-    );
+    // The guard's middleware checks each page again as it reaches the handler: no hop of its own.
+    const router = Router.create();
+    const crawler = new Crawler({ maxRequestRetries: 0, requestHandler: router }, freshConfiguration());
     const guard = new RobotsGuard({
       productToken: TOKEN,
       userAgent: USER_AGENT,
       store,
       logSummary: false,
     }).attach(crawler);
-    await crawler.run([`${source.origin}/go`, `${source.origin}/again`, `${source.origin}/home`]);
+    router.use(guard.middleware());
+    router.addDefaultHandler(({ request }) => {
+      handled.push(request.loadedUrl ?? request.url);
+    });
+    const starts = ['/go', '/again', '/chain', '/home'].map((path) => `${source.origin}${path}`);
+    await crawler.run(starts);
 
-    expect([target.hits('/page'), target.hits('/other')]).toEqual([1, 1]);
+    expect(['/page', '/other', '/hop', '/end'].map((path) => target.hits(path))).toEqual([1, 1, 1, 1]);
     expect(handled.sort()).toEqual(
-      [`${source.origin}/ok`, `${target.origin}/other`, `${target.origin}/page`].sort(),
+      [`${source.origin}/ok`, ...['/end', '/other', '/page'].map((path) => `${target.origin}${path}`)].sort(),
     );
     const summary = guard.summary();
-    // The hop within the source origin (/home to /ok) is not a hop into another origin.
+    // Three crossings into the target: the hop within it (/hop to /end) is none, nor is the hop
+    // within the source origin (/home to /ok).
     expect(summary.origins.map((o) => [o.origin, o.robotsStatus, o.allowed, o.hopsFollowed])).toEqual(
       [
-        [source.origin, 200, 3, 0],
-        [target.origin, 200, 0, 2],
+        [source.origin, 200, 4, 0],
+        [target.origin, 200, 0, 3],
       ].sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
     );
-    expect(summary.totals).toMatchObject({ allowed: 3, dropped: 0, hopsStopped: 0, hopsFollowed: 2 });
+    expect(summary.totals).toMatchObject({ allowed: 4, dropped: 0, hopsStopped: 0, hopsFollowed: 3 });
     const block = formatSummary(summary);
-    expect(block.split('\n')[0]).toContain('2 redirects/navigations followed across origins');
+    expect(block.split('\n')[0]).toContain('3 redirects/navigations followed across origins');
     expect(block).toContain(`${target.origin} robots.txt 200 (rules`);
-    expect(block).toContain('0 allowed, 0 dropped, 0 deferred, 0 given up, 2 followed in from other origins');
+    expect(block).toContain('0 allowed, 0 dropped, 0 deferred, 0 given up, 3 followed in from other origins');
   });
 });
 
