@@ -206,11 +206,7 @@ export function resolveGuardOptions(options: RobotsGuardOptions): ResolvedGuardO
     );
   }
   const unreachable = options.unreachable ?? {};
-  const minRecheckDelayMs = nonNegative(
-    'unreachable.minRecheckDelayMs',
-    unreachable.minRecheckDelayMs,
-    GUARD_DEFAULTS.minRecheckDelayMs,
-  );
+  const { minRecheckDelayMs, maxRecheckDelayMs } = recheckDelays(unreachable);
   return {
     userAgent: options.userAgent,
     datasetName,
@@ -229,7 +225,7 @@ export function resolveGuardOptions(options: RobotsGuardOptions): ResolvedGuardO
         unreachable.giveUpAfterMs,
         GUARD_DEFAULTS.giveUpAfterMs,
       ),
-      maxRecheckDelayMs: longestRecheck(unreachable.maxRecheckDelayMs, minRecheckDelayMs),
+      maxRecheckDelayMs,
       minRecheckDelayMs,
     },
     enqueueWaitMs: withinTimer(
@@ -299,16 +295,29 @@ export function checkSeedFromSitemapsOptions(options: RobotsSeedFromSitemapsOpti
 }
 
 /**
- * `unreachable.maxRecheckDelayMs`, at least `minRecheckDelayMs`: a default below the minimum given
- * is raised to it, and a maximum given below it is refused, where it would be ignored unsaid.
+ * The shortest and longest waits before a deferred request is checked again. The two given are
+ * refused when the shortest is the longer, where one would be ignored unsaid; a default gives way
+ * to the other one given (a minimum of 60 s raises the longest wait to it, a maximum of 100 ms
+ * lowers the shortest).
  */
-function longestRecheck(given: number | undefined, minRecheckDelayMs: number): number {
-  const longest = nonNegative('unreachable.maxRecheckDelayMs', given, GUARD_DEFAULTS.maxRecheckDelayMs);
-  if (given === undefined) return Math.max(longest, minRecheckDelayMs);
-  if (longest < minRecheckDelayMs) {
-    throw new RangeError(
-      `RobotsGuard option unreachable.minRecheckDelayMs must be at most unreachable.maxRecheckDelayMs (${longest}), got ${minRecheckDelayMs}.`,
-    );
-  }
-  return longest;
+function recheckDelays(unreachable: RobotsUnreachableOptions): {
+  minRecheckDelayMs: number;
+  maxRecheckDelayMs: number;
+} {
+  const min = nonNegative(
+    'unreachable.minRecheckDelayMs',
+    unreachable.minRecheckDelayMs,
+    GUARD_DEFAULTS.minRecheckDelayMs,
+  );
+  const max = nonNegative(
+    'unreachable.maxRecheckDelayMs',
+    unreachable.maxRecheckDelayMs,
+    GUARD_DEFAULTS.maxRecheckDelayMs,
+  );
+  if (min <= max) return { minRecheckDelayMs: min, maxRecheckDelayMs: max };
+  if (unreachable.maxRecheckDelayMs === undefined) return { minRecheckDelayMs: min, maxRecheckDelayMs: min };
+  if (unreachable.minRecheckDelayMs === undefined) return { minRecheckDelayMs: max, maxRecheckDelayMs: max };
+  throw new RangeError(
+    `RobotsGuard option unreachable.minRecheckDelayMs must be at most unreachable.maxRecheckDelayMs (${max}), got ${min}.`,
+  );
 }

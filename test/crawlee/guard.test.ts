@@ -22,6 +22,7 @@ import {
   type RobotsGuardOptions,
   RobotsSkipError,
 } from '../../src/crawlee/index.js';
+import { resolveGuardOptions } from '../../src/crawlee/options.js';
 import { type RobotsCheck, RobotsStore } from '../../src/store/index.js';
 import {
   datasetItems,
@@ -1797,10 +1798,20 @@ describe('RobotsGuard router middleware and user hooks', () => {
         'RobotsGuard option unreachable.minRecheckDelayMs must be at most unreachable.maxRecheckDelayMs (1000), got 20000.',
       ),
     );
-    // A minimum over the default maximum (30 s) raises that default.
-    expect(
-      () => new RobotsGuard({ productToken: TOKEN, unreachable: { minRecheckDelayMs: 60_000 } }),
-    ).not.toThrow();
+    // A default gives way to the other one given: a minimum over the default maximum (30 s) raises
+    // it, a maximum under the default minimum (250 ms) lowers it.
+    for (const [unreachable, min, max] of [
+      [{ minRecheckDelayMs: 60_000 }, 60_000, 60_000],
+      [{ maxRecheckDelayMs: 100 }, 100, 100],
+      [{ maxRecheckDelayMs: 0 }, 0, 0],
+      [{ minRecheckDelayMs: 50, maxRecheckDelayMs: 50 }, 50, 50],
+      [{}, 250, 30_000],
+    ] as const) {
+      expect(resolveGuardOptions({ productToken: TOKEN, unreachable }).unreachable).toMatchObject({
+        minRecheckDelayMs: min,
+        maxRecheckDelayMs: max,
+      });
+    }
   });
 
   it('rejects options of the wrong type at once, rather than misread them during the crawl', () => {
