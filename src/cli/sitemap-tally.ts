@@ -257,7 +257,8 @@ export function unusableSitemapLines(robots: RobotsTxt | null): number[] {
 
 /**
  * Why a file that lists no usable sitemap lists none, to follow "robots.txt": an HTML page, `Sitemap:`
- * lines no crawler can use, or an empty file; null when it simply has no `Sitemap:` line.
+ * lines no crawler can use, an empty file, or one cut at the size limit; null when it simply has no
+ * `Sitemap:` line.
  */
 export function noSitemapBecause(robots: RobotsTxt): string | null {
   if (robots.looksLikeHtml) return 'is an HTML page, not a robots.txt: no Sitemap: line is read from it';
@@ -265,6 +266,8 @@ export function noSitemapBecause(robots: RobotsTxt): string | null {
   if (unusable.length > 0) return noUsableSitemap(unusable);
   if (robots.lints.some((lint) => lint.code === 'empty-file'))
     return 'holds no directive at all (it is empty, or only comments): it declares no sitemap';
+  if (robots.lints.some((lint) => lint.code === 'file-too-large'))
+    return 'declares no sitemap in the part crawlers read: the file is larger, and the rest is ignored';
   return null;
 }
 

@@ -178,7 +178,11 @@ export function tokenize(
       endsInLine = cut === bytes.length;
       bytes = bytes.subarray(0, cut);
     } else endsInLine = bytes.length > 0 && !isLineEnd(bytes[bytes.length - 1]);
-    truncated ||= options.cut === true;
+    if (options.cut === true) {
+      truncated = true;
+      // A transfer cut inside a character leaves its first octets, which are no invalid UTF-8.
+      if (endsInLine) bytes = bytes.subarray(0, completeUtf8End(bytes));
+    }
     const valid = bytes.length > PIECE_OCTETS ? validPieces(bytes) : validText(bytes);
     if (valid !== undefined) pieces = valid;
     else {
@@ -504,6 +508,22 @@ function cutAtLineEnd(text: string, from: number): number {
   const cr = text.indexOf('\r', from);
   const end = lf < 0 ? cr : cr < 0 ? lf : Math.min(lf, cr);
   return end < 0 ? text.length : end;
+}
+
+/**
+ * The end of the last whole UTF-8 character of `bytes`: its length, less the first octets of a
+ * multi-octet character that `bytes` cut short (at most 3).
+ */
+function completeUtf8End(bytes: Uint8Array): number {
+  const n = bytes.length;
+  for (let back = 1; back <= Math.min(3, n); back++) {
+    const octet = bytes[n - back];
+    if ((octet & 0xc0) === 0x80) continue; // a continuation octet: the start is further back
+    // The first octet of a character: how many octets it announces.
+    const length = octet >= 0xf0 ? 4 : octet >= 0xe0 ? 3 : octet >= 0xc0 ? 2 : 1;
+    return length > back ? n - back : n;
+  }
+  return n;
 }
 
 /** CR or LF: a code unit or an octet that ends a line. */

@@ -444,7 +444,9 @@ export class RobotsLinter implements RobotsLineHandler {
         message: `The file is larger than the size crawlers read; everything from line ${summary.truncatedAtLine} on is ignored.`,
       });
     }
-    if (!this.sawDirective && !summary.looksLikeHtml && this.lints.length === 0 && this.dropped === 0) {
+    // A file cut at the size limit may have its directives past the cut: file-too-large says so.
+    const whole = !summary.looksLikeHtml && summary.truncatedAtLine === undefined;
+    if (whole && !this.sawDirective && this.lints.length === 0 && this.dropped === 0) {
       file.push({ code: 'empty-file', severity: 'info', line: 1, message: FIXED.empty });
     }
     if (summary.lastLineCut === true && this.lastLongLine === summary.lines) {

@@ -178,6 +178,11 @@ describe('sitemaps: the text report', () => {
       expect((await runInProcess(['sitemaps', odd.origin])).lines).toContain(
         '  robots.txt holds no directive at all (it is empty, or only comments): it declares no sitemap',
       );
+      // 600 KB of comments, then the Sitemap: line, past what crawlers read.
+      odd.route('/robots.txt', text(`${'# comment\n'.repeat(60_000)}Sitemap: ${odd.origin}/s.xml\n`));
+      expect((await runInProcess(['sitemaps', odd.origin])).lines).toContain(
+        '  robots.txt declares no sitemap in the part crawlers read: the file is larger, and the rest is ignored',
+      );
     } finally {
       await odd.close();
     }

@@ -431,6 +431,20 @@ describe('fetchRobotsTxt: size cap and content encodings', () => {
     ]);
   });
 
+  it('does not call a file invalid UTF-8 whose transfer was cut inside a character', async () => {
+    // 25 octets, then characters of 2: the read of 1000 + MAX_LINE_OCTETS + 1 (even) ends inside one.
+    const { result } = await fetchFrom(text(`User-agent: *\nDisallow: /${'é'.repeat(20_000)}`), {
+      maxBytes: 1000,
+    });
+    expect(result.body!.byteLength).toBe(1000 + MAX_LINE_OCTETS + 1);
+    expect(result.robots?.lints.map((lint) => lint.code)).toEqual(['line-too-long', 'file-too-large']);
+    // A character cut by the file itself (an invalid last octet) is still reported.
+    const { result: broken } = await fetchFrom(
+      text(Buffer.from([...Buffer.from('User-agent: *\nDisallow: /a'), 0xc3])),
+    );
+    expect(broken.robots?.lints.map((lint) => lint.code)).toEqual(['invalid-utf8']);
+  });
+
   it('does not download much more than the cap of a long body', async () => {
     const line = 'Disallow: /x\n';
     const { result } = await fetchFrom(text(line.repeat(10_000)), { maxBytes: 1000 });

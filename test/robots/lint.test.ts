@@ -173,6 +173,14 @@ describe('lints', () => {
     ]);
     // A sitemap line, a user-agent line without rules, a line of another crawler's directive, an
     // unparsable line, an HTML page: each has something to say, or says it otherwise.
+    // Comments up to the size limit, rules after it: the file is not empty, only cut.
+    const cut = RobotsTxt.parse(
+      `${'# a comment of thirty-odd bytes\n'.repeat(40)}User-agent: *\nDisallow: /\n`,
+      {
+        maxBytes: 1000,
+      },
+    );
+    expect(cut.lints.map((l) => l.code)).toEqual(['file-too-large']);
     for (const body of [
       'Sitemap: https://example.com/s.xml\n',
       'User-agent: *\n',
