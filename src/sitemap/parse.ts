@@ -316,8 +316,10 @@ export class SitemapParser {
   /** Feeds the next piece of the file: decoded text, or bytes read as UTF-8 (from a file, say). */
   write(piece: string | Uint8Array): void {
     let text: string;
-    if (typeof piece === 'string') text = piece;
-    else if (piece instanceof Uint8Array) {
+    if (typeof piece === 'string') {
+      // Text after bytes: an incomplete character the bytes ended with comes first, as U+FFFD.
+      text = this.#decoder === undefined ? piece : this.#decoder.decode() + piece;
+    } else if (piece instanceof Uint8Array) {
       this.#decoder ??= new TextDecoder();
       text = this.#decoder.decode(piece, { stream: true });
     } else {

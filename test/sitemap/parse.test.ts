@@ -402,6 +402,16 @@ describe('SitemapParser given bytes or bad input', () => {
     ]);
   });
 
+  it('keeps the order of the file when bytes and text are mixed', () => {
+    const parser = new SitemapParser();
+    parser.write(new TextEncoder().encode(`${O}/a\n${O}/b`));
+    parser.write(Uint8Array.of(0xc3));
+    parser.write(`\n${O}/c\n`);
+    parser.write(new TextEncoder().encode(`${O}/d`));
+    parser.end();
+    expect(parser.take().map((entry) => entry.loc)).toEqual([`${O}/a`, `${O}/b\uFFFD`, `${O}/c`, `${O}/d`]);
+  });
+
   it('refuses what is neither text nor bytes, and a document URL that is not one', () => {
     const parser = new SitemapParser();
     expect(() => parser.write(5 as never)).toThrow(
