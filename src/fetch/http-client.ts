@@ -65,7 +65,10 @@ export interface RobotsHttpAnswer {
   headers: Readonly<Record<string, string>>;
   /** The decoded body, at most `maxBytes` octets. */
   body: Uint8Array;
-  /** True when the body was longer than `maxBytes` and was cut there. */
+  /**
+   * True when the body was longer than `maxBytes` and was cut there: the file goes on past it. A
+   * last line the cut leaves shorter than the line length cap may be half a rule, and is not read.
+   */
   truncated: boolean;
 }
 

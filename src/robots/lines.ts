@@ -103,7 +103,7 @@ export interface TokenizeOptions {
   /**
    * Set for bytes that are the start of a longer file, cut where their transfer stopped (a fetch
    * reads `maxBytes` and the line in progress, up to the line length cap): content past them is
-   * ignored. Not read for a string.
+   * ignored, and so is a last line cut short of the cap. Not read for a string.
    */
   cut?: boolean;
 }
@@ -180,8 +180,16 @@ export function tokenize(
     } else endsInLine = bytes.length > 0 && !isLineEnd(bytes[bytes.length - 1]);
     if (options.cut === true) {
       truncated = true;
-      // A transfer cut inside a character leaves its first octets, which are no invalid UTF-8.
-      if (endsInLine) bytes = bytes.subarray(0, completeUtf8End(bytes));
+      const lineStart = Math.max(bytes.lastIndexOf(0x0a), bytes.lastIndexOf(0x0d)) + 1;
+      if (endsInLine && bytes.length - lineStart < MAX_LINE_OCTETS) {
+        // A line cut short of the length cap (a client that read less than a fetch does) may be
+        // half a rule, `Allow: /a` of `Allow: /abc`: it is not read.
+        bytes = bytes.subarray(0, lineStart);
+        endsInLine = false;
+      } else if (endsInLine) {
+        // A transfer cut inside a character leaves its first octets, which are no invalid UTF-8.
+        bytes = bytes.subarray(0, completeUtf8End(bytes));
+      }
     }
     const valid = bytes.length > PIECE_OCTETS ? validPieces(bytes) : validText(bytes);
     if (valid !== undefined) pieces = valid;

@@ -250,7 +250,8 @@ export function explainAfterOrigin(
  * {@link RobotsTxt.parse} for the fetcher (not exported from the package): `body` is the start of
  * a longer file, whose transfer was cut after `maxBytes` octets and the line in progress up to the
  * line length cap. The findings say the file was cut, and a line cut short is said to be longer
- * than what was read of it.
+ * than what was read of it. A last line cut before the cap (by a client that reads less) may be
+ * half a rule and is not read.
  */
 export function parseCutBody(body: Uint8Array, maxBytes: number): RobotsTxt {
   return build(body, { maxBytes, rejectHtml: true, cut: true });

@@ -868,6 +868,31 @@ describe('fetchRobotsTxt: custom HTTP clients', () => {
     expect(result.body?.buffer.byteLength).toBe(1000 + MAX_LINE_OCTETS + 1);
   });
 
+  it('does not read half a rule from a client that cut the body short', async () => {
+    // The file goes on `Allow: /abcdef`: read as cut, `Allow: /ab` would allow /ab.
+    const body = Buffer.from('User-agent: *\nDisallow: /\nAllow: /ab');
+    const client = clientAnswering({
+      'http://short-read.example/robots.txt': { ok: true, status: 200, headers: {}, body, truncated: true },
+    });
+    const result = await fetchRobotsTxt('http://short-read.example/', { ...options, client });
+    expect(result).toMatchObject({ status: 200, kind: 'rules', truncated: true });
+    expect(result.robots?.isAllowed('/ab', 'ExampleBot')).toBe(false);
+    expect(result.robots?.lints.map((lint) => [lint.code, lint.line])).toEqual([['file-too-large', 3]]);
+    // Cut at a line end, every line is whole and read.
+    const whole = clientAnswering({
+      'http://short-read.example/robots.txt': {
+        ok: true,
+        status: 200,
+        headers: {},
+        body: Buffer.from('User-agent: *\nDisallow: /\nAllow: /ab\n'),
+        truncated: true,
+      },
+    });
+    const read = await fetchRobotsTxt('http://short-read.example/', { ...options, client: whole });
+    expect(read.robots?.isAllowed('/ab', 'ExampleBot')).toBe(true);
+    expect(read.robots?.lints.map((lint) => [lint.code, lint.line])).toEqual([['file-too-large', 4]]);
+  });
+
   it('takes a failure kind it does not know for a network-error, and says what the client said', async () => {
     const client = clientAnswering({
       'http://odd-failure.example/robots.txt': { ok: false, failure: 'ECONNABORTED', message: 'aborted' },
