@@ -1435,7 +1435,7 @@ export class RobotsGuard implements HopChecker {
     const dataset = this.#datasetOf(crawler);
     const key =
       stage === 'redirect' || stage === 'navigation'
-        ? `${reason} ${stage} ${request?.retryCount ?? 0} ${recordKeyOf(request?.url ?? url)} ${recordKeyOf(url)}`
+        ? `${reason} ${stage} ${request?.retryCount ?? 0} ${dropKeyOf(request?.url ?? url, request)} ${recordKeyOf(url)}`
         : `${reason} ${dropKeyOf(url, source)}`;
     if (!dataset.recordedUrls.add(key)) {
       // Recorded for another crawler of the same storage: this one still hears of its own drop.

@@ -109,6 +109,34 @@ describe.each([
     expect(records).toEqual([]);
   });
 
+  it('records a stopped hop once for each request the queue keeps apart, though their URL is one', async () => {
+    const source = await startHttpServer({
+      '/robots.txt': text('User-agent: *\nDisallow: /private\n'),
+      '/go': redirect('/private/z', 302),
+    });
+    servers = [source];
+    store = quickStore();
+    const config = freshConfiguration();
+    const crawler = new Crawler({ maxRequestRetries: 0, requestHandler() {} }, config);
+    const guard = new RobotsGuard({
+      productToken: TOKEN,
+      userAgent: USER_AGENT,
+      store,
+      logSummary: false,
+    }).attach(crawler);
+    const go = `${source.origin}/go`;
+    // Two keys of one URL, and the URL itself: three requests, each loading /go and stopped.
+    await crawler.run([{ url: go, uniqueKey: 'first' }, { url: go, uniqueKey: 'second' }, go]);
+
+    expect(source.hits('/go')).toBe(3);
+    expect(source.hits('/private/z')).toBe(0);
+    const records = await datasetItems<RobotsDroppedRecord>(config);
+    expect(records.map((r) => [r.url, r.requestUrl, r.stage])).toEqual(
+      Array.from({ length: 3 }, () => [`${source.origin}/private/z`, go, 'redirect']),
+    );
+    expect(guard.summary().totals).toMatchObject({ allowed: 3, dropped: 3, hopsStopped: 3 });
+  });
+
   it('lists an origin entered by redirects alone in the summary, with the robots.txt that let them in', async () => {
     const target = await startHttpServer({
       '/robots.txt': text('User-agent: *\nDisallow: /private\n'),
