@@ -36,6 +36,13 @@ describe.each([
     servers = [];
   });
 
+  /** A guard on the describe's store that logs no summary. */
+  function quietGuard(crawler: InstanceType<typeof Crawler>): RobotsGuard {
+    return new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store, logSummary: false }).attach(
+      crawler,
+    );
+  }
+
   async function sites(targetRobots: (served: number) => [status: number, body: string]) {
     let served = 0;
     const target = await startHttpServer({
@@ -118,12 +125,7 @@ describe.each([
     store = quickStore();
     const config = freshConfiguration();
     const crawler = new Crawler({ maxRequestRetries: 0, requestHandler() {} }, config);
-    const guard = new RobotsGuard({
-      productToken: TOKEN,
-      userAgent: USER_AGENT,
-      store,
-      logSummary: false,
-    }).attach(crawler);
+    const guard = quietGuard(crawler);
     const go = `${source.origin}/go`;
     // Two keys of one URL, and the URL itself: three requests, each loading /go and stopped.
     await crawler.run([{ url: go, uniqueKey: 'first' }, { url: go, uniqueKey: 'second' }, go]);
@@ -159,12 +161,7 @@ describe.each([
     // The guard's middleware checks each page again as it reaches the handler: no hop of its own.
     const router = Router.create();
     const crawler = new Crawler({ maxRequestRetries: 0, requestHandler: router }, freshConfiguration());
-    const guard = new RobotsGuard({
-      productToken: TOKEN,
-      userAgent: USER_AGENT,
-      store,
-      logSummary: false,
-    }).attach(crawler);
+    const guard = quietGuard(crawler);
     router.use(guard.middleware());
     router.addDefaultHandler(({ request }) => {
       handled.push(request.loadedUrl ?? request.url);
