@@ -39,9 +39,10 @@ export interface RobotsOriginSummary {
   /** Redirect hops and navigations of this origin that were stopped. */
   hopsStopped: number;
   /**
-   * Redirect hops and navigations into this origin, of requests queued for another one, that were
-   * let through: each a request this origin got. An origin reached only that way is listed too,
-   * with the robots.txt that let them in.
+   * Redirect hops and navigations that crossed into this origin from another one and were let
+   * through, of requests queued for another origin: once per crossing (a redirect within this
+   * origin is none). An origin reached only that way is listed too, with the robots.txt that let
+   * them in.
    */
   hopsFollowed: number;
   /** The `Crawl-delay` applied, in seconds, when there was one. */
@@ -54,24 +55,25 @@ export interface RobotsOriginSummary {
 export interface RobotsRunSummary {
   productToken: string;
   origins: RobotsOriginSummary[];
-  totals: Pick<
-    RobotsOriginSummary,
-    'allowed' | 'dropped' | 'deferred' | 'givenUp' | 'hopsStopped' | 'hopsFollowed'
-  >;
+  totals: RunCounts;
 }
 
-/** What the guard counts for an origin while the crawl runs. */
-type OriginTally = Pick<
+/** The counts of an origin, which the totals add up. */
+type RunCounts = Pick<
   RobotsOriginSummary,
-  'allowed' | 'dropped' | 'deferred' | 'givenUp' | 'hopsStopped' | 'hopsFollowed' | 'crawlDelaySeconds'
-> & {
-  rules: Map<string, RobotsRuleDrops>;
-  /** The robots.txt of the last decision, for when the store no longer holds the origin's policy. */
-  status: RobotsFetchStatus | 'unknown';
-  kind: RobotsPolicyKind | 'unknown';
-  /** When the copy decided by was fetched; NaN before any decision. */
-  copyAt: number;
-};
+  'allowed' | 'dropped' | 'deferred' | 'givenUp' | 'hopsStopped' | 'hopsFollowed'
+>;
+
+/** What the guard counts for an origin while the crawl runs. */
+type OriginTally = RunCounts &
+  Pick<RobotsOriginSummary, 'crawlDelaySeconds'> & {
+    rules: Map<string, RobotsRuleDrops>;
+    /** The robots.txt of the last decision, for when the store no longer holds the origin's policy. */
+    status: RobotsFetchStatus | 'unknown';
+    kind: RobotsPolicyKind | 'unknown';
+    /** When the copy decided by was fetched; NaN before any decision. */
+    copyAt: number;
+  };
 
 const TOP_RULES = 5;
 
@@ -163,7 +165,14 @@ export class RunTally {
     now: number,
   ): RobotsRunSummary {
     const origins: RobotsOriginSummary[] = [];
-    const totals = { allowed: 0, dropped: 0, deferred: 0, givenUp: 0, hopsStopped: 0, hopsFollowed: 0 };
+    const totals: RunCounts = {
+      allowed: 0,
+      dropped: 0,
+      deferred: 0,
+      givenUp: 0,
+      hopsStopped: 0,
+      hopsFollowed: 0,
+    };
     for (const [origin, tally] of [...this.#origins].sort(([a], [b]) => a.localeCompare(b))) {
       const policy = policyOf(origin);
       origins.push({

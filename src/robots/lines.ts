@@ -152,7 +152,10 @@ export function tokenize(
   let longLines: LongLine[] | undefined;
   /** Set when content past the size limit was dropped (not when only line ends were). */
   let truncated = false;
-  /** Set when the text ends inside a line, without its line end (see FileSummary.lastLineCut). */
+  /**
+   * For bytes cut in transfer (`options.cut`): set when they end inside a line, without its line
+   * end (see FileSummary.lastLineCut).
+   */
   let endsInLine = false;
 
   if (typeof body === 'string') {
@@ -175,20 +178,24 @@ export function tokenize(
     if (bytes.length > options.maxBytes) {
       const cut = cutBytesAtLineEnd(bytes, options.maxBytes - 1);
       truncated = hasContentBytesFrom(bytes, cut);
-      endsInLine = cut === bytes.length;
+      endsInLine = options.cut === true && cut === bytes.length;
       bytes = bytes.subarray(0, cut);
-    } else endsInLine = bytes.length > 0 && !isLineEnd(bytes[bytes.length - 1]);
+    } else if (options.cut === true) {
+      endsInLine = bytes.length > 0 && !isLineEnd(bytes[bytes.length - 1]);
+    }
     if (options.cut === true) {
       truncated = true;
-      const lineStart = Math.max(bytes.lastIndexOf(0x0a), bytes.lastIndexOf(0x0d)) + 1;
-      if (endsInLine && bytes.length - lineStart < MAX_LINE_OCTETS) {
-        // A line cut short of the length cap (a client that read less than a fetch does) may be
-        // half a rule, `Allow: /a` of `Allow: /abc`: it is not read.
-        bytes = bytes.subarray(0, lineStart);
-        endsInLine = false;
-      } else if (endsInLine) {
-        // A transfer cut inside a character leaves its first octets, which are no invalid UTF-8.
-        bytes = bytes.subarray(0, completeUtf8End(bytes));
+      if (endsInLine) {
+        const lineStart = Math.max(bytes.lastIndexOf(0x0a), bytes.lastIndexOf(0x0d)) + 1;
+        if (bytes.length - lineStart < MAX_LINE_OCTETS) {
+          // A line cut short of the length cap (a client that read less than a fetch does) may be
+          // half a rule, `Allow: /a` of `Allow: /abc`: it is not read.
+          bytes = bytes.subarray(0, lineStart);
+          endsInLine = false;
+        } else {
+          // A transfer cut inside a character leaves its first octets, which are no invalid UTF-8.
+          bytes = bytes.subarray(0, completeUtf8End(bytes));
+        }
       }
     }
     const valid = bytes.length > PIECE_OCTETS ? validPieces(bytes) : validText(bytes);
@@ -239,7 +246,7 @@ export function tokenize(
   summary.lines = line;
   // The text ends where it was cut, without its line end: the next line is the first ignored.
   if (truncated) summary.truncatedAtLine = line + 1;
-  if (options.cut === true && endsInLine) summary.lastLineCut = true;
+  if (endsInLine) summary.lastLineCut = true;
   // Found after the pass, not in its loop: code only a few files reach would leave the
   // optimized loop on the first of them.
   if (invalidUtf8 !== undefined) summary.invalidUtf8Line = firstInvalidUtf8Line(invalidUtf8);

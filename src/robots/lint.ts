@@ -132,8 +132,7 @@ export class RobotsLinter implements RobotsLineHandler {
   private dropped = 0;
   /** Set once a line reads as a directive, known or not. */
   private sawDirective = false;
-  /** The last line over the length cap, and its length in octets as read. */
-  private lastLongLine = 0;
+  /** The length in octets, as read, of the last line over the length cap. */
   private lastLongOctets = 0;
 
   /** How many findings of the pass are not listed (see allLints). */
@@ -421,7 +420,6 @@ export class RobotsLinter implements RobotsLineHandler {
 
   lineTooLong(line: number, octets: number): void {
     this.add('line-too-long', 'warning', line, lineTooLongMessage(octets, false));
-    this.lastLongLine = line;
     this.lastLongOctets = octets;
   }
 
@@ -449,8 +447,9 @@ export class RobotsLinter implements RobotsLineHandler {
     if (whole && !this.sawDirective && this.lints.length === 0 && this.dropped === 0) {
       file.push({ code: 'empty-file', severity: 'info', line: 1, message: FIXED.empty });
     }
-    if (summary.lastLineCut === true && this.lastLongLine === summary.lines) {
-      // The file was cut inside that line: it is longer than what was read of it.
+    if (summary.lastLineCut === true) {
+      // The file was cut inside its last line, the last one measured when it is too long: it is
+      // longer than what was read of it.
       const lint = this.lints.find((l) => l.code === 'line-too-long' && l.line === summary.lines);
       if (lint !== undefined) lint.message = lineTooLongMessage(this.lastLongOctets, true);
     }
