@@ -75,6 +75,10 @@ type OriginTally = RunCounts &
     copyAt: number;
   };
 
+function noCounts(): RunCounts {
+  return { allowed: 0, dropped: 0, deferred: 0, givenUp: 0, hopsStopped: 0, hopsFollowed: 0 };
+}
+
 const TOP_RULES = 5;
 
 /** Counters per origin, kept by the guard while it works. */
@@ -85,12 +89,7 @@ export class RunTally {
     let tally = this.#origins.get(origin);
     if (tally === undefined) {
       tally = {
-        allowed: 0,
-        dropped: 0,
-        deferred: 0,
-        givenUp: 0,
-        hopsStopped: 0,
-        hopsFollowed: 0,
+        ...noCounts(),
         rules: new Map(),
         status: 'unknown',
         kind: 'unknown',
@@ -165,14 +164,7 @@ export class RunTally {
     now: number,
   ): RobotsRunSummary {
     const origins: RobotsOriginSummary[] = [];
-    const totals: RunCounts = {
-      allowed: 0,
-      dropped: 0,
-      deferred: 0,
-      givenUp: 0,
-      hopsStopped: 0,
-      hopsFollowed: 0,
-    };
+    const totals = noCounts();
     for (const [origin, tally] of [...this.#origins].sort(([a], [b]) => a.localeCompare(b))) {
       const policy = policyOf(origin);
       origins.push({
