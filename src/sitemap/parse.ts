@@ -268,6 +268,15 @@ export class SitemapParser {
    */
   readonly miscasedElements = new Map<string, MiscasedElements>();
 
+  /**
+   * True once the root element of an XML file has closed: nothing after it is an entry, so a
+   * reader that stops there has every entry of the file, whether or not the rest was read.
+   */
+  get rootClosed(): boolean {
+    return this.#rootClosed;
+  }
+
+  #rootClosed = false;
   #entries: SitemapEntry[] = [];
   /** The `xml:base` in effect inside each open element that sets one, innermost last. */
   #bases: { depth: number; base: string }[] = [];
@@ -691,6 +700,7 @@ export class SitemapParser {
   #close(): void {
     if (this.#mode !== 'xml') return;
     const depth = this.#depth--;
+    if (depth === 1) this.#rootClosed = true;
     if (this.#bases.at(-1)?.depth === depth) this.#bases.pop();
     if (this.#entryDepth === 0) return;
     if (depth === this.#entryDepth + 1 && this.#field !== undefined) {

@@ -301,6 +301,15 @@ class SeedRun {
   /** Decoded octets the run's files have read, shared by the downloads (see maxTotalBytes). */
   readonly #bytes: SharedByteBudget;
   #stopped = false;
+  /**
+   * True when the signal stopped the run with every sitemap known and read or being read: the
+   * stop left nothing unread unless it cut one of those (see #leftUnread).
+   */
+  #quietStop = false;
+  /** True once the run stopped with something unread: a file, a URL, or a sitemap past a limit. */
+  #leftUnread = false;
+  /** True once the sitemaps of the sites given are known. */
+  #discovered = false;
   /** Aborted when the run stops: ends the downloads and the waits for the store at once. */
   readonly #halt = new AbortController();
   /** Set by the first throw of a callback (`enqueue`, `onDropped`, `keep`, ...): the run stops and rejects with it. */
@@ -383,7 +392,14 @@ class SeedRun {
   async run(inputs: readonly SitemapSeedInput[]): Promise<SitemapSeedResult> {
     // Listened to from the start: an abort ends discovery too, not only the reading.
     const signal = this.#options.signal;
-    const onAbort = () => this.#stop();
+    const onAbort = () => {
+      this.#quietStop =
+        !this.#stopped &&
+        this.#discovered &&
+        this.#waiting === 0 &&
+        this.#pendingHead >= this.#pending.length;
+      this.#stop();
+    };
     signal?.addEventListener('abort', onAbort, { once: true });
     if (signal?.aborted) this.#stop();
     let timer: NodeJS.Timeout | undefined;
@@ -395,6 +411,7 @@ class SeedRun {
         this.#halt.signal,
       );
       for (const source of sources) this.#pushSource(source);
+      this.#discovered = !this.#stopped;
       this.#deadline = performance.now() + this.#unreachableWaitMs;
       for (const policy of unreachable) {
         if (this.#stopped || (this.#unreachableWaitMs === 0 && this.#idle())) this.#giveUpSite(policy);
@@ -415,6 +432,14 @@ class SeedRun {
       await Promise.all(this.#waits);
       if (this.#failed) throw this.#error;
       await this.#flush();
+      // A stop after the last entry of the last file (a caller's cap of exactly the URLs there are) is no early stop.
+      if (
+        this.#quietStop &&
+        !this.#leftUnread &&
+        this.#result.unchecked === 0 &&
+        this.#pendingHead >= this.#pending.length
+      )
+        this.#result.stoppedEarly = false;
     } finally {
       clearInterval(timer);
       signal?.removeEventListener('abort', onAbort);
@@ -712,7 +737,10 @@ class SeedRun {
     }
     if (this.#checksSitemaps && !task.invited) {
       const check = await untilAborted(this.store.check(task.url, this.productToken), this.#halt.signal);
-      if (check === ABORTED) return;
+      if (check === ABORTED) {
+        this.#leftUnread = true;
+        return;
+      }
       if (!check.allowed) {
         // Given, or named by an index, and listed by its own robots.txt all the same: invited, as
         // when it is found through the site.
@@ -800,11 +828,17 @@ class SeedRun {
     /** True once the file ended on its own: its last entry, a limit of its own, or an error in it. */
     let ended = false;
     let cutByRun = false;
+    /** False once the run stopped before an entry the parser handed on was handled. */
+    let handled = true;
+    // A run that stops after the last entry of an XML file (at --max-urls, say, on a file of
+    // exactly that many URLs) has read the file, though the rest of its stream never was.
+    const wholeAtStop = () =>
+      this.#stopped && handled && !file.unchecked && parser.rootClosed && parser.error === undefined;
     try {
       for await (const text of body.text) {
         parser.write(text);
         file.feed = parser.format === 'rss' || parser.format === 'atom';
-        await this.#handle(parser.take(), file);
+        handled = await this.#handle(parser.take(), file);
         if (parser.error !== undefined || file.full || this.#stopped) break;
       }
       // A file cut at the size cap has no end: its last line or element is incomplete.
@@ -815,10 +849,13 @@ class SeedRun {
       }
       // maxTotalBytes stops the run in the middle of this file; its own cap is a limit of its own.
       cutByRun = body.truncatedByShared && parser.error === undefined && !file.full;
-      ended = !cutByRun && (!this.#stopped || parser.error !== undefined || file.full || body.truncated);
+      ended =
+        !cutByRun &&
+        (!this.#stopped || parser.error !== undefined || file.full || body.truncated || wholeAtStop());
     } catch (error) {
       if (!(error instanceof SitemapReadError)) throw error;
-      readError = error;
+      if (error.kind === 'aborted' && wholeAtStop()) ended = true;
+      else readError = error;
     } finally {
       body.close();
     }
@@ -916,6 +953,7 @@ class SeedRun {
    * warning says how far it got.
    */
   #cutByStop(task: SitemapTask, found: string, format?: SitemapFormat): void {
+    this.#leftUnread = true;
     this.#warning(task, `Not read to the end: the run stopped (${found} before).`, { format });
   }
 
@@ -923,6 +961,7 @@ class SeedRun {
   #sitemapLimitReached(task: Pick<SitemapTask, 'url' | 'parent'>): void {
     this.#result.sitemapsSkipped++;
     this.#result.stoppedEarly = true;
+    this.#leftUnread = true;
     if (this.#sitemapLimitWarned) return;
     this.#sitemapLimitWarned = true;
     this.#warning(
@@ -934,6 +973,7 @@ class SeedRun {
 
   /** The run has read `maxTotalBytes`: it stops, and says so once. */
   #totalBytesReached(task: SitemapTask, skipped = false): void {
+    this.#leftUnread = true;
     if (this.#stopped) return;
     this.#warning(task, `maxTotalBytes (${this.#maxTotalBytes}) reached: the run stops.`, { skipped });
     this.#stop();
@@ -981,19 +1021,20 @@ class SeedRun {
     return listedSitemaps(await this.store.resolve(url)).includes(url);
   }
 
-  /** Filters, checks and batches the entries of one chunk. */
-  async #handle(entries: SitemapEntry[], file: FileState): Promise<void> {
+  /** Filters, checks and batches the entries of one chunk; false when some were left unhandled. */
+  async #handle(entries: SitemapEntry[], file: FileState): Promise<boolean> {
     for (const entry of entries) {
-      if (this.#stopped) return;
+      if (this.#stopped) return false;
       if (file.entries >= this.#maxUrlsPerFile) {
         file.full = true;
-        return;
+        return false;
       }
       // The URL past maxUrls stops the run unread: the file's count says what the run found in it.
       if (entry.kind === 'url' && this.#result.urlsFound >= this.#maxUrls) {
         this.#warning(file.task, `maxUrls (${this.#maxUrls}) reached: the run stops.`);
+        this.#leftUnread = true;
         this.#stop();
-        return;
+        return false;
       }
       file.entries++;
       if (entry.kind === 'sitemap') {
@@ -1003,6 +1044,7 @@ class SeedRun {
       const waiting = this.#url(entry, file);
       if (waiting !== undefined) await waiting;
     }
+    return true;
   }
 
   #child(entry: SitemapEntry, file: FileState): void {
@@ -1134,6 +1176,7 @@ class SeedRun {
     return untilAborted(this.store.check(target, this.productToken), this.#halt.signal).then((fetched) => {
       if (fetched !== ABORTED) return this.#decide(url, lastmod, fetched, file);
       result.unchecked++;
+      file.unchecked = true;
       return undefined;
     });
   }
@@ -1213,6 +1256,8 @@ class FileState {
   entries = 0;
   /** True once `maxUrlsPerFile` entries were read. */
   full = false;
+  /** True when the run stopped while a URL of the file waited for its robots.txt. */
+  unchecked = false;
   /** True when the file is an RSS or Atom feed, whose links may be relative. */
   feed = false;
   readonly origin: string;

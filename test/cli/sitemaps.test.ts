@@ -1140,6 +1140,59 @@ describe('sitemaps --max-urls', () => {
   });
 });
 
+describe('sitemaps --max-urls N on a site of exactly N URLs', () => {
+  it('reads the sitemap to its end and says it did not stop early', async () => {
+    const exact = await startHttpServer();
+    const o = exact.origin;
+    exact.route('/robots.txt', text(`User-agent: *\nDisallow: /two\n\nSitemap: ${o}/only.xml\n`));
+    exact.route('/only.xml', xml(urlset(o, ['/one', '/two', '/three'])));
+    try {
+      const run = await runInProcess(['sitemaps', o, '--max-urls', '3', '--json']);
+      expect(run.code).toBe(0);
+      const json = JSON.parse(run.stdout);
+      expect(json.totals).toMatchObject({
+        sitemapsRead: 1,
+        urls: 3,
+        kept: 2,
+        blocked: 1,
+        stoppedEarly: false,
+      });
+      expect(json.sitemaps).toMatchObject([{ url: `${o}/only.xml`, urls: 3, failure: null, warnings: [] }]);
+      const shown = await runInProcess(['sitemaps', o, '--max-urls', '3']);
+      expect(shown.stdout).toContain('1 sitemap read');
+      expect(shown.stdout).not.toContain('stopped early');
+      // One fewer: the third URL is never read, and the report says the run stopped.
+      const fewer = JSON.parse((await runInProcess(['sitemaps', o, '--max-urls', '2', '--json'])).stdout);
+      expect(fewer.totals).toMatchObject({ sitemapsRead: 0, urls: 2, stoppedEarly: true });
+      expect(fewer.sitemaps[0].warnings).toEqual([
+        'Not read to the end: the run stopped (2 URLs read before).',
+      ]);
+    } finally {
+      await exact.close();
+    }
+  });
+
+  it('still stops early when a second sitemap is left unread', async () => {
+    const two = await startHttpServer();
+    const o = two.origin;
+    two.route('/robots.txt', text(`User-agent: *\nDisallow:\n\nSitemap: ${o}/a.xml\nSitemap: ${o}/b.xml\n`));
+    two.route('/a.xml', xml(urlset(o, ['/one', '/two'])));
+    // Never answers: read or not, it is cut by the stop.
+    two.route('/b.xml', () => {});
+    try {
+      const run = await runInProcess(['sitemaps', o, '--max-urls', '2', '--timeout', '10000', '--json']);
+      const json = JSON.parse(run.stdout);
+      expect(json.totals).toMatchObject({ sitemapsRead: 1, urls: 2, stoppedEarly: true });
+      expect(json.sitemaps.map((sitemap: { warnings: string[] }) => sitemap.warnings)).toEqual([
+        [],
+        ['Not read to the end: the run stopped (0 URLs read before).'],
+      ]);
+    } finally {
+      await two.close();
+    }
+  });
+});
+
 describe('sitemaps --urls: each URL once', () => {
   it('drops the fragment and prints a URL listed twice once', async () => {
     const dups = await startHttpServer();

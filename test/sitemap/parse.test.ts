@@ -310,6 +310,25 @@ describe('SitemapParser', () => {
   });
 });
 
+describe('SitemapParser.rootClosed', () => {
+  it('turns true at the end tag of the root element, not before, and never for a text file', () => {
+    const parser = new SitemapParser('https://example.com/sitemap.xml');
+    parser.write(
+      '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>https://example.com/a</loc></url>',
+    );
+    expect(parser.rootClosed).toBe(false);
+    parser.write('</urlset');
+    expect(parser.rootClosed).toBe(false);
+    parser.write('>\n');
+    expect(parser.rootClosed).toBe(true);
+    expect(parser.take()).toEqual([{ kind: 'url', loc: 'https://example.com/a' }]);
+    const list = new SitemapParser('https://example.com/sitemap.txt');
+    list.write('https://example.com/a\n');
+    list.end();
+    expect(list.rootClosed).toBe(false);
+  });
+});
+
 describe('SitemapParser on long tags and texts', () => {
   /** Writes `head`, then `filler` in chunks of 64 KiB until `total` characters, then `tail`. */
   function parseStream(head: string, filler: (index: number) => string, total: number, tail: string) {

@@ -379,6 +379,70 @@ describe('SitemapSeeder signal', () => {
   });
 });
 
+describe('SitemapSeeder stopped by the signal after the last URL', () => {
+  /** Seeds `input` in batches of one and aborts the run once `stopAt` URLs were handed on. */
+  async function seedUntil(input: string, stopAt: number, concurrency = 3) {
+    const store = newStore();
+    const controller = new AbortController();
+    const urls: string[] = [];
+    try {
+      const result = await new SitemapSeeder({ store, log: captureLog().log }).seed([input], {
+        enqueue: async (batch) => {
+          urls.push(...batch.map((request) => request.url));
+          if (urls.length >= stopAt) controller.abort();
+        },
+        batchSize: 1,
+        concurrency,
+        signal: controller.signal,
+        progressIntervalMs: 0,
+      });
+      return { result, urls };
+    } finally {
+      await store.close();
+    }
+  }
+
+  let server: TestHttpServer;
+  let o: string;
+  beforeAll(async () => {
+    server = await startHttpServer();
+    o = server.origin;
+    server.route('/robots.txt', text('User-agent: *\nAllow: /\n'));
+    server.route('/three.xml', text(smallUrlset(o, ['/1', '/2', '/3'])));
+    server.route(
+      '/index.xml',
+      text(
+        `<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><sitemap><loc>${o}/three.xml</loc></sitemap><sitemap><loc>${o}/more.xml</loc></sitemap></sitemapindex>`,
+      ),
+    );
+    server.route('/more.xml', text(smallUrlset(o, ['/4'])));
+  });
+  afterAll(() => server.close());
+
+  it('has read the file whole: no early stop, no warning', async () => {
+    const { result, urls } = await seedUntil(`${o}/three.xml`, 3);
+    expect(urls).toEqual([`${o}/1`, `${o}/2`, `${o}/3`]);
+    expect(result).toMatchObject({ stoppedEarly: false, sitemapsRead: 1, urlsFound: 3, warnings: [] });
+  });
+
+  it('stops early when a URL of the file is left', async () => {
+    const { result } = await seedUntil(`${o}/three.xml`, 2);
+    expect(result).toMatchObject({ stoppedEarly: true, sitemapsRead: 0, urlsFound: 2 });
+    expect(result.warnings).toEqual([
+      {
+        url: `${o}/three.xml`,
+        why: 'Not read to the end: the run stopped (2 URLs read before).',
+        format: 'urlset',
+      },
+    ]);
+  });
+
+  it('stops early when another sitemap of the index waits to be read', async () => {
+    const { result } = await seedUntil(`${o}/index.xml`, 3, 1);
+    expect(result).toMatchObject({ stoppedEarly: true, sitemapsRead: 2, urlsFound: 3 });
+  });
+});
+
 describe('SitemapSeeder options', () => {
   const store = newStore();
   afterAll(() => store.close());
