@@ -121,8 +121,8 @@ export async function readSitemaps(site: string, options: ReadSitemapsOptions): 
   };
   for (const url of declared) tally(url);
   const rules = new Map<string, BlockingRule>();
-  // The seeder's own maxUrls stops handing out URLs but lets other downloads run to their end
-  // (up to the timeout, then reported as failed): the run is aborted here instead.
+  // The seeder's own maxUrls stops at the URL past it, so a run of exactly N URLs would wait for
+  // every sitemap still being downloaded: the run is aborted here at the Nth instead.
   const enough = new AbortController();
   const timeUp =
     options.maxTimeSeconds === undefined ? undefined : AbortSignal.timeout(options.maxTimeSeconds * 1000);
