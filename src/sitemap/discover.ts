@@ -129,8 +129,19 @@ function readInput(input: SitemapSeedInput): { url: URL; kind: 'site' | 'sitemap
     return { url, kind: url.pathname === '/' && url.search === '' ? 'site' : 'sitemap' };
   }
   if (input !== null && typeof input === 'object') {
-    if ('site' in input) return { url: parseHttpUrl(String(input.site)), kind: 'site' };
-    if ('sitemap' in input) return { url: parseHttpUrl(String(input.sitemap)), kind: 'sitemap' };
+    const keys = Object.keys(input);
+    if (keys.length === 1 && keys[0] === 'site') {
+      const url = parseHttpUrl(String((input as { site: unknown }).site));
+      // robots.txt belongs to an origin: a path or query would be dropped without a word.
+      if (url.pathname !== '/' || url.search !== '') {
+        throw new TypeError(
+          `{ site } takes a site root such as ${url.origin}/, got ${url.href}: give a sitemap as { sitemap } or as the URL itself.`,
+        );
+      }
+      return { url, kind: 'site' };
+    }
+    if (keys.length === 1 && keys[0] === 'sitemap')
+      return { url: parseHttpUrl(String((input as { sitemap: unknown }).sitemap)), kind: 'sitemap' };
   }
   throw new TypeError(
     `A sitemap input is a URL string, a URL, { site } or { sitemap }; got ${JSON.stringify(input)}.`,

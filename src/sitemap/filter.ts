@@ -11,6 +11,7 @@ import type { SitemapUrlPattern } from './options.js';
  * globToRegExp('https://example.com/*.html').test('https://example.com/a/b.html'); // false
  */
 export function globToRegExp(glob: string): RegExp {
+  if (typeof glob !== 'string') throw new TypeError(`globToRegExp() takes a string, got ${show(glob)}.`);
   let source = '^';
   for (let index = 0; index < glob.length; index++) {
     const char = glob[index];
@@ -80,6 +81,7 @@ const ZONES: Record<string, number> = {
  * when it is no such date (`N/A`, `Rev 3`, `2024-02-30`): such an entry counts as undated.
  */
 export function parseLastmod(value: string): number | undefined {
+  if (typeof value !== 'string') throw new TypeError(`parseLastmod() takes a string, got ${show(value)}.`);
   const text = value.trim();
   const w3c = W3C_DATETIME.exec(text);
   if (w3c !== null) {

@@ -7,7 +7,14 @@ import {
   withoutCredentials,
   withoutCredentialsAt,
 } from '../fetch/index.js';
-import { booleanOption, type OptionKeys, refuseUnknownOptions, show, withinTimer } from '../options.js';
+import {
+  booleanOption,
+  type OptionKeys,
+  productTokenOption,
+  refuseUnknownOptions,
+  show,
+  withinTimer,
+} from '../options.js';
 import { HTTP_URL_START, hrefWithoutFragment, urlOrNull } from '../robots/index.js';
 import type { OriginPolicy, RobotsCheck, RobotsStore } from '../store/index.js';
 import { ABORTED, untilAborted } from './abort.js';
@@ -78,6 +85,9 @@ export class SitemapSeeder {
     }
     refuseUnknownOptions('SitemapSeeder', options, SEEDER_OPTIONS);
     this.#store = options.store;
+    // Refused now, not at the first check, where the message would name the store's argument.
+    if (options.productToken !== undefined)
+      productTokenOption('SitemapSeeder option productToken', options.productToken);
     this.#productToken = options.productToken;
     const userAgent = options.userAgent ?? options.store.userAgent;
     const { proxyUrl } = options;
@@ -431,6 +441,7 @@ class SeedRun {
       // The workers stay while a wait is live, or end at a stop, which ends the waits at once.
       await Promise.all(this.#waits);
       if (this.#failed) throw this.#error;
+      this.#unreadAtStop();
       await this.#flush();
       // A stop after the last entry of the last file (a caller's cap of exactly the URLs there are) is no early stop.
       if (
@@ -447,6 +458,20 @@ class SeedRun {
     this.#result.durationMs = Math.round(this.#elapsedMs());
     this.#logSummary();
     return this.#result;
+  }
+
+  /** Sitemaps a stop left waiting to be read: counted as skipped, and the first named. */
+  #unreadAtStop(): void {
+    const unread = this.#pending.length - this.#pendingHead;
+    if (!this.#stopped || unread === 0) return;
+    this.#result.sitemapsSkipped += unread;
+    this.#warning(
+      this.#pending[this.#pendingHead],
+      unread === 1
+        ? 'Not read: the run stopped before it.'
+        : `Not read: the run stopped before it and ${unread - 1} more ${unread === 2 ? 'sitemap' : 'sitemaps'}.`,
+      { skipped: true },
+    );
   }
 
   #elapsedMs(): number {

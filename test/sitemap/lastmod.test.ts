@@ -56,6 +56,11 @@ describe('parseLastmod', () => {
     expect(parseLastmod(value)).toBeUndefined();
   });
 
+  it.each([5, null, undefined, new Date(0)])('refuses %j, which is no text to read', (value) => {
+    expect(() => parseLastmod(value as never)).toThrow(TypeError);
+    expect(() => parseLastmod(value as never)).toThrow(/^parseLastmod\(\) takes a string, got /);
+  });
+
   it('reads a time without a zone as UTC, whatever the time zone of the machine', () => {
     process.env.TZ = 'America/New_York';
     expect(iso('2024-01-01T02:00:00')).toBe('2024-01-01T02:00:00.000Z');

@@ -393,6 +393,11 @@ describe('globToRegExp', () => {
     expect(globToRegExp(`${O}/p?.html`).test(`${O}/p1xhtml`)).toBe(false);
     expect(globToRegExp('**/item(1)+[x]').test(`${O}/item(1)+[x]`)).toBe(true);
   });
+
+  it('refuses what is not a string rather than match nothing', () => {
+    expect(() => globToRegExp(5 as never)).toThrow(new TypeError('globToRegExp() takes a string, got 5.'));
+    expect(() => globToRegExp(/a/ as never)).toThrow(TypeError);
+  });
 });
 
 describe('SitemapParser given bytes or bad input', () => {

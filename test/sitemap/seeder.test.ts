@@ -532,10 +532,37 @@ describe('SitemapSeeder options', () => {
     [{ proxyUrl: 'socks5://proxy.example:1080' }, 'proxyUrl must be an http:// or https:// URL'],
     [{ userAgent: 42 }, "userAgent must be the crawler's User-Agent"],
     [{ userAgent: 'ExampleBot/1.0\r\nX-Injected: 1' }, 'userAgent must be a value an HTTP header can hold'],
+    // A token that names no group would fail every check of the run, under the store's name.
+    [{ productToken: 'Example Bot' }, 'productToken must name a product token'],
+    [{ productToken: '' }, 'productToken must name a product token'],
+    [{ productToken: 42 }, 'productToken must name a product token'],
   ])('refuses %j when constructed, as the fetcher would refuse it in every download', (options, message) => {
     expect(() => new SitemapSeeder({ store, ...(options as object) })).toThrow(
       new RegExp(`^SitemapSeeder option ${message.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`),
     );
+  });
+
+  it.each([
+    [
+      { site: 'https://example.com/sitemap.xml' },
+      '{ site } takes a site root such as https://example.com/, got https://example.com/sitemap.xml',
+    ],
+    [
+      { site: 'https://example.com/?lang=de' },
+      '{ site } takes a site root such as https://example.com/, got https://example.com/?lang=de',
+    ],
+    [
+      { site: 'https://example.com/', sitemap: 'https://example.com/a.xml' },
+      'A sitemap input is a URL string, a URL, { site } or { sitemap }',
+    ],
+    [
+      { sitemaps: 'https://example.com/a.xml' },
+      'A sitemap input is a URL string, a URL, { site } or { sitemap }',
+    ],
+  ])('refuses the input %j rather than read part of it', async (input, message) => {
+    await expect(
+      new SitemapSeeder({ store, log: captureLog().log }).seed([input as never], { enqueue: async () => {} }),
+    ).rejects.toThrow(new RegExp(`^${message.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
   });
 
   it('takes Infinity as no limit, and refuses a timeout Node timers cannot wait for', async () => {
