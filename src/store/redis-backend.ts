@@ -43,8 +43,9 @@ export interface RedisBackendOptions {
    */
   url?: string;
   /**
-   * An ioredis client to use instead of opening one. The backend does not close it; give it
-   * `enableOfflineQueue: false` and a `commandTimeout` so a dead Redis cannot hang the crawl. One
+   * An ioredis client to use instead of opening one. The backend does not close it, and bounds
+   * each of its commands by `commandTimeoutMs` all the same; give it `enableOfflineQueue: false`
+   * too, so nothing piles up in its queue while Redis is down. One
    * still connecting is waited for (up to `connectTimeoutMs`) by the first commands; one made
    * with `lazyConnect` is connected when a store first uses it (and left open by `close()`).
    */
@@ -240,6 +241,8 @@ export class RedisBackend implements RobotsStoreBackend {
   readonly #owned: boolean;
   readonly #prefix: string;
   readonly #connectTimeoutMs: number;
+  /** Timed here for a given client, whose own `commandTimeout` may be none (ioredis's default). */
+  readonly #commandTimeoutMs: number;
   readonly #commands: ConcurrencyLimit;
   #connecting: Promise<void> | undefined;
   #lastError: Error | undefined;
@@ -264,6 +267,7 @@ export class RedisBackend implements RobotsStoreBackend {
     this.#prefix = stringOption(OWNER, 'keyPrefix', options.keyPrefix, 'crawlee-robots:');
     // ioredis times both with timers.
     const commandTimeoutMs = durationOption(OWNER, 'commandTimeoutMs', options.commandTimeoutMs, 1000);
+    this.#commandTimeoutMs = commandTimeoutMs;
     this.#connectTimeoutMs = durationOption(OWNER, 'connectTimeoutMs', options.connectTimeoutMs, 2000);
     // With none allowed, no command would ever start.
     this.#commands = new ConcurrencyLimit(
@@ -534,7 +538,7 @@ export class RedisBackend implements RobotsStoreBackend {
   #limited<T>(command: () => Promise<T>): Promise<T> {
     return this.#commands.run(async () => {
       try {
-        return await command();
+        return this.#owned ? await command() : await withinTime(command(), this.#commandTimeoutMs);
       } catch (error) {
         if (!(error instanceof ReplyError)) this.#commands.failWaiting(error);
         throw error;
@@ -549,4 +553,17 @@ export class RedisBackend implements RobotsStoreBackend {
   #lockKey(origin: string, scope: RobotsBackendScope): string {
     return `${this.#prefix}lock:${scope.client}:${origin}`;
   }
+}
+
+/**
+ * `reply`, or an error like ioredis's own once `ms` have passed: a given client may have no
+ * `commandTimeout`, or queue commands while Redis is down. The reply that comes later is dropped.
+ */
+function withinTime<T>(reply: Promise<T>, ms: number): Promise<T> {
+  reply.catch(() => {});
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('Command timed out')), ms);
+  });
+  return Promise.race([reply, late]).finally(() => clearTimeout(timer));
 }

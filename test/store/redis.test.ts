@@ -1244,6 +1244,40 @@ describe('RobotsStore with a frozen Redis (circuit breaker)', () => {
     }
   }, 15_000);
 
+  it('bounds the commands of a given client by commandTimeoutMs, though the client has no timeout of its own', async () => {
+    const own = await freezableRedis();
+    const servers = await sites(2);
+    const keyPrefix = prefix();
+    const { log, warnings } = captureLog();
+    // ioredis's defaults: no commandTimeout, and an offline queue.
+    const client = new Redis(own.url);
+    const robots = new RobotsStore({
+      userAgent: USER_AGENT,
+      backend: new RedisBackend({ redis: client, keyPrefix, commandTimeoutMs: 300 }),
+      fetchTimeoutMs: 2000,
+      log,
+    });
+    /** `work`, or 'hung' after 5 s: the test fails rather than waits. */
+    const within = <T>(work: Promise<T>) =>
+      Promise.race([work, new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 5000).unref())]);
+    try {
+      await robots.resolve(servers[0].origin);
+      own.freeze();
+      const started = performance.now();
+      const policy = await within(robots.resolve(servers[1].origin));
+      expect(policy).toMatchObject({ kind: 'rules' });
+      expect(performance.now() - started).toBeLessThan(2000);
+      expect(warnings()).toEqual([expect.stringContaining('redis backend failed (load: Command timed out)')]);
+      expect(await within(robots.close())).toBeUndefined();
+    } finally {
+      own.resume();
+      await robots.close();
+      client.disconnect();
+      await own.stop();
+      await Promise.all(servers.map((site) => site.close()));
+    }
+  }, 15_000);
+
   it('RedisBackend fails the commands queued behind one that timed out, instead of sending them in turn', async () => {
     const own = await freezableRedis();
     const backend = new RedisBackend({
