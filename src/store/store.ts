@@ -13,6 +13,7 @@ import {
   validateUserAgent,
 } from '../fetch/index.js';
 import {
+  booleanOption,
   clockOption,
   durationOption,
   MAX_LRU_ENTRIES,
@@ -266,6 +267,7 @@ const STORE_OPTIONS: OptionKeys<RobotsStoreOptions> = {
   clock: true,
   log: true,
 };
+const CHECK_OPTIONS: OptionKeys<RobotsCheckOptions> = { candidates: true };
 const RETRY_OPTIONS: OptionKeys<RobotsRetryOptions & RobotsBackendRetryOptions> = {
   initialDelayMs: true,
   maxDelayMs: true,
@@ -418,6 +420,8 @@ export class RobotsStore {
   readonly #ignoredOrigins = new Set<string>();
   /** The last agent a check was given that names a product token (see #agentOf). */
   #checkedAgent: string;
+  /** The last options object of a check found valid: a crawler passes the same one every time. */
+  #checkedOptions: RobotsCheckOptions | undefined;
   #skewWarned = false;
   #closed = false;
   /** The one closing of the store (see close). */
@@ -685,6 +689,7 @@ export class RobotsStore {
     try {
       this.#assertOpen();
       const agent = this.#agentOf(productTokenOrUserAgent, 'check');
+      if (options !== undefined && options !== this.#checkedOptions) this.#checkOptions(options, 'check');
       // One clock read on the hot path: the clock may be a system call.
       const now = this.#clock();
       const cached = this.#cachedEntry(url);
@@ -724,6 +729,7 @@ export class RobotsStore {
   ): RobotsCheck | undefined {
     this.#assertOpen();
     const agent = this.#agentOf(productTokenOrUserAgent, 'checkCached');
+    if (options !== undefined && options !== this.#checkedOptions) this.#checkOptions(options, 'checkCached');
     const now = this.#clock();
     const entry = this.#cachedEntry(url);
     if (entry === undefined || !entry.isFreshAt(now)) return undefined;
@@ -777,6 +783,17 @@ export class RobotsStore {
       this.#checkedAgent = given;
     }
     return given;
+  }
+
+  /**
+   * @throws TypeError when `options` is no object, names an option checks do not have, or gives
+   *   `candidates` as something other than true or false: `{ candidates: 'yes' }` would mean false.
+   */
+  #checkOptions(options: RobotsCheckOptions, method: string): void {
+    const owner = `RobotsStore.${method}()`;
+    refuseUnknownOptions(owner, options, CHECK_OPTIONS);
+    booleanOption(owner, 'candidates', options.candidates, false);
+    this.#checkedOptions = options;
   }
 
   #assertOpen(): void {

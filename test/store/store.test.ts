@@ -195,6 +195,31 @@ describe('RobotsStore.resolve and check', () => {
     expect(robots.checkCached(`${site.origin}/page`, '*')).toMatchObject({ allowed: true });
   });
 
+  it('refuses check options it would misread: { candidates: "yes" } would list no candidate', async () => {
+    const site = await server({
+      '/robots.txt': text('User-agent: *\nDisallow: /private\nAllow: /private/open\n'),
+    });
+    const robots = store();
+    const url = `${site.origin}/private/open`;
+    for (const [options, message] of [
+      [null, 'RobotsStore.check() options must be an object, got null.'],
+      [5, 'RobotsStore.check() options must be an object, got 5.'],
+      [{ candidates: 'yes' }, 'RobotsStore.check() option candidates must be true or false, got "yes".'],
+      [{ candidate: true }, 'RobotsStore.check() has no option "candidate": did you mean candidates?'],
+    ] as const) {
+      await expect(robots.check(url, undefined, options as never)).rejects.toThrow(new TypeError(message));
+    }
+    expect(site.hits('/robots.txt')).toBe(0);
+    const options = { candidates: true };
+    expect((await robots.check(url, undefined, options)).candidates).toHaveLength(2);
+    // The same object again is not read again; a new bad one still is.
+    expect(robots.checkCached(url, undefined, options)?.candidates).toHaveLength(2);
+    expect(() => robots.checkCached(url, undefined, { candidates: 1 } as never)).toThrow(
+      'RobotsStore.checkCached() option candidates must be true or false, got 1.',
+    );
+    expect(robots.checkCached(url, undefined, { candidates: false })?.candidates).toHaveLength(1);
+  });
+
   it('matches the * group alone for productToken "*"', async () => {
     const site = await server({
       '/robots.txt': text('User-agent: ExampleBot\nDisallow: /\n\nUser-agent: *\nDisallow: /star\n'),
