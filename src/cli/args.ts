@@ -2,7 +2,7 @@
  * Reading option values. Each reader turns a command-line string into a value or throws a
  * CliInputError with a message that says what is accepted.
  */
-import { parseHttpUrl } from '../fetch/index.js';
+import { parseHttpUrl, withoutCredentials } from '../fetch/index.js';
 import { codePointName } from '../robots/index.js';
 import { CliInputError } from './io.js';
 
@@ -35,6 +35,13 @@ const LOOKS_LIKE_HOST =
  * is a path there too, as in a `--urls` list; elsewhere it is read as a URL without a scheme.
  */
 export function readUrl(value: string, what: string, paths: PathUse): string {
+  // Node reads the arguments as UTF-8 and puts U+FFFD for bytes that are not: `/caf\xE9` would
+  // be checked as `/caf%EF%BF%BD`, a URL no one asked about.
+  if (value.includes('\uFFFD')) {
+    throw new CliInputError(
+      `${what} holds bytes that are not UTF-8 (shown as U+FFFD): write it in UTF-8, or percent-encode them (%E9)`,
+    );
+  }
   if (value.startsWith('/') && paths === 'accepted') return value;
   const isPath = value.startsWith('/') && !value.startsWith('//');
   // A path has no host to suggest: say what would make it work.
@@ -58,7 +65,8 @@ export function readUrl(value: string, what: string, paths: PathUse): string {
     );
   }
   try {
-    return parseHttpUrl(value).href;
+    // robots.txt is fetched without them, and a report or CI log must not print them.
+    return withoutCredentials(parseHttpUrl(value).href);
   } catch (error) {
     throw new CliInputError(`${what}: ${(error as Error).message}`);
   }

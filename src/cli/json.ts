@@ -7,7 +7,7 @@ import { unicodeEscape } from './style.js';
  * starts a sequence on some terminals), and the bidirectional marks and overrides, which make a
  * line read in another order than it is (C0 controls JSON escapes itself).
  */
-const NOT_PRINTED_RAW = /[\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+const NOT_PRINTED_RAW = /[\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
 /**
  * `value` as indented JSON, one line feed after it, with NOT_PRINTED_RAW escaped, which leaves

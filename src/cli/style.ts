@@ -53,7 +53,7 @@ export function wantsColor(
  * C0 controls, DEL and C1 controls, which a terminal acts on instead of showing them, and the
  * bidirectional marks and overrides, which make text read in another order than it is.
  */
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
 /**
  * `text` with every control character written as a `\uXXXX` escape (`\u001b` for ESC). For

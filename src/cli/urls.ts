@@ -152,6 +152,9 @@ export function listedUrls(text: string, name: string, maxUrls: number): UrlSour
         throw new CliInputError(`${where}: ${url.href} is not on ${origin}; audit one origin at a time`);
       }
       url.hash = '';
+      // Never used to fetch, and kept out of reports and CI logs.
+      url.username = '';
+      url.password = '';
       urls.add(url.href);
       if (urls.size > maxUrls) {
         throw new CliInputError(

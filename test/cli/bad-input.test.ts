@@ -112,6 +112,74 @@ describe('bad input: one clear line, exit 2', () => {
     }
   });
 
+  it('a URL argument with bytes that were not UTF-8 (U+FFFD once Node read it): refused, not checked as another URL', async () => {
+    for (const [argv, what] of [
+      [['explain', 'https://a.example/caf\uFFFD', '--agent', 'A', '--file', SHOP_ROBOTS_PATH], 'URL'],
+      [['explain', '/caf\uFFFD', '--agent', 'A', '--file', SHOP_ROBOTS_PATH], 'URL'],
+      [['audit', 'https://a\uFFFD.example/', '--file', SHOP_ROBOTS_PATH], 'site'],
+    ] as const) {
+      expectUsageError(
+        await runInProcess([...argv]),
+        `crawlee-robots: ${what} holds bytes that are not UTF-8 (shown as U+FFFD): write it in UTF-8, or percent-encode them (%E9)`,
+      );
+    }
+  });
+
+  it('credentials in a URL are never printed: robots.txt is fetched without them', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'crawlee-robots-credentials-'));
+    const list = join(dir, 'urls.txt');
+    writeFileSync(list, 'https://user:secret@a.example/cart\n/about\n');
+    const runs = [
+      await runInProcess([
+        'explain',
+        'https://user:secret@a.example/cart',
+        '--agent',
+        'A',
+        '--file',
+        SHOP_ROBOTS_PATH,
+      ]),
+      await runInProcess([
+        'explain',
+        'https://user:secret@a.example/cart',
+        '--agent',
+        'A',
+        '--file',
+        SHOP_ROBOTS_PATH,
+        '--json',
+      ]),
+      await runInProcess([
+        'audit',
+        'https://user:secret@a.example/',
+        '--file',
+        SHOP_ROBOTS_PATH,
+        '--agents',
+        'A',
+        '--json',
+      ]),
+      await runInProcess([
+        'audit',
+        'https://a.example/',
+        '--file',
+        SHOP_ROBOTS_PATH,
+        '--agents',
+        'A',
+        '--urls',
+        list,
+        '--json',
+      ]),
+    ];
+    for (const run of runs) {
+      expect(run.stderr).toBe('');
+      expect(run.stdout).not.toContain('secret');
+    }
+    expect(runs[0].stdout).toContain('https://a.example/cart');
+    expect(JSON.parse(runs[1].stdout).url).toBe('https://a.example/cart');
+    expect(JSON.parse(runs[2].stdout).site).toBe('https://a.example/');
+    expect(JSON.parse(runs[3].stdout).urls.map((row: { url: string }) => row.url)).toContain(
+      'https://a.example/cart',
+    );
+  });
+
   it('an option that takes one value, given twice', async () => {
     const file = ['--file', SHOP_ROBOTS_PATH];
     for (const [argv, option] of [

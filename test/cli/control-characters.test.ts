@@ -186,6 +186,43 @@ describe('control characters a site puts into messages and JSON', () => {
   });
 });
 
+describe('every bidirectional control', () => {
+  // Bidi_Control in Unicode: the Arabic letter mark, the two marks, the embeddings and overrides, the isolates.
+  const BIDI = [
+    '\u061c',
+    '\u200e',
+    '\u200f',
+    '\u202a',
+    '\u202b',
+    '\u202c',
+    '\u202d',
+    '\u202e',
+    '\u2066',
+    '\u2067',
+    '\u2068',
+    '\u2069',
+  ];
+
+  it('is shown as an escape in text, JSON and HTML', async () => {
+    const robots = join(dir, 'bidi-robots.txt');
+    writeFileSync(robots, `User-agent: *\n${BIDI.map((mark, i) => `Disallow: /p${i}${mark}x`).join('\n')}\n`);
+    const html = join(dir, 'bidi.html');
+    // The first rule, as the URL writes it.
+    const path = '/p0%D8%9Cx';
+    const runs = [
+      await runInProcess(['explain', path, '--file', robots, '--agent', 'A']),
+      await runInProcess(['explain', path, '--file', robots, '--agent', 'A', '--json']),
+      await runInProcess(['audit', 'https://example.com', '--file', robots, '--agents', 'A', '--html', html]),
+    ];
+    const page = readFileSync(html, 'utf8');
+    for (const shown of [...runs.map((run) => run.stdout), page]) {
+      for (const mark of BIDI) expect(shown).not.toContain(mark);
+    }
+    expect(page).toContain('/p0\\u061cx');
+    expect(runs[0].stdout).toContain('\\u061c');
+  });
+});
+
 describe('characters HTML does not allow, and long lines', () => {
   it('the HTML report shows noncharacters as escapes, and a cut line never splits a character', async () => {
     const emoji = '\u{1F600}';
