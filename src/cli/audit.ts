@@ -2,7 +2,7 @@
  * `crawlee-robots audit <site>`: URLs x crawlers, the AI-crawler policy, the lints, and
  * `--fail-on` rules for CI.
  */
-import { constants, fstatSync, type Stats } from 'node:fs';
+import { constants, fstatSync, type Stats, statSync } from 'node:fs';
 import { access, stat, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { RobotsLint } from '../robots/index.js';
@@ -125,7 +125,7 @@ export async function runAudit(
     // with the exit code the process ends with.
     htmlError = await writeFile(htmlPath, renderAuditHtml(report)).then(
       () => null,
-      (error: unknown) => `cannot write ${options.htmlFile}: ${messageOf(error, 'no such directory')}`,
+      (error: unknown) => `cannot write ${options.htmlFile}: ${writeMessage(error, htmlPath)}`,
     );
     if (htmlError !== null) {
       report = {
@@ -145,12 +145,31 @@ export async function runAudit(
  */
 async function checkWritable(path: string, given: string): Promise<Stats | undefined> {
   const refuse = (error: unknown): never => {
-    throw new CliInputError(`cannot write ${given}: ${messageOf(error, 'no such directory')}`);
+    throw new CliInputError(`cannot write ${given}: ${writeMessage(error, path)}`);
   };
   const existing = await stat(path).catch(() => undefined);
   if (existing?.isDirectory()) refuse(Object.assign(new Error('directory'), { code: 'EISDIR' }));
   await access(existing === undefined ? dirname(path) : path, constants.W_OK).catch(refuse);
   return existing;
+}
+
+/**
+ * Why a report could not be written to `path`: a file that cannot be made in a directory that is
+ * there (`/proc/x.html`) is not said to lack its directory.
+ */
+function writeMessage(error: unknown, path: string): string {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if ((code === 'ENOENT' || code === 'ENOTDIR') && isDirectory(dirname(path)))
+    return `no file can be made there (${code})`;
+  return messageOf(error, 'no such directory');
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 /** The names of a process's own stdout, on Linux and macOS. */
@@ -315,6 +334,8 @@ export function auditJson(report: AuditReport) {
     lints: report.lints,
     failOn: report.failOn,
     exitCode: report.exitCode,
+    // Exit code 2 says why here too: stderr may not be kept with the document.
+    error: report.error,
     generatedAt: report.generatedAt,
   };
 }

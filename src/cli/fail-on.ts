@@ -79,7 +79,29 @@ export function parseFailOn(values: readonly string[]): FailOnRule[] {
       throw new CliInputError(`--fail-on ${JSON.stringify(value)} names no rule; use ${SYNTAX}`);
     for (const text of texts) rules.push(parseRule(text));
   }
-  return rules;
+  // A rule given twice (`blocked:A` and `blocked:a`, the same crawler) trips once.
+  const seen = new Set<string>();
+  return rules.filter((rule) => {
+    const key = ruleKey(rule);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+/** What a rule tests, whatever its spelling: product tokens match without regard to case. */
+function ruleKey(rule: FailOnRule): string {
+  switch (rule.kind) {
+    case 'blocked':
+    case 'allowed':
+      return `${rule.kind}:${rule.agent.toLowerCase()}`;
+    case 'lint':
+      return `lint:${rule.severity}`;
+    case 'lint-code':
+      return `lint:${rule.code}`;
+    default:
+      return rule.kind;
+  }
 }
 
 function parseRule(text: string): FailOnRule {

@@ -484,8 +484,10 @@ describe('audit --json', () => {
       'lints',
       'failOn',
       'exitCode',
+      'error',
       'generatedAt',
     ]);
+    expect(json.error).toBeNull();
     expect(json.origin).toBe(shop.origin);
     expect(json.agents).toEqual(['Googlebot', 'GPTBot']);
     expect(json.urls).toEqual([

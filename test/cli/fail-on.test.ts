@@ -23,6 +23,22 @@ describe('--fail-on syntax', () => {
     ]);
   });
 
+  it('keeps a rule given twice once, whatever the case of its crawler: it trips once', () => {
+    expect(
+      parseFailOn([
+        'blocked:ExampleBot',
+        'blocked:examplebot,allowed:ExampleBot',
+        'lint:error,lint:error',
+        'unreachable,unreachable',
+      ]),
+    ).toEqual([
+      { kind: 'blocked', agent: 'ExampleBot', text: 'blocked:ExampleBot' },
+      { kind: 'allowed', agent: 'ExampleBot', text: 'allowed:ExampleBot' },
+      { kind: 'lint', severity: 'error', text: 'lint:error' },
+      { kind: 'unreachable', text: 'unreachable' },
+    ]);
+  });
+
   it('names the crawlers of its rules, except *', () => {
     expect(agentsNamedBy(parseFailOn(['blocked:*,allowed:CCBot']))).toEqual(['CCBot']);
   });

@@ -153,6 +153,16 @@ describe('audit --html', () => {
     expect(shop.hits('/robots.txt')).toBe(fetched);
   });
 
+  it('a file that cannot be made in a directory that is there is not called a missing directory', async () => {
+    // A link into a directory that is not there: its own directory is, and the write fails with ENOENT.
+    const link = join(dir, 'dangling.html');
+    symlinkSync(join(dir, 'gone', 'r.html'), link);
+    const run = await runInProcess(['audit', shop.origin, '--html', link]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe(`crawlee-robots: cannot write ${link}: no file can be made there (ENOENT)\n`);
+    expect(run.stdout).toContain('robots.txt');
+  });
+
   it('a report whose writing fails at the end (a full disk): the text report is still printed, exit 2', async () => {
     const run = await runInProcess(['audit', shop.origin, '--html', '/dev/full']);
     expect(run.code).toBe(2);
@@ -161,7 +171,10 @@ describe('audit --html', () => {
     // The reports state the exit code the process ends with.
     const json = await runInProcess(['audit', shop.origin, '--json', '--html', '/dev/full']);
     expect(json.code).toBe(2);
-    expect(JSON.parse(json.stdout).exitCode).toBe(2);
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      exitCode: 2,
+      error: 'the HTML report could not be written',
+    });
     const failOn = await runInProcess([
       'audit',
       shop.origin,
