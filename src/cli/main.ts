@@ -87,5 +87,18 @@ if (isMain()) {
     },
     stdinFd: 0,
   };
-  process.exitCode = await runCli(process.argv.slice(2), io);
+  const code = await runCli(process.argv.slice(2), io);
+  process.exitCode = code;
+  // Once the output is written, nothing is left to do: a robots.txt fetch that a stop at
+  // --max-time left under way must not hold the process until its own timeout.
+  await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
+  process.exit(code);
+}
+
+/** Resolves once what was written to `stream` before has been handed to the system. */
+function flushed(stream: NodeJS.WriteStream): Promise<void> {
+  return new Promise((resolve) => {
+    if (stream.destroyed) resolve();
+    else stream.write('', () => resolve());
+  });
 }

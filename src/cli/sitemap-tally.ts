@@ -94,6 +94,16 @@ export interface ReadSitemapsOptions {
 /** The seeder and the store log through Crawlee's logger; the CLI reports everything itself. */
 export const QUIET_LOG = new Log({ level: LogLevel.OFF });
 
+/**
+ * Closes the store of a sitemap reading without waiting for it: a run stopped at `--max-time`
+ * may leave a robots.txt fetch under way (a redirect target that never answers), and close()
+ * waits for it, up to `--timeout`. The command has no backend to save it to; the program exits
+ * once its output is written (see main.ts).
+ */
+export function closeUnwaited(store: RobotsStore): void {
+  store.close().catch(() => undefined);
+}
+
 /** Reads the sitemaps that the robots.txt of `site`'s origin declares. */
 export async function readSitemaps(site: string, options: ReadSitemapsOptions): Promise<SitemapsRead> {
   const { store, agent } = options;

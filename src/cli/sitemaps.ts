@@ -8,7 +8,13 @@ import { userAgentHeader } from './args.js';
 import { EXIT } from './io.js';
 import { jsonText } from './json.js';
 import { SeenUrls } from './seen-urls.js';
-import { QUIET_LOG, readSitemaps, type SitemapsRead, unusableSitemapLines } from './sitemap-tally.js';
+import {
+  closeUnwaited,
+  QUIET_LOG,
+  readSitemaps,
+  type SitemapsRead,
+  unusableSitemapLines,
+} from './sitemap-tally.js';
 import { renderSitemaps } from './sitemaps-render.js';
 import { statusText } from './source.js';
 import { printable, type Style } from './style.js';
@@ -93,7 +99,7 @@ export async function runSitemaps(
     });
     if (pending.length > 0) await write(`${pending.join('\n')}\n`);
   } finally {
-    await store.close();
+    closeUnwaited(store);
   }
   const report = sitemapsReport(read, options);
   // The reasons quote what servers sent: a terminal must not act on control characters in them.

@@ -14,7 +14,7 @@ import type { RobotsTxt } from '../robots/index.js';
 import { urlOrNull } from '../robots/index.js';
 import { RobotsStore } from '../store/index.js';
 import { CliInputError } from './io.js';
-import { noSitemapBecause, QUIET_LOG, readSitemaps } from './sitemap-tally.js';
+import { closeUnwaited, noSitemapBecause, QUIET_LOG, readSitemaps } from './sitemap-tally.js';
 
 export interface UrlSourceContext {
   /** The origin audited, e.g. `https://example.com`. */
@@ -339,7 +339,7 @@ export function urlsFromSitemaps(options: {
             : `--from-sitemaps: ${unread === 1 ? '1 sitemap' : `${unread} sitemaps`} could not be read${firstUnread === undefined ? '' : ` (${firstUnread.url}: ${firstUnread.why.replace(/\.$/, '')})`}, so the sample of ${urls.length === 1 ? '1 URL' : `${urls.length} URLs`} is incomplete`,
       };
     } finally {
-      await store.close();
+      closeUnwaited(store);
     }
     return { urls, sitemaps: sample };
   };

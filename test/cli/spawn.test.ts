@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHttpServer, type TestHttpServer, text } from '../support/http-server.js';
+import { never, redirect, startHttpServer, type TestHttpServer, text } from '../support/http-server.js';
 import { SHOP_ROBOTS } from './run-cli.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -228,6 +228,30 @@ describe('crawlee-robots as a process', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it('--max-time bounds the run though a robots.txt fetch it started never ends', async () => {
+    // The sitemap redirects to another origin, whose robots.txt is checked first and never answers.
+    const silent = await startHttpServer({ '/robots.txt': never() });
+    const site = await startHttpServer();
+    site.route('/robots.txt', text(`User-agent: *\nAllow: /\n\nSitemap: ${site.origin}/s.xml\n`));
+    site.route('/s.xml', redirect(`${silent.origin}/s.xml`, 302));
+    try {
+      for (const argv of [
+        ['sitemaps', site.origin, '--max-time', '1', '--timeout', '60000'],
+        ['audit', site.origin, '--from-sitemaps', '--max-time', '1', '--timeout', '60000'],
+      ]) {
+        const started = performance.now();
+        const run = await spawnCli(argv);
+        // tsx's start-up included; the fetch alone would hold the process for 60 s.
+        expect(performance.now() - started).toBeLessThan(15_000);
+        expect(run.code).toBe(2);
+        expect(run.stderr).toContain('within --max-time 1 s');
+      }
+    } finally {
+      await site.close();
+      await silent.close();
+    }
+  }, 40_000);
 
   it('a file that does not exist: one line, exit 2', async () => {
     const run = await spawnCli(['explain', '/', '--agent', 'A', '--file', 'no/such/robots.txt']);
