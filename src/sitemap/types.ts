@@ -133,8 +133,10 @@ export interface SitemapSeedResult {
    */
   sitemapsFailed: number;
   /**
-   * Sitemaps not requested: loops, duplicates, past the depth or count limit, older than
-   * `modifiedSince`, cross-host, common paths not tried because robots.txt is unreachable.
+   * Sitemaps not read: loops (an index listing an ancestor, or redirects that come back to a file
+   * of the chain, which were requested), duplicates, past the depth or count limit, left unread by
+   * a stop, older than `modifiedSince`, cross-host, common paths not tried because robots.txt is
+   * unreachable.
    */
   sitemapsSkipped: number;
   /** Page URL entries found in the sitemaps (before any filter). */
