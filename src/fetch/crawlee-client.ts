@@ -115,25 +115,45 @@ function readWithin(client: BaseHttpClient, request: RobotsHttpRequest): Promise
       // decode); a client that decodes drops it.
       const reading = readBodyInto(stream, headers, body, {
         full: () => finish(answer()),
+        // Over HTTP/2 got ends the body before it reports the reset stream that cut it short: the
+        // answer waits one turn of the event loop for that error (see http-client.ts).
         ended: () => {
-          // A body shorter than its Content-Length was cut (RFC 9112 6.3).
-          const expected = declaredLength(status, headers);
-          const received = reading.encodedOctets();
-          if (expected !== undefined && expected !== received) {
-            finish({
-              ok: false,
-              failure: 'connection-reset',
-              message: `The body ended after ${received} of its ${expected} octets (Content-Length).`,
-            });
-          } else if (performance.now() - started > request.timeoutMs) {
-            finish(timedOut);
-          } else {
-            finish(answer());
-          }
+          const endedAt = performance.now();
+          setImmediate(() => endOfBody(endedAt));
         },
         failed: finish,
       });
       decoders = reading.decoders;
+
+      function endOfBody(endedAt: number): void {
+        if (stream?.errored) {
+          finish(failureOf(stream.errored));
+          return;
+        }
+        const resetCode = http2ResetCode(stream);
+        if (resetCode !== undefined && resetCode !== 0) {
+          finish({
+            ok: false,
+            failure: 'connection-reset',
+            message: `The HTTP/2 stream was reset (code ${resetCode}) after ${reading.encodedOctets()} octets of the body.`,
+          });
+          return;
+        }
+        // A body shorter than its Content-Length was cut (RFC 9112 6.3).
+        const expected = declaredLength(status, headers);
+        const received = reading.encodedOctets();
+        if (expected !== undefined && expected !== received) {
+          finish({
+            ok: false,
+            failure: 'connection-reset',
+            message: `The body ended after ${received} of its ${expected} octets (Content-Length).`,
+          });
+        } else if (endedAt - started > request.timeoutMs) {
+          finish(timedOut);
+        } else {
+          finish(answer());
+        }
+      }
     }
 
     const asked: HttpRequest & { decompress: boolean } = {
@@ -160,4 +180,16 @@ function readWithin(client: BaseHttpClient, request: RobotsHttpRequest): Promise
     }
     opened.then(read, (error: unknown) => finish(failureOf(error)));
   });
+}
+
+/**
+ * The RST_STREAM code of the HTTP/2 stream under a body stream of got's (Crawlee's got-scraping
+ * client): got keeps http2-wrapper's request as `_request`, which keeps Node's stream as its own
+ * `_request`. A session torn down ends the body cleanly and says so only there (code 8, CANCEL).
+ * Undefined for other clients and over HTTP/1.1; 0 after a clean end.
+ */
+function http2ResetCode(stream: Readable | undefined): number | undefined {
+  const code = (stream as { _request?: { _request?: { rstCode?: unknown } } } | undefined)?._request?._request
+    ?.rstCode;
+  return typeof code === 'number' ? code : undefined;
 }

@@ -2,8 +2,10 @@ import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import { constants, createSecureServer, type Http2SecureServer, type ServerHttp2Stream } from 'node:http2';
 import { connect, createServer, type Server, type Socket } from 'node:net';
+import { GotScrapingHttpClient } from 'crawlee';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
+  CrawleeRobotsClient,
   classifyFailure,
   fetchRobotsTxt,
   GotScrapingRobotsClient,
@@ -188,7 +190,7 @@ describe('GotScrapingRobotsClient: an HTTP/2 body that does not end cleanly', ()
     expect(Buffer.from(result.body!).toString()).toBe(RULES);
   });
 
-  it.each<[string, (stream: ServerHttp2Stream) => void]>([
+  const cutShort: [string, (stream: ServerHttp2Stream) => void][] = [
     [
       'the stream is reset with an error code',
       (stream) => {
@@ -220,10 +222,26 @@ describe('GotScrapingRobotsClient: an HTTP/2 body that does not end cleanly', ()
         setTimeout(() => stream.session?.goaway(constants.NGHTTP2_INTERNAL_ERROR), 50);
       },
     ],
-  ])('takes a body cut short because %s for a reset connection: disallow all', async (_how, answer) => {
+  ];
+
+  it.each(cutShort)(
+    'takes a body cut short because %s for a reset connection: disallow all',
+    async (_how, answer) => {
+      server = await startHttp2StreamServer(answer);
+      const result = await fetchRobotsTxt(server.origin, { userAgent: 'ExampleBot/1.0', timeoutMs: 2000 });
+      expect(result).toMatchObject({ status: 'connection-reset', kind: 'disallow-all', robots: null });
+    },
+  );
+
+  it.each(cutShort)("does so through Crawlee's own client too: %s", async (_how, answer) => {
     server = await startHttp2StreamServer(answer);
-    const result = await fetchRobotsTxt(server.origin, { userAgent: 'ExampleBot/1.0', timeoutMs: 2000 });
-    expect(result).toMatchObject({ status: 'connection-reset', kind: 'disallow-all', robots: null });
+    const result = await fetchRobotsTxt(server.origin, {
+      userAgent: 'ExampleBot/1.0',
+      timeoutMs: 2000,
+      client: new CrawleeRobotsClient(new GotScrapingHttpClient()),
+    });
+    expect(result).toMatchObject({ kind: 'disallow-all', robots: null });
+    expect(result.status).toMatch(/^(connection-reset|network-error)$/);
   });
 
   it('gives the same status for a body cut short over HTTP/1.1', async () => {
