@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Request } from 'crawlee';
 import { withoutCredentials } from '../fetch/index.js';
+import { waitFor } from './crawl-delay.js';
 import type { CrawlerInternals } from './crawler-internals.js';
 
 /** A crawling context of AdaptivePlaywrightCrawler before it has a page. */
@@ -173,7 +173,7 @@ function guardedSend(
     endsWithRun(options, run);
     if (hooks.pacedAsSent !== true) {
       const wait = guard.leavesNow(request.url);
-      if (wait > 0) await sleep(wait);
+      if (wait > 0) await waitFor(wait);
     }
     if (run.ended) throw new PlainRunEnded(request.url);
     const response = await send(options);

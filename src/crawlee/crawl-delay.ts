@@ -1,3 +1,5 @@
+import { MAX_TIMER_MS } from '../options.js';
+
 /**
  * Crawl-delay pacing per origin. `Crawl-delay` is not part of RFC 9309 (it lists it among the
  * extensions crawlers may read); it asks for a number of seconds between two requests to the
@@ -184,7 +186,8 @@ async function takeTurn(
     if (lines.get(origin) === turn) lines.delete(origin);
   });
   if (before !== undefined) await before;
-  const cap = setTimeout(end, capMs);
+  // A cap past what a timer holds would end the turn at once: past it, the turn has no cap.
+  const cap = setTimeout(end, Math.min(capMs, MAX_TIMER_MS));
   cap.unref?.();
   return () => {
     clearTimeout(cap);
@@ -223,4 +226,18 @@ export function formatWait(ms: number): string {
   const hours = minutes / 60;
   if (hours < 48) return `${hours.toFixed(1)} h`;
   return `${(hours / 24).toFixed(1)} days`;
+}
+
+/**
+ * Waits `ms`, however long. A Node timer past MAX_TIMER_MS (about 24.8 days) fires after 1 ms, and
+ * a Crawl-delay near `crawlDelay.maxSeconds`, times the requests of its origin queued before, can
+ * ask for more.
+ */
+export async function waitFor(ms: number): Promise<void> {
+  let rest = ms;
+  while (rest > 0) {
+    const part = Math.min(rest, MAX_TIMER_MS);
+    await new Promise((resolve) => setTimeout(resolve, part));
+    rest -= part;
+  }
 }

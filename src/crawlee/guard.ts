@@ -1,5 +1,4 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { setTimeout as sleep } from 'node:timers/promises';
 import {
   type BasicCrawler,
   type Configuration,
@@ -21,7 +20,7 @@ import {
   RobotsStore,
 } from '../store/index.js';
 import { DetectionStopped, guardPlainHttpRuns, isAdaptive, PlainRunEnded, plainRunOf } from './adaptive.js';
-import { CrawlDelayPacer, formatWait, pacerOf } from './crawl-delay.js';
+import { CrawlDelayPacer, formatWait, pacerOf, waitFor } from './crawl-delay.js';
 import {
   aroundEnqueueLinks,
   browserSendsUserAgent,
@@ -336,7 +335,7 @@ export class RobotsGuard implements HopChecker {
       }
       const wait = this.#beforeSend(request.url);
       if (wait <= 0) return;
-      await sleep(wait);
+      await waitFor(wait);
       // The run may have timed out meanwhile (the request then goes to the browser, or is
       // counted), and a detection run's request was handled by the browser already: neither is
       // decided again here (a detection run checks its fetch itself).
@@ -803,10 +802,10 @@ export class RobotsGuard implements HopChecker {
     if (verdict.kind !== 'allow') return { action: 'skip' };
     if (verdict.crawlDelayMs > 0 && entersOtherOrigin(request, from, check.origin)) {
       const wait = this.#pacer.beforeSend(check.origin, verdict.crawlDelayMs, this.#options.clock());
-      if (wait > 0) await sleep(wait);
+      if (wait > 0) await waitFor(wait);
       // What went out while it waited (see CrawlDelayPacer.leavesNow).
       const rest = this.#pacer.leavesNow(check.origin, verdict.crawlDelayMs, this.#options.clock());
-      if (rest > 0) await sleep(rest);
+      if (rest > 0) await waitFor(rest);
     }
     return 'allow';
   }
@@ -1290,7 +1289,7 @@ export class RobotsGuard implements HopChecker {
     try {
       let wait = this.#pacer.leavesNow(delay.origin, delay.ms, this.#options.clock());
       while (wait > 0) {
-        await sleep(wait);
+        await waitFor(wait);
         wait = this.#pacer.afterWritten(delay.origin, delay.ms, this.#options.clock());
       }
     } finally {

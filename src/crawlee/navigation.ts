@@ -1,6 +1,6 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Request } from 'crawlee';
 import { withoutCredentials } from '../fetch/index.js';
+import { waitFor } from './crawl-delay.js';
 import type { CrawlerInternals } from './crawler-internals.js';
 import { type CdpSessionLike, FrameTargetSession, watchFrameTargets } from './frame-targets.js';
 import { RecentKeys } from './recent-keys.js';
@@ -782,7 +782,7 @@ export function browserNavigationHooks(
         // browser sends some a little later than others (see CrawlDelayPacer.inLine).
         const next = await guard.inLine(hop.url, crawler.navigationTimeoutMillis ?? 60_000);
         const wait = guard.leavesNow(hop.url);
-        if (wait > 0) await sleep(wait);
+        if (wait > 0) await waitFor(wait);
         unanswered.set(event.requestId, { url: hop.url, next });
         // Not sent (the page closed, the navigation was cancelled while it waited): no answer to wait for.
         await target

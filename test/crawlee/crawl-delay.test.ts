@@ -2,9 +2,10 @@ import { Agent } from 'node:http';
 import { createConnection, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CheerioCrawler, Configuration, HttpCrawler, LogLevel, log } from 'crawlee';
-import { describe, expect, it } from 'vitest';
-import { formatWait } from '../../src/crawlee/crawl-delay.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { formatWait, waitFor } from '../../src/crawlee/crawl-delay.js';
 import { RobotsGuard } from '../../src/crawlee/index.js';
+import { MAX_TIMER_MS } from '../../src/options.js';
 import { RobotsStore } from '../../src/store/index.js';
 import {
   datasetItems,
@@ -18,6 +19,26 @@ import {
 import { startHttpServer } from '../support/http-server.js';
 import { captureLog } from '../support/log.js';
 import { startTimedSites, type TimedSite } from '../support/timed-site.js';
+
+describe('waitFor', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('waits longer than a Node timer holds (about 24.8 days) in parts, rather than 1 ms', async () => {
+    vi.useFakeTimers();
+    let done = false;
+    void waitFor(MAX_TIMER_MS + 1000).then(() => {
+      done = true;
+    });
+    await vi.advanceTimersByTimeAsync(10);
+    expect(done).toBe(false);
+    await vi.advanceTimersByTimeAsync(MAX_TIMER_MS);
+    expect(done).toBe(false);
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(done).toBe(true);
+  });
+});
 
 describe('formatWait', () => {
   it('says a wait in seconds, minutes, hours or days, whichever reads best', () => {
