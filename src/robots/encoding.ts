@@ -440,8 +440,11 @@ export function filteredPathOf(url: string | URL, mask: Int32Array | undefined):
     try {
       parsed = new URL(url);
     } catch {
+      // `https://e.com:99999/a` is absolute, and no URL all the same: say which it is.
       throw new TypeError(
-        `Expected an absolute URL or a path starting with "/", got ${JSON.stringify(url)}.`,
+        /^[a-z][a-z0-9+.-]*:/i.test(url)
+          ? `Expected a valid URL, got ${JSON.stringify(url)}, which a URL parser refuses (a port past 65535, a blank or a character no host may hold).`
+          : `Expected an absolute URL or a path starting with "/", got ${JSON.stringify(url)}.`,
       );
     }
     path = pathAndQuery(parsed);
@@ -457,7 +460,7 @@ export function filteredPathOf(url: string | URL, mask: Int32Array | undefined):
 function opaqueUrl(url: string | URL): TypeError {
   const text = typeof url === 'string' ? url : url.href;
   return new TypeError(
-    `Expected an absolute URL with a path starting with "/" (http://, https://, ftp://), got ${JSON.stringify(text)}: robots.txt rules apply to no other kind of URL.`,
+    `Expected an absolute URL with a path starting with "/" (such as http:// and https:// URLs), got ${JSON.stringify(text)}: robots.txt rules apply to no other kind of URL.`,
   );
 }
 

@@ -64,7 +64,12 @@ const GOOGLE_READS: ReadonlySet<DirectiveKey> = new Set(['user-agent', 'allow', 
 
 /** Shortens a value quoted in a message. */
 function quote(value: string): string {
-  return JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value);
+  // JSON escapes C0 controls; the characters a reader cannot see or that reorder the text
+  // (DEL, C1 controls, a soft hyphen, zero-width and bidirectional marks, a BOM) are escaped too.
+  return JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value).replace(
+    /[\u007f-\u009f\u00ad\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/g,
+    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 /**
@@ -130,6 +135,8 @@ export class RobotsLinter implements RobotsLineHandler {
 
   /** Findings past MAX_LINTS, counted but not listed. */
   private dropped = 0;
+  /** Errors listed past MAX_LINTS (see add). */
+  private errorsPastCap = 0;
   /** Set once a line reads as a directive, known or not. */
   private sawDirective = false;
   /** The length in octets, as read, of the last line over the length cap. */
@@ -141,9 +148,12 @@ export class RobotsLinter implements RobotsLineHandler {
   }
 
   private add(code: LintCode, severity: LintSeverity, line: number, message: string): void {
-    // A file of garbage would otherwise carry one finding per line.
-    if (this.lints.length >= MAX_LINTS) this.dropped++;
-    else this.lints.push({ code, severity, line, message });
+    // A file of garbage would otherwise carry one finding per line. An error past the cap is
+    // listed still (up to MAX_LINTS more): a page of warnings must not hide the one rule that
+    // matches nothing.
+    if (this.lints.length < MAX_LINTS || (severity === 'error' && this.errorsPastCap++ < MAX_LINTS))
+      this.lints.push({ code, severity, line, message });
+    else this.dropped++;
   }
 
   /** True once the list is full: a finding is then only counted, its message never built. */
@@ -165,7 +175,7 @@ export class RobotsLinter implements RobotsLineHandler {
         'accepted-typo',
         'warning',
         d.line,
-        `"${keyTextOf(d)}" is a misspelling of "${CANONICAL[d.key]}". ${GOOGLE_READS.has(d.key) ? 'Google accepts it; other crawlers' : 'Crawlers'} may ignore the line.`,
+        `${quote(keyTextOf(d))} is a misspelling of "${CANONICAL[d.key]}". ${GOOGLE_READS.has(d.key) ? 'Google accepts it; other crawlers' : 'Crawlers'} may ignore the line.`,
       );
     }
     // A line split at a colon of its value: the missing-colon finding says how it is read,
@@ -198,7 +208,7 @@ export class RobotsLinter implements RobotsLineHandler {
           'unsupported-directive',
           'info',
           d.line,
-          `"${keyTextOf(d)}" is understood only by some crawlers; RFC 9309 crawlers ignore it.`,
+          `${quote(keyTextOf(d))} is understood only by some crawlers; RFC 9309 crawlers ignore it.`,
         );
         this.interrupt(d.line);
         return;
@@ -209,7 +219,7 @@ export class RobotsLinter implements RobotsLineHandler {
           'unknown-directive',
           'warning',
           d.line,
-          `"${keyTextOf(d)}" is not a robots.txt directive; crawlers ignore this line.`,
+          `${quote(keyTextOf(d))} is not a robots.txt directive; crawlers ignore this line.`,
         );
     }
   }
@@ -409,6 +419,8 @@ export class RobotsLinter implements RobotsLineHandler {
   }
 
   unparsable(line: number, text: string): void {
+    // Between two user-agent lines it keeps them one group, as any line but a rule does.
+    this.interrupt(line);
     if (this.skipped()) return;
     this.add(
       'unparsable-line',
@@ -700,6 +712,15 @@ function starCut(value: string, line: number): RobotsLint {
 }
 
 function userAgentCut(value: string, name: string, line: number): RobotsLint {
+  if (/^[0-9]/.test(value.slice(name.length))) {
+    // `MJ12bot`: the crawler's own User-Agent reads as the same name, so the rules do reach it.
+    return {
+      code: 'user-agent-cut',
+      severity: 'warning',
+      line,
+      message: `User-agent ${quote(value)} is read as ${quote(name)}: a crawler's name is made of letters, "-" and "_", and a digit ends it. The crawler's own User-Agent is read the same way, so these rules reach it, and every other crawler whose name is ${quote(name)} followed by anything but a letter, "-" or "_".`,
+    };
+  }
   const google =
     name.toLowerCase() === 'googlebot'
       ? ' ("Googlebot-Image" for Google\'s images, "Googlebot-News" for its news)'
@@ -719,7 +740,7 @@ function notListed(listed: readonly RobotsLint[], unlisted: number): RobotsLint 
     code: 'too-many-findings',
     severity: 'info',
     line: last,
-    message: `${unlisted} more findings are not listed (at most ${MAX_LINTS} are).`,
+    message: `${unlisted} more findings are not listed (at most ${MAX_LINTS} are, and errors past them).`,
   };
 }
 

@@ -285,6 +285,8 @@ describe('pathOf', () => {
     ]) {
       expect(() => new URL(url), url).toThrow();
       expect(() => pathOf(url), url).toThrow(TypeError);
+      // It is absolute, and no URL all the same: the message says so, not that a scheme is missing.
+      expect(() => pathOf(url), url).toThrow(/^Expected a valid URL, got .*, which a URL parser refuses/);
     }
   });
 });

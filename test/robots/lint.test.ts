@@ -201,6 +201,23 @@ describe('lints', () => {
 });
 
 describe('a file of garbage', () => {
+  it('lists an error past the 200 findings: the one rule that matches nothing is not hidden', () => {
+    const body = `${'Foo: bar\n'.repeat(300)}User-agent: *\nDisallow: https://e.com/x\nDisallow: https://e.com/y\n`;
+    const lints = RobotsTxt.parse(body).lints;
+    expect(lints.filter((l) => l.severity === 'error')).toEqual([
+      expect.objectContaining({ code: 'absolute-url-pattern', line: 302 }),
+      expect.objectContaining({ code: 'absolute-url-pattern', line: 303 }),
+    ]);
+    expect(lints).toHaveLength(203);
+    expect(lints.at(-1)).toMatchObject({
+      code: 'too-many-findings',
+      message: '100 more findings are not listed (at most 200 are, and errors past them).',
+    });
+    // Past the cap, errors are listed up to 200 more.
+    const errors = RobotsTxt.parse(`User-agent: *\n${'Disallow: https://e.com/x\n'.repeat(500)}`).lints;
+    expect(errors.filter((l) => l.code === 'absolute-url-pattern')).toHaveLength(400);
+  });
+
   it('lists at most 200 findings and says how many more there were', () => {
     const body = `user-agent: *\n${'this is not a rule\n'.repeat(1000)}`;
     const lints = RobotsTxt.parse(body).lints;
@@ -654,5 +671,44 @@ describe('a pattern with a blank in it', () => {
 
   it('is not reported for a space written as %20, or a comment after the pattern', () => {
     expect(RobotsTxt.parse('User-agent: *\nDisallow: /a%20b\nDisallow: /c # old\n').lints).toEqual([]);
+  });
+});
+
+describe('lint messages a site owner can read', () => {
+  it('warns of a user-agent joining the group above across a line that is no key-value line', () => {
+    const robots = RobotsTxt.parse('User-agent: a\njunk line here\nUser-agent: b\nDisallow: /\n');
+    expect(robots.isAllowed('/x', 'a')).toBe(false);
+    expect(robots.lints.map((l) => [l.code, l.line])).toEqual([
+      ['unparsable-line', 2],
+      ['user-agent-joins-group', 3],
+    ]);
+  });
+
+  it.each([
+    ['Dis\u0000allow: /a\n', '"Dis\\u0000allow" is not a robots.txt directive; crawlers ignore this line.'],
+    [
+      '\ufeff\ufeffUser-agent: *\n',
+      '"\\ufeffUser-agent" is not a robots.txt directive; crawlers ignore this line.',
+    ],
+    ['Dis\u200ballow: /a\n', '"Dis\\u200ballow" is not a robots.txt directive; crawlers ignore this line.'],
+    [
+      'User-agent: *\nDisalow\u00ad: /a\n',
+      '"Disalow\\u00ad" is a misspelling of "Disallow". Google accepts it; other crawlers may ignore the line.',
+    ],
+  ])('shows the characters no one can see in %j as escapes', (body, message) => {
+    expect(RobotsTxt.parse(body).lints.map((l) => l.message)).toContain(message);
+  });
+
+  it('says of a name cut at a digit (MJ12bot) that the crawler is read the same way, not to rename it', () => {
+    const robots = RobotsTxt.parse('User-agent: MJ12bot\nDisallow: /\n');
+    expect(robots.isAllowed('/x', 'Mozilla/5.0 (compatible; MJ12bot/v1.4.8; http://mj12bot.com/)')).toBe(
+      false,
+    );
+    const [lint] = robots.lints;
+    expect(lint).toMatchObject({ code: 'user-agent-cut', line: 1 });
+    expect(lint.message).toContain(
+      "The crawler's own User-Agent is read the same way, so these rules reach it",
+    );
+    expect(lint.message).not.toContain("write that crawler's name alone");
   });
 });
