@@ -129,44 +129,20 @@ describe('bad input: one clear line, exit 2', () => {
     const dir = mkdtempSync(join(tmpdir(), 'crawlee-robots-credentials-'));
     const list = join(dir, 'urls.txt');
     writeFileSync(list, 'https://user:secret@a.example/cart\n/about\n');
+    const explain = [
+      'explain',
+      'https://user:secret@a.example/cart',
+      '--agent',
+      'A',
+      '--file',
+      SHOP_ROBOTS_PATH,
+    ];
+    const audit = ['audit', '--file', SHOP_ROBOTS_PATH, '--agents', 'A', '--json'];
     const runs = [
-      await runInProcess([
-        'explain',
-        'https://user:secret@a.example/cart',
-        '--agent',
-        'A',
-        '--file',
-        SHOP_ROBOTS_PATH,
-      ]),
-      await runInProcess([
-        'explain',
-        'https://user:secret@a.example/cart',
-        '--agent',
-        'A',
-        '--file',
-        SHOP_ROBOTS_PATH,
-        '--json',
-      ]),
-      await runInProcess([
-        'audit',
-        'https://user:secret@a.example/',
-        '--file',
-        SHOP_ROBOTS_PATH,
-        '--agents',
-        'A',
-        '--json',
-      ]),
-      await runInProcess([
-        'audit',
-        'https://a.example/',
-        '--file',
-        SHOP_ROBOTS_PATH,
-        '--agents',
-        'A',
-        '--urls',
-        list,
-        '--json',
-      ]),
+      await runInProcess(explain),
+      await runInProcess([...explain, '--json']),
+      await runInProcess([...audit, 'https://user:secret@a.example/']),
+      await runInProcess([...audit, 'https://a.example/', '--urls', list]),
     ];
     for (const run of runs) {
       expect(run.stderr).toBe('');
