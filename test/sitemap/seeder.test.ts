@@ -416,6 +416,14 @@ describe('SitemapSeeder stopped by the signal after the last URL', () => {
       ),
     );
     server.route('/more.xml', text(smallUrlset(o, ['/4'])));
+    server.route(
+      '/index4.xml',
+      text(
+        `<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${['three', 'more', 'm2', 'm3']
+          .map((name) => `<sitemap><loc>${o}/${name}.xml</loc></sitemap>`)
+          .join('')}</sitemapindex>`,
+      ),
+    );
   });
   afterAll(() => server.close());
 
@@ -439,7 +447,21 @@ describe('SitemapSeeder stopped by the signal after the last URL', () => {
 
   it('stops early when another sitemap of the index waits to be read', async () => {
     const { result } = await seedUntil(`${o}/index.xml`, 3, 1);
-    expect(result).toMatchObject({ stoppedEarly: true, sitemapsRead: 2, urlsFound: 3 });
+    expect(result).toMatchObject({ stoppedEarly: true, sitemapsRead: 2, urlsFound: 3, sitemapsSkipped: 1 });
+    // The sitemap left unread is counted and named.
+    expect(result.warnings).toEqual([
+      {
+        url: `${o}/more.xml`,
+        parent: `${o}/index.xml`,
+        why: 'Not read: the run stopped before it.',
+        skipped: true,
+      },
+    ]);
+    const four = await seedUntil(`${o}/index4.xml`, 3, 1);
+    expect(four.result).toMatchObject({ sitemapsRead: 2, sitemapsSkipped: 3 });
+    expect(four.result.warnings.map((warning) => [warning.url, warning.why])).toEqual([
+      [`${o}/more.xml`, 'Not read: the run stopped before it and 2 more sitemaps.'],
+    ]);
   });
 });
 
