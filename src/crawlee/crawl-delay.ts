@@ -186,7 +186,7 @@ async function takeTurn(
     if (lines.get(origin) === turn) lines.delete(origin);
   });
   if (before !== undefined) await before;
-  // A cap past what a timer holds would end the turn at once: past it, the turn has no cap.
+  // A cap past what a timer holds would end the turn at once: it is held to the longest a timer waits (24.8 days).
   const cap = setTimeout(end, Math.min(capMs, MAX_TIMER_MS));
   cap.unref?.();
   return () => {

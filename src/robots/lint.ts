@@ -67,7 +67,7 @@ function quote(value: string): string {
   // JSON escapes C0 controls; the characters a reader cannot see or that reorder the text
   // (DEL, C1 controls, a soft hyphen, zero-width and bidirectional marks, a BOM) are escaped too.
   return JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value).replace(
-    /[\u007f-\u009f\u00ad\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/g,
+    /[\u007f-\u009f\u00ad\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g,
     (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
   );
 }

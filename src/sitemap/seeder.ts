@@ -763,7 +763,10 @@ class SeedRun {
     if (this.#checksSitemaps && !task.invited) {
       const check = await untilAborted(this.store.check(task.url, this.productToken), this.#halt.signal);
       if (check === ABORTED) {
+        // Stopped before it was requested: unread, as the sitemaps still waiting their turn are.
         this.#leftUnread = true;
+        this.#result.sitemapsSkipped++;
+        this.#warning(task, 'Not read: the run stopped before it.', { skipped: true });
         return;
       }
       if (!check.allowed) {

@@ -343,7 +343,7 @@ describe('SitemapSeeder signal', () => {
     ['the robots.txt check of a sitemap', (_site: string, silent: string) => [`${silent}/map.xml`]],
     ['the robots.txt check of a redirect target', (site: string) => [`${site}/redirect.xml`]],
     ['the robots.txt check of a page URL', (site: string) => [`${site}/cross.xml`]],
-  ])('ends the run soon after an abort during %s', async (_phase, inputs) => {
+  ])('ends the run soon after an abort during %s', async (phase, inputs) => {
     const site = await startHttpServer();
     // The robots.txt of `silent` never answers: each phase waits for it.
     const silent = await startHttpServer({ '/robots.txt': never() });
@@ -370,6 +370,13 @@ describe('SitemapSeeder signal', () => {
       expect(abortedAt).toBeGreaterThan(0);
       expect(performance.now() - abortedAt).toBeLessThan(3000);
       expect(result).toMatchObject({ stoppedEarly: true, kept: 0 });
+      if (phase === 'the robots.txt check of a sitemap') {
+        // Never requested: counted and named as unread, as the sitemaps still waiting are.
+        expect(result.sitemapsSkipped).toBe(1);
+        expect(result.warnings).toEqual([
+          { url: `${silent.origin}/map.xml`, why: 'Not read: the run stopped before it.', skipped: true },
+        ]);
+      }
     } finally {
       // Closed first, so the store's fetch fails now instead of at its timeout.
       await silent.close();
