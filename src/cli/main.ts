@@ -88,7 +88,6 @@ if (isMain()) {
     stdinFd: 0,
   };
   const code = await runCli(process.argv.slice(2), io);
-  process.exitCode = code;
   // Once the output is written, nothing is left to do: a robots.txt fetch that a stop at
   // --max-time left under way must not hold the process until its own timeout.
   await Promise.all([flushed(process.stdout), flushed(process.stderr)]);

@@ -444,12 +444,7 @@ class SeedRun {
       this.#unreadAtStop();
       await this.#flush();
       // A stop after the last entry of the last file (a caller's cap of exactly the URLs there are) is no early stop.
-      if (
-        this.#quietStop &&
-        !this.#leftUnread &&
-        this.#result.unchecked === 0 &&
-        this.#pendingHead >= this.#pending.length
-      )
+      if (this.#quietStop && !this.#leftUnread && this.#result.unchecked === 0)
         this.#result.stoppedEarly = false;
     } finally {
       clearInterval(timer);
@@ -463,15 +458,15 @@ class SeedRun {
   /** Sitemaps a stop left waiting to be read: counted as skipped, and the first named. */
   #unreadAtStop(): void {
     const unread = this.#pending.length - this.#pendingHead;
-    if (!this.#stopped || unread === 0) return;
-    this.#result.sitemapsSkipped += unread;
-    this.#warning(
-      this.#pending[this.#pendingHead],
-      unread === 1
-        ? 'Not read: the run stopped before it.'
-        : `Not read: the run stopped before it and ${unread - 1} more ${unread === 2 ? 'sitemap' : 'sitemaps'}.`,
-      { skipped: true },
-    );
+    if (this.#stopped && unread > 0) this.#notRead(this.#pending[this.#pendingHead], unread - 1);
+  }
+
+  /** `task`, and `more` sitemaps after it, not requested because the run stopped first. */
+  #notRead(task: SitemapTask, more = 0): void {
+    this.#leftUnread = true;
+    this.#result.sitemapsSkipped += 1 + more;
+    const others = more === 0 ? '' : ` and ${more} more ${more === 1 ? 'sitemap' : 'sitemaps'}`;
+    this.#warning(task, `Not read: the run stopped before it${others}.`, { skipped: true });
   }
 
   #elapsedMs(): number {
@@ -764,9 +759,7 @@ class SeedRun {
       const check = await untilAborted(this.store.check(task.url, this.productToken), this.#halt.signal);
       if (check === ABORTED) {
         // Stopped before it was requested: unread, as the sitemaps still waiting their turn are.
-        this.#leftUnread = true;
-        this.#result.sitemapsSkipped++;
-        this.#warning(task, 'Not read: the run stopped before it.', { skipped: true });
+        this.#notRead(task);
         return;
       }
       if (!check.allowed) {
