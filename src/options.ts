@@ -93,7 +93,7 @@ export function durationOption(
 }
 
 /** A function option (a clock), or `fallback` when undefined. */
-export function functionOption<T extends (...args: never[]) => unknown>(
+function functionOption<T extends (...args: never[]) => unknown>(
   owner: string,
   name: string,
   value: unknown,

@@ -115,7 +115,7 @@ export function readTimeout(value: string): number {
 }
 
 /** The longest `--max-time`: a day. */
-export const MAX_RUN_SECONDS = 86_400;
+const MAX_RUN_SECONDS = 86_400;
 
 /** `--max-time`: whole seconds, from 1 to MAX_RUN_SECONDS. */
 export function readMaxTime(value: string): number {

@@ -169,7 +169,7 @@ function listing(report: AuditReport): string {
  * as in the text output: a browser would show nothing for them, and HTML allows few of them.
  * Noncharacters (U+FFFF, U+FDD0, ...) are no valid HTML either, even as references.
  */
-export function esc(text: string): string {
+function esc(text: string): string {
   return printable(text)
     .replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
     .replace(NONCHARACTER, (c) => {

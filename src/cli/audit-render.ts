@@ -119,7 +119,7 @@ export function sameOriginPath(url: string, origin: string): string {
 }
 
 /** Breaks a paragraph into lines of at most `width` characters, at spaces. */
-export function wrap(text: string, width: number): string[] {
+function wrap(text: string, width: number): string[] {
   const lines: string[] = [];
   let line = '';
   for (const word of text.split(' ')) {

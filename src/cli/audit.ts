@@ -251,7 +251,7 @@ async function chooseUrlSource(options: AuditOptions): Promise<UrlSource> {
   return urlsFromRules(options.site);
 }
 
-export function auditReport(
+function auditReport(
   source: RobotsSource,
   { urls, sitemaps }: UrlSample,
   options: Omit<AuditOptions, keyof SourceOptions>,
@@ -311,7 +311,7 @@ function noUrlJson(site: string, source: RobotsSource, error: NoUrlToAudit) {
 }
 
 /** The `--json` output of `audit`; its shape is documented in README-section.md. */
-export function auditJson(report: AuditReport) {
+function auditJson(report: AuditReport) {
   return {
     site: report.site,
     origin: report.origin,

@@ -107,7 +107,7 @@ function othersBlock(report: ExplainReport, style: Style): string[] {
 }
 
 /** Short form of how the group was chosen, for tables. */
-export function groupCell(verdict: CliVerdict, robots: RobotsTxt): string {
+function groupCell(verdict: CliVerdict, robots: RobotsTxt): string {
   const { group } = verdict;
   switch (group.how) {
     case 'token':

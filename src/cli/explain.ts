@@ -40,7 +40,7 @@ export async function runExplain(
   return { output, exitCode: report.exitCode, noAnswer: noAnswer(source.fetch) };
 }
 
-export function explainReport(source: RobotsSource, options: ExplainOptions): ExplainReport {
+function explainReport(source: RobotsSource, options: ExplainOptions): ExplainReport {
   const verdict = judge(source.fetch, options.url, options.agent);
   const others = (options.agents ?? DEFAULT_AGENTS)
     .filter((agent) => !sameAgent(agent, options.agent))
@@ -59,7 +59,7 @@ export function explainReport(source: RobotsSource, options: ExplainOptions): Ex
 }
 
 /** The `--json` output of `explain`; its shape is documented in README-section.md. */
-export function explainJson(report: ExplainReport) {
+function explainJson(report: ExplainReport) {
   const { verdict } = report;
   return {
     url: report.url,

@@ -22,7 +22,7 @@ export type FailOnRule =
   | { kind: 'unreachable'; text: string };
 
 /** How many of the URLs or lints that tripped a rule are named. */
-export const MAX_TRIP_DETAILS = 20;
+const MAX_TRIP_DETAILS = 20;
 
 /** A rule that tripped, with what tripped it. */
 export interface FailOnTrip {

@@ -282,7 +282,7 @@ export function noSitemapBecause(robots: RobotsTxt): string | null {
 }
 
 /** What robots.txt declares when its only `Sitemap:` lines are the `unusable` ones (see unusableSitemapLines). */
-export function noUsableSitemap(unusable: readonly number[]): string {
+function noUsableSitemap(unusable: readonly number[]): string {
   const lines =
     unusable.length === 1
       ? `line ${unusable[0]} is not an absolute http(s) URL`

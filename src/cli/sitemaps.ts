@@ -125,7 +125,7 @@ export async function runSitemaps(
 }
 
 /** What a stop at `--max-time` left undone. */
-export function stoppedAtTime(seconds: number): string {
+function stoppedAtTime(seconds: number): string {
   return `stopped at --max-time ${seconds} s before every sitemap was read`;
 }
 
@@ -188,7 +188,7 @@ function unreadSitemaps(declared: number, urlsRead: number): string {
 }
 
 /** The `--json` output of `sitemaps`. */
-export function sitemapsJson(report: SitemapsReport) {
+function sitemapsJson(report: SitemapsReport) {
   const { policy, result } = report;
   return {
     site: report.site,

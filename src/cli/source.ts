@@ -46,7 +46,7 @@ export interface SourceOptions {
  * file larger than that is refused rather than cut, since it is most likely not a robots.txt
  * (a fetched one is cut and parsed, as a crawler would).
  */
-export const LOCAL_MAX_BYTES = DEFAULT_MAX_BYTES;
+const LOCAL_MAX_BYTES = DEFAULT_MAX_BYTES;
 
 /** Used as the origin of a local file when the URL asked about is a bare path. */
 const LOCAL_ORIGIN = 'http://localhost';
@@ -89,7 +89,7 @@ function localAnswer(bytes: Uint8Array, status: number): RobotsHttpClient {
 }
 
 /** Reads a stream up to the cap and stops there: a 500 MB stdin is never buffered. */
-export async function readCapped(input: CliInput, name: string, kind = ROBOTS_TXT): Promise<Uint8Array> {
+async function readCapped(input: CliInput, name: string, kind = ROBOTS_TXT): Promise<Uint8Array> {
   const cap = kind.maxBytes;
   const chunks: Uint8Array[] = [];
   let size = 0;

@@ -83,7 +83,7 @@ export interface UrlSample {
 export type UrlSource = (context: UrlSourceContext) => Promise<UrlSample>;
 
 /** How many paths are made up from the rules when no URLs are given. */
-export const MAX_SAMPLE_URLS = 15;
+const MAX_SAMPLE_URLS = 15;
 
 /**
  * The default: the home page, the URL given as the site if it has a path, and one example path
@@ -119,7 +119,7 @@ const DOT_SEGMENT = /^[^?]*\/\.\.?(?:[/?]|$)/;
  * -> `/x?a=`), any other `*` dropped. A pattern with a dot segment (`/a/../b`) gets no path:
  * URL parsers resolve those segments, so no request carries one.
  */
-export function examplePathOf(pattern: string): string | undefined {
+function examplePathOf(pattern: string): string | undefined {
   let path = pattern.endsWith('$') ? pattern.slice(0, -1) : pattern;
   if (path.startsWith('*')) path = `/${path}`;
   if (!path.startsWith('/')) return undefined;

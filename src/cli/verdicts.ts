@@ -97,6 +97,6 @@ export function userAgentValueAt(robots: RobotsTxt | null, line: number | undefi
 }
 
 /** `line 4`, `lines 4, 9`. */
-export function plural(lines: readonly number[], word: string): string {
+function plural(lines: readonly number[], word: string): string {
   return `${word}${lines.length > 1 ? 's' : ''} ${lines.join(', ')}`;
 }

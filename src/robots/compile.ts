@@ -25,13 +25,13 @@ export const PLAIN = 32;
 const FLAG_BITS = 6;
 
 /** Fields per rule at the start of `RobotsData.ints`. */
-export const RULE_FIELDS = 2;
+const RULE_FIELDS = 2;
 /** Fields per group as written, at `groupsAt`. */
-export const GROUP_FIELDS = 7;
+const GROUP_FIELDS = 7;
 /** Fields per user-agent line, at `agentsAt`. */
-export const AGENT_FIELDS = 4;
+const AGENT_FIELDS = 4;
 /** Fields per merged group, at `mergedAt`. */
-export const MERGED_FIELDS = 6;
+const MERGED_FIELDS = 6;
 
 /**
  * The compiled file: a few strings and one Int32Array, however many rules it has. Rule ids
@@ -92,7 +92,7 @@ export interface RobotsData {
  * fifth of its time there. Chunks of 64 Ki characters (and the end of the item that
  * crosses into the next) stay ordinary strings.
  */
-export const CHUNK_BITS = 16;
+const CHUNK_BITS = 16;
 export const CHUNK_MASK = (1 << CHUNK_BITS) - 1;
 
 /** The chunk holding the pattern or token that starts at position `start`; read it from `start & CHUNK_MASK`. */
@@ -931,7 +931,7 @@ export const OTHER_FIELDS = 3;
  * PACKED_BACK_LIMIT plain rules (no file within the default size cap has more ids); else two.
  */
 export const PACKED_ID_LIMIT = 2 ** 17;
-export const PACKED_BACK_LIMIT = 2 ** 14;
+const PACKED_BACK_LIMIT = 2 ** 14;
 
 /** The serial number of the next compiled file: exact up to 2^53 files. */
 let serial = 0;

@@ -163,7 +163,7 @@ const pathBuckets: Bucket[] = [];
 let marks = new Int32Array(1024);
 
 /** Whether rule `id` matches `path`; `searches` remembers the pieces searched in this path (see matchesAt). */
-export function ruleMatches(data: RobotsData, id: number, path: string, searches?: PieceSearches): boolean {
+function ruleMatches(data: RobotsData, id: number, path: string, searches?: PieceSearches): boolean {
   const flags = ruleFlags(data, id);
   const length = ruleMatchLength(data, id);
   const position = ruleStart(data, id);

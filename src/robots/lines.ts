@@ -808,7 +808,7 @@ function exactKeyAt(
  * The directive a key names, by its prefix, and the length of the word (the directive or
  * its misspelling) it starts with; 0 for a key that names none.
  */
-export function classifyKey(keyText: string): { key: DirectiveKey; typo: boolean; wordLength: number } {
+function classifyKey(keyText: string): { key: DirectiveKey; typo: boolean; wordLength: number } {
   const lower = keyText.toLowerCase();
   for (const { key, exact, typos } of KEYS) {
     if (lower.startsWith(exact)) return { key, typo: false, wordLength: exact.length };

@@ -110,7 +110,7 @@ const FIXED_MESSAGES: ReadonlySet<string> = new Set(Object.values(FIXED));
  * At most this many findings are listed per file: those of the pass first, then the repeated
  * rules in what is left. Findings about the whole file (ALWAYS_LISTED) come on top.
  */
-export const MAX_LINTS = 200;
+const MAX_LINTS = 200;
 
 /** Findings about the whole file, listed whatever the cap, and the note about the cap itself. */
 const ALWAYS_LISTED: ReadonlySet<LintCode> = new Set([

@@ -7,7 +7,7 @@
  */
 
 /** Pieces are hashed on at most this many leading characters. */
-export const MAX_GRAM = 8;
+const MAX_GRAM = 8;
 /** Shorter pieces are left to the character filter. */
 const MIN_GRAM = 2;
 

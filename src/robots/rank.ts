@@ -80,7 +80,7 @@ export function rankedSize(data: RobotsData, merged: number): number {
 }
 
 /** RFC 9309 2.2.2: the longest pattern first; on equal length allow first; then file order. */
-export function compareRank(data: RobotsData, a: number, b: number): number {
+function compareRank(data: RobotsData, a: number, b: number): number {
   return (
     ruleLength(data, b) - ruleLength(data, a) ||
     (ruleFlags(data, b) & ALLOW) - (ruleFlags(data, a) & ALLOW) ||

@@ -135,14 +135,14 @@ function withOurGrace(stored: StoredPolicy, now: number, settings: LifetimeSetti
 }
 
 /** How long a good answer is kept: RFC 9309 2.4 and RFC 9111 `max-age`, within [minAgeMs, maxAgeMs]. */
-export function goodLifetimeMs(fetched: RobotsFetchResult, settings: LifetimeSettings): number {
+function goodLifetimeMs(fetched: RobotsFetchResult, settings: LifetimeSettings): number {
   const { maxAgeMs, noReuse } = fetched.cacheDirectives;
   const asked = noReuse ? 0 : (maxAgeMs ?? settings.maxAgeMs);
   return Math.max(settings.minAgeMs, Math.min(settings.maxAgeMs, asked));
 }
 
 /** Exponential backoff: initial * 2^(failures - 1), capped; `Retry-After` lengthens it up to the cap. */
-export function retryDelayMs(
+function retryDelayMs(
   failures: number,
   retryAfterMs: number | undefined,
   settings: LifetimeSettings,
