@@ -72,19 +72,28 @@ function quote(value: string): string {
   );
 }
 
+/** The path of an absolute URL written as a pattern, `/` when it has none: what was likely meant. */
+function pathOfUrl(value: string): string {
+  const rest = value.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '');
+  return rest.startsWith('/') ? rest : `/${rest}`;
+}
+
 /**
  * Why a pattern that starts with neither `/` nor `*` matches nothing, and what was likely meant:
- * the value after a second colon (`Disallow:: /x` means `/x`), else the value rooted.
+ * the value after a second colon (`Disallow:: /x` means `/x`), else the value rooted, with any
+ * `\` as `/` (`\docs\` is a Windows path: the URL's segments are separated by `/`).
  */
 function notRootedMessage(value: string): string {
   const afterColon = value.startsWith(':') ? value.slice(1).trim() : undefined;
+  const backslash = value.includes('\\');
+  const written = (afterColon ?? value).replaceAll('\\', '/');
   const meant =
-    afterColon === undefined
-      ? `/${value}`
-      : afterColon.startsWith('/') || afterColon.startsWith('*')
-        ? afterColon
-        : `/${afterColon}`;
-  const why = afterColon === undefined ? '' : ' The line has a second colon.';
+    written.startsWith('/') || (afterColon !== undefined && written.startsWith('*'))
+      ? written
+      : `/${written}`;
+  const why =
+    (afterColon === undefined ? '' : ' The line has a second colon.') +
+    (backslash ? ' A URL separates its parts with "/", never a backslash.' : '');
   return `The pattern ${quote(value)} does not start with "/" or "*", so it matches no URL.${why} Did you mean ${quote(meant)}?`;
 }
 
@@ -95,7 +104,8 @@ function isGroupLine(key: DirectiveKey, sawRule: boolean): boolean {
 
 /** Messages without anything from the file in them. */
 const FIXED = {
-  crawlDelay: 'Crawl-delay is not part of RFC 9309: Bing and Yandex honour it, Googlebot ignores it.',
+  crawlDelay:
+    'Crawl-delay is not part of RFC 9309: Bing honours it; Googlebot ignores it, and Yandex has ignored it since 2018.',
   noindex:
     'Noindex in robots.txt has not been supported by Google since 2019; use a noindex meta tag or X-Robots-Tag header.',
   html: 'This is an HTML page, not a robots.txt: no rules are read from it. Serve a text/plain robots.txt, or a 404 if you have none.',
@@ -122,6 +132,8 @@ const ALWAYS_LISTED: ReadonlySet<LintCode> = new Set([
 
 export class RobotsLinter implements RobotsLineHandler {
   readonly lints: RobotsLint[] = [];
+  /** Whether crawl-delay-extension was reported: once per file. */
+  private toldCrawlDelay = false;
   private sawAgent = false;
   private sawRule = true;
   /** A line that was neither a rule nor a user-agent since the group's last user-agent line. */
@@ -239,7 +251,7 @@ export class RobotsLinter implements RobotsLineHandler {
         'missing-colon',
         'warning',
         d.line,
-        `The colon after "${key}" is missing. ${google ? 'Google accepts the line; other crawlers' : 'Crawlers'} may ignore it.`,
+        `The colon after "${key}" is missing. ${google ? `Google reads the line as ${quote(`${CANONICAL[d.key]}: ${valueTextOf(d)}`)}; other crawlers` : 'Crawlers'} may ignore it.`,
       );
       return false;
     }
@@ -271,7 +283,9 @@ export class RobotsLinter implements RobotsLineHandler {
         d.line,
         `Crawl-delay ${quote(value)} is longer than any crawler waits between requests; ${MAX_CRAWL_DELAY_MS / 1000} seconds (almost 25 days) is used instead.`,
       );
-    } else {
+    } else if (!this.toldCrawlDelay) {
+      // Said once, of the first line: it is about the directive, not about one value.
+      this.toldCrawlDelay = true;
       this.add('crawl-delay-extension', 'info', d.line, FIXED.crawlDelay);
     }
   }
@@ -374,7 +388,7 @@ export class RobotsLinter implements RobotsLineHandler {
           'absolute-url-pattern',
           'error',
           d.line,
-          `${CANONICAL[d.key]} takes a path, not a URL: ${quote(value)} matches nothing. Write the path, starting with "/".`,
+          `${CANONICAL[d.key]} takes a path, not a URL: ${quote(value)} matches nothing. If the URL is on this site, write its path, ${quote(pathOfUrl(value))}; a robots.txt governs only the host that serves it, so a URL of another host needs a line in that host's robots.txt.`,
         );
       } else {
         this.add('pattern-not-rooted', 'warning', d.line, notRootedMessage(value));
@@ -714,9 +728,10 @@ function starCut(value: string, line: number): RobotsLint {
 function userAgentCut(value: string, name: string, line: number): RobotsLint {
   if (/^[0-9]/.test(value.slice(name.length))) {
     // `MJ12bot`: the crawler's own User-Agent reads as the same name, so the rules do reach it.
+    // Nothing to fix for the crawler named, hence only an info.
     return {
       code: 'user-agent-cut',
-      severity: 'warning',
+      severity: 'info',
       line,
       message: `User-agent ${quote(value)} is read as ${quote(name)}: a crawler's name is made of letters, "-" and "_", and a digit ends it. The crawler's own User-Agent is read the same way, so these rules reach it, and every other crawler whose name is ${quote(name)} followed by anything but a letter, "-" or "_".`,
     };

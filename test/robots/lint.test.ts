@@ -44,6 +44,8 @@ describe('lints', () => {
     ['Disallow:: /x', /": \/x" .* second colon\. Did you mean "\/x"\?$/],
     ['Allow::*.pdf$', /second colon\. Did you mean "\*\.pdf\$"\?$/],
     ['Disallow: :x', /second colon\. Did you mean "\/x"\?$/],
+    ['Disallow: \\Documentacion\\', /never a backslash\. Did you mean "\/Documentacion\/"\?$/],
+    ['Disallow: docs\\old', /never a backslash\. Did you mean "\/docs\/old"\?$/],
   ])('suggests the pattern meant for %s', (line, message) => {
     const lint = RobotsTxt.parse(`User-agent: *\n${line}\n`).lints.find(
       (l) => l.code === 'pattern-not-rooted',
@@ -486,7 +488,7 @@ describe('slips in directives Google does not read', () => {
     const lints = RobotsTxt.parse('Useragent: *\nDisallow /x\n').lints;
     expect(lints.map((l) => l.message)).toEqual([
       expect.stringContaining('Google accepts it'),
-      expect.stringContaining('Google accepts the line'),
+      expect.stringContaining('Google reads the line as "Disallow: /x"'),
     ]);
   });
 });
@@ -710,5 +712,39 @@ describe('lint messages a site owner can read', () => {
       "The crawler's own User-Agent is read the same way, so these rules reach it",
     );
     expect(lint.message).not.toContain("write that crawler's name alone");
+    // The name is the crawler's own (mj12bot.com asks for it): nothing to fix, so no warning.
+    expect(lint.severity).toBe('info');
+  });
+
+  it('says how a line without its colon is read (Disallow / blocks the site)', () => {
+    const [lint] = RobotsTxt.parse('User-agent: *\nDisallow /\n').lints;
+    expect(lint).toMatchObject({ code: 'missing-colon', line: 2 });
+    expect(lint.message).toContain('Google reads the line as "Disallow: /"');
+  });
+
+  it('gives the path of an absolute URL pattern and says another host needs its own robots.txt', () => {
+    const [lint] = RobotsTxt.parse(
+      'User-agent: *\nDisallow: https://stats.example.org/piwik/js/tracker.php\n',
+    ).lints;
+    expect(lint).toMatchObject({ code: 'absolute-url-pattern', line: 2 });
+    expect(lint.message).toContain('If the URL is on this site, write its path, "/piwik/js/tracker.php"');
+    expect(lint.message).toContain("that host's robots.txt");
+    expect(RobotsTxt.parse('User-agent: *\nAllow: https://example.com\n').lints[0].message).toContain(
+      'write its path, "/"',
+    );
+  });
+
+  it('tells of Crawl-delay once per file, with what Bing, Google and Yandex do', () => {
+    const robots = RobotsTxt.parse(
+      'User-agent: a\nDisallow: /a\nCrawl-delay: 1\n\nUser-agent: b\nDisallow: /b\nCrawl-delay: 2\nCrawl-delay: x\n',
+    );
+    expect(robots.lints.map((l) => [l.code, l.line])).toEqual([
+      ['crawl-delay-extension', 3],
+      ['invalid-crawl-delay', 8],
+    ]);
+    expect(robots.lints[0].message).toMatch(
+      /Bing honours it; Googlebot ignores it, and Yandex has ignored it since 2018/,
+    );
+    expect(robots.crawlDelay('b')).toBe(2);
   });
 });
