@@ -77,14 +77,18 @@ export function checkAgent(agent: string, option: string, allowStar = false): vo
       `${option}: ${JSON.stringify(agent)} names no crawler; use a product token such as ExampleBot (letters, "-" and "_").`,
     );
   }
-  // One word that is no token (`bøt`, `Bot1`, `bot.example`) would be read by its leading
-  // letters (`b`, `bot`): a crawler other than the one named, judged without a word.
-  if (!HEADER_SHAPED.test(agent) && !isProductToken(agent)) {
+  // One word that is no token (`bøt`, `bot.example`) would be read by its leading letters (`b`,
+  // `bot`): a crawler other than the one named, judged without a word. A name that a digit cuts
+  // (`MJ12bot`) is taken: the crawler's own User-Agent header is read the same way, to `MJ`.
+  if (!HEADER_SHAPED.test(agent) && !isProductToken(agent) && !CUT_AT_DIGIT.test(agent)) {
     throw new CliInputError(
       `${option}: ${JSON.stringify(agent)} is no product token (letters, "-" and "_"), and would be read as ${JSON.stringify(token)}; give the crawler's token, or a whole User-Agent header`,
     );
   }
 }
+
+/** A crawler's name that a digit cuts, as `MJ12bot` or `Crawl4AI`: read as its own header is. */
+const CUT_AT_DIGIT = /^[A-Za-z_-]+[0-9][A-Za-z0-9_-]*$/;
 
 /** What makes a crawler name a User-Agent header rather than one word: a version, a comment, a blank. */
 const HEADER_SHAPED = /[/(;\s]/;

@@ -234,8 +234,8 @@ describe('bad input: one clear line, exit 2', () => {
     );
     for (const [agent, token] of [
       ['bøt', 'b'],
-      ['Bot1', 'bot'],
       ['bot.example', 'bot'],
+      ['Bot1.example', 'bot'],
     ]) {
       expectUsageError(
         await runInProcess(['explain', 'https://a.example/', '--agent', agent]),
@@ -243,9 +243,19 @@ describe('bad input: one clear line, exit 2', () => {
       );
     }
     expectUsageError(
-      await runInProcess(['sitemaps', 'https://a.example/', '--agent', 'Bot_2']),
-      '--agent: "Bot_2" is no product token',
+      await runInProcess(['sitemaps', 'https://a.example/', '--agent', 'Bot_2!']),
+      '--agent: "Bot_2!" is no product token',
     );
+  });
+
+  it('a crawler name that a digit cuts (MJ12bot) is read as its own User-Agent header is', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'crawlee-robots-')), 'robots.txt');
+    writeFileSync(file, 'User-agent: *\nAllow: /\n\nUser-agent: MJ12bot\nDisallow: /\n');
+    const run = await runInProcess(['explain', '/x', '--agent', 'MJ12bot', '--file', file, '--json']);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(1); // disallowed
+    const verdict = JSON.parse(run.stdout);
+    expect(verdict).toMatchObject({ allowed: false, group: { how: 'token', userAgentLines: [4] } });
   });
 
   describe('a --user-agent or crawler name that no HTTP header can carry: refused before any request', () => {
