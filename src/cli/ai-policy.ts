@@ -70,7 +70,7 @@ function summarize(fetch: RobotsFetchResult, crawlers: readonly AiCrawlerPolicy[
           : `blocked on ${c.blockedUrls} of the ${urlWord}`;
     if (c.how === 'token') {
       sentences.push(
-        `${names} ${one ? 'has a group of its own' : 'share a group of their own'} (line ${c.groupLine}) and ${one ? 'is' : 'are'} ${reach}.`,
+        `${names} ${one ? 'is' : 'are'} named in the group of line ${c.groupLine} and ${one ? 'is' : 'are'} ${reach}.`,
       );
     } else if (c.how === 'star') {
       sentences.push(

@@ -122,7 +122,7 @@ ${items === '' ? '' : `<ul class="sitemap-failures">${items}${more}</ul>\n`}${si
 }
 
 function aiTable(report: AuditReport): string {
-  const how = { token: 'own group', fallback: 'fallback group', star: '* group', none: 'no group' } as const;
+  const how = { token: 'named', fallback: 'fallback group', star: '* group', none: 'no group' } as const;
   const rows = report.ai.crawlers
     .map(
       (c) =>

@@ -32,7 +32,11 @@ export function renderAudit(report: AuditReport, style: Style): string {
 function urlsBlock(report: AuditReport, style: Style): string[] {
   const width = String(report.urls.length).length;
   return [
-    style.bold('URLs'),
+    style.bold(
+      report.urlsFrom === 'rules'
+        ? "URLs (the home page and a path for each of the file's first rules; --urls or --from-sitemaps audits yours)"
+        : 'URLs',
+    ),
     ...report.urls.map(
       (url, i) => `  ${String(i + 1).padStart(width)}  ${printable(sameOriginPath(url, report.origin))}`,
     ),

@@ -62,6 +62,11 @@ export interface AuditReport {
   source: RobotsSource;
   agents: string[];
   urls: string[];
+  /**
+   * Where the URLs came from: `rules` (none given: the home page and a path made up for each of
+   * the file's first rules), a `list` (`--urls`) or the `sitemaps` (`--from-sitemaps`).
+   */
+  urlsFrom: 'rules' | 'list' | 'sitemaps';
   /** With `--from-sitemaps`: the sitemaps read and those that failed; otherwise null. */
   sitemaps: SitemapSample | null;
   /** Verdicts by URL (rows), then by crawler (in the order of `agents`). */
@@ -281,6 +286,8 @@ function auditReport(
     source,
     agents,
     urls,
+    urlsFrom:
+      options.urlsFile !== undefined ? 'list' : options.fromSitemaps !== undefined ? 'sitemaps' : 'rules',
     sitemaps,
     matrix,
     ai: aiPolicy(source.fetch, urls),
@@ -317,6 +324,7 @@ function auditJson(report: AuditReport) {
     origin: report.origin,
     robotsTxt: sourceJson(report.source),
     agents: report.agents,
+    urlsFrom: report.urlsFrom,
     urls: report.matrix.map((row, i) => ({
       url: report.urls[i],
       path: row[0]?.path ?? new URL(report.urls[i]).pathname,

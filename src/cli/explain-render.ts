@@ -4,7 +4,14 @@ import type { ExplainReport } from './explain.js';
 import { closingNote, lintBlock, listingBlock, statusBlock } from './render.js';
 import { printable, type Style } from './style.js';
 import { renderTable } from './table.js';
-import { type CliVerdict, displayToken, groupPhrase, ruleText, userAgentValueAt } from './verdicts.js';
+import {
+  type CliVerdict,
+  displayToken,
+  groupPhrase,
+  otherUserAgents,
+  ruleText,
+  userAgentValueAt,
+} from './verdicts.js';
 
 export function renderExplain(report: ExplainReport, style: Style): string {
   const { verdict, source } = report;
@@ -111,7 +118,7 @@ function groupCell(verdict: CliVerdict, robots: RobotsTxt): string {
   const { group } = verdict;
   switch (group.how) {
     case 'token':
-      return 'own group';
+      return otherUserAgents(verdict, robots) === 0 ? 'own group' : 'shared group';
     case 'fallback':
       return `follows ${userAgentValueAt(robots, group.userAgentLines[0]) ?? group.token} (fallback)`;
     case 'star':

@@ -71,8 +71,13 @@ export function groupPhrase(verdict: CliVerdict, robots: RobotsTxt | null): stri
   const spans = group.spans.length > 1 ? `, ${group.spans.length} groups merged` : '';
   const written = (token: string) => userAgentValueAt(robots, group.userAgentLines[0]) ?? token;
   switch (group.how) {
-    case 'token':
-      return `its own group, User-agent: ${written(group.token!)}${where}${spans}`;
+    case 'token': {
+      // A group is the crawler's own only when it names no one else (a user-agent that joined a
+      // group across a crawl-delay line shares every rule of it).
+      const others = otherUserAgents(verdict, robots);
+      const shared = others === 0 ? '' : `, shared with ${others} other user-agent${others === 1 ? '' : 's'}`;
+      return `${others === 0 ? 'its own group' : 'the group that names it'}, User-agent: ${written(group.token!)}${where}${spans}${shared}`;
+    }
     case 'fallback':
       return `no group of its own; ${displayToken(verdict.agent)} follows the ${written(group.token!)} group${where}${spans} (documented fallback)`;
     case 'star':
@@ -81,6 +86,25 @@ export function groupPhrase(verdict: CliVerdict, robots: RobotsTxt | null): stri
       return 'no group names it and there is no * group: nothing is disallowed';
   }
 }
+
+/** How many user-agent lines of the groups a verdict used name a crawler other than its own. */
+export function otherUserAgents(verdict: CliVerdict, robots: RobotsTxt | null): number {
+  if (robots === null) return 0;
+  let byStart = groupsByStart.get(robots);
+  if (byStart === undefined) {
+    byStart = new Map(robots.groups.map((written) => [written.startLine, written]));
+    groupsByStart.set(robots, byStart);
+  }
+  let others = 0;
+  for (const span of verdict.group.spans) {
+    for (const ua of byStart.get(span.startLine)?.userAgents ?? []) {
+      if (ua.token !== '' && ua.token !== verdict.group.token) others++;
+    }
+  }
+  return others;
+}
+
+const groupsByStart = new WeakMap<RobotsTxt, Map<number, RobotsTxt['groups'][number]>>();
 
 const agentValues = new WeakMap<RobotsTxt, Map<number, string>>();
 

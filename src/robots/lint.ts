@@ -341,7 +341,7 @@ export class RobotsLinter implements RobotsLineHandler {
         'user-agent-joins-group',
         'warning',
         d.line,
-        `This user-agent joins the group that starts on line ${this.groupStart}, because only allow/disallow lines end a list of user-agents (line ${this.interruptedAt} does not). Give the earlier group its rules first if it was meant to be separate.`,
+        `This user-agent joins the group that starts on line ${this.groupStart}, because only allow/disallow lines end a list of user-agents (line ${this.interruptedAt} does not): it and the user-agents above it, from that line on, are one group and all follow the same rules. Give the earlier group its rules first if it was meant to be separate.`,
       );
     }
     this.sawAgent = true;

@@ -28,7 +28,10 @@ describe('audit: the matrix', () => {
     const run = await runInProcess(['audit', shop.origin]);
     expect(run.code).toBe(0);
     expect(run.lines[0]).toBe(`Audit of ${shop.origin}`);
-    const urlsAt = run.lines.indexOf('URLs');
+    // Made up from the rules, and said so: a share of them blocked is no share of the site.
+    const urlsAt = run.lines.indexOf(
+      "URLs (the home page and a path for each of the file's first rules; --urls or --from-sitemaps audits yours)",
+    );
     expect(run.lines.slice(urlsAt + 1, urlsAt + 9)).toEqual([
       '  1  /',
       '  2  /cart',
@@ -156,6 +159,7 @@ describe('audit: the example URLs made up from the rules', () => {
     );
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout).urlsFrom).toBe('rules');
     const urls: string[] = JSON.parse(run.stdout).urls.map((row: { url: string }) => row.url);
     // `/$` is the home page; `/*` and `*` share `/x`; `/a/../b` matches no URL a parser lets through.
     expect(urls.map((url) => url.slice('https://shop.example'.length))).toEqual([
@@ -215,6 +219,7 @@ describe('audit: --urls lists', () => {
       stdin: '//\n//evil.example/x\n',
     });
     expect(run.stderr).toBe('');
+    expect(JSON.parse(run.stdout).urlsFrom).toBe('list');
     expect(JSON.parse(run.stdout).urls.map((row: { url: string }) => row.url)).toEqual([
       `${shop.origin}//`,
       `${shop.origin}//evil.example/x`,
@@ -283,10 +288,10 @@ describe('audit: the AI-crawler summary', () => {
       .map((line) => line.trim())
       .join(' ');
     expect(paragraph).toContain(
-      'GPTBot and CCBot share a group of their own (line 11) and are blocked on all 7 audited URLs.',
+      'GPTBot and CCBot are named in the group of line 11 and are blocked on all 7 audited URLs.',
     );
     expect(paragraph).toContain(
-      'ClaudeBot has a group of its own (line 15) and is blocked on 1 of the 7 audited URLs.',
+      'ClaudeBot is named in the group of line 15 and is blocked on 1 of the 7 audited URLs.',
     );
     expect(paragraph).toContain(
       'ChatGPT-User, OAI-SearchBot, Claude-User, PerplexityBot, Google-Extended, Applebot-Extended, Bytespider, Amazonbot and meta-externalagent have no group of their own and follow the * group (line 2), so they are blocked on 3 of the 7 audited URLs.',
@@ -478,6 +483,7 @@ describe('audit --json', () => {
       'origin',
       'robotsTxt',
       'agents',
+      'urlsFrom',
       'urls',
       'fromSitemaps',
       'ai',

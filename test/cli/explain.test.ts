@@ -105,7 +105,7 @@ describe('explain: the verdict', () => {
     expect(run.lines).toContain('   9 |> Disallow: /drafts/  <- decisive');
   });
 
-  it('says when the crawler has its own group, and reads a whole User-Agent header', async () => {
+  it('says when the crawler has a group that names it, and reads a whole User-Agent header', async () => {
     const run = await runInProcess([
       'explain',
       `${shop.origin}/`,
@@ -114,7 +114,9 @@ describe('explain: the verdict', () => {
     ]);
     expect(run.code).toBe(1);
     expect(lineStarting(run.lines, 'crawler')).toContain('(product token "gptbot")');
-    expect(lineStarting(run.lines, 'group')).toContain('its own group, User-agent: GPTBot (line 11)');
+    expect(lineStarting(run.lines, 'group')).toContain(
+      'the group that names it, User-agent: GPTBot (line 11), shared with 1 other user-agent',
+    );
     expect(lineStarting(run.lines, 'decided')).toContain('by line 13, Disallow: /');
   });
 
@@ -149,8 +151,8 @@ describe('explain: other crawlers', () => {
     expect(rows.get('Googlebot')).toEqual(['allowed', '-', 'own group']);
     expect(rows.get('Googlebot-Image')).toEqual(['allowed', '-', 'follows Googlebot (fallback)']);
     expect(rows.get('Bingbot')).toEqual(['DISALLOWED', '4', '* group']);
-    expect(rows.get('GPTBot')).toEqual(['DISALLOWED', '13', 'own group']);
-    expect(rows.get('CCBot')).toEqual(['DISALLOWED', '13', 'own group']);
+    expect(rows.get('GPTBot')).toEqual(['DISALLOWED', '13', 'shared group']);
+    expect(rows.get('CCBot')).toEqual(['DISALLOWED', '13', 'shared group']);
     // `Useragent:` is one of Google's accepted typos: ClaudeBot has its own group.
     expect(rows.get('ClaudeBot')).toEqual(['allowed', '-', 'own group']);
     expect(rows.get('meta-externalagent')).toEqual(['DISALLOWED', '4', '* group']);
@@ -168,7 +170,7 @@ describe('explain: other crawlers', () => {
     ]);
     const title = run.lines.indexOf('Other crawlers, same URL');
     expect(cells(run.lines[title + 3])).toEqual(['Googlebot', 'allowed', '-', 'own group']);
-    expect(cells(run.lines[title + 4])).toEqual(['CCBot', 'DISALLOWED', '13', 'own group']);
+    expect(cells(run.lines[title + 4])).toEqual(['CCBot', 'DISALLOWED', '13', 'shared group']);
     expect(run.lines[title + 5]).toBe('');
   });
 });
@@ -183,8 +185,8 @@ describe('explain: --agents with whole User-Agent headers', () => {
     const title = run.lines.indexOf('Other crawlers, same URL');
     expect(run.lines.slice(title + 3, title + 7).map(cells)).toEqual([
       ['Googlebot', 'allowed', '-', 'own group'],
-      ['GPTBot', 'DISALLOWED', '13', 'own group'],
-      ['CCBot', 'DISALLOWED', '13', 'own group'],
+      ['GPTBot', 'DISALLOWED', '13', 'shared group'],
+      ['CCBot', 'DISALLOWED', '13', 'shared group'],
       [''],
     ]);
     const json = await runInProcess([...argv, `${GPTBOT_HEADER},Googlebot`, '--json']);

@@ -56,7 +56,7 @@ describe('audit --html', () => {
     expect(body).toContain(`${shop.origin}/drafts/q blocked for Googlebot (line 9)`);
     expect(body).toContain('HTTP 200');
     expect(body).toContain(
-      'GPTBot and CCBot share a group of their own (line 11) and are blocked on all 4 audited URLs.',
+      'GPTBot and CCBot are named in the group of line 11 and are blocked on all 4 audited URLs.',
     );
     expect(body).toContain("# <script>document.title = 'pwned'</script>");
     expect(body).toContain('robots.txt is a request to crawlers, not access control');
@@ -81,7 +81,7 @@ describe('audit --html', () => {
 
     // The AI table and the lints table.
     const ai = page.locator('table.ai tr', { has: page.locator('th', { hasText: /^ClaudeBot$/ }) });
-    expect(await ai.locator('td').allInnerTexts()).toEqual(['partial', '1 of 4', 'own group (line 15)']);
+    expect(await ai.locator('td').allInnerTexts()).toEqual(['partial', '1 of 4', 'named (line 15)']);
     const typo = page.locator('table.lints tr', { has: page.locator('td', { hasText: 'accepted-typo' }) });
     expect(await typo.locator('td').first().textContent()).toBe('15');
 

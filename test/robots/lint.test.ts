@@ -36,7 +36,9 @@ describe('lints', () => {
   });
 
   it('points the joining user-agent at the line that did not end the list', () => {
-    expect(lints.find((l) => l.code === 'user-agent-joins-group')!.message).toMatch(/line 2.*line 3/);
+    expect(lints.find((l) => l.code === 'user-agent-joins-group')!.message).toMatch(
+      /line 2.*line 3.*are one group and all follow the same rules/,
+    );
   });
 
   it.each([
