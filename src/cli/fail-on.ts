@@ -59,6 +59,7 @@ const LINT_CODES = {
   'duplicate-rule': true,
   'conflicting-rules': true,
   'groups-merge': true,
+  'star-rules-replaced': true,
   'sitemap-not-absolute': true,
   'sitemap-credentials': true,
   'too-many-findings': true,

@@ -517,8 +517,12 @@ export function allLints(
   const repeated = repeatedRuleLints(data, room);
   const merged = mergedGroupLints(data, room - repeated.lints.length);
   const written = writtenValueLints(data, room - repeated.lints.length - merged.lints.length);
-  const found = repeated.lints.concat(merged.lints, written.lints);
-  const foundUnlisted = repeated.unlisted + merged.unlisted + written.unlisted;
+  const replaced = starReplacedLints(
+    data,
+    room - repeated.lints.length - merged.lints.length - written.lints.length,
+  );
+  const found = repeated.lints.concat(merged.lints, written.lints, replaced.lints);
+  const foundUnlisted = repeated.unlisted + merged.unlisted + written.unlisted + replaced.unlisted;
   if (found.length === 0 && foundUnlisted === 0) return lineLints;
   const lints = lineLints.filter((lint) => lint.code !== 'too-many-findings').concat(found);
   lints.sort((a, b) => a.line - b.line);
@@ -661,6 +665,70 @@ function mergedGroupLints(data: RobotsData, room: number): { lints: RobotsLint[]
         severity: 'info',
         line: agentField(data, a, AGENT_LINE),
         message: `This group, like the one at line ${firstLine[m]}, ${whose} one group (RFC 9309 2.2.1), and the rules of each are weighed against the other's.`,
+      });
+    }
+  }
+  return { lints, unlisted };
+}
+
+/** Patterns that allow every URL when alone in a group: a group of them means "fetch everything". */
+const ALLOWS_EVERYTHING: ReadonlySet<string> = new Set(['/', '*', '/*']);
+
+/**
+ * Crawlers whose group holds Allow rules and nothing else, in a file whose `*` group disallows:
+ * the crawler's group replaces `*` for it (RFC 9309 2.2.1), so those Allow lines are no exceptions
+ * to the `*` rules (as site owners often mean them: `User-agent: Googlebot` / `Allow: *.css`) and
+ * the crawler may fetch everything. A group that allows everything on purpose (`Allow: /`) is fine.
+ */
+function starReplacedLints(data: RobotsData, room: number): { lints: RobotsLint[]; unlisted: number } {
+  const lints: RobotsLint[] = [];
+  let unlisted = 0;
+  const merged = count(data, MERGED_COUNT);
+  /** The lines of the rules of merged group m, with whether any disallows and any allows everything. */
+  const rulesOf = (m: number) => {
+    let allows = 0;
+    let disallowLine = 0;
+    let allowsEverything = false;
+    for (let k = mergedField(data, m, MEMBERS_FROM); k < mergedField(data, m, MEMBERS_TO); k++) {
+      const g = data.ints[k];
+      const first = groupField(data, g, FIRST_RULE);
+      for (let id = first; id < first + groupField(data, g, RULE_COUNT); id++) {
+        const flags = ruleFlags(data, id);
+        if (flags & DERIVED) continue;
+        if (!(flags & ALLOW)) {
+          // An empty Disallow allows everything too.
+          if (flags & EMPTY) allowsEverything = true;
+          else disallowLine ||= ruleLine(data, id);
+        } else if (!(flags & EMPTY)) {
+          allows++;
+          if (ALLOWS_EVERYTHING.has(rulePattern(data, id))) allowsEverything = true;
+        }
+      }
+    }
+    return { allows, disallowLine, allowsEverything };
+  };
+  let star = -1;
+  for (let m = 0; m < merged; m++) if (mergedToken(data, m) === '*') star = m;
+  const starDisallows = star < 0 ? 0 : rulesOf(star).disallowLine;
+  if (starDisallows === 0) return { lints, unlisted };
+  for (let g = 0; g < count(data, GROUP_COUNT); g++) {
+    const from = groupField(data, g, FIRST_AGENT);
+    for (let a = from; a < from + groupField(data, g, AGENT_COUNT); a++) {
+      const m = agentField(data, a, AGENT_MERGED);
+      // Told once per crawler, at the first line naming it.
+      if (m < 0 || m === star || data.ints[mergedField(data, m, MEMBERS_FROM)] !== g) continue;
+      const own = rulesOf(m);
+      if (own.allows === 0 || own.disallowLine !== 0 || own.allowsEverything) continue;
+      if (lints.length >= room) {
+        unlisted++;
+        continue;
+      }
+      const token = mergedToken(data, m);
+      lints.push({
+        code: 'star-rules-replaced',
+        severity: 'warning',
+        line: agentField(data, a, AGENT_LINE),
+        message: `The group for ${quote(token)} has only Allow rules. A crawler's own group replaces the "*" group for it (RFC 9309 2.2.1), so none of the "*" rules apply to ${quote(token)} (the first Disallow is on line ${starDisallows}) and it may fetch every URL. If the Allow lines are meant as exceptions to the "*" rules, repeat those rules in this group.`,
       });
     }
   }

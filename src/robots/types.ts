@@ -149,6 +149,11 @@ export type LintCode =
   | 'duplicate-rule'
   | 'conflicting-rules'
   | 'groups-merge'
+  /**
+   * A crawler's group of Allow rules only, while `*` disallows: the group replaces `*` for that
+   * crawler, so the Allow lines are no exceptions and the crawler may fetch everything.
+   */
+  | 'star-rules-replaced'
   | 'sitemap-not-absolute'
   /** A sitemap URL with a user name or password in it (`https://user:secret@host/`), which robots.txt publishes. */
   | 'sitemap-credentials'

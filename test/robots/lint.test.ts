@@ -750,3 +750,41 @@ describe('lint messages a site owner can read', () => {
     expect(robots.crawlDelay('b')).toBe(2);
   });
 });
+
+describe('a crawler group of Allow rules only, beside a * group that disallows', () => {
+  const codes = (body: string) =>
+    RobotsTxt.parse(body)
+      .lints.filter((l) => l.code === 'star-rules-replaced')
+      .map((l) => l.line);
+
+  it('says the * rules no longer apply to that crawler, which may fetch every URL', () => {
+    const body =
+      'User-agent: *\nDisallow: /administrator/\nDisallow: /tmp/\n\nUser-agent: Googlebot\nAllow: *.css\nAllow: *.js\n';
+    const robots = RobotsTxt.parse(body);
+    // What the lint warns about: the crawler's own group replaces *.
+    expect(robots.isAllowed('/administrator/x', 'Googlebot')).toBe(true);
+    const lint = robots.lints.find((l) => l.code === 'star-rules-replaced');
+    expect(lint).toMatchObject({ severity: 'warning', line: 5 });
+    expect(lint!.message).toContain('the first Disallow is on line 2');
+    expect(lint!.message).toContain('repeat those rules in this group');
+  });
+
+  it.each([
+    ['a group that allows everything on purpose', 'User-agent: *\nDisallow: /\n\nUser-agent: a\nAllow: /\n'],
+    ['an empty Disallow', 'User-agent: *\nDisallow: /\n\nUser-agent: a\nAllow: /x\nDisallow:\n'],
+    [
+      'a group with a Disallow of its own',
+      'User-agent: *\nDisallow: /\n\nUser-agent: a\nAllow: /x\nDisallow: /y\n',
+    ],
+    ['a * group that disallows nothing', 'User-agent: *\nAllow: /\n\nUser-agent: a\nAllow: /x\n'],
+    ['no * group', 'User-agent: b\nDisallow: /\n\nUser-agent: a\nAllow: /x\n'],
+  ])('is quiet for %s', (_, body) => {
+    expect(codes(body)).toEqual([]);
+  });
+
+  it('is told once per crawler, at the first line naming it, across merged groups', () => {
+    const body =
+      'User-agent: a\nUser-agent: b\nAllow: /x\n\nUser-agent: *\nDisallow: /p\n\nUser-agent: a\nAllow: /y\n\nUser-agent: c\nAllow: /z\nDisallow: /q\n';
+    expect(codes(body)).toEqual([1, 2]);
+  });
+});
