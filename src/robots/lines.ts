@@ -132,8 +132,11 @@ const UTF8_BOM = [0xef, 0xbb, 0xbf];
  * piece is decoded whole, as a piece of its own.
  */
 const PIECE_OCTETS = 64 * 1024;
-const utf8Strict = new TextDecoder('utf-8', { fatal: true });
-const utf8Lenient = new TextDecoder('utf-8');
+// `ignoreBOM`: the decoders keep every U+FEFF. The file's own mark is skipped before decoding;
+// one more (a second mark, or one that starts a piece of a large file) is text of its line, which
+// then names no directive, as in a string body.
+const utf8Strict = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+const utf8Lenient = new TextDecoder('utf-8', { ignoreBOM: true });
 
 /** Runs one pass over `body`, calling `handler` for every line. Never throws on content. */
 export function tokenize(

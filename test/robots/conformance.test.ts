@@ -143,6 +143,30 @@ const generatedSuites: ConformanceSuite[] = [
     cases: [{ agent: 'foo', url: 'http://foo.bar/AnyValue', allowed: true }],
   },
   {
+    name: 'a second byte order mark spoils the first line, as Google skips only one (bytes)',
+    source: GOOGLE_BOM,
+    robots: bytes([0xef, 0xbb, 0xbf, 0xef, 0xbb, 0xbf], 'User-agent: *\nDisallow: /\n'),
+    cases: [{ agent: 'FooBot', url: 'http://example.com/x', allowed: true, explain: { how: 'none' } }],
+  },
+  {
+    name: 'a second byte order mark spoils the first line (string)',
+    source: GOOGLE_BOM,
+    robots: '\ufeff\ufeffUser-agent: *\nDisallow: /\n',
+    cases: [{ agent: 'FooBot', url: 'http://example.com/x', allowed: true, explain: { how: 'none' } }],
+  },
+  {
+    // Large files are decoded in pieces of 64 KiB ending at a line feed: a mark that starts
+    // a piece is a mark in the middle of the file all the same.
+    name: 'byte order mark at the start of a line past 64 KiB (bytes)',
+    source: GOOGLE_BOM,
+    robots: bytes(
+      `User-agent: *\n${`# ${'x'.repeat(97)}\n`.repeat(655)}${'#'.repeat(65_518 - 14 - 655 * 100)}\n`,
+      [0xef, 0xbb, 0xbf],
+      'Disallow: /x\n',
+    ),
+    cases: [{ agent: 'FooBot', url: 'http://example.com/x', allowed: true, explain: { how: 'star' } }],
+  },
+  {
     name: 'a rule after about 495 KB of comments is still read',
     source: 'RFC 9309 2.5 (parse at least 500 KiB)',
     robots: `User-agent: *\n${bigPadding}Disallow: /deep\n`,
