@@ -418,7 +418,7 @@ export class SitemapParser {
   }
 
   #textLine(raw: string, tooLong: boolean): void {
-    let line = raw.trim();
+    let line = trimXmlSpace(raw);
     if (line === '') return;
     if (line.length > MAX_LOC_LENGTH) {
       line = line.slice(0, MAX_LOC_LENGTH);
@@ -585,10 +585,11 @@ export class SitemapParser {
         if (name === 'link') {
           if (this.#loc !== '') return true;
           // Atom 4.2.7.2: a link without `rel` is `alternate`, the entry's own page.
-          const rel = tag.attributes['rel'] ?? 'alternate';
+          const rel = trimXmlSpace(tag.attributes['rel'] ?? 'alternate');
           const href = tag.attributes['href'];
-          if (rel === 'alternate' && typeof href === 'string') {
-            this.#loc = href.trim();
+          // A relation name is the IANA address it stands for (RFC 4287 4.2.7.2).
+          if ((rel === 'alternate' || rel === IANA_ALTERNATE) && typeof href === 'string') {
+            this.#loc = trimXmlSpace(href);
             this.#locBase = this.#bases.at(-1)?.base;
           }
         } else if (name === 'updated') {
@@ -704,7 +705,7 @@ export class SitemapParser {
     if (this.#bases.at(-1)?.depth === depth) this.#bases.pop();
     if (this.#entryDepth === 0) return;
     if (depth === this.#entryDepth + 1 && this.#field !== undefined) {
-      const value = this.#text.trim();
+      const value = trimXmlSpace(this.#text);
       if (this.#field === 'loc') {
         if (this.#loc === '') this.#loc = value;
         else if (value !== '' && value !== this.#loc) this.strayLocations++;
@@ -735,4 +736,24 @@ export class SitemapParser {
       this.#entries.push(entry);
     }
   }
+}
+
+/** `alternate` written as the IANA address RFC 4287 4.2.7.2 makes it equal to. */
+const IANA_ALTERNATE = 'http://www.iana.org/assignments/relation/alternate';
+
+/**
+ * `text` without the XML white space at its ends (space, tab, CR, LF: XML 1.0 rule S), the only
+ * characters a location may be padded with. `trim()` would also cut U+00A0 or U+3000, which
+ * belong to the URL (`/a%C2%A0` is not `/a`).
+ */
+function trimXmlSpace(text: string): string {
+  let from = 0;
+  let to = text.length;
+  while (from < to && isXmlSpace(text.charCodeAt(from))) from++;
+  while (to > from && isXmlSpace(text.charCodeAt(to - 1))) to--;
+  return from === 0 && to === text.length ? text : text.slice(from, to);
+}
+
+function isXmlSpace(c: number): boolean {
+  return c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
 }

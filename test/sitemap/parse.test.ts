@@ -449,3 +449,22 @@ describe('SitemapParser given bytes or bad input', () => {
     expect(new SitemapParser(`${O}/sitemap.xml`).documentUrl).toBe(`${O}/sitemap.xml`);
   });
 });
+
+describe('SitemapParser keeps what belongs to a location', () => {
+  it.each([
+    ['urlset', `<urlset><url><loc> ${O}/a&#xA0;\n</loc></url></urlset>`],
+    ['RSS', `<rss><channel><item><link>\t${O}/a&#x3000;</link></item></channel></rss>`],
+    ['Atom', `<feed xmlns="http://www.w3.org/2005/Atom"><entry><link href=" ${O}/a&#xA0;"/></entry></feed>`],
+    ['text', `${O}/a\u00a0 \r\n`],
+  ])('cuts only XML white space from its ends, not U+00A0 or U+3000 (%s)', (_, text) => {
+    const [entry] = parseInEveryChunking(text).entries;
+    expect(entry.loc).toMatch(new RegExp(`^${O}/a[\u00a0\u3000]$`));
+  });
+
+  it('reads an Atom link whose rel is the IANA address of alternate (RFC 4287 4.2.7.2)', () => {
+    const { entries } = parseInEveryChunking(
+      `<feed xmlns="http://www.w3.org/2005/Atom"><entry><link rel="http://www.iana.org/assignments/relation/alternate" href="${O}/p"/><link rel="edit" href="${O}/e"/></entry></feed>`,
+    );
+    expect(entries.map((e) => e.loc)).toEqual([`${O}/p`]);
+  });
+});
