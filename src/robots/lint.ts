@@ -72,9 +72,12 @@ function quote(value: string): string {
   );
 }
 
+/** The scheme and host of an absolute URL written as a pattern (`https://example.com`). */
+const URL_ORIGIN = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i;
+
 /** The path of an absolute URL written as a pattern, `/` when it has none: what was likely meant. */
 function pathOfUrl(value: string): string {
-  const rest = value.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '');
+  const rest = value.replace(URL_ORIGIN, '');
   return rest.startsWith('/') ? rest : `/${rest}`;
 }
 
@@ -383,7 +386,7 @@ export class RobotsLinter implements RobotsLineHandler {
     const first = d.source.charCodeAt(d.valueStart);
     if (first !== 47 /* / */ && first !== 42 /* * */ && d.valueEnd > d.valueStart && !split) {
       const value = valueTextOf(d);
-      if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) {
+      if (URL_ORIGIN.test(value)) {
         this.add(
           'absolute-url-pattern',
           'error',
