@@ -4,6 +4,9 @@
  * - `fixtures/google.json`: the verdicts of Google's published parser tests
  *   (google/robotstxt, robots_test.cc) plus documented behaviour of its robots.cc.
  * - `fixtures/rfc9309.json`: the examples and tables of RFC 9309.
+ * - `fixtures/google-spec.json`: the verdicts of Google's compliance suite for robots.txt
+ *   parsers (google/robotstxt-spec-test, its CTC files), each case once. Its byte order mark
+ *   and empty-string cases are below: the first need raw bytes, and an empty URL is refused.
  * - Inputs that cannot be literal JSON (very long lines, raw bytes, large files) are
  *   built below, as tables in the same shape.
  *
@@ -118,6 +121,10 @@ const generatedSuites: ConformanceSuite[] = [
       { agent: 'foo', url: 'http://foo.bar/other', allowed: true },
     ],
   },
+  // google/robotstxt-spec-test (CTC BOM-characters) expects the opposite of the next two: a
+  // partial mark spoils the first line, so the rule after it has no group. Google's parser
+  // skips the first octets of a mark as it skips a whole one (its own robots_test.cc), and
+  // this project follows the parser that crawls.
   {
     name: 'first two octets of a byte order mark',
     source: GOOGLE_BOM,
@@ -194,6 +201,7 @@ const generatedSuites: ConformanceSuite[] = [
 const sources: [string, ConformanceSuite[]][] = [
   ['google.json', loadFixture('google.json')],
   ['rfc9309.json', loadFixture('rfc9309.json')],
+  ['google-spec.json', loadFixture('google-spec.json')],
   ['generated', generatedSuites],
 ];
 
@@ -277,3 +285,24 @@ for (const [file, suites] of sources) {
     }
   });
 }
+
+describe('conformance: google/robotstxt-spec-test empty-string [deviation from Google]', () => {
+  // The suite asks about an empty URL, which Google's parser reads as the path `/`. Here an
+  // empty string names no page and is a TypeError; the suite's verdicts hold for `/`.
+  const empty = RobotsTxt.parse('');
+  const fooBot = RobotsTxt.parse('user-agent: FooBot\ndisallow: /\n');
+
+  it('an empty URL is a TypeError, from isAllowed and from explain', () => {
+    for (const robots of [empty, fooBot]) {
+      expect(() => robots.isAllowed('', 'FooBot')).toThrow(TypeError);
+      expect(() => robots.explain('', '')).toThrow(/absolute URL or a path starting with "\/", got ""/);
+    }
+  });
+
+  it('the verdicts the suite expects, for the path /', () => {
+    expect(empty.isAllowed('/', 'FooBot')).toBe(true);
+    expect(empty.isAllowed('/', '')).toBe(true);
+    expect(fooBot.isAllowed('/', '')).toBe(true);
+    expect(fooBot.isAllowed('/', 'FooBot')).toBe(false);
+  });
+});
