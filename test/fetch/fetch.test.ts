@@ -715,6 +715,42 @@ describe('fetchRobotsTxt: octets after a complete answer', () => {
   });
 });
 
+describe('fetchRobotsTxt: answers that break HTTP/1.1 syntax', () => {
+  const length = Buffer.byteLength(RULES);
+  // The default client parses as Crawlee's HTTP crawlers do (got-scraping turns on Node's lenient
+  // parser): an answer they read is a robots.txt read the same way, one they refuse is unreachable.
+  it.each([
+    ['a bare CR ends the status line', `HTTP/1.1 200 OK\rX: y\r\nContent-Length: ${length}\r\n\r\n${RULES}`],
+    [
+      'a NUL in a header value',
+      `HTTP/1.1 200 OK\r\nX: a\u0000b\r\nContent-Length: ${length}\r\n\r\n${RULES}`,
+    ],
+  ])('reads an answer the lenient parser takes: %s', async (_how, answer) => {
+    const result = await fetchFromRawServer(answer, true);
+    expect(result).toMatchObject({ status: 200, kind: 'rules' });
+    expect(Buffer.from(result.body!).toString()).toBe(RULES);
+  });
+
+  it.each([
+    ['no status line', `Content-Length: ${length}\r\n\r\n${RULES}`],
+    [
+      'a header line without a colon',
+      `HTTP/1.1 200 OK\r\nno colon here\r\nContent-Length: ${length}\r\n\r\n${RULES}`,
+    ],
+    [
+      'a bare CR inside a header value',
+      `HTTP/1.1 200 OK\r\nX: a\rb\r\nContent-Length: ${length}\r\n\r\n${RULES}`,
+    ],
+    [
+      'two Content-Length headers that differ',
+      `HTTP/1.1 200 OK\r\nContent-Length: ${length}\r\nContent-Length: 3\r\n\r\n${RULES}`,
+    ],
+  ])('takes an answer even the lenient parser refuses for unreachable: %s', async (_how, answer) => {
+    const result = await fetchFromRawServer(answer, true);
+    expect(result).toMatchObject({ status: 'network-error', kind: 'disallow-all', robots: null });
+  });
+});
+
 describe('fetchRobotsTxt: a User-Agent no request can carry', () => {
   it('is refused at once, never sent as a network error of every origin', async () => {
     const server = await startHttpServer({ '/robots.txt': text(RULES) });
