@@ -45,6 +45,10 @@ export interface CrawlerInternals {
   /** Where Crawlee decides between retry and failure: the guard turns its own errors into skips here. */
   _requestFunctionErrorHandler(error: Error, context: { request: Request }, source: object): Promise<void>;
   run(...args: unknown[]): Promise<unknown>;
+  /** Ends the run once the requests in progress are done: no task starts after it. */
+  stop?(reason?: string): void;
+  /** Set by `stop()` until the next `run()`. */
+  readonly unexpectedStop?: boolean;
   /** Runs the navigation (if any) and the handlers of one request, with its crawling context. */
   _runRequestHandler?(context: { request: Request; sendRequest?: unknown }): Promise<unknown>;
   /** Makes the crawler's request queue and manager when it has none. */

@@ -974,6 +974,16 @@ export class RobotsGuard implements HopChecker {
         this.#log.error(
           `Adding requests stopped after the first ${read}; the rest were not added, since they could not be checked against robots.txt: ${error.message}`,
         ),
+      releaseFailed: (error) => {
+        // Several tasks may meet the closed store at once: one message per stop.
+        if (crawler.unexpectedStop === true) return;
+        this.#log.error(
+          `A request taken out of the queue could not be checked against robots.txt: ${error.message} It went back to the queue, and the crawler stops, since nothing can be fetched unchecked; a run with a store that works crawls what is left.`,
+        );
+        crawler.stop?.(
+          'RobotsGuard stopped the crawler: requests can no longer be checked against robots.txt.',
+        );
+      },
       returned: (request) => {
         // A retry was counted by its first attempt; one given back before any attempt (Crawlee
         // counts each attempt in retryCount first) was counted when it was let through.

@@ -47,6 +47,11 @@ export interface RequestGate {
    * background).
    */
   stoppedAdding(error: Error, read: number): void;
+  /**
+   * Deciding a request taken out of the queue failed with `error` (a closed store): the request
+   * went back to the queue unfetched, and no other can be decided either.
+   */
+  releaseFailed(error: Error): void;
   /** Wall clock, the one `until` is measured on. */
   now(): number;
 }
@@ -310,9 +315,18 @@ export class RequestManagerInterceptor {
           // A request held longer than its queue lock comes out of the queue again: we still hold it.
           if (this.#held.size > 0 && this.#held.has(keyOf(request))) continue;
         }
-        // Most decisions need no I/O and come without a promise: no await for them.
-        const released = this.#gate.release(request, paced);
-        const decision = released instanceof Promise ? await released : released;
+        let decision: DequeueDecision;
+        try {
+          // Most decisions need no I/O and come without a promise: no await for them.
+          const released = this.#gate.release(request, paced);
+          decision = released instanceof Promise ? await released : released;
+        } catch (error) {
+          // Neither fetched nor lost: back in the queue, unlocked, for a run that can check it.
+          // Left locked, it would keep the queue unfinished and the crawl running for ever.
+          await target.reclaimRequest(request);
+          this.#gate.releaseFailed(error as Error);
+          return null;
+        }
         if (decision.action === 'fetch') return request;
         if (decision.action === 'skip') skipped.push(request);
         else this.hold(target, request, decision.until, decision.paced, decision.wake);

@@ -1418,6 +1418,49 @@ async function expectNothingThrough(
   await expect(hop).rejects.toThrow(failure);
 }
 
+describe('RobotsGuard with a store closed while the crawler runs', () => {
+  it('gives the request it took back to the queue and stops the crawler, rather than hang', async () => {
+    const site = await server('User-agent: *\nDisallow: /private/\n', ['/a', '/b', '/c']);
+    const store = newStore();
+    const { log: guardLog, lines } = captureLog();
+    const handled: string[] = [];
+    const failed: string[] = [];
+    const crawler = new CheerioCrawler(
+      {
+        maxConcurrency: 1,
+        async requestHandler({ request }) {
+          handled.push(new URL(request.url).pathname);
+          // Another crawler sharing the store is done with it, say.
+          await store.close();
+        },
+        failedRequestHandler({ request }) {
+          failed.push(request.url);
+        },
+      },
+      freshConfiguration(),
+    );
+    new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store, log: guardLog }).attach(crawler);
+    const run = crawler.run(['/a', '/b', '/c'].map((path) => `${site.origin}${path}`));
+    const outcome = await Promise.race([
+      run.then(() => 'ended'),
+      new Promise((resolve) => setTimeout(() => resolve('still running'), 15_000)),
+    ]);
+    expect(outcome).toBe('ended');
+    expect(handled).toEqual(['/a']);
+    expect(failed).toEqual([]);
+    expect(pagesHit(site)).toEqual(['/a']);
+    // Nothing lost: the two pages not crawled are still queued, unlocked.
+    const queue = await crawler.getRequestQueue();
+    expect(await queue.handledCount()).toBe(1);
+    expect(await queue.isFinished()).toBe(false);
+    const errors = lines.filter((line) => line.level === LogLevel.ERROR).map((line) => line.message);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatch(
+      /could not be checked against robots\.txt: This RobotsStore is closed.* the crawler stops/,
+    );
+  }, 30_000);
+});
+
 describe('RobotsGuard with a store that fails with a TypeError', () => {
   /** A store with a fault inside: every check fails as a property read of undefined would. */
   class FaultyStore extends RobotsStore {
