@@ -1380,6 +1380,47 @@ describe('RobotsGuard and an origin whose robots.txt stays unreachable', () => {
   });
 });
 
+describe('RobotsGuard and a preNavigationHook that points the request at another URL', () => {
+  for (const Kind of [CheerioCrawler, HttpCrawler] as const) {
+    it(`checks the URL the hook set before ${Kind.name} fetches it, on its origin or another`, async () => {
+      const a = await server('User-agent: *\nDisallow: /secret/\n', ['/p', '/q', '/open', '/secret/1']);
+      const b = await server('User-agent: *\nDisallow: /private/\n', ['/private/2', '/fine']);
+      const rewrites = new Map([
+        [`${a.origin}/p`, `${a.origin}/secret/1`],
+        [`${a.origin}/q`, `${b.origin}/private/2`],
+        [`${a.origin}/open`, `${b.origin}/fine`],
+      ]);
+      const config = freshConfiguration();
+      const handled: string[] = [];
+      const crawler = new Kind(
+        {
+          preNavigationHooks: [
+            ({ request }) => {
+              request.url = rewrites.get(request.url) ?? request.url;
+            },
+          ],
+          requestHandler({ request }) {
+            handled.push(request.loadedUrl ?? request.url);
+          },
+        },
+        config,
+      );
+      new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store: newStore() }).attach(crawler);
+      await crawler.run([...rewrites.keys()]);
+      expect(handled).toEqual([`${b.origin}/fine`]);
+      expect(pagesHit(a)).toEqual([]);
+      expect(pagesHit(b)).toEqual(['/fine']);
+      const records = await datasetItems<RobotsDroppedRecord>(config);
+      expect(records.map((r) => [r.url, r.stage, r.reason]).sort()).toEqual(
+        [
+          [`${a.origin}/secret/1`, 'navigation', 'disallowed'],
+          [`${b.origin}/private/2`, 'navigation', 'disallowed'],
+        ].sort(),
+      );
+    });
+  }
+});
+
 describe('RobotsGuard with a closed store', () => {
   it('lets nothing through and says why, rather than allowing what it cannot check', async () => {
     const site = await server('User-agent: *\nDisallow: /private/\n', ['/open']);
