@@ -278,23 +278,26 @@ export class RobotsGuard implements HopChecker {
       answered: (url) => this.answered(url),
     };
     if (kind === 'http') {
-      // A hook of the user's may point the request at another URL (`request.url = ...`) after it
-      // was checked at dequeue, and an HTTP crawler fetches what the request names when the hooks
-      // are done: that URL is checked first, as a browser crawler checks a goto of the hooks.
+      // A hook of the user's may point the request at another URL (`request.url = ...`, or a `url`
+      // in the got options, which Crawlee lets override it) after it was checked at dequeue, and an
+      // HTTP crawler fetches that URL when the hooks are done: it is checked first, as a browser
+      // crawler checks a goto of the hooks.
       const dequeuedUrls = new WeakMap<Request, string>();
       internals.preNavigationHooks!.unshift(({ request }: { request: Request }) => {
         dequeuedUrls.set(request, request.url);
       });
-      internals.preNavigationHooks!.push(async ({ request }: { request: Request }) => {
-        const checked = dequeuedUrls.get(request);
-        if (checked === undefined || checked === request.url) return;
-        dequeuedUrls.set(request, request.url);
-        const url = request.url;
-        const verdict = await this.checkHop(internals, request, url, 'navigation', true, undefined, false);
-        if (verdict === 'allow') return;
-        this.block(request, verdict);
-        throw robotsSkip(withoutCredentials(url), 'navigation');
-      });
+      internals.preNavigationHooks!.push(
+        async ({ request }: { request: Request }, gotOptions?: { url?: unknown }) => {
+          const checked = dequeuedUrls.get(request);
+          const url = gotOptions?.url === undefined ? request.url : String(gotOptions.url);
+          if (checked === undefined || checked === url) return;
+          dequeuedUrls.set(request, url);
+          const verdict = await this.checkHop(internals, request, url, 'navigation', true, undefined, false);
+          if (verdict === 'allow') return;
+          this.block(request, verdict);
+          throw robotsSkip(withoutCredentials(url), 'navigation');
+        },
+      );
     }
     if (kind === 'http' && sendsThroughGotScraping(internals)) {
       const hook = httpNavigationHook(this, internals, this.userAgent);

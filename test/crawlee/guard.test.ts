@@ -1395,8 +1395,11 @@ describe('RobotsGuard and a preNavigationHook that points the request at another
       const crawler = new Kind(
         {
           preNavigationHooks: [
-            ({ request }) => {
-              request.url = rewrites.get(request.url) ?? request.url;
+            ({ request }, gotOptions) => {
+              const to = rewrites.get(request.url);
+              // Both ways Crawlee offers: the request's URL, or a URL in the got options.
+              if (to?.includes('/secret/')) request.url = to;
+              else if (to !== undefined) gotOptions.url = to;
             },
           ],
           requestHandler({ request }) {
