@@ -755,9 +755,14 @@ class SeedRun {
       this.#totalBytesReached(task, true);
       return;
     }
+    // The file's place under maxSitemaps is taken before robots.txt is asked, and given back if
+    // the file is not requested: the reads running side by side all await that answer, and would
+    // all pass the test above.
+    this.#sitemapsRequested++;
     if (this.#checksSitemaps && !task.invited) {
       const check = await untilAborted(this.store.check(task.url, this.productToken), this.#halt.signal);
       if (check === ABORTED) {
+        this.#sitemapsRequested--;
         // Stopped before it was requested: unread, as the sitemaps still waiting their turn are.
         this.#notRead(task);
         return;
@@ -767,6 +772,7 @@ class SeedRun {
         // when it is found through the site.
         if (await this.#listedByItsOrigin(task.url)) task.invited = true;
         else {
+          this.#sitemapsRequested--;
           if (this.#waitsFor(task, check)) this.#track(this.#awaitSitemap(task, check));
           else
             this.#refused(task, check, `${check.robotsTxtUrl} does not allow it (${describeCheck(check)}).`);
@@ -774,7 +780,6 @@ class SeedRun {
         }
       }
     }
-    this.#sitemapsRequested++;
     const redirectChain: string[] = [];
     /** Redirect targets read because their own robots.txt lists them (they may list children unchecked). */
     const invitedHops = new Set<string>();

@@ -418,6 +418,15 @@ describe('filters, discovery and limits', () => {
     ]);
   });
 
+  it('requests no more than maxSitemaps files while several are read at once', async () => {
+    const files = Array.from({ length: 10 }, (_, i) => `${o}/par/${i}.xml`);
+    for (const file of files)
+      server.route(new URL(file).pathname, serveBody(urlset([{ loc: `${file}/page` }])));
+    const run = await seedInto(files, { maxSitemaps: 2, concurrency: 8 });
+    expect(files.reduce((hits, file) => hits + server.hits(new URL(file).pathname), 0)).toBe(2);
+    expect(run.result).toMatchObject({ sitemapsRead: 2, sitemapsSkipped: 8, stoppedEarly: true });
+  });
+
   it('counts in the stop warning only the URLs maxUrls let the run find, as urlsFound does', async () => {
     const children = Array.from({ length: 8 }, (_, i) => `${o}/cap/${i}.xml`);
     server.route('/cap/index.xml', serveBody(index(children.map((loc) => ({ loc })))));
