@@ -14,7 +14,7 @@ import type {
   SitemapProblem,
   SitemapSeedResult,
 } from '../sitemap/index.js';
-import { listedSitemaps, SitemapSeeder } from '../sitemap/index.js';
+import { listedSitemaps, SitemapSeeder, unusableSitemapLines } from '../sitemap/index.js';
 import type { OriginPolicy, RobotsCheck, RobotsStore } from '../store/index.js';
 import { statusText } from './source.js';
 
@@ -221,6 +221,9 @@ export async function readSitemaps(site: string, options: ReadSitemapsOptions): 
     if (failure.parent !== undefined) entry.parent = failure.parent;
   }
   for (const warning of result.warnings) {
+    // The seeder's note on robots.txt itself (Sitemap: lines no crawler can use) is no sitemap's:
+    // the report names those lines in its head (see unusableSitemapLines).
+    if (warning.url === policy.robotsTxtUrl && warning.parent === undefined) continue;
     // A child skipped that is a sitemap of the report already (a loop back to an index, a file
     // listed again): the problem is in the index that lists it, and the child keeps its own row.
     if (warning.skipped === true && warning.parent !== undefined && tallies.has(warning.url)) {
@@ -252,17 +255,6 @@ export async function readSitemaps(site: string, options: ReadSitemapsOptions): 
       !enough.signal.aborted &&
       options.signal?.aborted !== true,
   };
-}
-
-/**
- * The lines of the `Sitemap:` values that are not absolute http(s) URLs (`Sitemap: /sitemap.xml`),
- * which no crawler can use (sitemaps.org asks for a full URL), in file order. Read from the lints
- * (`sitemap-not-absolute`): a line past their cap of findings is not named.
- */
-export function unusableSitemapLines(robots: RobotsTxt | null): number[] {
-  return (robots?.lints ?? [])
-    .filter((lint) => lint.code === 'sitemap-not-absolute')
-    .map((lint) => lint.line);
 }
 
 /**

@@ -50,6 +50,14 @@ function headBlock(report: SitemapsReport, style: Style): string[] {
     lines.push(`  ${style.yellow(`robots.txt ${because ?? 'declares no sitemap'}`)}`);
     return lines;
   }
+  const unusable = report.unusableSitemapLines;
+  if (unusable.length > 0) {
+    const which =
+      unusable.length === 1
+        ? `Sitemap: line ${unusable[0]} is not an absolute http(s) URL, so no crawler can use it`
+        : `Sitemap: lines ${unusable.join(', ')} are not absolute http(s) URLs, so no crawler can use them`;
+    lines.push(`  ${style.yellow(`robots.txt ${which}: not read`)}`);
+  }
   lines.push(
     `  ${counted(result.sitemapsRead, 'sitemap')} read, ${result.sitemapsFailed} failed, ${result.sitemapsSkipped} skipped`,
     `  ${counted(result.urlsFound, 'URL')}: ${result.kept} kept, ${result.droppedByRobots} blocked by robots.txt, ${result.filtered} filtered${

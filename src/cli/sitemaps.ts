@@ -3,18 +3,13 @@
  * hold (URLs per sitemap, failures, URLs robots.txt blocks for the agent), as text, `--json`,
  * or one kept URL a line (`--urls`) for piping.
  */
+import { unusableSitemapLines } from '../sitemap/index.js';
 import { RobotsStore } from '../store/index.js';
 import { userAgentHeader } from './args.js';
 import { EXIT } from './io.js';
 import { jsonText } from './json.js';
 import { SeenUrls } from './seen-urls.js';
-import {
-  closeUnwaited,
-  QUIET_LOG,
-  readSitemaps,
-  type SitemapsRead,
-  unusableSitemapLines,
-} from './sitemap-tally.js';
+import { closeUnwaited, QUIET_LOG, readSitemaps, type SitemapsRead } from './sitemap-tally.js';
 import { renderSitemaps } from './sitemaps-render.js';
 import { statusText } from './source.js';
 import { printable, type Style } from './style.js';

@@ -1,5 +1,5 @@
 import { parseHttpUrl } from '../fetch/index.js';
-import { hrefWithoutFragment, urlOrNull } from '../robots/index.js';
+import { hrefWithoutFragment, type RobotsTxt, urlOrNull } from '../robots/index.js';
 import type { OriginPolicy, RobotsStore } from '../store/index.js';
 import { ABORTED, untilAborted } from './abort.js';
 import type { SitemapSeedInput } from './options.js';
@@ -30,6 +30,10 @@ export interface SitemapDiscovery {
    * nothing to `sources` (see siteSources for when they answer again, or are given up).
    */
   unreachable: OriginPolicy[];
+  /** What a run should be told of the robots.txt files read: `Sitemap:` lines no crawler can use. */
+  warnings: { url: string; why: string }[];
+  /** The robots.txt URLs of the sites a stop left unread: the sitemaps they list are unknown. */
+  unread: string[];
 }
 
 /**
@@ -59,17 +63,46 @@ export async function discoverSitemaps(
         guessed: false,
       });
   }
-  const policies = await untilAborted(Promise.all(sites.map((site) => store.resolve(site))), signal);
   const unreachable: OriginPolicy[] = [];
-  if (policies === ABORTED) return { sources: [...sources.values()], unreachable };
+  const warnings: { url: string; why: string }[] = [];
+  // A run stopped before it began asks no robots.txt.
+  const policies = signal.aborted
+    ? ABORTED
+    : await untilAborted(Promise.all(sites.map((site) => store.resolve(site))), signal);
+  if (policies === ABORTED) {
+    const unread = [...new Set(sites.map((site) => `${site.origin}/robots.txt`))];
+    return { sources: [...sources.values()], unreachable, warnings, unread };
+  }
   for (const policy of policies) {
     if (policy.kind === 'disallow-all') {
       if (!unreachable.includes(policy)) unreachable.push(policy);
       continue;
     }
     for (const source of siteSources(policy, tryCommonPaths)) mergeSource(sources, source);
+    const unusable = unusableSitemapLines(policy.robots);
+    if (unusable.length > 0 && !warnings.some((warning) => warning.url === policy.robotsTxtUrl)) {
+      const lines =
+        unusable.length === 1
+          ? `Its Sitemap: line ${unusable[0]} is not an absolute http(s) URL`
+          : `Its Sitemap: lines ${unusable.join(', ')} are not absolute http(s) URLs`;
+      warnings.push({
+        url: policy.robotsTxtUrl,
+        why: `${lines}, which sitemaps.org asks for: no crawler can use ${unusable.length === 1 ? 'it' : 'them'}, and ${unusable.length === 1 ? 'it is' : 'they are'} not read.`,
+      });
+    }
   }
-  return { sources: [...sources.values()], unreachable };
+  return { sources: [...sources.values()], unreachable, warnings, unread: [] };
+}
+
+/**
+ * The lines of the `Sitemap:` values that are not absolute http(s) URLs (`Sitemap: /sitemap.xml`),
+ * which no crawler can use (sitemaps.org asks for a full URL), in file order. Read from the lints
+ * (`sitemap-not-absolute`): a line past their cap of findings is not named.
+ */
+export function unusableSitemapLines(robots: RobotsTxt | null): number[] {
+  return (robots?.lints ?? [])
+    .filter((lint) => lint.code === 'sitemap-not-absolute')
+    .map((lint) => lint.line);
 }
 
 /**

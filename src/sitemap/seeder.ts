@@ -414,12 +414,23 @@ class SeedRun {
     if (signal?.aborted) this.#stop();
     let timer: NodeJS.Timeout | undefined;
     try {
-      const { sources, unreachable } = await discoverSitemaps(
+      const { sources, unreachable, warnings, unread } = await discoverSitemaps(
         inputs,
         this.store,
         this.#tryCommonPaths,
         this.#halt.signal,
       );
+      for (const { url, why } of warnings) this.#warning({ url }, why);
+      for (const url of unread) {
+        this.#leftUnread = true;
+        this.#warning(
+          { url },
+          'Not read: the run stopped before this robots.txt answered; the sitemaps it lists are unknown.',
+          {
+            skipped: true,
+          },
+        );
+      }
       for (const source of sources) this.#pushSource(source);
       this.#discovered = !this.#stopped;
       this.#deadline = performance.now() + this.#unreachableWaitMs;

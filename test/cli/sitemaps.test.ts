@@ -211,6 +211,29 @@ describe('sitemaps: the text report', () => {
       await relative.close();
     }
   });
+
+  it('names a Sitemap: line no crawler can use beside usable ones in its head, not as a sitemap', async () => {
+    const mixed = await startHttpServer();
+    mixed.route('/s.xml', xml(urlset(mixed.origin, ['/a'])));
+    mixed.route(
+      '/robots.txt',
+      text(`User-agent: *\nDisallow:\n\nSitemap: /sitemap.xml\nSitemap: ${mixed.origin}/s.xml\n`),
+    );
+    try {
+      const run = await runInProcess(['sitemaps', mixed.origin]);
+      expect(run.code).toBe(0);
+      expect(run.lines).toContain(
+        '  robots.txt Sitemap: line 4 is not an absolute http(s) URL, so no crawler can use it: not read',
+      );
+      expect(run.stdout).not.toMatch(/^\s+\/robots\.txt/m);
+      expect(run.stdout).not.toContain('Warnings');
+      const json = JSON.parse((await runInProcess(['sitemaps', mixed.origin, '--json'])).stdout);
+      expect(json).toMatchObject({ declared: [`${mixed.origin}/s.xml`], unusableSitemapLines: [4] });
+      expect(JSON.stringify(json.sitemaps)).not.toContain('/robots.txt');
+    } finally {
+      await mixed.close();
+    }
+  });
 });
 
 describe('sitemaps --json', () => {

@@ -461,11 +461,41 @@ describe('filters, discovery and limits', () => {
     });
   });
 
-  it('stops when the signal aborts', async () => {
+  it('stops when the signal aborts, before asking for robots.txt, and names the site it left unread', async () => {
     const controller = new AbortController();
     controller.abort();
+    const asked = server.hits('/robots.txt');
     const run = await seedInto([`${o}/`], { signal: controller.signal });
     expect(run.result).toMatchObject({ stoppedEarly: true, urlsFound: 0 });
+    expect(server.hits('/robots.txt')).toBe(asked);
+    expect(run.result.warnings).toEqual([
+      {
+        url: `${o}/robots.txt`,
+        why: 'Not read: the run stopped before this robots.txt answered; the sitemaps it lists are unknown.',
+        skipped: true,
+      },
+    ]);
+  });
+
+  it('names the Sitemap: lines of robots.txt that are not absolute URLs, which it does not read', async () => {
+    const site = await startHttpServer();
+    try {
+      site.route(
+        '/robots.txt',
+        text('User-agent: *\nDisallow:\n\nSitemap: /sitemap-main.xml\nSitemap: sitemap-news.xml\n'),
+      );
+      const run = await seedInto([`${site.origin}/`]);
+      expect(site.hits('/sitemap-main.xml')).toBe(0);
+      expect(run.result).toMatchObject({ sitemapsRead: 0, urlsFound: 0 });
+      expect(run.result.warnings).toEqual([
+        {
+          url: `${site.origin}/robots.txt`,
+          why: 'Its Sitemap: lines 4, 5 are not absolute http(s) URLs, which sitemaps.org asks for: no crawler can use them, and they are not read.',
+        },
+      ]);
+    } finally {
+      await site.close();
+    }
   });
 
   it('counts no file the abort cut short as read, wherever the abort found it, and names each in a warning', async () => {
