@@ -473,6 +473,14 @@ export class SitemapParser {
       this.#finished++;
       this.#appendText(text);
     });
+    // Ignored, but each ends a piece of the file all the same: a run of many short comments is
+    // no one long one.
+    sax.on('comment', () => {
+      this.#finished++;
+    });
+    sax.on('processinginstruction', () => {
+      this.#finished++;
+    });
     this.#sax = sax;
   }
 

@@ -367,6 +367,22 @@ describe('SitemapParser on long tags and texts', () => {
     expect(comment.error).toMatch(/^Refused: more than 8 Mi/);
   });
 
+  it('reads past 9 Mi characters of short comments and processing instructions: each is a piece of its own', () => {
+    for (const filler of ['<!--x-->', '<?pi x?>']) {
+      const many = parseStream(
+        `<urlset><url><loc>${O}/first</loc></url>`,
+        () => filler,
+        9 * 2 ** 20,
+        `<url><loc>${O}/after</loc></url></urlset>`,
+      );
+      expect(many.error, filler).toBeUndefined();
+      expect(many.entries, filler).toEqual([
+        { kind: 'url', loc: `${O}/first` },
+        { kind: 'url', loc: `${O}/after` },
+      ]);
+    }
+  });
+
   it('reads a feed whose article text is megabytes long, and what follows it', () => {
     const feed = parseStream(
       `<rss><channel><item><link>${O}/a</link><description>`,
