@@ -79,19 +79,23 @@ export async function discoverSitemaps(
       continue;
     }
     for (const source of siteSources(policy, tryCommonPaths)) mergeSource(sources, source);
-    const unusable = unusableSitemapLines(policy.robots);
-    if (unusable.length > 0 && !warnings.some((warning) => warning.url === policy.robotsTxtUrl)) {
-      const lines =
-        unusable.length === 1
-          ? `Its Sitemap: line ${unusable[0]} is not an absolute http(s) URL`
-          : `Its Sitemap: lines ${unusable.join(', ')} are not absolute http(s) URLs`;
-      warnings.push({
-        url: policy.robotsTxtUrl,
-        why: `${lines}, which sitemaps.org asks for: no crawler can use ${unusable.length === 1 ? 'it' : 'them'}, and ${unusable.length === 1 ? 'it is' : 'they are'} not read.`,
-      });
+    const why = unusableSitemapWarning(policy);
+    if (why !== undefined && !warnings.some((warning) => warning.url === policy.robotsTxtUrl)) {
+      warnings.push({ url: policy.robotsTxtUrl, why });
     }
   }
   return { sources: [...sources.values()], unreachable, warnings, unread: [] };
+}
+
+/** What a run warns of a robots.txt whose `Sitemap:` lines include some no crawler can use; undefined for none. */
+export function unusableSitemapWarning(policy: OriginPolicy): string | undefined {
+  const unusable = unusableSitemapLines(policy.robots);
+  if (unusable.length === 0) return undefined;
+  const one = unusable.length === 1;
+  const lines = one
+    ? `Its Sitemap: line ${unusable[0]} is not an absolute http(s) URL`
+    : `Its Sitemap: lines ${unusable.join(', ')} are not absolute http(s) URLs`;
+  return `${lines}, which sitemaps.org asks for: no crawler can use ${one ? 'it' : 'them'}, and ${one ? 'it is' : 'they are'} not read.`;
 }
 
 /**

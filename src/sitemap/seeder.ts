@@ -18,7 +18,13 @@ import {
 import { HTTP_URL_START, hrefWithoutFragment, urlOrNull } from '../robots/index.js';
 import type { OriginPolicy, RobotsCheck, RobotsStore } from '../store/index.js';
 import { ABORTED, untilAborted } from './abort.js';
-import { discoverSitemaps, listedSitemaps, type SitemapSource, siteSources } from './discover.js';
+import {
+  discoverSitemaps,
+  listedSitemaps,
+  type SitemapSource,
+  siteSources,
+  unusableSitemapWarning,
+} from './discover.js';
 import {
   downloadSitemap,
   type SharedByteBudget,
@@ -619,6 +625,8 @@ class SeedRun {
           this.#elapsedMs() / 1000,
         )} s into it, and the site was read then.`,
       );
+      const unusable = unusableSitemapWarning(answered);
+      if (unusable !== undefined) this.#warning({ url: answered.robotsTxtUrl }, unusable);
       for (const source of siteSources(answered, this.#tryCommonPaths)) this.#pushSource(source);
     } finally {
       this.#waiting--;

@@ -194,7 +194,11 @@ describe('a site whose robots.txt is unreachable', () => {
 
   it('is asked again when the store plans its next attempt, and read once robots.txt answers', async () => {
     const site = await server(null);
-    recovering(site, 2, `User-agent: *\nDisallow: /private/\nSitemap: ${site.origin}/sm.xml\n`);
+    recovering(
+      site,
+      2,
+      `User-agent: *\nDisallow: /private/\nSitemap: ${site.origin}/sm.xml\nSitemap: /relative.xml\n`,
+    );
     site.route('/sm.xml', serveBody(urlset([`${site.origin}/a`, `${site.origin}/private/b`])));
     const other = await server('User-agent: *\nAllow: /\n');
     other.route('/sm.xml', serveBody(urlset([`${other.origin}/c`])));
@@ -214,6 +218,11 @@ describe('a site whose robots.txt is unreachable', () => {
       {
         url: `${site.origin}/robots.txt`,
         why: expect.stringMatching(/^Unreachable \(503\) when the run began; answered \(200\) \d+ s into it/),
+      },
+      {
+        // As for a site that answered at once: a line no crawler can use is named.
+        url: `${site.origin}/robots.txt`,
+        why: 'Its Sitemap: line 4 is not an absolute http(s) URL, which sitemaps.org asks for: no crawler can use it, and it is not read.',
       },
     ]);
   });
