@@ -14,7 +14,7 @@ import type {
   SitemapProblem,
   SitemapSeedResult,
 } from '../sitemap/index.js';
-import { listedSitemaps, SitemapSeeder, unusableSitemapLines } from '../sitemap/index.js';
+import { listedSitemaps, SitemapSeeder, unusableLinesText, unusableSitemapLines } from '../sitemap/index.js';
 import type { OriginPolicy, RobotsCheck, RobotsStore } from '../store/index.js';
 import { statusText } from './source.js';
 
@@ -265,21 +265,12 @@ export async function readSitemaps(site: string, options: ReadSitemapsOptions): 
 export function noSitemapBecause(robots: RobotsTxt): string | null {
   if (robots.looksLikeHtml) return 'is an HTML page, not a robots.txt: no Sitemap: line is read from it';
   const unusable = unusableSitemapLines(robots);
-  if (unusable.length > 0) return noUsableSitemap(unusable);
+  if (unusable.length > 0) return `declares no sitemap a crawler can use: its ${unusableLinesText(unusable)}`;
   if (robots.lints.some((lint) => lint.code === 'empty-file'))
     return 'holds no directive at all (it is empty, or only comments): it declares no sitemap';
   if (robots.lints.some((lint) => lint.code === 'file-too-large'))
     return 'declares no sitemap in the part crawlers read: the file is larger, and the rest is ignored';
   return null;
-}
-
-/** What robots.txt declares when its only `Sitemap:` lines are the `unusable` ones (see unusableSitemapLines). */
-function noUsableSitemap(unusable: readonly number[]): string {
-  const lines =
-    unusable.length === 1
-      ? `line ${unusable[0]} is not an absolute http(s) URL`
-      : `lines ${unusable.join(', ')} are not absolute http(s) URLs`;
-  return `declares no sitemap a crawler can use: its Sitemap: ${lines}`;
 }
 
 /**

@@ -1,6 +1,6 @@
 /** The text output of `sitemaps`. */
 import { productTokenOf } from '../robots/index.js';
-import { SITEMAP_DEFAULTS } from '../sitemap/index.js';
+import { SITEMAP_DEFAULTS, unusableLinesText } from '../sitemap/index.js';
 import { sameOriginPath } from './audit-render.js';
 import { closingNote, statusWithoutHttp } from './render.js';
 import { noSitemapBecause } from './sitemap-tally.js';
@@ -52,11 +52,10 @@ function headBlock(report: SitemapsReport, style: Style): string[] {
   }
   const unusable = report.unusableSitemapLines;
   if (unusable.length > 0) {
-    const which =
-      unusable.length === 1
-        ? `Sitemap: line ${unusable[0]} is not an absolute http(s) URL, so no crawler can use it`
-        : `Sitemap: lines ${unusable.join(', ')} are not absolute http(s) URLs, so no crawler can use them`;
-    lines.push(`  ${style.yellow(`robots.txt ${which}: not read`)}`);
+    const them = unusable.length === 1 ? 'it' : 'them';
+    lines.push(
+      `  ${style.yellow(`robots.txt ${unusableLinesText(unusable)}, so no crawler can use ${them}: not read`)}`,
+    );
   }
   lines.push(
     `  ${counted(result.sitemapsRead, 'sitemap')} read, ${result.sitemapsFailed} failed, ${result.sitemapsSkipped} skipped`,

@@ -92,10 +92,14 @@ export function unusableSitemapWarning(policy: OriginPolicy): string | undefined
   const unusable = unusableSitemapLines(policy.robots);
   if (unusable.length === 0) return undefined;
   const one = unusable.length === 1;
-  const lines = one
-    ? `Its Sitemap: line ${unusable[0]} is not an absolute http(s) URL`
-    : `Its Sitemap: lines ${unusable.join(', ')} are not absolute http(s) URLs`;
-  return `${lines}, which sitemaps.org asks for: no crawler can use ${one ? 'it' : 'them'}, and ${one ? 'it is' : 'they are'} not read.`;
+  return `Its ${unusableLinesText(unusable)}, which sitemaps.org asks for: no crawler can use ${one ? 'it' : 'them'}, and ${one ? 'it is' : 'they are'} not read.`;
+}
+
+/** `Sitemap: line 4 is not an absolute http(s) URL`, or the same of several lines (see unusableSitemapLines). */
+export function unusableLinesText(unusable: readonly number[]): string {
+  return unusable.length === 1
+    ? `Sitemap: line ${unusable[0]} is not an absolute http(s) URL`
+    : `Sitemap: lines ${unusable.join(', ')} are not absolute http(s) URLs`;
 }
 
 /**

@@ -2,7 +2,12 @@
  * Sitemap-seeded crawls: discovery from the `Sitemap:` lines of robots.txt, streaming parse of
  * every sitemap format, limits, filters, and a robots.txt check of each URL before it is enqueued.
  */
-export { COMMON_SITEMAP_PATHS, listedSitemaps, unusableSitemapLines } from './discover.js';
+export {
+  COMMON_SITEMAP_PATHS,
+  listedSitemaps,
+  unusableLinesText,
+  unusableSitemapLines,
+} from './discover.js';
 export { compilePatterns, globToRegExp, parseLastmod } from './filter.js';
 export {
   SITEMAP_DEFAULTS,

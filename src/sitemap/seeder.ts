@@ -267,6 +267,10 @@ interface SitemapTask {
   rechecked?: boolean;
 }
 
+/** The warning for a site whose robots.txt a stop left unanswered. */
+const ROBOTS_TXT_UNREAD =
+  'Not read: the run stopped before this robots.txt answered; the sitemaps it lists are unknown.';
+
 /** The state of one `seed()` call. */
 class SeedRun {
   readonly #result: SitemapSeedResult = {
@@ -429,13 +433,7 @@ class SeedRun {
       for (const { url, why } of warnings) this.#warning({ url }, why);
       for (const url of unread) {
         this.#leftUnread = true;
-        this.#warning(
-          { url },
-          'Not read: the run stopped before this robots.txt answered; the sitemaps it lists are unknown.',
-          {
-            skipped: true,
-          },
-        );
+        this.#warning({ url }, ROBOTS_TXT_UNREAD, { skipped: true });
       }
       for (const source of sources) this.#pushSource(source);
       this.#discovered = !this.#stopped;
