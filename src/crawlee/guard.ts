@@ -18,6 +18,7 @@ import {
   outsideRequestHandlers,
   type RobotsCheck,
   RobotsStore,
+  unansweredCheck,
 } from '../store/index.js';
 import { DetectionStopped, guardPlainHttpRuns, isAdaptive, PlainRunEnded, plainRunOf } from './adaptive.js';
 import { CrawlDelayPacer, formatWait, pacerOf, waitFor } from './crawl-delay.js';
@@ -688,12 +689,13 @@ export class RobotsGuard implements HopChecker {
   ): Promise<HopVerdict> {
     const store = await this.#storeFor();
     // A robots.txt that takes long to answer (a silent server: the store's fetch timeout is as long
-    // as Crawlee's navigation timeout) would fail the request as a navigation timeout. A request
-    // that can wait leaves half its navigation time for the rest; past that, it waits aside until
-    // the fetch settles (sooner, the page that redirects would be fetched again for each wait),
-    // and is decided then. The time limit only guards against a store that never answers.
+    // as Crawlee's navigation timeout) would fail the request as a navigation timeout. A hop waits
+    // for it up to half its navigation time, leaving the rest for the page. Past that, a request
+    // that can wait waits aside until the fetch settles (sooner, the page that redirects would be
+    // fetched again for each wait), and is decided then; a frame or a navigation a page starts
+    // cannot, and is stopped as for an unreachable robots.txt, so that its page still loads.
     const navigationMs = crawler.navigationTimeoutMillis;
-    const waitMs = deferrable && navigationMs !== undefined ? navigationMs / 2 : Number.POSITIVE_INFINITY;
+    const waitMs = navigationMs !== undefined ? navigationMs / 2 : Number.POSITIVE_INFINITY;
     const pending = store.check(url, this.productToken);
     let check: RobotsCheck | undefined;
     try {
@@ -701,6 +703,14 @@ export class RobotsGuard implements HopChecker {
     } catch (error) {
       if (notHttp(error)) return 'allow'; // data:, about:blank: robots.txt does not apply
       throw error;
+    }
+    if (check === undefined && !deferrable) {
+      const seconds = Math.round(waitMs / 100) / 10;
+      check = unansweredCheck(
+        url,
+        this.productToken,
+        `robots.txt had not answered after ${seconds} s, half the navigation timeout, which is as long as a frame or a navigation a page starts waits for it: unreachable for it, everything disallowed (RFC 9309 2.3.1.4).`,
+      );
     }
     if (check === undefined) {
       const wake = pending.then(

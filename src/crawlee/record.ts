@@ -12,7 +12,8 @@ export type RobotsDropStage = 'enqueue' | 'dequeue' | 'redirect' | 'navigation' 
 
 /**
  * Why: `disallowed` (a rule of robots.txt), `robots-unreachable` (robots.txt stayed unreachable
- * past `unreachable.giveUpAfterMs`; crawl it again later), `crawl-delay-over-max` (the origin asks
+ * past `unreachable.giveUpAfterMs`, or was unreachable or still silent for a navigation that cannot
+ * wait, such as an iframe; crawl it again later), `crawl-delay-over-max` (the origin asks
  * for a longer delay than `crawlDelay.maxSeconds` and `overMax` is `skip`).
  */
 export type RobotsDropReason = 'disallowed' | 'robots-unreachable' | 'crawl-delay-over-max';

@@ -1,4 +1,4 @@
-import type { RobotsFetchStatus, RobotsPolicyKind } from '../fetch/index.js';
+import { originOf, type RobotsFetchStatus, type RobotsPolicyKind } from '../fetch/index.js';
 import { explainAfterOrigin, RobotsTxt, type Verdict, type VerdictReason } from '../robots/index.js';
 import type { PolicyEntry } from './entry.js';
 
@@ -102,5 +102,36 @@ export function checkPolicy(
     why: policy.why,
     ageMs,
     servedFromStaleCopy: policy.servedFromStaleCopy,
+  };
+}
+
+/**
+ * The answer for a URL whose robots.txt has not answered yet, for a caller that cannot wait
+ * longer (a frame that holds its page's load): robots.txt is then as good as unreachable, and
+ * RFC 9309 2.3.1.4 reads that as a complete disallow (`/robots.txt` itself stays allowed). `why`
+ * says how long it waited and why no longer. The store's fetch goes on; its answer decides
+ * every later check.
+ * @throws NotHttpUrlError for a URL robots.txt does not apply to, as {@link RobotsStore.check}.
+ */
+export function unansweredCheck(url: string | URL, agent: string, why: string): RobotsCheck {
+  const origin = originOf(url);
+  const verdict = explainAfterOrigin(NO_FILE, url, -1, agent, DECISIVE_ONLY);
+  const robotsTxt = verdict.reason === 'robots-txt-always-allowed';
+  return {
+    allowed: robotsTxt,
+    reason: robotsTxt ? verdict.reason : 'disallow-all',
+    productToken: verdict.productToken,
+    path: verdict.path,
+    rule: null,
+    group: verdict.group,
+    candidates: [],
+    url: typeof url === 'string' ? url : url.href,
+    origin,
+    robotsTxtUrl: `${origin}/robots.txt`,
+    policyKind: 'disallow-all',
+    status: 'timeout',
+    why,
+    ageMs: 0,
+    servedFromStaleCopy: false,
   };
 }

@@ -18,7 +18,12 @@ export type {
   RobotsCrawlDelayChange,
   RobotsRuleChange,
 } from './changes.js';
-export type { RobotsCheck, RobotsCheckOptions, RobotsCheckReason } from './check.js';
+export {
+  type RobotsCheck,
+  type RobotsCheckOptions,
+  type RobotsCheckReason,
+  unansweredCheck,
+} from './check.js';
 export { KeyValueStoreBackend, type KeyValueStoreBackendOptions } from './key-value-store-backend.js';
 export { MemoryBackend, type MemoryBackendOptions } from './memory-backend.js';
 export { outsideRequestHandlers } from './outside-handlers.js';

@@ -537,6 +537,41 @@ describe('PlaywrightCrawler with RobotsGuard: frames of another site (Debian Chr
   });
 });
 
+describe('PlaywrightCrawler with RobotsGuard: an iframe whose robots.txt does not answer (Debian Chromium)', () => {
+  it('stops it after half the navigation timeout, as unreachable, so that its page loads', async () => {
+    const { main, silent } = env.site;
+    main.route('/embeds-silent', page('embeds silent', [], `<iframe src="${silent.origin}/s1"></iframe>`));
+    const config = freshConfiguration();
+    const titles: string[] = [];
+    const crawler = new PlaywrightCrawler(
+      {
+        launchContext: CHROMIUM,
+        maxRequestRetries: 0,
+        navigationTimeoutSecs: 4,
+        async requestHandler({ page: browserPage }) {
+          titles.push(await browserPage.title());
+        },
+      },
+      config,
+    );
+    // Longer than the navigation timeout: a frame waiting for it would hold its page's load past it.
+    const store = new RobotsStore({ userAgent: USER_AGENT, fetchTimeoutMs: 8000 });
+    new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store }).attach(crawler);
+    const stats = await crawler.run([`${main.origin}/embeds-silent`]).finally(() => store.close());
+
+    expect(stats.requestsFailed).toBe(0);
+    expect(titles).toEqual(['embeds silent']);
+    expect(pagesHit(silent)).toEqual([]);
+    const records = await datasetItems<RobotsDroppedRecord>(config);
+    expect(records.map((r) => [r.url, r.stage, r.reason, r.requestUrl, r.robotsStatus])).toEqual([
+      [`${silent.origin}/s1`, 'navigation', 'robots-unreachable', `${main.origin}/embeds-silent`, 'timeout'],
+    ]);
+    expect(records[0].robotsWhy).toMatch(
+      /^robots\.txt had not answered after 2 s, half the navigation timeout/,
+    );
+  }, 60_000);
+});
+
 describe('PlaywrightCrawler with RobotsGuard: popups (Debian Chromium)', () => {
   it('stops popup navigations in the browser and enqueues their URLs as requests of their own', async () => {
     const { main } = env.site;
