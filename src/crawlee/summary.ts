@@ -200,7 +200,19 @@ export class RunTally {
   }
 }
 
-/** The summary as one log block: a header line and one line per origin. */
+/** Origins a logged summary lists at most: a broad crawl meets tens of thousands. */
+export const LOGGED_ORIGINS = 20;
+
+/** URLs of an origin the guard did not simply let through (given-up ones count in `dropped`). */
+function notable(origin: RobotsOriginSummary): number {
+  return origin.dropped + origin.deferred;
+}
+
+/**
+ * The summary as one log block: a header line and one line per origin, for at most
+ * LOGGED_ORIGINS origins; past that, those with the most URLs dropped or deferred, and a line
+ * that counts the rest.
+ */
 export function formatSummary(summary: RobotsRunSummary): string {
   const { totals } = summary;
   const lines = [
@@ -211,7 +223,12 @@ export function formatSummary(summary: RobotsRunSummary): string {
         : '') +
       `${summary.origins.length} origins`,
   ];
-  for (const origin of summary.origins) {
+  let listed = summary.origins;
+  if (listed.length > LOGGED_ORIGINS) {
+    // Stable: origins with as many keep their order, by name.
+    listed = [...listed].sort((a, b) => notable(b) - notable(a)).slice(0, LOGGED_ORIGINS);
+  }
+  for (const origin of listed) {
     const age = origin.robotsAgeMs === null ? '' : `, age ${Math.round(origin.robotsAgeMs / 1000)} s`;
     const delay = origin.crawlDelaySeconds === undefined ? '' : `, crawl-delay ${origin.crawlDelaySeconds} s`;
     const rules = origin.topRules.map(
@@ -222,6 +239,14 @@ export function formatSummary(summary: RobotsRunSummary): string {
         `${origin.allowed} allowed, ${origin.dropped} dropped, ${origin.deferred} deferred, ${origin.givenUp} given up` +
         (origin.hopsFollowed > 0 ? `, ${origin.hopsFollowed} followed in from other origins` : '') +
         (rules.length > 0 ? `; top rules: ${rules.join('; ')}` : ''),
+    );
+  }
+  const rest = summary.origins.length - listed.length;
+  if (rest > 0) {
+    const restNotable =
+      summary.origins.filter((o) => notable(o) > 0).length - listed.filter((o) => notable(o) > 0).length;
+    lines.push(
+      `  ... and ${rest} more origins, ${restNotable} of them with URLs dropped or deferred (guard.summary() lists every origin)`,
     );
   }
   return lines.join('\n');
