@@ -123,12 +123,17 @@ export class KeyValueStoreBackend implements RobotsStoreBackend {
     }
     // Node decodes any text as base64, skipping what is not: a body written by something else
     // would become a few octets of junk, read as a file without rules.
-    const badBody = typeof value.body === 'string' && !BASE64.test(value.body);
+    const badBody = typeof value.body === 'string' && !isBase64(value.body);
     const body =
       typeof value.body === 'string' && !badBody ? new Uint8Array(Buffer.from(value.body, 'base64')) : null;
+    // A value larger than any this store writes was not written by it (an edit by hand, another
+    // program): it is not kept in memory, nor copied into every check that reads its fields.
+    const octets = (body?.byteLength ?? 0) + Buffer.byteLength(JSON.stringify(value.record) ?? '');
     const problem = badBody
       ? 'its body is not base64'
-      : (recordProblem(value.record, origin, body) ?? (retained ? undefined : 'it has no retention time'));
+      : octets > scope.maxRecordBytes
+        ? `it holds ${octets} octets, more than a record of this store takes (${scope.maxRecordBytes})`
+        : (recordProblem(value.record, origin, body) ?? (retained ? undefined : 'it has no retention time'));
     if (problem !== undefined) {
       scope.ignored(origin, problem);
       // Without a retention time it would stay forever: it is deleted now.
@@ -266,5 +271,23 @@ async function readValue(store: KeyValueStore, key: string): Promise<unknown> {
 /** What Crawlee's file storage says of a listed value whose file is gone. */
 const VANISHED = /^Could not find file at /;
 
-/** Base64 as `Buffer.toString('base64')` writes it: padded, no blanks, no other characters. */
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+/**
+ * Whether `text` is base64 as `Buffer.toString('base64')` writes it: padded, no blanks, no
+ * other characters. A loop, not a regular expression: a repeated group of one ran out of stack
+ * on the body of a 4.5 MB robots.txt.
+ */
+function isBase64(text: string): boolean {
+  if (text.length % 4 !== 0) return false;
+  let end = text.length;
+  if (text.endsWith('==')) end -= 2;
+  else if (text.endsWith('=')) end -= 1;
+  for (let i = 0; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 128 || BASE64_ALPHABET[c] === 0) return false;
+  }
+  return true;
+}
+
+const BASE64_ALPHABET = new Uint8Array(128);
+for (const c of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/')
+  BASE64_ALPHABET[c.charCodeAt(0)] = 1;

@@ -296,6 +296,64 @@ describe('KeyValueStoreBackend', () => {
     await store.close();
   });
 
+  it('reuses the record of a robots.txt of several megabytes that it saved itself', async () => {
+    const now = Date.UTC(2026, 0, 1);
+    const big = await startHttpServer({
+      '/robots.txt': text(`User-agent: *\nDisallow: /private\n${'# a comment line\n'.repeat(300_000)}`),
+    });
+    try {
+      const open = () => {
+        const storageClient = new MemoryStorage({ localDataDirectory: dir, persistStorage: true });
+        const config = new Configuration({ storageClient, persistStorage: true });
+        const { log, warnings } = captureLog();
+        const backend = new KeyValueStoreBackend({ config, clock: () => now });
+        return {
+          store: new RobotsStore({ userAgent: 'ExampleBot/1.0', backend, maxBytes: 8_000_000, log }),
+          warnings,
+        };
+      };
+      const first = open();
+      await first.store.resolve(big.origin);
+      await first.store.close();
+
+      const second = open();
+      expect(await second.store.check(`${big.origin}/private/a`)).toMatchObject({
+        allowed: false,
+        status: 200,
+      });
+      expect(second.warnings()).toEqual([]);
+      expect(second.store.stats()).toMatchObject({ fetches: 0, backendHits: 1 });
+      expect(big.hits('/robots.txt')).toBe(1);
+      await second.store.close();
+    } finally {
+      await big.close();
+    }
+  });
+
+  it('ignores a value larger than any record of this store writes, and fetches', async () => {
+    const now = Date.UTC(2026, 0, 1);
+    const first = crawlerStore(() => now);
+    await first.store.resolve(site.origin);
+    await first.store.close();
+    const kvs = await KeyValueStore.open('robots-policies', { config: first.config });
+    const saved = (await rawValue(first.config, site.origin)) as { record: Record<string, unknown> };
+    const why = 'x'.repeat(2_000_000);
+    await kvs.setValue(keyOf(site.origin, SCOPE.client), { ...saved, record: { ...saved.record, why } });
+
+    const { store, warnings } = crawlerStore(() => now);
+    const check = await store.check(`${site.origin}/private/a`);
+    expect(check).toMatchObject({ allowed: false, status: 200 });
+    expect(check.why.length).toBeLessThan(200);
+    expect(warnings()).toHaveLength(1);
+    expect(warnings()[0]).toMatch(
+      new RegExp(
+        `^The key-value-store backend's record of ${site.origin} is ignored: it holds 20\\d{5} octets, more than a record of this store takes \\(\\d+\\)\\. robots\\.txt is fetched again and the record replaced\\.$`,
+      ),
+    );
+    expect(site.hits('/robots.txt')).toBe(2);
+    await store.close();
+  });
+
   it('ignores a value cut short while the crawl runs, replaces it, and keeps using the backend for other origins', async () => {
     const now = Date.UTC(2026, 0, 1);
     const other = await startHttpServer({ '/robots.txt': text('User-agent: *\nDisallow: /other\n') });
