@@ -196,6 +196,14 @@ function escapeAt(out: Uint8Array, at: number, byte: number): number {
  */
 const NORMAL_PATH_RUN =
   /(?:[A-Za-z0-9\-._~!&'()+,/:;=?@[\]]|%(?!27|2D|2E|3[0-9]|4[1-9A-F]|5[0-9A]|5F|6[1-9A-F]|7[0-9A]|7E)[0-9A-F]{2})+/y;
+/**
+ * The same, a stretch at most 65,536 long, for a path whose runs could be longer than the
+ * engine's stack holds (a run of escapes of 20 million units threw a RangeError). Not used
+ * for the rest: a counted loop made ordinary paths 30% slower.
+ */
+const BOUNDED_PATH_RUN = new RegExp(NORMAL_PATH_RUN.source.replace(/\+$/, '{1,65536}'), 'y');
+/** Paths longer than this are read with BOUNDED_PATH_RUN. */
+const UNBOUNDED_RUN_MAX = 1_000_000;
 
 /**
  * Normalises a URL path (with its query) for matching. Stretches already in normal form are
@@ -212,10 +220,11 @@ export function normalizePath(path: string): string {
   const parts: string[] = [];
   let o = 0;
   let at = 0;
+  const runs = n > UNBOUNDED_RUN_MAX ? BOUNDED_PATH_RUN : NORMAL_PATH_RUN;
   while (at < n) {
-    NORMAL_PATH_RUN.lastIndex = at;
-    if (startsRun(path, at) && NORMAL_PATH_RUN.test(path)) {
-      const end = NORMAL_PATH_RUN.lastIndex;
+    runs.lastIndex = at;
+    if (startsRun(path, at) && runs.test(path)) {
+      const end = runs.lastIndex;
       if (end - at >= LONG_RUN) {
         if (o > 0) parts.push(bufferText(o));
         o = 0;

@@ -112,6 +112,17 @@ describe('normalizePath agrees with the reference', () => {
       }
     }
   });
+  it('on paths of millions of units, the runs in normal form read in bounded stretches', () => {
+    // Over UNBOUNDED_RUN_MAX units: runs of 65,536 at most, which must join up unchanged.
+    for (const run of ['a%2F', '%C3%A9b', 'x']) {
+      const path = `/${run.repeat(Math.ceil(1_100_000 / run.length))}%7e${run.repeat(70_000)}é`;
+      expect(normalizePath(path)).toBe(referenceNormalizePath(path));
+    }
+  });
+  it('on a path of 20 million units in normal form, without running out of stack', () => {
+    const path = `/${'a%2F'.repeat(5_000_000)}`;
+    expect(normalizePath(path)).toBe(path);
+  });
   it('keeps whole an escape written at the end of the buffer, before a long stretch', () => {
     // The buffer is shared and only grows: in a process of its own it holds 4,096 units (49,152
     // octets), which runs of 255 `a` and one `|` each fill to within a few octets of its end.
