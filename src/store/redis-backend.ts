@@ -468,7 +468,9 @@ export class RedisBackend implements RobotsStoreBackend {
     this.#connecting = this.#redis
       .connect()
       .catch((error: Error) => {
-        this.#lastError = error;
+        // After the server's own refusal (WRONGPASS, NOAUTH), told as an event, ioredis rejects
+        // with "Connection is closed.", which would hide why.
+        if (!(this.#lastError instanceof ReplyError)) this.#lastError = error;
       })
       .finally(() => {
         this.#connecting = undefined;
@@ -520,8 +522,13 @@ export class RedisBackend implements RobotsStoreBackend {
       // Re-read: the status changed while we waited (TypeScript still has it narrowed).
       if ((this.#redis.status as string) === 'ready') return;
     }
+    const last = this.#lastError;
+    const refused = last instanceof ReplyError && /^(?:WRONGPASS|NOAUTH)\b/.test(last?.message ?? '');
     throw new Error(
-      `Redis is not connected (${this.#redis.status}${this.#lastError ? `: ${this.#lastError.message}` : ''}).`,
+      `Redis is not connected (${this.#redis.status}${last ? `: ${last.message}` : ''}).` +
+        (refused
+          ? ' Give the user and password the server expects in the url (redis://user:password@host:port), or a client of your own as `redis`.'
+          : ''),
     );
   }
 

@@ -644,6 +644,27 @@ describe('RedisBackend', () => {
     }
   });
 
+  it('says that Redis refused its password, not only that the connection closed', async () => {
+    const keyPrefix = prefix();
+    const [site] = await sites(1);
+    const user = `tester-${process.pid}`;
+    await client.call('ACL', 'SETUSER', user, 'on', '>secret', '~*', '+@all');
+    const { log, warnings } = captureLog();
+    const url = `redis://${user}:wrong@127.0.0.1:${redis.port}`;
+    const robots = store(keyPrefix, { log }, url);
+    try {
+      expect((await robots.check(`${site.origin}/private-0`)).allowed).toBe(false);
+      expect(robots.stats()).toMatchObject({ fetches: 1, backendHits: 0 });
+      const told = warnings().join('\n');
+      expect(told).toContain('WRONGPASS');
+      expect(told).toContain('Give the user and password the server expects in the url');
+      expect(told).not.toContain('Connection is closed');
+    } finally {
+      await Promise.all([robots.close(), site.close()]);
+      await client.call('ACL', 'DELUSER', user);
+    }
+  });
+
   it('starts with Redis down: resolves locally without hanging', async () => {
     const own = await startRedis();
     await own.kill();
