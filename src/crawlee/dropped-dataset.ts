@@ -3,6 +3,9 @@ import { outsideRequestHandlers } from '../store/index.js';
 import { RecentKeys } from './recent-keys.js';
 import type { RobotsDroppedRecord } from './record.js';
 
+/** URLs of a batch that could not be written, named in the error logged. */
+const UNWRITTEN_URLS_LOGGED = 20;
+
 /**
  * The named Dataset of dropped URLs. Records are written in batches, off the crawler's hot path:
  * a record is queued at once and written with the others of the same tick; `flush()` waits for
@@ -18,6 +21,8 @@ export class DroppedDataset {
   /** Records handed to the Dataset and not yet written. */
   #inFlight = 0;
   #scheduled = false;
+  /** Records that could not be written (the storage failed): their URLs were logged. */
+  #unwritten = 0;
   /**
    * The URLs recorded here that may be dropped again with no record (the guard's keys): the last
    * `keptUrls` of them. Each storage gets its own record of a URL.
@@ -89,6 +94,11 @@ export class DroppedDataset {
     });
   }
 
+  /** Records that could not be written, as the storage failed (each failure is logged with its URLs). */
+  get unwritten(): number {
+    return this.#unwritten;
+  }
+
   /** Resolves when every queued record is written. */
   async flush(): Promise<void> {
     this.#writeBuffer();
@@ -116,9 +126,13 @@ export class DroppedDataset {
           const dataset = await this.open();
           await dataset.pushData(batch);
         } catch (error) {
+          // The URLs were not fetched all the same: the log keeps what the Dataset could not.
+          this.#unwritten += batch.length;
+          const shown = batch.slice(0, UNWRITTEN_URLS_LOGGED).map((record) => record.url);
+          const more = batch.length - shown.length;
           this.#log.exception(
             error as Error,
-            `Writing ${batch.length} records to Dataset ${this.#name} failed`,
+            `Writing ${batch.length} records to Dataset ${this.#name} failed; these dropped URLs have no record: ${shown.join(' ')}${more > 0 ? ` and ${more} more` : ''}`,
           );
         } finally {
           this.#inFlight -= batch.length;

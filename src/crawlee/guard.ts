@@ -535,10 +535,13 @@ export class RobotsGuard implements HopChecker {
    */
   summary(): RobotsRunSummary {
     // A store the user closed has no policies to show: the counts stand without them.
+    let unrecorded = 0;
+    for (const dataset of this.#datasets.values()) unrecorded += dataset.unwritten;
     return this.#tally.summary(
       this.productToken,
       (origin) => this.#policyOf(`${origin}/`),
       this.#options.clock(),
+      unrecorded,
     );
   }
 

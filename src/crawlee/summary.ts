@@ -26,7 +26,7 @@ export interface RobotsOriginSummary {
   robotsAgeMs: number | null;
   /** Requests let through to the crawler (first attempts; retries are not counted again). */
   allowed: number;
-  /** URLs dropped (records written), given-up ones included. */
+  /** URLs dropped, each with a record (see RobotsRunSummary.unrecorded), given-up ones included. */
   dropped: number;
   /** Requests deferred at least once because robots.txt was unreachable. */
   deferred: number;
@@ -56,6 +56,11 @@ export interface RobotsRunSummary {
   productToken: string;
   origins: RobotsOriginSummary[];
   totals: RunCounts;
+  /**
+   * Dropped URLs (counted in `dropped`) whose record could not be written, as the storage of the
+   * Dataset failed (a full disk): each failure is logged as an error, with the URLs.
+   */
+  unrecorded: number;
 }
 
 /** The counts of an origin, which the totals add up. */
@@ -162,6 +167,7 @@ export class RunTally {
     productToken: string,
     policyOf: (origin: string) => OriginPolicy | undefined,
     now: number,
+    unrecorded: number,
   ): RobotsRunSummary {
     const origins: RobotsOriginSummary[] = [];
     const totals = noCounts();
@@ -196,7 +202,7 @@ export class RunTally {
       totals.hopsStopped += tally.hopsStopped;
       totals.hopsFollowed += tally.hopsFollowed;
     }
-    return { productToken, origins, totals };
+    return { productToken, origins, totals, unrecorded };
   }
 }
 
@@ -247,6 +253,11 @@ export function formatSummary(summary: RobotsRunSummary): string {
       summary.origins.filter((o) => notable(o) > 0).length - listed.filter((o) => notable(o) > 0).length;
     lines.push(
       `  ... and ${rest} more origins, ${restNotable} of them with URLs dropped or deferred (guard.summary() lists every origin)`,
+    );
+  }
+  if (summary.unrecorded > 0) {
+    lines.push(
+      `  ${summary.unrecorded} dropped URLs have no record: writing them to the Dataset failed (the errors logged name them)`,
     );
   }
   return lines.join('\n');

@@ -58,7 +58,7 @@ it("keeps no parsed file alive through the patterns of a run's summary", () => {
   // Each file's patterns are held in chunks of up to 64 Ki characters: a pattern sliced from one
   // kept it alive, 64 KiB an origin (2.5 MiB for these). The summary itself is a few hundred bytes an origin.
   expect(kept).toBeLessThan(origins * 16 * 1024);
-  const { origins: summaries } = tally.summary('examplebot', () => undefined, 0);
+  const { origins: summaries } = tally.summary('examplebot', () => undefined, 0, 0);
   expect(summaries).toHaveLength(origins + 1);
   expect(summaries[1].topRules[0]).toMatchObject({
     kind: 'disallow',

@@ -31,6 +31,7 @@ function summaryOf(origins: RobotsOriginSummary[]): RobotsRunSummary {
       hopsStopped: 0,
       hopsFollowed: 0,
     },
+    unrecorded: 0,
   };
 }
 
