@@ -1,5 +1,63 @@
 import { MAX_TIMER_MS } from '../options.js';
 
+/** What CrawlDelayCache knows of an origin. */
+export interface KnownCrawlDelay {
+  /** Seconds asked for; undefined when robots.txt asks for none. */
+  seconds: number | undefined;
+  /** When the policy it was read from expires. */
+  until: number;
+}
+
+/** Below twice this many origins, a CrawlDelayCache is not swept. */
+export const CRAWL_DELAYS_SWEEP_MIN = 4096;
+
+/**
+ * The `Crawl-delay` each origin's robots.txt asks for, as read from its policy, kept until the
+ * policy expires (RFC 9309 2.4: a copy is used at most 24 hours). Expired origins are forgotten
+ * each time the cache doubles: it holds the origins of the last day or so, not every origin a
+ * long-lived guard has met.
+ */
+export class CrawlDelayCache {
+  readonly #known = new Map<string, KnownCrawlDelay>();
+  #paced = 0;
+  #sweptAt = CRAWL_DELAYS_SWEEP_MIN;
+
+  /** How many origins known ask for a delay: with none, no URL needs its origin read for pacing. */
+  get pacedOrigins(): number {
+    return this.#paced;
+  }
+
+  get size(): number {
+    return this.#known.size;
+  }
+
+  get(origin: string): KnownCrawlDelay | undefined {
+    return this.#known.get(origin);
+  }
+
+  /** Remembers the delay of `origin` (undefined: none) until `until`; `now` is the time. */
+  set(origin: string, seconds: number | undefined, until: number, now: number): void {
+    const known = this.#known.get(origin);
+    this.#paced += Number(isDelay(seconds)) - Number(isDelay(known?.seconds));
+    if (known === undefined && this.#known.size >= this.#sweptAt * 2) this.#sweep(now);
+    this.#known.set(origin, { seconds, until });
+  }
+
+  /** Forgets the origins whose policy has expired; their next request reads the delay again. */
+  #sweep(now: number): void {
+    for (const [origin, known] of this.#known) {
+      if (known.until > now) continue;
+      this.#known.delete(origin);
+      if (isDelay(known.seconds)) this.#paced--;
+    }
+    this.#sweptAt = Math.max(CRAWL_DELAYS_SWEEP_MIN, this.#known.size);
+  }
+}
+
+function isDelay(seconds: number | undefined): boolean {
+  return seconds !== undefined && seconds > 0;
+}
+
 /**
  * Crawl-delay pacing per origin. `Crawl-delay` is not part of RFC 9309 (it lists it among the
  * extensions crawlers may read); it asks for a number of seconds between two requests to the

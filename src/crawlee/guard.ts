@@ -21,7 +21,7 @@ import {
   unansweredCheck,
 } from '../store/index.js';
 import { DetectionStopped, guardPlainHttpRuns, isAdaptive, PlainRunEnded, plainRunOf } from './adaptive.js';
-import { CrawlDelayPacer, formatWait, pacerOf, waitFor } from './crawl-delay.js';
+import { CrawlDelayCache, CrawlDelayPacer, formatWait, pacerOf, waitFor } from './crawl-delay.js';
 import {
   aroundEnqueueLinks,
   browserSendsUserAgent,
@@ -171,9 +171,7 @@ export class RobotsGuard implements HopChecker {
   /** The origins whose many requests waiting for a Crawl-delay slot were warned about. */
   readonly #warnedPaced = new Set<string>();
   /** The Crawl-delay of each origin, and until when its policy holds. */
-  readonly #crawlDelays = new Map<string, { seconds: number | undefined; until: number }>();
-  /** How many origins of #crawlDelays ask for a delay: none, and no URL needs its origin read for it. */
-  #pacedOrigins = 0;
+  readonly #crawlDelays = new CrawlDelayCache();
   /**
    * Per request, the origins whose Crawl-delay slot a redirect hop of it has taken while the
    * request waits for it, each with the time the slot ends: the hop uses that slot when the
@@ -1374,7 +1372,7 @@ export class RobotsGuard implements HopChecker {
 
   /** The origin of `url` and the Crawl-delay the guard applies to it, if any. */
   #crawlDelayMsOf(url: string): { origin: string; ms: number } | undefined {
-    if (!this.#options.crawlDelay.enabled || this.#pacedOrigins === 0) return undefined;
+    if (!this.#options.crawlDelay.enabled || this.#crawlDelays.pacedOrigins === 0) return undefined;
     let origin: string;
     try {
       origin = originOf(url);
@@ -1440,8 +1438,7 @@ export class RobotsGuard implements HopChecker {
     const policy = this.#policyOf(check.url);
     if (policy === undefined) return undefined;
     const seconds = policy.robots?.crawlDelay(this.productToken);
-    this.#pacedOrigins += Number(seconds !== undefined && seconds > 0) - Number((known?.seconds ?? 0) > 0);
-    this.#crawlDelays.set(check.origin, { seconds, until: policy.expiresAt });
+    this.#crawlDelays.set(check.origin, seconds, policy.expiresAt, now);
     return seconds;
   }
 

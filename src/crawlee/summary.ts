@@ -69,16 +69,26 @@ type RunCounts = Pick<
   'allowed' | 'dropped' | 'deferred' | 'givenUp' | 'hopsStopped' | 'hopsFollowed'
 >;
 
-/** What the guard counts for an origin while the crawl runs. */
-type OriginTally = RunCounts &
-  Pick<RobotsOriginSummary, 'crawlDelaySeconds'> & {
-    rules: Map<string, RobotsRuleDrops>;
-    /** The robots.txt of the last decision, for when the store no longer holds the origin's policy. */
-    status: RobotsFetchStatus | 'unknown';
-    kind: RobotsPolicyKind | 'unknown';
-    /** When the copy decided by was fetched; NaN before any decision. */
-    copyAt: number;
-  };
+/**
+ * What the guard counts for an origin while the crawl runs: one object of fixed fields an origin,
+ * kept for the guard's life (a broad crawl meets millions of origins).
+ */
+class OriginTally implements RunCounts {
+  allowed = 0;
+  dropped = 0;
+  deferred = 0;
+  givenUp = 0;
+  hopsStopped = 0;
+  hopsFollowed = 0;
+  crawlDelaySeconds: number | undefined = undefined;
+  /** The rules that dropped URLs, by line; made at the first such drop, which most origins never have. */
+  rules: Map<string, RobotsRuleDrops> | null = null;
+  /** The robots.txt of the last decision, for when the store no longer holds the origin's policy. */
+  status: RobotsFetchStatus | 'unknown' = 'unknown';
+  kind: RobotsPolicyKind | 'unknown' = 'unknown';
+  /** When the copy decided by was fetched; NaN before any decision. */
+  copyAt = Number.NaN;
+}
 
 function noCounts(): RunCounts {
   return { allowed: 0, dropped: 0, deferred: 0, givenUp: 0, hopsStopped: 0, hopsFollowed: 0 };
@@ -93,13 +103,7 @@ export class RunTally {
   #of(origin: string): OriginTally {
     let tally = this.#origins.get(origin);
     if (tally === undefined) {
-      tally = {
-        ...noCounts(),
-        rules: new Map(),
-        status: 'unknown',
-        kind: 'unknown',
-        copyAt: Number.NaN,
-      };
+      tally = new OriginTally();
       this.#origins.set(origin, tally);
     }
     return tally;
@@ -138,6 +142,7 @@ export class RunTally {
     if (record.stage === 'redirect' || record.stage === 'navigation') tally.hopsStopped++;
     if (record.rule !== null) {
       const key = `${record.rule.line}`;
+      tally.rules ??= new Map();
       const known = tally.rules.get(key);
       if (known !== undefined) {
         known.drops++;
@@ -190,7 +195,7 @@ export class RunTally {
         hopsStopped: tally.hopsStopped,
         hopsFollowed: tally.hopsFollowed,
         ...(tally.crawlDelaySeconds === undefined ? {} : { crawlDelaySeconds: tally.crawlDelaySeconds }),
-        topRules: [...tally.rules.values()]
+        topRules: [...(tally.rules?.values() ?? [])]
           .sort((a, b) => b.drops - a.drops || a.line - b.line)
           .slice(0, TOP_RULES)
           .map((rule) => ({ ...rule })),

@@ -3,7 +3,12 @@ import { createConnection, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CheerioCrawler, Configuration, HttpCrawler, LogLevel, log } from 'crawlee';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { formatWait, waitFor } from '../../src/crawlee/crawl-delay.js';
+import {
+  CRAWL_DELAYS_SWEEP_MIN,
+  CrawlDelayCache,
+  formatWait,
+  waitFor,
+} from '../../src/crawlee/crawl-delay.js';
 import { RobotsGuard } from '../../src/crawlee/index.js';
 import { MAX_TIMER_MS } from '../../src/options.js';
 import { RobotsStore } from '../../src/store/index.js';
@@ -37,6 +42,38 @@ describe('waitFor', () => {
     expect(done).toBe(false);
     await vi.advanceTimersByTimeAsync(1000);
     expect(done).toBe(true);
+  });
+});
+
+describe('CrawlDelayCache', () => {
+  it('counts the origins that ask for a delay as their robots.txt changes', () => {
+    const cache = new CrawlDelayCache();
+    cache.set('https://a.example', 2, 1000, 0);
+    cache.set('https://b.example', undefined, 1000, 0);
+    cache.set('https://c.example', 0, 1000, 0);
+    expect(cache.pacedOrigins).toBe(1);
+    cache.set('https://b.example', 5, 2000, 10);
+    cache.set('https://a.example', undefined, 2000, 10);
+    expect(cache.pacedOrigins).toBe(1);
+    expect(cache.get('https://b.example')).toEqual({ seconds: 5, until: 2000 });
+  });
+
+  it('forgets the origins whose policy expired as it doubles, and only those', () => {
+    const cache = new CrawlDelayCache();
+    const count = CRAWL_DELAYS_SWEEP_MIN * 2;
+    // Half expire at 100, half hold to 10,000; every fourth asks for a delay.
+    for (let i = 0; i < count; i++)
+      cache.set(`https://s${i}.example`, i % 4 === 0 ? 1 : undefined, i % 2 ? 10_000 : 100, 0);
+    expect([cache.size, cache.pacedOrigins]).toEqual([count, count / 4]);
+    cache.set('https://new.example', 3, 10_000, 200);
+    expect(cache.size).toBe(count / 2 + 1);
+    // The origins with a delay all expired (even numbers): only the new one is left.
+    expect(cache.pacedOrigins).toBe(1);
+    expect(cache.get('https://s0.example')).toBeUndefined();
+    expect(cache.get('https://s1.example')).toEqual({ seconds: undefined, until: 10_000 });
+    // Known origins are updated in place, with no sweep.
+    cache.set('https://s1.example', 2, 20_000, 20_000);
+    expect([cache.size, cache.pacedOrigins]).toEqual([count / 2 + 1, 2]);
   });
 });
 
