@@ -21,8 +21,6 @@ export class DroppedDataset {
   /** Records handed to the Dataset and not yet written. */
   #inFlight = 0;
   #scheduled = false;
-  /** Records that could not be written (the storage failed): their URLs were logged. */
-  #unwritten = 0;
   /**
    * The URLs recorded here that may be dropped again with no record (the guard's keys): the last
    * `keptUrls` of them. Each storage gets its own record of a URL.
@@ -41,9 +39,13 @@ export class DroppedDataset {
   #generation = 0;
   readonly #keptUrls: number;
 
-  constructor(name: string, log: Log, keptUrls: number) {
+  readonly #onUnwritten: (count: number) => void;
+
+  /** `onUnwritten` hears of the records that could not be written, as the storage failed. */
+  constructor(name: string, log: Log, keptUrls: number, onUnwritten: (count: number) => void = () => {}) {
     this.#name = name;
     this.#log = log;
+    this.#onUnwritten = onUnwritten;
     this.#keptUrls = keptUrls;
     this.recordedUrls = new RecentKeys(keptUrls);
   }
@@ -94,11 +96,6 @@ export class DroppedDataset {
     });
   }
 
-  /** Records that could not be written, as the storage failed (each failure is logged with its URLs). */
-  get unwritten(): number {
-    return this.#unwritten;
-  }
-
   /** Resolves when every queued record is written. */
   async flush(): Promise<void> {
     this.#writeBuffer();
@@ -127,7 +124,7 @@ export class DroppedDataset {
           await dataset.pushData(batch);
         } catch (error) {
           // The URLs were not fetched all the same: the log keeps what the Dataset could not.
-          this.#unwritten += batch.length;
+          this.#onUnwritten(batch.length);
           const shown = batch.slice(0, UNWRITTEN_URLS_LOGGED).map((record) => record.url);
           const more = batch.length - shown.length;
           this.#log.exception(

@@ -59,6 +59,7 @@ import {
 } from './request-manager.js';
 import { isRobotsSkip, type NavigationBlock, robotsSkip } from './skip.js';
 import { formatSummary, type RobotsRunSummary, RunTally } from './summary.js';
+import { WeakList } from './weak-list.js';
 
 /** Stores shared by the guards of a process that have no store of their own: one per User-Agent and proxy. */
 const sharedStores = new Map<string, RobotsStore>();
@@ -144,8 +145,18 @@ export class RobotsGuard implements HopChecker {
   readonly #log: Log;
   readonly #givenStore: RobotsStore | undefined;
   #store: Promise<RobotsStore> | undefined;
-  /** The dataset of dropped URLs in the storage of each crawler the guard is attached to. */
-  readonly #datasets = new Map<Configuration | undefined, DroppedDataset>();
+  /**
+   * The dataset of dropped URLs in the storage of each crawler the guard is attached to, by its
+   * configuration: weak, as that holds the crawler's whole storage, which a long-lived guard
+   * attached to crawler after crawler would otherwise keep (17 MB a crawler).
+   */
+  readonly #datasets = new WeakMap<Configuration, DroppedDataset>();
+  /** The same datasets, to flush them all. */
+  readonly #allDatasets = new WeakList<DroppedDataset>();
+  /** The dataset of the drops of no crawler (a seeding before any attach). */
+  #datasetOfNone: DroppedDataset | undefined;
+  /** Records that could not be written, in all datasets (see DroppedDataset.unwritten). */
+  #unwritten = 0;
   /** The calls of crawlers' `onSkippedRequest` not returned yet (awaited by flush). */
   readonly #skipCallbacks = new Set<Promise<void>>();
   readonly #tally = new RunTally();
@@ -189,7 +200,10 @@ export class RobotsGuard implements HopChecker {
   readonly #deferredHops = new Map<string, string>();
   /** The size of #hopSlots at which it is swept next. */
   #hopSlotsSweepAt = HOP_SLOTS_SWEEP_MIN;
-  readonly #interceptors = new Map<CrawlerInternals, RequestManagerInterceptor>();
+  /** The interceptor of each crawler attached; weak, so that a crawler done with is let go. */
+  readonly #interceptors = new WeakMap<CrawlerInternals, RequestManagerInterceptor>();
+  /** The crawlers attached, for a middleware whose context names none. */
+  readonly #attached = new WeakList<CrawlerInternals>();
   /** The `onSkippedRequest` of the `enqueueLinks` call whose URLs are being added, if it has one. */
   readonly #enqueueLinksCallback = new AsyncLocalStorage<SkippedRequestCallback>();
   /** Runs of the crawlers of this guard going on now. */
@@ -253,6 +267,7 @@ export class RobotsGuard implements HopChecker {
     this.#datasetOf(internals).writtenBy(internals);
     const interceptor = new RequestManagerInterceptor(this.#gateFor(internals));
     this.#interceptors.set(internals, interceptor);
+    this.#attached.add(internals);
     this.#replaceBuiltinCheck(internals);
     // An enqueueLinks call's own onSkippedRequest hears of the URLs the guard drops from it, as it
     // would of those Crawlee's own robots.txt check skips.
@@ -452,7 +467,7 @@ export class RobotsGuard implements HopChecker {
         // for one run (with the seeding before it): a later run that drops them again records
         // them, counts them and tells onSkippedRequest again.
         pacer.runEnded();
-        if (--this.#runs === 0) for (const dataset of this.#datasets.values()) dataset.forgetDrops();
+        if (--this.#runs === 0) for (const dataset of this.#datasetList()) dataset.forgetDrops();
         await this.flush();
         if (this.#options.logSummary) this.#log.info(formatSummary(this.summary()));
       }
@@ -521,9 +536,10 @@ export class RobotsGuard implements HopChecker {
 
   /** The crawler the guard is attached to, for a middleware whose context names none. */
   #onlyCrawler(): CrawlerInternals {
-    if (this.#interceptors.size === 1) return [...this.#interceptors.keys()][0];
+    const attached = this.#attached.values();
+    if (attached.length === 1) return attached[0];
     throw new TypeError(
-      `RobotsGuard.middleware(): the crawling context names no crawler (AdaptivePlaywrightCrawler's does not), and the guard is attached to ${this.#interceptors.size} crawlers: pass the crawler, guard.middleware(crawler).`,
+      `RobotsGuard.middleware(): the crawling context names no crawler (AdaptivePlaywrightCrawler's does not), and the guard is attached to ${attached.length} crawlers: pass the crawler, guard.middleware(crawler).`,
     );
   }
 
@@ -533,13 +549,11 @@ export class RobotsGuard implements HopChecker {
    */
   summary(): RobotsRunSummary {
     // A store the user closed has no policies to show: the counts stand without them.
-    let unrecorded = 0;
-    for (const dataset of this.#datasets.values()) unrecorded += dataset.unwritten;
     return this.#tally.summary(
       this.productToken,
       (origin) => this.#policyOf(`${origin}/`),
       this.#options.clock(),
-      unrecorded,
+      this.#unwritten,
     );
   }
 
@@ -548,22 +562,30 @@ export class RobotsGuard implements HopChecker {
    * returned (done at the end of `crawler.run()`).
    */
   async flush(): Promise<void> {
-    await Promise.all([
-      ...[...this.#datasets.values()].map((dataset) => dataset.flush()),
-      ...this.#skipCallbacks,
-    ]);
+    await Promise.all([...this.#datasetList().map((dataset) => dataset.flush()), ...this.#skipCallbacks]);
   }
 
   /** The dataset of dropped URLs in the crawler's storage (its configuration's storage client). */
   #datasetOf(crawler: CrawlerInternals | undefined): DroppedDataset {
     const config = crawler?.config;
-    let dataset = this.#datasets.get(config);
+    let dataset = config === undefined ? this.#datasetOfNone : this.#datasets.get(config);
     if (dataset === undefined) {
-      dataset = new DroppedDataset(this.#options.datasetName, this.#log, DROPPED_URLS_KEPT);
-      if (config !== undefined) dataset.useConfiguration(config);
-      this.#datasets.set(config, dataset);
+      dataset = new DroppedDataset(this.#options.datasetName, this.#log, DROPPED_URLS_KEPT, (count) => {
+        this.#unwritten += count;
+      });
+      if (config === undefined) this.#datasetOfNone = dataset;
+      else {
+        dataset.useConfiguration(config);
+        this.#datasets.set(config, dataset);
+      }
+      this.#allDatasets.add(dataset);
     }
     return dataset;
+  }
+
+  /** Every dataset of records still in use. */
+  #datasetList(): DroppedDataset[] {
+    return this.#allDatasets.values();
   }
 
   /**
