@@ -972,34 +972,36 @@ export class RobotsGuard implements HopChecker {
   #takeProxyOf(crawler: CrawlerInternals | undefined): void {
     if (this.#givenStore !== undefined) return;
     if (this.#proxyOf === undefined) {
-      this.#proxyOf = { crawler };
+      this.#proxyOf = { attached: crawler !== undefined, proxy: crawler?.proxyConfiguration };
       return;
     }
-    if (crawler === undefined || this.#proxyOf.crawler?.proxyConfiguration === crawler.proxyConfiguration)
-      return;
-    const made =
-      this.#proxyOf.crawler === undefined
-        ? "guard.store() made the guard's store, without a proxy, before the guard was attached to a crawler; this crawler has a proxyConfiguration. Call guard.store() after attach(),"
-        : 'the guard fetches robots.txt through the proxyConfiguration of the crawler it was first attached to, and this crawler has another one: its sites would see another client fetch robots.txt than its pages, or none where only its proxy reaches them. Attach a RobotsGuard of its own to it,';
+    if (crawler === undefined || this.#proxyOf.proxy === crawler.proxyConfiguration) return;
+    const made = !this.#proxyOf.attached
+      ? "guard.store() made the guard's store, without a proxy, before the guard was attached to a crawler; this crawler has a proxyConfiguration. Call guard.store() after attach(),"
+      : 'the guard fetches robots.txt through the proxyConfiguration of the crawler it was first attached to, and this crawler has another one: its sites would see another client fetch robots.txt than its pages, or none where only its proxy reaches them. Attach a RobotsGuard of its own to it,';
     throw new TypeError(
       `RobotsGuard: ${made} or give the guard a store: new RobotsGuard({ store: new RobotsStore({ userAgent, proxyUrl }) }).`,
     );
   }
 
-  /** The crawler whose proxyConfiguration the guard's own store uses (see #takeProxyOf). */
-  #proxyOf: { crawler: CrawlerInternals | undefined } | undefined;
+  /**
+   * The proxyConfiguration the guard's own store uses (see #takeProxyOf): that of the crawler it
+   * was first attached to (`attached`), or none, made before any attach. Not the crawler itself,
+   * which would then be kept for the guard's life.
+   */
+  #proxyOf: { attached: boolean; proxy: CrawlerInternals['proxyConfiguration'] } | undefined;
 
   /** The given store, or the guard's own (see #takeProxyOf), made on first use. */
   #storeFor(): Promise<RobotsStore> {
     if (this.#givenStore !== undefined) return Promise.resolve(this.#givenStore);
-    const source = this.#proxyOf?.crawler;
+    const proxy = this.#proxyOf?.proxy;
     if (this.#store === undefined) {
       const making = (async () => {
         const userAgent = this.userAgent ?? `Mozilla/5.0 (compatible; ${this.productToken})`;
         // robots.txt goes through the crawler's proxy, so the site sees the same client (DESIGN.md).
         // Asked for with a session id, as Crawlee asks with its session pool: a newUrlFunction may
         // rely on one, and proxyUrls keep one proxy per session.
-        const proxyUrl = (await source?.proxyConfiguration?.newUrl(ROBOTS_SESSION_ID)) ?? undefined;
+        const proxyUrl = (await proxy?.newUrl(ROBOTS_SESSION_ID)) ?? undefined;
         const key = `${userAgent}\n${proxyUrl ?? ''}`;
         let store = sharedStores.get(key);
         if (store === undefined) {

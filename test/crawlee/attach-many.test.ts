@@ -19,27 +19,39 @@ beforeAll(async () => {
 afterAll(() => site.close());
 
 describe('RobotsGuard attached to crawler after crawler', () => {
-  it('lets each crawler go once it is done with, with its storage', async () => {
-    const store = new RobotsStore({ userAgent: USER_AGENT });
-    const guard = new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store, logSummary: false });
-    // In a function of its own: a variable of this one would keep the last crawler alive.
-    const crawlOnce = async (i: number): Promise<WeakRef<object>> => {
-      const crawler = new CheerioCrawler({ requestHandler() {} }, freshConfiguration());
-      guard.attach(crawler);
-      await crawler.run([`${site.origin}/a`, `${site.origin}/private/${i}`]);
-      return new WeakRef(crawler);
-    };
-    const gone: WeakRef<object>[] = [];
-    for (let i = 0; i < 3; i++) gone.push(await crawlOnce(i));
-    // A run's sockets and timers hold its crawler a few seconds after it ends, with or without a guard.
-    const deadline = Date.now() + 20_000;
-    while (gone.some((ref) => ref.deref() !== undefined) && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      gc();
-    }
-    expect(gone.map((ref) => ref.deref() === undefined)).toEqual([true, true, true]);
-    // What the guard counted stays.
-    expect(guard.summary().totals).toMatchObject({ allowed: 3, dropped: 3 });
-    await store.close();
-  }, 40_000);
+  it.each([
+    ['a store given', true],
+    ['a store of its own', false],
+  ])(
+    'lets each crawler go once it is done with, with its storage (%s)',
+    async (_, given) => {
+      const store = given ? new RobotsStore({ userAgent: USER_AGENT }) : undefined;
+      const guard = new RobotsGuard({
+        productToken: TOKEN,
+        userAgent: USER_AGENT,
+        logSummary: false,
+        ...(store === undefined ? {} : { store }),
+      });
+      // In a function of its own: a variable of this one would keep the last crawler alive.
+      const crawlOnce = async (i: number): Promise<WeakRef<object>> => {
+        const crawler = new CheerioCrawler({ requestHandler() {} }, freshConfiguration());
+        guard.attach(crawler);
+        await crawler.run([`${site.origin}/a`, `${site.origin}/private/${i}`]);
+        return new WeakRef(crawler);
+      };
+      const gone: WeakRef<object>[] = [];
+      for (let i = 0; i < 3; i++) gone.push(await crawlOnce(i));
+      // A run's sockets and timers hold its crawler a few seconds after it ends, with or without a guard.
+      const deadline = Date.now() + 20_000;
+      while (gone.some((ref) => ref.deref() !== undefined) && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        gc();
+      }
+      expect(gone.map((ref) => ref.deref() === undefined)).toEqual([true, true, true]);
+      // What the guard counted stays.
+      expect(guard.summary().totals).toMatchObject({ allowed: 3, dropped: 3 });
+      await store?.close();
+    },
+    40_000,
+  );
 });
