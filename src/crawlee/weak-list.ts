@@ -4,9 +4,14 @@
  */
 export class WeakList<T extends object> {
   readonly #refs = new Set<WeakRef<T>>();
+  /** The size at which the references of collected objects are dropped next. */
+  #pruneAt = 64;
 
   add(value: T): void {
-    this.#prune();
+    if (this.#refs.size >= this.#pruneAt) {
+      this.values();
+      this.#pruneAt = Math.max(64, this.#refs.size * 2);
+    }
     this.#refs.add(new WeakRef(value));
   }
 
@@ -19,9 +24,5 @@ export class WeakList<T extends object> {
       else alive.push(value);
     }
     return alive;
-  }
-
-  #prune(): void {
-    for (const ref of this.#refs) if (ref.deref() === undefined) this.#refs.delete(ref);
   }
 }
