@@ -2,9 +2,9 @@
 //
 // With no arguments the suite runs in two lanes at once, each a vitest run of its own with one
 // worker, so that a test that times a crawl sees at most one other file's load:
-// - the heavy lane: the files that drive Chromium, and the guard's file, whose crawls of a
-//   hundred thousand URLs and Crawl-delay timings must not run beside a browser; each file in a
-//   fresh module graph;
+// - the heavy lane: the files that drive Chromium, and the guard's and Crawl-delay's files, whose
+//   crawls of a hundred thousand URLs and Crawl-delay timings must not run beside a browser; each
+//   file in a fresh module graph;
 // - the shared lane: the rest, in one module graph (vitest's --no-isolate). Each of these files
 //   starts its own servers, stores and crawlers, and importing Crawlee once instead of once per
 //   file takes about two seconds off each of some sixty files.
@@ -18,6 +18,7 @@ const HEAVY = [
   'test/crawlee/playwright-navigation.test.ts',
   'test/crawlee/adaptive.test.ts',
   'test/crawlee/guard.test.ts',
+  'test/crawlee/crawl-delay.test.ts',
   'test/cli/html-report.test.ts',
   'test/demo/demo.test.ts',
 ];
