@@ -42,7 +42,7 @@ export class DroppedDataset {
   readonly #onUnwritten: (count: number) => void;
 
   /** `onUnwritten` hears of the records that could not be written, as the storage failed. */
-  constructor(name: string, log: Log, keptUrls: number, onUnwritten: (count: number) => void = () => {}) {
+  constructor(name: string, log: Log, keptUrls: number, onUnwritten: (count: number) => void) {
     this.#name = name;
     this.#log = log;
     this.#onUnwritten = onUnwritten;
