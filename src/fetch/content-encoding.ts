@@ -27,8 +27,8 @@ export type ContentDecoding = { ok: true; decoders: ContentDecoder[] } | { ok: f
 const DECODERS: ReadonlyMap<string, () => Transform> = new Map<string, () => Transform>([
   ['gzip', () => new GzipDecoder()],
   ['x-gzip', () => new GzipDecoder()],
-  ['deflate', () => new DeflateDecoder()],
-  ['br', () => createBrotliDecompress()],
+  ['deflate', () => new InnerDecoder(openInflater)],
+  ['br', () => new InnerDecoder(() => createBrotliDecompress())],
 ]);
 
 /** No server stacks more than two codings; each decoder holds a window of up to 32 KiB. */
@@ -81,39 +81,82 @@ function codingsOf(header: string | undefined): string[] {
 }
 
 /**
+ * A decoder that fails without losing what it decoded. Node drops the unread output of a stream
+ * it destroys, so a reader of a body cut short (or corrupt in its middle) would lose the lines
+ * decoded before the fault, all of them in a small file. A fault waits until the reader has
+ * taken that output, then destroys the decoder with its error; what comes after it is ignored.
+ */
+abstract class Decoder extends Transform {
+  #failure: Error | undefined;
+
+  /** Whether a fault was met: what comes after it is not decoded. */
+  protected get failed(): boolean {
+    return this.#failure !== undefined;
+  }
+
+  protected fail(error: Error): void {
+    if (this.#failure !== undefined || this.destroyed) return;
+    this.#failure = error;
+    if (this.readableLength === 0) this.destroy(error);
+  }
+
+  override read(size?: number): Buffer | null {
+    const chunk: Buffer | null = super.read(size);
+    if (chunk === null && this.#failure !== undefined && this.readableLength === 0 && !this.destroyed) {
+      this.destroy(this.#failure);
+    }
+    return chunk;
+  }
+}
+
+/**
  * `deflate` is the zlib format (RFC 9110 8.4.1.2), but some servers send a raw deflate stream, as
  * browsers accept: the first octets tell which (RFC 1950 2.2: CM = 8 and a header checksum).
  */
-class DeflateDecoder extends Transform {
-  #inflater: Inflate | InflateRaw | undefined;
+function openInflater(first: Buffer): Transform {
+  return hasZlibHeader(first) ? createInflate() : createInflateRaw();
+}
 
-  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
-    const inflater = this.#inflater ?? this.#open(chunk);
-    if (inflater.write(chunk)) callback();
-    else inflater.once('drain', () => callback());
+/** A decoder around one of Node's, made when the first octets come (`deflate` chooses by them). */
+class InnerDecoder extends Decoder {
+  #inner: Transform | undefined;
+
+  constructor(private readonly open: (first: Buffer) => Transform) {
+    super();
   }
 
-  override _flush(callback: TransformCallback): void {
-    const inflater = this.#inflater;
-    if (inflater === undefined) {
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
+    if (this.failed) {
       callback();
       return;
     }
-    inflater.once('end', () => callback());
-    inflater.end();
+    const inner = this.#inner ?? this.#start(chunk);
+    if (inner.write(chunk)) callback();
+    else inner.once('drain', () => callback());
+  }
+
+  override _flush(callback: TransformCallback): void {
+    const inner = this.#inner;
+    if (inner === undefined) {
+      callback();
+      return;
+    }
+    // A body cut short fails the inner decoder when it ends (and this one, with its error).
+    inner.once('end', () => callback());
+    inner.end();
   }
 
   override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
-    this.#inflater?.destroy();
+    this.#inner?.destroy();
     callback(error);
   }
 
-  #open(first: Buffer): Inflate | InflateRaw {
-    const inflater = hasZlibHeader(first) ? createInflate() : createInflateRaw();
-    inflater.on('data', (data: Buffer) => this.push(data));
-    inflater.on('error', (error) => this.destroy(error));
-    this.#inflater = inflater;
-    return inflater;
+  #start(first: Buffer): Transform {
+    const inner = this.open(first);
+    inner.on('data', (data: Buffer) => this.push(data));
+    inner.on('error', (error) => this.fail(error));
+    this.#inner = inner;
+    return inner;
   }
 }
 
@@ -140,7 +183,7 @@ const MAX_GZIP_HEADER_OCTETS = 128 * 1024;
  * all; like browsers and curl, this decoder ignores octets after a complete member that do not
  * start another one. A member that is cut short or corrupt is still an error.
  */
-class GzipDecoder extends Transform {
+class GzipDecoder extends Decoder {
   /** Octets received and not used yet. */
   #pending: Buffer = Buffer.alloc(0);
   #part: GzipPart = 'header';
@@ -153,6 +196,10 @@ class GzipDecoder extends Transform {
   #members = 0;
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
+    if (this.failed) {
+      callback();
+      return;
+    }
     this.#pending = this.#pending.length === 0 ? chunk : Buffer.concat([this.#pending, chunk]);
     this.#advance(callback);
   }
@@ -165,9 +212,10 @@ class GzipDecoder extends Transform {
       callback();
       return;
     }
-    const cut = () => callback(zlibError('unexpected end of file', 'Z_BUF_ERROR'));
-    // A member cut short: what its data gives is passed on before the error, as zlib's own
-    // decoders do, so that a reader keeps the lines that came whole.
+    if (this.failed) return;
+    const cut = () => this.fail(zlibError('unexpected end of file', 'Z_BUF_ERROR'));
+    // A member cut short: what its data gives is passed on before the error, so that a reader
+    // keeps the lines that came whole (the inflater fails this decoder itself when it ends).
     if (this.#part === 'deflate') this.#inflater!.end(cut);
     else cut();
   }
@@ -183,7 +231,10 @@ class GzipDecoder extends Transform {
     while (step === 'next') step = this.#step();
     if (step === 'inflate') this.#inflate(callback);
     else if (step === 'wait') callback();
-    else callback(step);
+    else {
+      this.fail(step);
+      callback();
+    }
   }
 
   /**
@@ -241,7 +292,7 @@ class GzipDecoder extends Transform {
       this.#size = (this.#size + data.length) % 2 ** 32;
       this.push(data);
     });
-    inflater.on('error', (error) => this.destroy(error));
+    inflater.on('error', (error) => this.fail(error));
     this.#inflater = inflater;
     this.#crc = 0;
     this.#size = 0;
@@ -255,8 +306,11 @@ class GzipDecoder extends Transform {
     this.#pending = Buffer.alloc(0);
     const usedBefore = inflater.bytesWritten;
     inflater.write(input, (error) => {
-      // An error destroys this decoder through the inflater's 'error' listener.
-      if (error) return;
+      // The inflater's 'error' listener fails this decoder; what comes after is ignored.
+      if (error) {
+        callback();
+        return;
+      }
       const used = inflater.bytesWritten - usedBefore;
       if (used === input.length) {
         callback();

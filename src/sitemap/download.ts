@@ -287,7 +287,10 @@ async function readBody(
   } catch (error) {
     stream.destroy();
     if (error instanceof SitemapReadError) return { ok: false, kind: 'aborted', why: 'Aborted.', hops };
-    return { ok: false, kind: 'network', why: `${classifyFailure(error)}: ${messageOf(error)}`, hops };
+    // Said as a failure later in the body would say it (a coding cut short before its first octet).
+    const failure = readError(error);
+    const kind = failure.kind === 'gzip' ? 'decoding' : failure.kind === 'timeout' ? 'timeout' : 'network';
+    return { ok: false, kind, why: `${failure.message}.`, hops };
   }
   const gzip = head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b;
   const rest = (async function* (): AsyncGenerator<Buffer> {
