@@ -170,7 +170,10 @@ export class RobotsGuard implements HopChecker {
   readonly #slowOrigins = new Map<string, Promise<void>>();
   /** Requests waiting aside for their origin's robots.txt (see #resolveAndDecide), until decided. */
   readonly #heldForRobots = new Set<string>();
-  /** Requests counted as deferred: each once over every run of the guard, as the summary counts. */
+  /**
+   * Requests deferred and not decided since: each is counted once however many times it is
+   * deferred, over the runs of the guard, as the summary counts.
+   */
   readonly #deferredRequests = new Set<string>();
   /** Requests counted as allowed in the summary. */
   readonly #countedAllowed = new WeakSet<Request>();
@@ -1420,16 +1423,21 @@ export class RobotsGuard implements HopChecker {
       const { giveUpAfterMs, minRecheckDelayMs, maxRecheckDelayMs } = this.#options.unreachable;
       const deadline = since + giveUpAfterMs;
       const key = request.id ?? request.uniqueKey;
-      // A request that waited aside for a silent robots.txt past the deadline (see
-      // #resolveAndDecide) was deferred all the same; one given up on its first look was not.
-      if (now >= deadline && !this.#heldForRobots.has(key))
-        return { kind: 'drop', reason: 'robots-unreachable' };
       // By uniqueKey: a request of a RequestList gets an id when Crawlee moves it into the queue.
-      if (!this.#deferredRequests.has(request.uniqueKey)) {
-        this.#deferredRequests.add(request.uniqueKey);
+      const uniqueKey = request.uniqueKey;
+      const counted = this.#deferredRequests.has(uniqueKey);
+      if (now >= deadline) {
+        // A request that waited aside for a silent robots.txt past the deadline (see
+        // #resolveAndDecide) was deferred all the same; one given up on its first look was not.
+        if (!counted && this.#heldForRobots.has(key)) this.#tally.deferred(check, now);
+        // Decided: a guard that outlives many crawls keeps only the requests deferred now.
+        this.#deferredRequests.delete(uniqueKey);
+        return { kind: 'drop', reason: 'robots-unreachable' };
+      }
+      if (!counted) {
+        this.#deferredRequests.add(uniqueKey);
         this.#tally.deferred(check, now);
       }
-      if (now >= deadline) return { kind: 'drop', reason: 'robots-unreachable' };
       const retryAt = this.#policyOf(check.url)?.retryAt ?? now;
       const until = Math.min(
         Math.max(retryAt, now + minRecheckDelayMs),
@@ -1439,6 +1447,8 @@ export class RobotsGuard implements HopChecker {
       return { kind: 'defer', until };
     }
     if (check.policyKind !== 'disallow-all') this.#deferredSince.delete(check.origin);
+    // Decided: a guard that outlives many crawls keeps only the requests deferred now.
+    if (request !== undefined) this.#deferredRequests.delete(request.uniqueKey);
     if (!check.allowed) return { kind: 'drop', reason: 'disallowed' };
     const { enabled, maxSeconds, overMax } = this.#options.crawlDelay;
     if (!enabled) return { kind: 'allow', crawlDelayMs: 0 };

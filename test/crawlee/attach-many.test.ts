@@ -54,4 +54,41 @@ describe('RobotsGuard attached to crawler after crawler', () => {
     },
     40_000,
   );
+
+  it('keeps nothing of the requests it deferred once they are decided', async () => {
+    const down = await startHttpServer({ '/robots.txt': text('down', 503) });
+    const store = new RobotsStore({ userAgent: USER_AGENT, retry: { initialDelayMs: 200, maxDelayMs: 400 } });
+    const guard = new RobotsGuard({
+      productToken: TOKEN,
+      userAgent: USER_AGENT,
+      store,
+      logSummary: false,
+      unreachable: { giveUpAfterMs: 1500, minRecheckDelayMs: 1000, maxRecheckDelayMs: 1000 },
+    });
+    // Each job defers most of 1,500 URLs of 4 KB, then gives them up (each run waits anew).
+    const padding = 'x'.repeat(4000);
+    const job = async (j: number): Promise<number> => {
+      const crawler = new CheerioCrawler({ maxConcurrency: 5, requestHandler() {} }, freshConfiguration());
+      guard.attach(crawler);
+      await crawler.run(Array.from({ length: 1500 }, (_, i) => `${down.origin}/${j}-${i}-${padding}`));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      gc();
+      gc();
+      return process.memoryUsage().heapUsed;
+    };
+    try {
+      await job(0);
+      const after1 = await job(1);
+      const deferredBefore = guard.summary().totals.deferred;
+      const after3 = await job(2).then(() => job(3));
+      const { deferred, givenUp } = guard.summary().totals;
+      expect(givenUp).toBe(6000);
+      // Kept, the keys of the URLs deferred in the last two jobs would take more than 4 MB.
+      expect(deferred - deferredBefore).toBeGreaterThan(1000);
+      expect(after3 - after1).toBeLessThan(2 * 1024 * 1024);
+    } finally {
+      await store.close();
+      await down.close();
+    }
+  }, 60_000);
 });
