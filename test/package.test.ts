@@ -9,7 +9,7 @@ const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as
   peerDependencies: Record<string, string>;
   devDependencies: Record<string, string>;
   bin: Record<string, string>;
-  exports: Record<string, { types: string; import: string }>;
+  exports: Record<string, unknown>;
 };
 
 function sourceFiles(dir: string): string[] {
@@ -70,7 +70,11 @@ describe('package.json', () => {
     expect(readFileSync(join(root, 'src/cli/main.ts'), 'utf8').startsWith('#!/usr/bin/env node\n')).toBe(
       true,
     );
-    expect(manifest.exports['.']).toEqual({ types: './dist/index.d.ts', import: './dist/index.js' });
+    expect(manifest.exports['.']).toEqual({
+      types: './dist/index.d.ts',
+      import: './dist/index.js',
+      default: './dist/index.js',
+    });
   });
 });
 

@@ -42,8 +42,19 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       io.stderr.write(`crawlee-robots: ${printable(error.message)}\n`);
       return EXIT.error;
     }
-    // A bug: still one line, never a stack trace.
     const message = error instanceof Error ? error.message : String(error);
+    // Installed without its peer dependency (`--omit=peer`): say what to install.
+    if (
+      error instanceof Error &&
+      (error as { code?: unknown }).code === 'ERR_MODULE_NOT_FOUND' &&
+      message.includes("'crawlee'")
+    ) {
+      io.stderr.write(
+        'crawlee-robots: this command needs Crawlee, which is not installed: npm install crawlee\n',
+      );
+      return EXIT.error;
+    }
+    // A bug: still one line, never a stack trace.
     io.stderr.write(`crawlee-robots: unexpected error: ${printable(message.split('\n')[0])}\n`);
     return EXIT.error;
   }

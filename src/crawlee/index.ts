@@ -13,4 +13,4 @@ export {
 } from './options.js';
 export type { RobotsDroppedRecord, RobotsDropReason, RobotsDropStage } from './record.js';
 export { RobotsSkipError } from './skip.js';
-export type { RobotsOriginSummary, RobotsRuleDrops, RobotsRunSummary } from './summary.js';
+export type { RobotsOriginSummary, RobotsRuleDrops, RobotsRunCounts, RobotsRunSummary } from './summary.js';

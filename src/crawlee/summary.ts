@@ -55,7 +55,7 @@ export interface RobotsOriginSummary {
 export interface RobotsRunSummary {
   productToken: string;
   origins: RobotsOriginSummary[];
-  totals: RunCounts;
+  totals: RobotsRunCounts;
   /**
    * Dropped URLs (counted in `dropped`) whose record could not be written, as the storage of the
    * Dataset failed (a full disk): each failure is logged as an error, with the URLs.
@@ -64,7 +64,7 @@ export interface RobotsRunSummary {
 }
 
 /** The counts of an origin, which the totals add up. */
-type RunCounts = Pick<
+export type RobotsRunCounts = Pick<
   RobotsOriginSummary,
   'allowed' | 'dropped' | 'deferred' | 'givenUp' | 'hopsStopped' | 'hopsFollowed'
 >;
@@ -73,7 +73,7 @@ type RunCounts = Pick<
  * What the guard counts for an origin while the crawl runs: one object of fixed fields an origin,
  * kept for the guard's life (a broad crawl meets millions of origins).
  */
-class OriginTally implements RunCounts {
+class OriginTally implements RobotsRunCounts {
   allowed = 0;
   dropped = 0;
   deferred = 0;
@@ -90,7 +90,7 @@ class OriginTally implements RunCounts {
   copyAt = Number.NaN;
 }
 
-function noCounts(): RunCounts {
+function noCounts(): RobotsRunCounts {
   return { allowed: 0, dropped: 0, deferred: 0, givenUp: 0, hopsStopped: 0, hopsFollowed: 0 };
 }
 

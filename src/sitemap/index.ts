@@ -16,6 +16,7 @@ export {
   type SitemapSeedOptions,
   type SitemapUrlPattern,
 } from './options.js';
+export type { MiscasedElements } from './parse.js';
 export { MAX_LOC_LENGTH, SitemapParser } from './parse.js';
 export { SEED_OPTIONS, SitemapSeeder } from './seeder.js';
 export type {
