@@ -1238,7 +1238,18 @@ export class RobotsGuard implements HopChecker {
       // `unreachable.giveUpAfterMs` should robots.txt turn out unreachable.
       const origin = originOf(request.url);
       const now = this.#options.clock();
-      if (!this.#deferredSince.has(origin)) this.#deferredSince.set(origin, now);
+      const since = this.#deferredSince.get(origin) ?? now;
+      this.#deferredSince.set(origin, since);
+      // Past the limit, a robots.txt still unanswered gives the request up: a store that retries
+      // sooner than the request is looked at again has a new fetch running at each look, and
+      // waiting for every one of them would defer the request for ever.
+      const { giveUpAfterMs } = this.#options.unreachable;
+      if (now >= since + giveUpAfterMs) {
+        pending.catch(() => undefined);
+        const waited = Math.round((now - since) / 100) / 10;
+        const why = `robots.txt had not answered after ${waited} s of attempts, past unreachable.giveUpAfterMs: unreachable, everything disallowed (RFC 9309 2.3.1.4).`;
+        return this.#decide(crawler, request, paced, unansweredCheck(request.url, this.productToken, why));
+      }
       const wake = pending.then(
         () => undefined,
         () => undefined,

@@ -1300,6 +1300,40 @@ describe('RobotsGuard and an origin whose robots.txt stays unreachable', () => {
     });
   });
 
+  it('gives up a request whose robots.txt is fetched again and again without an answer', async () => {
+    const silent = await server(null, ['/s1', '/s2']);
+    silent.route('/robots.txt', never());
+    // A fetch lasts as long as a request waits for it before it is put aside, and the store retries
+    // sooner than the request is looked at again: a look can find a fetch running each time.
+    const store = new RobotsStore({
+      userAgent: USER_AGENT,
+      fetchTimeoutMs: 1000,
+      retry: { initialDelayMs: 200, maxDelayMs: 400 },
+    });
+    stores.push(store);
+    const config = freshConfiguration();
+    const crawler = new CheerioCrawler({ maxConcurrency: 1, requestHandler() {} }, config);
+    const guard = new RobotsGuard({
+      productToken: TOKEN,
+      userAgent: USER_AGENT,
+      store,
+      enqueueWaitMs: 0,
+      unreachable: { giveUpAfterMs: 2500, minRecheckDelayMs: 50, maxRecheckDelayMs: 500 },
+    }).attach(crawler);
+    await crawler.run([`${silent.origin}/s1`, `${silent.origin}/s2`]);
+    const records = await datasetItems<RobotsDroppedRecord>(config);
+    expect(records.map((r) => [r.url.replace(silent.origin, ''), r.reason, r.robotsStatus]).sort()).toEqual([
+      ['/s1', 'robots-unreachable', 'timeout'],
+      ['/s2', 'robots-unreachable', 'timeout'],
+    ]);
+    expect(records[0].robotsWhy).toMatch(/past unreachable\.giveUpAfterMs/);
+    expect(guard.summary().origins.find((o) => o.origin === silent.origin)).toMatchObject({
+      deferred: 2,
+      givenUp: 2,
+    });
+    expect(pagesHit(silent)).toEqual([]);
+  }, 20_000);
+
   it('counts a request given up on its first look as given up, not as deferred', async () => {
     const down = await server(null, ['/a', '/b', '/c']);
     down.route('/robots.txt', text('down', 503));
