@@ -149,6 +149,9 @@ export async function downloadSitemap(
   const budget = new WaitBudget(settings.timeoutMs, settings.signal);
   const hops: string[] = [];
   let current = url;
+  // A connection the server closed as it was reused (its keep-alive timeout passing as the request
+  // went out) fails before any answer: such a request is sent again once, as browsers do.
+  let resent = false;
   for (let redirects = 0; ; redirects++) {
     let stream: GotStream;
     try {
@@ -168,6 +171,11 @@ export async function downloadSitemap(
       stream.destroy();
       if (error instanceof SitemapReadError) return { ok: false, kind: 'aborted', why: 'Aborted.', hops };
       const kind = classifyFailure(error);
+      if (kind === 'connection-reset' && !resent) {
+        resent = true;
+        redirects--;
+        continue;
+      }
       return {
         ok: false,
         kind: kind === 'timeout' ? 'timeout' : 'network',

@@ -918,15 +918,22 @@ class SeedRun {
       this.#cutByStop(task, found, parser.format);
       return;
     }
-    if (parser.error !== undefined && file.entries === 0) {
+    // Cut at its size cap before a first URL or root element (one line of 50 MiB): no sitemap
+    // was found in it, which a file read whole would have said at its end.
+    const unsettled =
+      parser.error === undefined && body.truncated && parser.format === 'unknown' && file.entries === 0;
+    const notSitemap = unsettled
+      ? `Not a sitemap: neither a URL line nor a sitemap element in the first ${body.bytes} decoded octets, where maxBytesPerFile cut it.`
+      : parser.error;
+    if (notSitemap !== undefined && file.entries === 0) {
       if (task.guessed) {
         // A guessed path that answers something else (an app's page for any path, a soft
         // 404) has no sitemap, as a 404 would say.
         this.#result.sitemapsSkipped++;
-        this.log.debug(`No sitemap at ${task.url}: ${parser.error}`);
+        this.log.debug(`No sitemap at ${task.url}: ${notSitemap}`);
         return;
       }
-      this.#failure(task, parser.error);
+      this.#failure(task, notSitemap);
       return;
     }
     if (parser.error !== undefined) {

@@ -621,6 +621,42 @@ describe('hostile sitemaps', () => {
     });
   }
 
+  it('sends a request again once when its connection is closed before any answer', async () => {
+    let attempts = 0;
+    server.route('/reset-once.txt', (request, response) => {
+      // As a server does to a kept-alive connection whose idle time ran out as it was reused.
+      if (++attempts === 1) request.socket.destroy();
+      else text(`${o}/after-reset\n`)(request, response);
+    });
+    const once = await seedInto([`${o}/reset-once.txt`]);
+    expect(once.urls).toEqual([`${o}/after-reset`]);
+    expect(once.result.failures).toEqual([]);
+    expect(attempts).toBe(2);
+
+    let resets = 0;
+    server.route('/reset-always.txt', (request) => {
+      resets++;
+      request.socket.destroy();
+    });
+    const always = await seedInto([`${o}/reset-always.txt`]);
+    expect(resets).toBe(2);
+    expect(always.result.failures.map((failure) => failure.why)).toEqual([
+      'connection-reset: socket hang up',
+    ]);
+  });
+
+  it('fails a file its size cap cut before a first URL line or root element', async () => {
+    // One line of 2 MiB, URLs with no line end between them.
+    server.route('/one-line.txt', serveBody(`${o}/u `.repeat((2 * 1024 * 1024) / `${o}/u `.length)));
+    const run = await seedInto([`${o}/one-line.txt`], { maxBytesPerFile: 1024 * 1024 });
+    expect(run.urls).toEqual([]);
+    expect(run.result.sitemapsRead).toBe(0);
+    expect(run.result.failures.map((failure) => failure.why)).toEqual([
+      'Not a sitemap: neither a URL line nor a sitemap element in the first 1048576 decoded octets, where maxBytesPerFile cut it.',
+    ]);
+    expect(run.result.warnings).toEqual([]);
+  });
+
   it('fails a file nested deeper than the parser holds, keeping the URLs before it', async () => {
     const deep = `<urlset><url><loc>${o}/before-deep</loc></url>${'<a>'.repeat(300)}</urlset>`;
     server.route('/deep.xml', serveBody(deep));
