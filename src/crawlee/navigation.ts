@@ -1049,6 +1049,12 @@ class PopupBlocker {
   readonly #letThrough = new RecentKeys(LET_THROUGH_LIMIT);
   /** Sessions attached to a popup for its frame tree, by session id. */
   readonly #attached = new Map<string, FrameTargetSession>();
+  /**
+   * The opener of each popup open now, as it was when the popup was made. Chromium forgets a
+   * popup's opener once the opener closes: a popup still open after its crawled page (Crawlee
+   * closes it after the handler) would look like a page of no one's, and go anywhere.
+   */
+  readonly #openers = new Map<string, string>();
 
   private constructor(
     private readonly session: CdpSessionLike,
@@ -1068,12 +1074,24 @@ class PopupBlocker {
       blocker.#attached.get(event.sessionId)?.detach();
       blocker.#attached.delete(event.sessionId);
     });
+    session.on('Target.targetCreated', (event: { targetInfo: TargetInfoLike }) => {
+      const { targetId, type, openerId } = event.targetInfo;
+      if (type === 'page' && openerId !== undefined) blocker.#openers.set(targetId, openerId);
+    });
+    session.on('Target.targetDestroyed', (event: { targetId: string }) => {
+      blocker.#openers.delete(event.targetId);
+    });
+    // Before Fetch: a popup is made before its first request is paused.
+    await session.send('Target.setDiscoverTargets', { discover: true });
     await session.send('Fetch.enable', {
       patterns: [
         { resourceType: 'Document', requestStage: 'Request' },
         // The page's icon: a page's own session stops it while the page is open, but lets go what
         // it holds, and what comes after it, as the page closes (2 pages of 40 sent it, measured).
         { resourceType: 'Other', requestStage: 'Request' },
+        // `<a ping>` and beacons, which a page's session fails while the page is open, sent as it
+        // closes (a `pagehide` or `visibilitychange` listener).
+        { resourceType: 'Ping', requestStage: 'Request' },
       ],
     });
     return blocker;
@@ -1092,6 +1110,12 @@ class PopupBlocker {
 
   async #onPaused(event: RequestPausedEvent): Promise<void> {
     const { requestId } = event;
+    if (event.resourceType === 'Ping') {
+      await this.session
+        .send('Fetch.failRequest', { requestId, errorReason: 'BlockedByClient' })
+        .catch(ignoreClosed);
+      return;
+    }
     if (event.resourceType === 'Other') {
       // The page's icon is failed; a worker's script (also `Other`) is the page's, and goes on.
       await (isBrowserOwnRequest(event)
@@ -1140,7 +1164,13 @@ class PopupBlocker {
     const { targetInfos } = (await this.session.send('Target.getTargets')) as {
       targetInfos: TargetInfoLike[];
     };
-    const targets = new Map(targetInfos.map((target) => [target.targetId, target]));
+    // A popup whose opener closed is still a popup, its opener chain broken.
+    const targets = new Map(
+      targetInfos.map((target) => {
+        const opener = target.openerId === undefined ? this.#openers.get(target.targetId) : undefined;
+        return [target.targetId, opener === undefined ? target : { ...target, openerId: opener }];
+      }),
+    );
     let holder = targets.get(frameId);
     if (holder?.type === 'page') {
       return holder.openerId === undefined
@@ -1150,7 +1180,7 @@ class PopupBlocker {
     if (holder === undefined) {
       // A frame in its parent's process is no target: it is in the frame tree of a popup (or of one
       // of its out-of-process iframes), or else in a page that is no popup.
-      const candidates = targetInfos.filter(
+      const candidates = [...targets.values()].filter(
         (target) => (target.type === 'page' || target.type === 'iframe') && isPopup(pageOf(target, targets)),
       );
       const holds = await Promise.all(

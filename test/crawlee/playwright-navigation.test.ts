@@ -482,6 +482,66 @@ describe('PlaywrightCrawler with RobotsGuard: what a page loads into an empty po
   });
 });
 
+describe('PlaywrightCrawler with RobotsGuard: popups that outlive their crawled page (Debian Chromium)', () => {
+  it('stops and enqueues what a popup loads after Crawlee closed the page that opened it, and its beacons', async () => {
+    const { main } = env.site;
+    // Chromium forgets a popup's opener once the opener closes: these popups then act alone.
+    const later = (action: string) => {
+      const html = `<body><script>setTimeout(() => { ${action} }, 1500);</script></body>`;
+      return `{ const popup = window.open(''); popup.document.write(${JSON.stringify(html).replace(/<\//g, '<\\/')}); popup.document.close(); }`;
+    };
+    main.route(
+      '/opens-and-closes',
+      page(
+        'opener',
+        [],
+        `<script>
+          ${later(`location.href = '${main.origin}/private/orphan-script';`)}
+          ${later(`document.body.innerHTML = '<iframe src="${main.origin}/private/orphan-frame"></iframe>';`)}
+          ${later(`location.href = '${main.origin}/orphan-allowed';`)}
+          addEventListener('pagehide', () => navigator.sendBeacon('/private/beacon-at-close', 'bye'));
+        </script>`,
+      ),
+    );
+    for (const path of [
+      '/private/orphan-script',
+      '/private/orphan-frame',
+      '/private/beacon-at-close',
+      '/orphan-allowed',
+      '/slow',
+    ])
+      main.route(path, page(path));
+
+    const config = freshConfiguration();
+    const handled: string[] = [];
+    const crawler = new PlaywrightCrawler(
+      {
+        launchContext: CHROMIUM,
+        maxConcurrency: 1,
+        maxRequestRetries: 0,
+        navigationTimeoutSecs: 15,
+        async requestHandler({ request, page: browserPage }) {
+          // The opener's handler returns at once, and Crawlee closes its page; the browser stays
+          // open for the next request while the popups act.
+          if (request.url.endsWith('/slow')) await browserPage.waitForTimeout(3500);
+          handled.push(new URL(request.url).pathname);
+        },
+      },
+      config,
+    );
+    new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store: env.store }).attach(crawler);
+    const stats = await crawler.run([`${main.origin}/opens-and-closes`, `${main.origin}/slow`]);
+
+    expect(pagesHit(main).filter((path) => path.startsWith('/private/'))).toEqual([]);
+    expect(handled).toEqual(['/opens-and-closes', '/slow', '/orphan-allowed']);
+    expect(stats.requestsFailed).toBe(0);
+    expect(await recordsOf(config)).toEqual([
+      ['main/private/orphan-frame', 'enqueue', 'disallowed', 'main/private/orphan-frame'],
+      ['main/private/orphan-script', 'enqueue', 'disallowed', 'main/private/orphan-script'],
+    ]);
+  }, 60_000);
+});
+
 describe("PlaywrightCrawler with RobotsGuard: a handler's page.goto that fails on its own (Debian Chromium)", () => {
   it('retries, then fails, a request whose goto ends in net::ERR_ABORTED after an iframe of its page was stopped', async () => {
     const { main } = env.site;
