@@ -1304,7 +1304,9 @@ describe('RobotsGuard and an origin whose robots.txt stays unreachable', () => {
     const silent = await server(null, ['/s1', '/s2']);
     silent.route('/robots.txt', never());
     // A fetch lasts as long as a request waits for it before it is put aside, and the store retries
-    // sooner than the request is looked at again: a look can find a fetch running each time.
+    // sooner than the request is looked at again: a look can find a new fetch running each time,
+    // and no answer (the store of the adaptive crawler's tests, whose silent origin was once held
+    // for a minute). Whichever look comes past the deadline gives the requests up.
     const store = new RobotsStore({
       userAgent: USER_AGENT,
       fetchTimeoutMs: 1000,
@@ -1326,7 +1328,6 @@ describe('RobotsGuard and an origin whose robots.txt stays unreachable', () => {
       ['/s1', 'robots-unreachable', 'timeout'],
       ['/s2', 'robots-unreachable', 'timeout'],
     ]);
-    expect(records[0].robotsWhy).toMatch(/past unreachable\.giveUpAfterMs/);
     expect(guard.summary().origins.find((o) => o.origin === silent.origin)).toMatchObject({
       deferred: 2,
       givenUp: 2,
