@@ -155,7 +155,7 @@ export class RobotsGuard implements HopChecker {
   readonly #allDatasets = new WeakList<DroppedDataset>();
   /** The dataset of the drops of no crawler (a seeding before any attach). */
   #datasetOfNone: DroppedDataset | undefined;
-  /** Records that could not be written, in all datasets (see DroppedDataset.unwritten). */
+  /** Records that could not be written, in all datasets (each failure is logged with its URLs). */
   #unwritten = 0;
   /** The calls of crawlers' `onSkippedRequest` not returned yet (awaited by flush). */
   readonly #skipCallbacks = new Set<Promise<void>>();
@@ -470,7 +470,7 @@ export class RobotsGuard implements HopChecker {
         // for one run (with the seeding before it): a later run that drops them again records
         // them, counts them and tells onSkippedRequest again.
         pacer.runEnded();
-        if (--this.#runs === 0) for (const dataset of this.#datasetList()) dataset.forgetDrops();
+        if (--this.#runs === 0) for (const dataset of this.#allDatasets.values()) dataset.forgetDrops();
         await this.flush();
         if (this.#options.logSummary) this.#log.info(formatSummary(this.summary()));
       }
@@ -565,7 +565,10 @@ export class RobotsGuard implements HopChecker {
    * returned (done at the end of `crawler.run()`).
    */
   async flush(): Promise<void> {
-    await Promise.all([...this.#datasetList().map((dataset) => dataset.flush()), ...this.#skipCallbacks]);
+    await Promise.all([
+      ...this.#allDatasets.values().map((dataset) => dataset.flush()),
+      ...this.#skipCallbacks,
+    ]);
   }
 
   /** The dataset of dropped URLs in the crawler's storage (its configuration's storage client). */
@@ -584,11 +587,6 @@ export class RobotsGuard implements HopChecker {
       this.#allDatasets.add(dataset);
     }
     return dataset;
-  }
-
-  /** Every dataset of records still in use. */
-  #datasetList(): DroppedDataset[] {
-    return this.#allDatasets.values();
   }
 
   /**

@@ -152,7 +152,8 @@ export async function downloadSitemap(
   // A connection the server closed as it was reused (its keep-alive timeout passing as the request
   // went out) fails before any answer: such a request is sent again once, as browsers do.
   let resent = false;
-  for (let redirects = 0; ; redirects++) {
+  // Each redirect followed adds its target to `hops`.
+  for (;;) {
     let stream: GotStream;
     try {
       stream = openStream(current, settings);
@@ -173,7 +174,6 @@ export async function downloadSitemap(
       const kind = classifyFailure(error);
       if (kind === 'connection-reset' && !resent) {
         resent = true;
-        redirects--;
         continue;
       }
       return {
@@ -191,7 +191,7 @@ export async function downloadSitemap(
     const location = head.headers['location'];
     if (status >= 300 && status < 400 && typeof location === 'string' && location !== '') {
       stream.destroy();
-      if (redirects >= settings.maxRedirects) {
+      if (hops.length >= settings.maxRedirects) {
         return { ok: false, kind: 'redirects', why: `More than ${settings.maxRedirects} redirects.`, hops };
       }
       let target: URL;

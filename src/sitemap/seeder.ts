@@ -920,8 +920,7 @@ class SeedRun {
     }
     // Cut at its size cap before a first URL or root element (one line of 50 MiB): no sitemap
     // was found in it, which a file read whole would have said at its end.
-    const unsettled =
-      parser.error === undefined && body.truncated && parser.format === 'unknown' && file.entries === 0;
+    const unsettled = parser.error === undefined && body.truncated && parser.format === 'unknown';
     const notSitemap = unsettled
       ? `Not a sitemap: neither a URL line nor a sitemap element in the first ${body.bytes} decoded octets, where maxBytesPerFile cut it.`
       : parser.error;
