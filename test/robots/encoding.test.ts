@@ -302,6 +302,49 @@ describe('pathOf', () => {
   });
 });
 
+describe('charMask', () => {
+  /** The filter by its definition: bit `c & 63` of each unit's `c & 127`, none for `*` and `$`. */
+  const reference = (text: string, start: number, length: number) => {
+    let low = 0;
+    let high = 0;
+    for (let i = start; i < start + length; i++) {
+      const c = text.charCodeAt(i) & 127;
+      if (c === 42 || c === 36) continue;
+      if ((c & 63) < 32) low |= 1 << (c & 63);
+      else high |= 1 << ((c & 63) - 32);
+    }
+    return [low, high];
+  };
+
+  it('gives the same filter for short and long texts, any unit, any slice', () => {
+    // Units below and above 128 and 256 (a long text is read as Latin-1 octets), and surrogates.
+    const unit = fc.oneof(
+      fc.integer({ min: 0, max: 127 }),
+      fc.integer({ min: 128, max: 0xffff }),
+      fc.constantFrom(0x2a, 0x24, 0x6a, 0x64, 0x100 + 0x2a, 0xd800, 0xffff),
+    );
+    fc.assert(
+      fc.property(
+        fc.array(unit, { minLength: 1, maxLength: 40 }),
+        fc.integer({ min: 1, max: 400 }),
+        fc.nat(),
+        fc.nat(),
+        (units, repeat, a, b) => {
+          const text = String.fromCharCode(...units).repeat(repeat);
+          const start = a % text.length;
+          const length = b % (text.length - start + 1);
+          const out = new Int32Array(4);
+          charMask(text, start, length, out, 1);
+          expect([out[1], out[2]]).toEqual(reference(text, start, length));
+          expect(out[0]).toBe(0);
+          expect(out[3]).toBe(0);
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+});
+
 describe('filteredPathOf', () => {
   const filterOf = (path: string) => {
     const mask = new Int32Array(2);
