@@ -1,11 +1,5 @@
 import { Transform, type TransformCallback } from 'node:stream';
-import {
-  createBrotliDecompress,
-  createInflate,
-  createInflateRaw,
-  type Inflate,
-  type InflateRaw,
-} from 'node:zlib';
+import { createBrotliDecompress, createInflate, createInflateRaw, type InflateRaw } from 'node:zlib';
 
 /**
  * The content codings of a robots.txt answer (RFC 9110 8.4.1), and any transfer coding besides

@@ -301,6 +301,27 @@ describe('percent-encoding on both sides (RFC 9309 2.2.2)', () => {
     expect(allowed('user-agent: *\ndisallow: /foo-%24\n', 'https://a.example/foo-$')).toBe(false);
     expect(allowed('user-agent: *\ndisallow: /foo-%24\n', 'https://a.example/foo-')).toBe(true);
   });
+  it("compares a URL's own * and $ as %2A and %24, on both sides (two rows of the differences from Google's parser)", () => {
+    const cases: [pattern: string, url: string, disallowed: boolean][] = [
+      // A `$` that does not end the pattern is a literal `$`: its normal form `%24` meets the URL's.
+      ['/a$b', 'https://a.example/a%24b', true],
+      ['/a$b', 'https://a.example/a$b', true],
+      ['/a$*', 'https://a.example/a%24', true],
+      ['/a$b', 'https://a.example/ab', false],
+      // The URL's `*` and `$` are their escapes, hex digits included, as an escaped é is.
+      ['/*A', 'https://a.example/*', true],
+      ['/*2', 'https://a.example/a*', true],
+      ['/*4', 'https://a.example/a$', true],
+      ['/a%2', 'https://a.example/a$', true],
+      ['/*A', 'https://a.example/caf%C3%A9', true],
+      ['/*A', 'https://a.example/a-b', false],
+    ];
+    for (const [pattern, url, disallowed] of cases) {
+      expect(allowed(`user-agent: *\ndisallow: ${pattern}\n`, url), `${pattern} vs ${url}`).toBe(!disallowed);
+    }
+    // The same equivalence decides between an allow and a disallow rule.
+    expect(allowed('user-agent: *\nallow: /a$b\ndisallow: /\n', 'https://a.example/a%24b')).toBe(true);
+  });
   it('reads a % that starts no escape as a literal %, or, cut short at the end or a *, as the start of any escape', () => {
     const cases: [pattern: string, url: string, disallowed: boolean][] = [
       // An escape cut short matches the `%` of any escape the normal form keeps (Google's reading)...
