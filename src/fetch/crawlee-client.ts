@@ -8,11 +8,13 @@ import {
   destroyQuietly,
   failureOf,
   flattenHeaders,
+  http2ResetMessage,
   proxyFailureOf,
   type RobotsHttpClient,
   type RobotsHttpRequest,
   type RobotsHttpResult,
   readBodyInto,
+  watchHttp2BodyEnd,
 } from './http-client.js';
 
 /**
@@ -92,6 +94,8 @@ function readWithin(client: BaseHttpClient, request: RobotsHttpRequest): Promise
       const status = response.statusCode;
       const headers = flattenHeaders(response.headers);
       const body = new CappedBody(request.maxBytes);
+      // Late: the stream comes with its answer, and a reset that came at once went unseen.
+      const resetBeforeEnd = watchHttp2BodyEnd(http2StreamOf(stream));
       const answer = (): RobotsHttpResult => ({
         ok: true,
         status,
@@ -131,11 +135,11 @@ function readWithin(client: BaseHttpClient, request: RobotsHttpRequest): Promise
           return;
         }
         const resetCode = http2ResetCode(stream);
-        if (resetCode !== undefined && resetCode !== 0) {
+        if (resetCode !== undefined && (resetCode !== 0 || resetBeforeEnd())) {
           finish({
             ok: false,
             failure: 'connection-reset',
-            message: `The HTTP/2 stream was reset (code ${resetCode}) after ${reading.encodedOctets()} octets of the body.`,
+            message: http2ResetMessage(resetCode, reading.encodedOctets()),
           });
           return;
         }
@@ -189,7 +193,11 @@ function readWithin(client: BaseHttpClient, request: RobotsHttpRequest): Promise
  * Undefined for other clients and over HTTP/1.1; 0 after a clean end.
  */
 function http2ResetCode(stream: Readable | undefined): number | undefined {
-  const code = (stream as { _request?: { _request?: { rstCode?: unknown } } } | undefined)?._request?._request
-    ?.rstCode;
+  const code = (http2StreamOf(stream) as { rstCode?: unknown } | undefined)?.rstCode;
   return typeof code === 'number' ? code : undefined;
+}
+
+/** Node's HTTP/2 stream under a body stream of got's (see http2ResetCode), or undefined. */
+function http2StreamOf(stream: Readable | undefined): unknown {
+  return (stream as { _request?: { _request?: unknown } } | undefined)?._request?._request;
 }

@@ -308,6 +308,14 @@ function readAnswer(stream: Readable, request: RobotsHttpRequest): Promise<Robot
       });
     }, request.connectTimeoutMs + DEADLINE_SLACK_MS);
     whenConnected(stream, () => clearTimeout(connecting));
+    let resetBeforeEnd = notReset;
+    // http2-wrapper gives a request Node's HTTP/2 stream just before its socket, before any frame
+    // of the answer came.
+    stream.once('request', (nativeRequest: EventEmitter) => {
+      nativeRequest.once('socket', () => {
+        resetBeforeEnd = watchHttp2BodyEnd((nativeRequest as { _request?: unknown })._request);
+      });
+    });
 
     function finish(result: RobotsHttpResult): void {
       if (settled) return;
@@ -353,11 +361,11 @@ function readAnswer(stream: Readable, request: RobotsHttpRequest): Promise<Robot
         };
       }
       const resetCode = http2ResetCode(response);
-      if (resetCode !== undefined && resetCode !== 0) {
+      if (resetCode !== undefined && (resetCode !== 0 || resetBeforeEnd())) {
         return {
           ok: false,
           failure: 'connection-reset',
-          message: `The HTTP/2 stream was reset (code ${resetCode}) after ${encodedOctets} octets of the body.`,
+          message: http2ResetMessage(resetCode, encodedOctets),
         };
       }
       // RFC 9112 6.3, RFC 9113 8.1.1: a body shorter than its Content-Length is incomplete.
@@ -445,6 +453,46 @@ function whenConnected(stream: Readable, onConnected: () => void): void {
 function http2ResetCode(response: NativeResponse | undefined): number | undefined {
   const code = response?.req?._request?.rstCode;
   return typeof code === 'number' ? code : undefined;
+}
+
+/** What a body cut short by a reset HTTP/2 stream is told as. */
+export function http2ResetMessage(code: number, octets: number): string {
+  const how = code === 0 ? 'code 0, NO_ERROR, before the end of its body' : `code ${code}`;
+  return `The HTTP/2 stream was reset (${how}) after ${octets} octets of the body.`;
+}
+
+const notReset = (): boolean => false;
+
+/**
+ * Watches Node's HTTP/2 stream of an answer for a reset of code 0 (NO_ERROR) before the end of
+ * its body. Node ends the body the same way for it as for the END_STREAM flag, and leaves the
+ * code 0 on the stream after either; but RFC 9113 8.1 completes a response only with END_STREAM
+ * (a server may reset with NO_ERROR after it, to stop the request). What tells them apart is the
+ * first end of the readable side: END_STREAM ends it while the stream is open, a reset once the
+ * stream is closed. Returns whether the body was cut so: false until it ended, and for a stream
+ * that was closed already or is not Node's HTTP/2 stream (HTTP/1.1).
+ */
+export function watchHttp2BodyEnd(nodeStream: unknown): () => boolean {
+  const stream = nodeStream as { push?: unknown; closed?: unknown } | null | undefined;
+  if (
+    typeof stream !== 'object' ||
+    stream === null ||
+    typeof stream.push !== 'function' ||
+    stream.closed !== false
+  ) {
+    return notReset;
+  }
+  const push = stream.push as (this: unknown, chunk: unknown, encoding?: unknown) => boolean;
+  let ended = false;
+  let cut = false;
+  stream.push = function (this: { closed?: unknown }, chunk: unknown, encoding?: unknown): boolean {
+    if (chunk === null && !ended) {
+      ended = true;
+      cut = this.closed === true;
+    }
+    return push.call(this, chunk, encoding);
+  };
+  return () => cut;
 }
 
 /**

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import { constants, createSecureServer, type Http2SecureServer, type ServerHttp2Stream } from 'node:http2';
 import { connect, createServer, type Server, type Socket } from 'node:net';
+import { createServer as createTlsServer, type TLSSocket, type Server as TlsServer } from 'node:tls';
 import { GotScrapingHttpClient } from 'crawlee';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -51,7 +52,7 @@ interface ListeningServer {
   close(): Promise<void>;
 }
 
-async function listen(server: Http2SecureServer | Server | HttpServer): Promise<ListeningServer> {
+async function listen(server: Http2SecureServer | Server | HttpServer | TlsServer): Promise<ListeningServer> {
   const sockets = new Set<Socket>();
   server.on('connection', (socket: Socket) => {
     sockets.add(socket);
@@ -94,6 +95,70 @@ function startHttp2StreamServer(answer: (stream: ServerHttp2Stream) => void) {
     stream.on('error', () => {});
     answer(stream);
   });
+  return listen(server);
+}
+
+/** One HTTP/2 frame (RFC 9113 4.1). */
+function frame(type: number, flags: number, stream: number, payload: Buffer): Buffer {
+  const head = Buffer.alloc(9);
+  head.writeUIntBE(payload.length, 0, 3);
+  head[3] = type;
+  head[4] = flags;
+  head.writeUInt32BE(stream, 5);
+  return Buffer.concat([head, payload]);
+}
+
+/**
+ * An HTTP/2 server written frame by frame (TLS, for 127.0.0.1), for what Node's own server never
+ * sends: it answers the first request with HEADERS (`:status 200`), then the frames of `body`,
+ * each written `gapMs` after the one before, where `end` is END_STREAM on the last DATA frame and
+ * a number a RST_STREAM of that code.
+ */
+function startRawHttp2Server(body: (string | number | 'end')[], gapMs: number) {
+  const server = createTlsServer(
+    { ...certificate('loopback'), ALPNProtocols: ['h2'] },
+    (socket: TLSSocket) => {
+      socket.on('error', () => {});
+      socket.write(frame(4, 0, 0, Buffer.alloc(0))); // SETTINGS
+      let pending = Buffer.alloc(0);
+      let preface = false;
+      let answered = false;
+      socket.on('data', (chunk: Buffer) => {
+        pending = Buffer.concat([pending, chunk]);
+        if (!preface) {
+          if (pending.length < 24) return;
+          pending = pending.subarray(24);
+          preface = true;
+        }
+        while (pending.length >= 9 && pending.length >= 9 + pending.readUIntBE(0, 3)) {
+          const [type, flags, id] = [pending[3], pending[4], pending.readUInt32BE(5) & 0x7fffffff];
+          pending = pending.subarray(9 + pending.readUIntBE(0, 3));
+          if (type === 4 && (flags & 1) === 0) socket.write(frame(4, 1, 0, Buffer.alloc(0))); // SETTINGS ACK
+          if (type !== 1 || answered) continue;
+          answered = true;
+          socket.write(frame(1, 0x4, id, Buffer.from([0x88]))); // HEADERS, END_HEADERS, `:status 200` (HPACK index 8)
+          body.forEach((part, i) => {
+            const last = i === body.length - 1;
+            setTimeout(
+              () => {
+                if (socket.destroyed) return;
+                if (typeof part === 'number') {
+                  const code = Buffer.alloc(4);
+                  code.writeUInt32BE(part);
+                  socket.write(frame(3, 0, id, code)); // RST_STREAM
+                } else if (part !== 'end') {
+                  const endsStream = body[i + 1] === 'end';
+                  socket.write(frame(0, endsStream ? 1 : 0, id, Buffer.from(part))); // DATA
+                }
+                if (last) socket.end();
+              },
+              gapMs * (i + 1),
+            );
+          });
+        }
+      });
+    },
+  );
   return listen(server);
 }
 
@@ -243,6 +308,51 @@ describe('GotScrapingRobotsClient: an HTTP/2 body that does not end cleanly', ()
     expect(result).toMatchObject({ kind: 'disallow-all', robots: null });
     expect(result.status).toBe('connection-reset');
   });
+
+  // Node ends such a body as it ends a whole one, and leaves the same code 0 on the stream.
+  const clients = [
+    ['the default client', () => new GotScrapingRobotsClient()],
+    ["Crawlee's own client", () => new CrawleeRobotsClient(new GotScrapingHttpClient())],
+  ] as const;
+  const [plain, crawlee] = clients;
+  const resetWithoutError = [
+    ['after part of the body', ...plain, [head.slice(0, 20), 0]],
+    ['after part of the body', ...crawlee, [head.slice(0, 20), 0]],
+    // Not through Crawlee's client, which hands the stream on with its answer: by then a reset
+    // that came at once may be past, and unseen.
+    ['right after the headers', ...plain, [0]],
+  ] as const;
+
+  it.each(resetWithoutError)(
+    'takes a stream reset with NO_ERROR %s for a body cut short (%s)',
+    async (_when, _name, client, body) => {
+      server = await startRawHttp2Server([...body], 30);
+      const result = await fetchRobotsTxt(server.origin, {
+        userAgent: 'ExampleBot/1.0',
+        timeoutMs: 2000,
+        client: client(),
+      });
+      expect(result).toMatchObject({ status: 'connection-reset', kind: 'disallow-all', robots: null });
+      const answer = await client().request(requestFor(`${server.origin}/robots.txt`));
+      expect(answer).toMatchObject({ ok: false, failure: 'connection-reset' });
+      if (!answer.ok) expect(answer.message).toContain('(code 0, NO_ERROR, before the end of its body)');
+    },
+  );
+
+  it.each(clients)(
+    'reads a body whose stream ended before a reset with NO_ERROR (%s)',
+    async (_name, client) => {
+      // RFC 9113 8.1: a server may reset a stream with NO_ERROR once its answer is complete.
+      server = await startRawHttp2Server([head.slice(0, 20), head.slice(20), 'end', 0], 30);
+      const result = await fetchRobotsTxt(server.origin, {
+        userAgent: 'ExampleBot/1.0',
+        timeoutMs: 2000,
+        client: client(),
+      });
+      expect(result).toMatchObject({ status: 200, kind: 'rules' });
+      expect(Buffer.from(result.body!).toString()).toBe(head);
+    },
+  );
 
   it('gives the same status for a body cut short over HTTP/1.1', async () => {
     const plain = await startHttpServer({
