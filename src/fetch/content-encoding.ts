@@ -175,7 +175,8 @@ const MAX_GZIP_HEADER_OCTETS = 128 * 1024;
  * gzip (RFC 1952), one member after another. Node's gunzip reads whatever follows a member as the
  * next member, so a stray octet after a complete body (a newline some servers append) fails it
  * all; like browsers and curl, this decoder ignores octets after a complete member that do not
- * start another one. A member that is cut short or corrupt is still an error.
+ * start another one with a valid header. A member that is cut short or corrupt past its header
+ * is still an error.
  */
 class GzipDecoder extends Decoder {
   /** Octets received and not used yet. */
@@ -199,9 +200,8 @@ class GzipDecoder extends Decoder {
   }
 
   override _flush(callback: TransformCallback): void {
-    const complete =
-      this.#part === 'ignored' ||
-      (this.#part === 'header' && this.#members > 0 && this.#pending.length === 0);
+    // After a complete member, octets that end before another member's header does are ignored.
+    const complete = this.#part === 'ignored' || (this.#part === 'header' && this.#members > 0);
     if (complete) {
       callback();
       return;
@@ -252,15 +252,17 @@ class GzipDecoder extends Decoder {
   #readHeader(): 'next' | 'wait' | Error {
     if (this.#pending.length === 0) return 'wait';
     const header = gzipHeaderLength(this.#pending);
-    if (header === 'incomplete') {
-      if (this.#pending.length <= MAX_GZIP_HEADER_OCTETS) return 'wait';
+    if (header === 'incomplete' && this.#pending.length <= MAX_GZIP_HEADER_OCTETS) return 'wait';
+    if (typeof header !== 'number') {
+      // After a complete member, octets that start no member with a valid header are ignored,
+      // even when they start as one does (`1f 8b 08` and then no header).
+      if (this.#members > 0) {
+        this.#part = 'ignored';
+        return 'next';
+      }
+      if (header === 'not-gzip') return zlibError('incorrect header check', 'Z_DATA_ERROR');
+      if (header === 'corrupt') return zlibError('invalid gzip header', 'Z_DATA_ERROR');
       return zlibError('gzip header too long', 'Z_DATA_ERROR');
-    }
-    if (header === 'corrupt') return zlibError('invalid gzip header', 'Z_DATA_ERROR');
-    if (header === 'not-gzip') {
-      if (this.#members === 0) return zlibError('incorrect header check', 'Z_DATA_ERROR');
-      this.#part = 'ignored';
-      return 'next';
     }
     this.#pending = this.#pending.subarray(header);
     this.#startMember();

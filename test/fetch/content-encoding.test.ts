@@ -136,6 +136,13 @@ describe('fetchRobotsTxt: content codings (RFC 9110 8.4)', () => {
     ['CRLF', '\r\n'],
     ['an HTML fragment', '<!-- served by example -->\n'],
     ['zero padding', '\0\0\0\0'],
+    // Octets that start as a member does, with no valid header after them.
+    ['the first octet of a member', Buffer.from([0x1f])],
+    ['the two magic octets of a member', Buffer.from([0x1f, 0x8b])],
+    [
+      'a member header with reserved flags',
+      Buffer.concat([Buffer.from([0x1f, 0x8b, 8]), Buffer.alloc(20, 'A')]),
+    ],
   ])('ignores %s after the last complete gzip member', async (_name, trailing) => {
     const result = await fetchEncoded('gzip', Buffer.concat([gzipSync(rules), Buffer.from(trailing)]));
     expect(result).toMatchObject({ status: 200, kind: 'rules' });
