@@ -26,6 +26,12 @@ import {
 import { originOf, robotsTxtUrlOf, withoutCredentials, withoutCredentialsAt } from './origin.js';
 
 /**
+ * What the `why` of an unreachable robots.txt says it means, in one place: the store rewords it
+ * when an outage has lasted long enough for an earlier copy to be used instead.
+ */
+export const DISALLOWS_ALL = ', everything is disallowed';
+
+/**
  * What an origin's robots.txt answer means for a crawler:
  * - `rules`: a file was read (2xx); its groups decide;
  * - `allow-all`: the file is "unavailable" (4xx, or a redirect chain that does not resolve):
@@ -449,7 +455,7 @@ function interpretFinalAnswer(
   return result({
     status,
     kind: 'disallow-all',
-    why: `HTTP ${status} is not a status robots.txt rules know: treated as unreachable, everything is disallowed.`,
+    why: `HTTP ${status} is not a status robots.txt rules know: treated as unreachable${DISALLOWS_ALL}.`,
     ...common,
   });
 }
@@ -627,10 +633,10 @@ function failureWhy({ failure, message }: RobotsHttpFailure): string {
   // The first line of the message says what failed; the rest is got-scraping's dump of the body.
   const detail = message.split('\n', 1)[0].trim().slice(0, 200);
   if (failure === 'proxy-error') {
-    return `proxy-error (${detail}): the proxy refused the request or could not pass it on, so no answer came from the site; robots.txt is unreachable, everything is disallowed (RFC 9309 2.3.1.4).`;
+    return `proxy-error (${detail}): the proxy refused the request or could not pass it on, so no answer came from the site; robots.txt is unreachable${DISALLOWS_ALL} (RFC 9309 2.3.1.4).`;
   }
   if (failure === 'decoding-error') {
-    return `decoding-error (${detail}): the body cannot be read; robots.txt is unreachable, everything is disallowed (RFC 9309 2.3.1.4).`;
+    return `decoding-error (${detail}): the body cannot be read; robots.txt is unreachable${DISALLOWS_ALL} (RFC 9309 2.3.1.4).`;
   }
   // The other failures name their cause (timeout, dns-error, ...); this one needs what happened.
   if (failure === 'network-error' && detail !== '') return unreachableWhy(`network-error (${detail})`);
@@ -644,7 +650,7 @@ function coversWholeFile(contentRange: string | undefined): boolean {
 }
 
 function unreachableWhy(cause: string): string {
-  return shared(`${cause}: robots.txt is unreachable, everything is disallowed (RFC 9309 2.3.1.4).`);
+  return shared(`${cause}: robots.txt is unreachable${DISALLOWS_ALL} (RFC 9309 2.3.1.4).`);
 }
 
 const sharedTexts = new Map<string, string>();

@@ -11,6 +11,7 @@ export {
 } from './content-encoding.js';
 export { CrawleeRobotsClient } from './crawlee-client.js';
 export {
+  DISALLOWS_ALL,
   FETCH_DEFAULTS,
   fetchRobotsTxt,
   MAX_FETCH_TIMEOUT_MS,

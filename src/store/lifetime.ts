@@ -1,4 +1,4 @@
-import type { RobotsFetchResult } from '../fetch/index.js';
+import { DISALLOWS_ALL, type RobotsFetchResult } from '../fetch/index.js';
 import type { PolicyRecord, StoredPolicy } from './policy.js';
 
 /** The lifetime settings the outage state machine needs, all in milliseconds. */
@@ -99,10 +99,14 @@ function outageWhy(
   goodFetchedAt: number | undefined,
   retryAt: number,
 ): string {
-  if (!stale) return `${failed}${NEXT_ATTEMPT}${new Date(retryAt).toISOString()}.`;
+  if (!stale)
+    return `${failed.replace(WOULD_DISALLOW_ALL, DISALLOWS_ALL)}${NEXT_ATTEMPT}${new Date(retryAt).toISOString()}.`;
   const days = Math.floor((now - unreachableSince) / DAY_MS);
-  return `${failed}${UNREACHABLE_FOR}${days} days: the copy fetched at ${new Date(goodFetchedAt ?? now).toISOString()} is used again (RFC 9309 2.3.1.4).`;
+  // What failed no longer disallows everything: the copy decides.
+  return `${failed.replace(DISALLOWS_ALL, WOULD_DISALLOW_ALL)}${UNREACHABLE_FOR}${days} days: the copy fetched at ${new Date(goodFetchedAt ?? now).toISOString()} is used again (RFC 9309 2.3.1.4).`;
 }
+/** DISALLOWS_ALL as a record served from its last good copy words it (see withOurGrace, which goes back). */
+const WOULD_DISALLOW_ALL = ', which alone would disallow everything';
 /** Where outageWhy's two endings start: what comes before them is what failed. */
 const NEXT_ATTEMPT = ' Next attempt at ';
 const UNREACHABLE_FOR = ' Unreachable for ';

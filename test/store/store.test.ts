@@ -571,7 +571,11 @@ describe('RobotsStore lifetimes (RFC 9309 2.4), on an injected clock', () => {
     }
     expect(policy).toMatchObject({ kind: 'rules', status: 500, servedFromStaleCopy: true });
     expect(policy.goodCopyFetchedAt).toBe(outageStart - DAY);
-    expect(policy.why).toContain('2.3.1.4');
+    // The copy decides now: the why no longer says that everything is disallowed.
+    expect(policy.why).toMatch(
+      /^HTTP 500: robots\.txt is unreachable, which alone would disallow everything \(RFC 9309 2\.3\.1\.4\)\. Unreachable for \d+ days: the copy fetched at .* is used again/,
+    );
+    expect(policy.why).not.toContain('everything is disallowed');
     const check = await robots.check(`${site.origin}/public`);
     expect(check).toMatchObject({ allowed: true, servedFromStaleCopy: true, policyKind: 'rules' });
     expect(check.ageMs).toBe(clock.now() - (outageStart - DAY));
@@ -608,6 +612,7 @@ describe('RobotsStore lifetimes (RFC 9309 2.4), on an injected clock', () => {
       status: 503,
     });
     expect(lenient.why).toMatch(/Unreachable for 40 days: the copy fetched at .* is used again/);
+    expect(lenient.why).not.toContain('everything is disallowed');
     expect((await impatient.check(`${site.origin}/private/x`)).allowed).toBe(false);
     expect(impatient.stats()).toMatchObject({ fetches: 0, backendHits: 1 });
 
@@ -617,7 +622,10 @@ describe('RobotsStore lifetimes (RFC 9309 2.4), on an injected clock', () => {
     const fresh = store({ ...shared, unreachableGraceDays: 365 });
     const strict = await fresh.check(`${site.origin}/public`);
     expect(strict).toMatchObject({ allowed: false, policyKind: 'disallow-all', servedFromStaleCopy: false });
-    expect(strict.why).toMatch(/^HTTP 503.* Next attempt at /);
+    // Read back from the record the impatient store wrote: disallowed, and said so again.
+    expect(strict.why).toMatch(
+      /^HTTP 503: robots\.txt is unreachable, everything is disallowed .* Next attempt at /,
+    );
     expect(fresh.stats()).toMatchObject({ fetches: 0, backendHits: 1 });
   });
 
