@@ -3,7 +3,7 @@
  * CliInputError with a message that says what is accepted.
  */
 import { parseHttpUrl, withoutCredentials } from '../fetch/index.js';
-import { codePointName } from '../robots/index.js';
+import { codePointName, withoutUserinfo } from '../robots/index.js';
 import { CliInputError } from './io.js';
 
 /**
@@ -43,25 +43,27 @@ export function readUrl(value: string, what: string, paths: PathUse): string {
     );
   }
   if (value.startsWith('/') && paths === 'accepted') return value;
+  // Messages quote the value without its credentials, as every output leaves them out.
+  const shown = withoutUserinfo(value);
   const isPath = value.startsWith('/') && !value.startsWith('//');
   // A path has no host to suggest: say what would make it work.
   if (isPath) {
     throw new CliInputError(
       paths === 'needs-file'
-        ? `${what} ${JSON.stringify(value)} is a path: give --file with a local robots.txt to check a path, or write the full URL, e.g. https://example.com${value}`
-        : `${what} ${JSON.stringify(value)} is a path: write it as a full URL, e.g. https://example.com`,
+        ? `${what} ${JSON.stringify(shown)} is a path: give --file with a local robots.txt to check a path, or write the full URL, e.g. https://example.com${value}`
+        : `${what} ${JSON.stringify(shown)} is a path: write it as a full URL, e.g. https://example.com`,
     );
   }
   if (HOST_AND_PORT.test(value) || !SCHEME.test(value)) {
-    const rest = value.replace(/^\/+/, '');
+    const rest = shown.replace(/^\/+/, '');
     const orPath = paths === 'accepted' ? ' (or a path starting with / together with --file)' : '';
     if (LOOKS_LIKE_HOST.test(rest)) {
       throw new CliInputError(
-        `${what} ${JSON.stringify(value)} has no scheme; write it as an absolute URL, e.g. https://${rest}${orPath}`,
+        `${what} ${JSON.stringify(shown)} has no scheme; write it as an absolute URL, e.g. https://${rest}${orPath}`,
       );
     }
     throw new CliInputError(
-      `${what} ${JSON.stringify(value)} is neither an absolute URL nor a path starting with /; write it as an absolute URL, e.g. ${paths === 'refused' ? 'https://example.com' : 'https://example.com/page'}${orPath}`,
+      `${what} ${JSON.stringify(shown)} is neither an absolute URL nor a path starting with /; write it as an absolute URL, e.g. ${paths === 'refused' ? 'https://example.com' : 'https://example.com/page'}${orPath}`,
     );
   }
   try {

@@ -11,7 +11,7 @@ import {
   type RobotsHttpResult,
 } from '../fetch/index.js';
 import type { RobotsTxt } from '../robots/index.js';
-import { urlOrNull } from '../robots/index.js';
+import { urlOrNull, withoutUserinfo } from '../robots/index.js';
 import { RobotsStore } from '../store/index.js';
 import { CliInputError } from './io.js';
 import { closeUnwaited, noSitemapBecause, QUIET_LOG, readSitemaps } from './sitemap-tally.js';
@@ -145,11 +145,13 @@ export function listedUrls(text: string, name: string, maxUrls: number): UrlSour
       const url = urlOrNull(line.startsWith('/') ? origin + line : line);
       if (url === null) {
         throw new CliInputError(
-          `${where}: ${JSON.stringify(line)} is neither an absolute URL nor a path starting with /`,
+          `${where}: ${JSON.stringify(withoutUserinfo(line))} is neither an absolute URL nor a path starting with /`,
         );
       }
       if (url.origin !== origin) {
-        throw new CliInputError(`${where}: ${url.href} is not on ${origin}; audit one origin at a time`);
+        throw new CliInputError(
+          `${where}: ${withoutUserinfo(url.href)} is not on ${origin}; audit one origin at a time`,
+        );
       }
       url.hash = '';
       // Never used to fetch, and kept out of reports and CI logs.

@@ -4,7 +4,7 @@
  * origin only; RFC 6454 4: an origin is scheme + host + port.
  */
 
-import { withoutCredentials } from '../robots/index.js';
+import { withoutCredentials, withoutUserinfo } from '../robots/index.js';
 
 /** Defined with the core, which lints sitemap URLs with it; the other folders take it from here. */
 export { withoutCredentials };
@@ -149,18 +149,22 @@ export function parseHttpUrl(url: string | URL): URL {
     try {
       parsed = new URL(url);
     } catch {
-      throw new NotHttpUrlError(`Expected an absolute http(s) URL, got ${JSON.stringify(url)}.`);
+      throw new NotHttpUrlError(
+        `Expected an absolute http(s) URL, got ${JSON.stringify(withoutUserinfo(url))}.`,
+      );
     }
   } else {
     throw new TypeError(`Expected a URL string or URL object, got ${typeof url}.`);
   }
   if (!HTTP_SCHEMES.has(parsed.protocol)) {
     throw new NotHttpUrlError(
-      `robots.txt applies to http and https URLs only (RFC 9309 2.3), got ${parsed.protocol} in ${JSON.stringify(parsed.href)}.`,
+      `robots.txt applies to http and https URLs only (RFC 9309 2.3), got ${parsed.protocol} in ${JSON.stringify(withoutUserinfo(parsed.href))}.`,
     );
   }
   if (parsed.hostname === '') {
-    throw new NotHttpUrlError(`Expected a URL with a host, got ${JSON.stringify(parsed.href)}.`);
+    throw new NotHttpUrlError(
+      `Expected a URL with a host, got ${JSON.stringify(withoutUserinfo(parsed.href))}.`,
+    );
   }
   return parsed;
 }

@@ -15,6 +15,7 @@
  */
 
 import { charMask, HIGH_BIT, LOW_BIT } from './chars.js';
+import { withoutUserinfo } from './url.js';
 
 /** Upper-case hex digits, as escapes are written (RFC 3986 2.1). */
 export const HEX = '0123456789ABCDEF';
@@ -452,8 +453,8 @@ export function filteredPathOf(url: string | URL, mask: Int32Array | undefined):
       // `https://e.com:99999/a` is absolute, and no URL all the same: say which it is.
       throw new TypeError(
         /^[a-z][a-z0-9+.-]*:/i.test(url)
-          ? `Expected a valid URL, got ${JSON.stringify(url)}, which a URL parser refuses (a port past 65535, a blank or a character no host may hold).`
-          : `Expected an absolute URL or a path starting with "/", got ${JSON.stringify(url)}.`,
+          ? `Expected a valid URL, got ${JSON.stringify(withoutUserinfo(url))}, which a URL parser refuses (a port past 65535, a blank or a character no host may hold).`
+          : `Expected an absolute URL or a path starting with "/", got ${JSON.stringify(withoutUserinfo(url))}.`,
       );
     }
     path = pathAndQuery(parsed);
@@ -469,7 +470,7 @@ export function filteredPathOf(url: string | URL, mask: Int32Array | undefined):
 function opaqueUrl(url: string | URL): TypeError {
   const text = typeof url === 'string' ? url : url.href;
   return new TypeError(
-    `Expected an absolute URL with a path starting with "/" (such as http:// and https:// URLs), got ${JSON.stringify(text)}: robots.txt rules apply to no other kind of URL.`,
+    `Expected an absolute URL with a path starting with "/" (such as http:// and https:// URLs), got ${JSON.stringify(withoutUserinfo(text))}: robots.txt rules apply to no other kind of URL.`,
   );
 }
 

@@ -6,4 +6,10 @@ export { DEFAULT_MAX_BYTES, MAX_LINE_OCTETS } from './lines.js';
 export { explainAfterOrigin, parseCutBody, RobotsTxt } from './robots-txt.js';
 export { codePointName, show } from './show.js';
 export type * from './types.js';
-export { HTTP_URL_START, hrefWithoutFragment, urlOrNull, withoutCredentials } from './url.js';
+export {
+  HTTP_URL_START,
+  hrefWithoutFragment,
+  urlOrNull,
+  withoutCredentials,
+  withoutUserinfo,
+} from './url.js';

@@ -27,6 +27,20 @@ export function urlOrNull(input: string, base?: string | URL): URL | null {
   }
 }
 
+/**
+ * A `scheme://` (or a bare `//`) and the userinfo after it: everything up to the last `@` before
+ * the authority ends, as a URL parser reads it (`\\` ends it too in http(s) URLs).
+ */
+const USERINFO = /^(\s*(?:[A-Za-z][A-Za-z0-9+.-]*:)?[/\\]{2})[^/\\?#]*@/;
+
+/**
+ * `text`, a URL or what was meant to be one (it may not parse), without the `user:pass@` of
+ * its authority: what a message quotes of an input it refuses.
+ */
+export function withoutUserinfo(text: string): string {
+  return text.replace(USERINFO, '$1');
+}
+
 /** The URL without its `user:pass@` part: credentials never reach a result, a Dataset or a log. */
 export function withoutCredentials(url: string): string {
   if (!url.includes('@')) return url;

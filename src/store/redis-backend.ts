@@ -8,6 +8,7 @@ import {
   refuseUnknownOptions,
   stringOption,
 } from '../options.js';
+import { withoutUserinfo } from '../robots/index.js';
 import type { RobotsBackendScope, RobotsFetchLock, RobotsStoreBackend } from './backend.js';
 import { CLOCK_SKEW_TOLERANCE_MS } from './lifetime.js';
 import { ConcurrencyLimit } from './limit.js';
@@ -83,7 +84,7 @@ export interface RedisBackendOptions {
 function clientOfUrl(url: string, options: RedisOptions): Redis {
   const refused = (why: string) =>
     new TypeError(
-      `${OWNER} option url must be a Redis URL such as "redis://127.0.0.1:6379/0" (rediss:// for TLS), got ${JSON.stringify(url)}: ${why}.`,
+      `${OWNER} option url must be a Redis URL such as "redis://127.0.0.1:6379/0" (rediss:// for TLS), got ${JSON.stringify(withoutUserinfo(url))}: ${why}.`,
     );
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(url)?.[1];
   if (scheme !== undefined && !/^rediss?$/i.test(scheme)) throw refused(`${scheme}:// is not Redis`);

@@ -156,6 +156,33 @@ describe('bad input: one clear line, exit 2', () => {
     );
   });
 
+  it('credentials in a URL that is refused are not quoted in its message either', async () => {
+    const urls = ['https://u:secret@other.example/x', 'http://u:secret@shop.example:99999/x'];
+    const runs: [args: string[], message: RegExp][] = [
+      [
+        ['explain', 'http://user:secret@shop.example:99999/', '--agent', 'A'],
+        /"http:\/\/shop\.example:99999\/"/,
+      ],
+      [['explain', 'ftp://user:secret@shop.example/cart', '--agent', 'A'], /"ftp:\/\/shop\.example\/cart"/],
+      [['explain', '//user:secret@shop.example/x', '--agent', 'A'], /e\.g\. https:\/\/shop\.example\/x/],
+      [['audit', 'https://u:secret@[::1'], /"https:\/\/\[::1"/],
+      [['sitemaps', 'https://u:secret@shop.example:70000'], /"https:\/\/shop\.example:70000"/],
+    ];
+    for (const [index, url] of urls.entries()) {
+      const list = join(dir, `credential-urls-${index}.txt`);
+      writeFileSync(list, `${url}\n`);
+      runs.push([
+        ['audit', 'https://shop.example', '--file', SHOP_ROBOTS_PATH, '--urls', list],
+        index === 0 ? /https:\/\/other\.example\/x is not on/ : /"http:\/\/shop\.example:99999\/x"/,
+      ]);
+    }
+    for (const [args, message] of runs) {
+      const run = await runInProcess(args);
+      expectUsageError(run, message);
+      expect(run.stderr, args.join(' ')).not.toContain('secret');
+    }
+  });
+
   it('an option that takes one value, given twice', async () => {
     const file = ['--file', SHOP_ROBOTS_PATH];
     for (const [argv, option] of [

@@ -247,6 +247,10 @@ describe('backend options', () => {
     expect(() => new RedisBackend({ url: 'http://127.0.0.1:6379' })).toThrow(
       'RedisBackend option url must be a Redis URL such as "redis://127.0.0.1:6379/0" (rediss:// for TLS), got "http://127.0.0.1:6379": http:// is not Redis.',
     );
+    // A password in the URL is not quoted.
+    expect(() => new RedisBackend({ url: 'http://user:secret@127.0.0.1:6379' })).toThrow(
+      'got "http://127.0.0.1:6379": http:// is not Redis.',
+    );
     // ioredis would send SELECT NaN, and its error would reach no one: the process would crash.
     for (const url of [
       'redis://127.0.0.1:6379/abc',
