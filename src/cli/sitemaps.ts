@@ -3,7 +3,7 @@
  * hold (URLs per sitemap, failures, URLs robots.txt blocks for the agent), as text, `--json`,
  * or one kept URL a line (`--urls`) for piping.
  */
-import { unusableSitemapLines } from '../sitemap/index.js';
+import { type SitemapProblem, unusableSitemapLines } from '../sitemap/index.js';
 import { RobotsStore } from '../store/index.js';
 import { userAgentHeader } from './args.js';
 import { EXIT } from './io.js';
@@ -113,6 +113,12 @@ export async function runSitemaps(
         `crawlee-robots: ${stoppedAtTime(options.maxTimeSeconds!)}, so the list may be incomplete; --strict makes that exit code 2\n`,
       );
     }
+    const unread = unreadAtLimit(read, options);
+    if (report.unreadable === null && unread !== null) {
+      writeError(
+        `crawlee-robots: ${printable(unread)}, so the list may be incomplete; --strict makes that exit code 2\n`,
+      );
+    }
     return report.exitCode;
   }
   write(options.json ? jsonText(sitemapsJson(report)) : renderSitemaps(report, style));
@@ -132,7 +138,8 @@ export function sitemapsReport(
   const failed =
     options.strict !== true
       ? null
-      : (failedSitemaps(read) ?? (stoppedAtMaxTime ? stoppedAtTime(options.maxTimeSeconds!) : null));
+      : (failedSitemaps(read) ??
+        (stoppedAtMaxTime ? stoppedAtTime(options.maxTimeSeconds!) : unreadAtLimit(read, options)));
   // RFC 9309 2.3.1.4: 5xx, 429 or no answer: the file (and its Sitemap: lines) could not be read.
   const unreadable =
     policy.kind === 'disallow-all' && policy.robots === null
@@ -140,7 +147,7 @@ export function sitemapsReport(
       : // Not only failures: a declared sitemap in a redirect loop is skipped, and unread too.
         // A stop at --max-urls leaves files unread on purpose: the list is as long as asked.
         read.declared.length > 0 && result.sitemapsRead === 0 && !result.stoppedEarly
-        ? unreadSitemaps(read.declared.length, result.urlsFound)
+        ? unreadSitemaps(read.declared.length, result.urlsFound, result.failures[0] ?? result.warnings[0])
         : // Nothing at all within the time: an empty list is no answer.
           stoppedAtMaxTime && result.urlsFound === 0
           ? `no sitemap URL was read within --max-time ${options.maxTimeSeconds} s`
@@ -169,13 +176,31 @@ function failedSitemaps({ result }: SitemapsRead): string | null {
   return `${failed} of ${of} sitemap${of === 1 ? '' : 's'} could not be read${example}`;
 }
 
+/**
+ * How many sitemaps a limit of the run (`maxDepth`, `maxSitemaps`) or a stop left unread, and
+ * the first warning that says so; null when none was, or when --max-urls stopped the run: the
+ * list is then as long as asked.
+ */
+function unreadAtLimit(
+  { result, stoppedAtMaxTime }: SitemapsRead,
+  options: Pick<SitemapsOptions, 'maxUrls'>,
+): string | null {
+  const unread = result.sitemapsUnread;
+  const enough = options.maxUrls !== undefined && result.urlsFound >= options.maxUrls;
+  if (unread === 0 || enough || stoppedAtMaxTime) return null;
+  const first = result.warnings.find((warning) => warning.skipped === true);
+  const example = first === undefined ? '' : ` (${first.url}: ${first.why})`;
+  return `${unread} sitemap${unread === 1 ? ' was' : 's were'} left unread at a limit of the run${example}`;
+}
+
 /** Why no declared sitemap was read, saying so when some URLs were read before each failed. */
-function unreadSitemaps(declared: number, urlsRead: number): string {
+function unreadSitemaps(declared: number, urlsRead: number, first: SitemapProblem | undefined): string {
   const urls = urlsRead === 1 ? '1 URL was' : `${urlsRead} URLs were`;
   if (declared === 1) {
+    const why = first === undefined ? '' : ` (${first.url}: ${first.why})`;
     return urlsRead === 0
-      ? 'the declared sitemap could not be read'
-      : `the declared sitemap failed after ${urls} read, so the list is incomplete`;
+      ? `the declared sitemap could not be read${why}`
+      : `the declared sitemap failed after ${urls} read${why}, so the list is incomplete`;
   }
   return urlsRead === 0
     ? `none of the ${declared} declared sitemaps could be read`
@@ -208,6 +233,7 @@ function sitemapsJson(report: SitemapsReport) {
       sitemapsRead: result.sitemapsRead,
       sitemapsFailed: result.sitemapsFailed,
       sitemapsSkipped: result.sitemapsSkipped,
+      sitemapsUnread: result.sitemapsUnread,
       urls: result.urlsFound,
       kept: result.kept,
       blocked: result.droppedByRobots,

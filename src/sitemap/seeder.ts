@@ -277,6 +277,7 @@ class SeedRun {
     sitemapsRead: 0,
     sitemapsFailed: 0,
     sitemapsSkipped: 0,
+    sitemapsUnread: 0,
     urlsFound: 0,
     kept: 0,
     droppedByRobots: 0,
@@ -480,6 +481,7 @@ class SeedRun {
   #notRead(task: SitemapTask, more = 0): void {
     this.#leftUnread = true;
     this.#result.sitemapsSkipped += 1 + more;
+    this.#result.sitemapsUnread += 1 + more;
     const others = more === 0 ? '' : ` and ${more} more ${more === 1 ? 'sitemap' : 'sitemaps'}`;
     this.#warning(task, `Not read: the run stopped before it${others}.`, { skipped: true });
   }
@@ -1009,6 +1011,7 @@ class SeedRun {
   /** A sitemap past `maxSitemaps`: skipped, and the first one says so. */
   #sitemapLimitReached(task: Pick<SitemapTask, 'url' | 'parent'>): void {
     this.#result.sitemapsSkipped++;
+    this.#result.sitemapsUnread++;
     this.#result.stoppedEarly = true;
     this.#leftUnread = true;
     if (this.#sitemapLimitWarned) return;
@@ -1123,6 +1126,7 @@ class SeedRun {
     }
     if (task.depth + 1 > this.#maxDepth) {
       this.#result.sitemapsSkipped++;
+      this.#result.sitemapsUnread++;
       if (!this.#depthLimitWarned) {
         this.#depthLimitWarned = true;
         this.#warning(

@@ -139,6 +139,11 @@ export interface SitemapSeedResult {
    * unreachable.
    */
   sitemapsSkipped: number;
+  /**
+   * Of `sitemapsSkipped`, those a limit (`maxDepth`, `maxSitemaps`) or a stop left unread: what
+   * they list is missing from the run, where a loop, a duplicate or an old file hides nothing.
+   */
+  sitemapsUnread: number;
   /** Page URL entries found in the sitemaps (before any filter). */
   urlsFound: number;
   /** URL entries handed to `enqueue` (Crawlee's queue keeps one request per URL). */

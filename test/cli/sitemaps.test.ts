@@ -36,6 +36,11 @@ let bare: TestHttpServer;
 const xml = (body: string | Uint8Array, headers: Record<string, string> = {}): TestRouteHandler =>
   text(body, 200, { 'content-type': 'application/xml', ...headers });
 
+function sitemapindex(origin: string, paths: readonly string[]): string {
+  const children = paths.map((path) => `<sitemap><loc>${origin + path}</loc></sitemap>`);
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${children.join('')}</sitemapindex>\n`;
+}
+
 function urlset(origin: string, paths: readonly string[]): string {
   const urls = paths.map((path) => `<url><loc>${path.startsWith('http') ? path : origin + path}</loc></url>`);
   return `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${urls.join('')}</urlset>\n`;
@@ -425,6 +430,34 @@ describe('sitemaps --urls', () => {
     }
   });
 
+  it('--urls says when a limit of the run left sitemaps unread, and --strict exits 2', async () => {
+    // An index chain one level deeper than maxDepth (5): the last file is never read.
+    const deep = await startHttpServer();
+    const o = deep.origin;
+    deep.route('/robots.txt', text(`User-agent: *\nDisallow:\n\nSitemap: ${o}/i0.xml\n`));
+    for (let depth = 0; depth < 6; depth++)
+      deep.route(`/i${depth}.xml`, xml(sitemapindex(o, [`/i${depth + 1}.xml`])));
+    deep.route('/i6.xml', xml(urlset(o, ['/deep'])));
+    try {
+      const note = `crawlee-robots: 1 sitemap was left unread at a limit of the run (${o}/i6.xml: Deeper than maxDepth (5): skipped, and so are other children this deep.), so the list may be incomplete; --strict makes that exit code 2\n`;
+      const run = await runInProcess(['sitemaps', o, '--urls']);
+      expect(run).toMatchObject({ code: 0, stdout: '', stderr: note });
+      const strict = await runInProcess(['sitemaps', o, '--urls', '--strict']);
+      expect(strict).toMatchObject({
+        code: 2,
+        stdout: '',
+        stderr: note.replace(
+          ', so the list may be incomplete; --strict makes that exit code 2',
+          ', so the list is incomplete',
+        ),
+      });
+      const json = await runInProcess(['sitemaps', o, '--json', '--strict']);
+      expect(JSON.parse(json.stdout)).toMatchObject({ totals: { sitemapsUnread: 1 }, exitCode: 2 });
+    } finally {
+      await deep.close();
+    }
+  });
+
   it('stops at --max-urls', async () => {
     const run = await runInProcess(['sitemaps', site.origin, '--urls', '--max-urls', '2']);
     expect(run.code).toBe(0);
@@ -463,6 +496,7 @@ describe('sitemaps: a run stopped early', () => {
         sitemapsRead: 10_000,
         sitemapsFailed: 0,
         sitemapsSkipped: 1,
+        sitemapsUnread: 1,
         urlsFound,
         kept: urlsFound,
         droppedByRobots: 0,
@@ -526,14 +560,17 @@ describe('sitemaps: exit codes', () => {
     const json = await runInProcess(['sitemaps', broken.origin, '--json']);
     expect(json.code).toBe(2);
     expect(JSON.parse(json.stdout)).toMatchObject({
-      unreadable: 'the declared sitemap could not be read',
+      unreadable: `the declared sitemap could not be read (${broken.origin}/gone.xml: HTTP 404.)`,
       totals: { sitemapsRead: 0, sitemapsFailed: 1 },
       exitCode: 2,
     });
     const urls = await runInProcess(['sitemaps', broken.origin, '--urls']);
     expect(urls.code).toBe(2);
     expect(urls.stdout).toBe('');
-    expect(urls.stderr).toBe('crawlee-robots: the declared sitemap could not be read\n');
+    // The URL and why, as a CI log needs them.
+    expect(urls.stderr).toBe(
+      `crawlee-robots: the declared sitemap could not be read (${broken.origin}/gone.xml: HTTP 404.)\n`,
+    );
   });
 
   it('exits 2 when the declared sitemap fails after some URLs, saying the list is incomplete', async () => {
@@ -550,7 +587,7 @@ describe('sitemaps: exit codes', () => {
       expect(urls.code).toBe(2);
       expect(urls.stdout).toBe(`${o}/one\n${o}/two\n`);
       expect(urls.stderr).toBe(
-        'crawlee-robots: the declared sitemap failed after 2 URLs were read, so the list is incomplete\n',
+        `crawlee-robots: the declared sitemap failed after 2 URLs were read (${o}/stall.xml: Timed out after 1000 ms, 104 octets read (2 URLs read before).), so the list is incomplete\n`,
       );
     } finally {
       await stall.close();
@@ -659,7 +696,7 @@ describe('sitemaps: exit codes', () => {
       expect(urls.code).toBe(2);
       expect(urls.stdout).toBe(`${o}/one\n${o}/two\n`);
       expect(urls.stderr).toBe(
-        'crawlee-robots: the declared sitemap failed after 2 URLs were read, so the list is incomplete\n',
+        `crawlee-robots: the declared sitemap failed after 2 URLs were read (${o}/cut.xml: Broken XML: unclosed tag: url (2 URLs read before it).), so the list is incomplete\n`,
       );
       const audit = await runInProcess(['audit', o, '--from-sitemaps', '--agents', 'ExampleBot', '--json']);
       expect(audit.code).toBe(2);
@@ -688,7 +725,9 @@ describe('sitemaps: exit codes', () => {
     try {
       const urls = await runInProcess(['sitemaps', o, '--urls']);
       expect(urls.code).toBe(2);
-      expect(urls.stderr).toBe('crawlee-robots: the declared sitemap could not be read\n');
+      expect(urls.stderr).toMatch(
+        /^crawlee-robots: the declared sitemap could not be read \(http:\/\/127\.0\.0\.1:\d+\/a\.xml: .*\)\n$/,
+      );
       const json = await runInProcess(['sitemaps', o, '--json']);
       expect(JSON.parse(json.stdout)).toMatchObject({
         totals: { sitemapsRead: 0, sitemapsFailed: 0, sitemapsSkipped: 1 },
