@@ -3,7 +3,7 @@
  * CliInputError with a message that says what is accepted.
  */
 import { parseHttpUrl, withoutCredentials } from '../fetch/index.js';
-import { codePointName, withoutUserinfo } from '../robots/index.js';
+import { codePointName, HTTP_URL_START, withoutUserinfo } from '../robots/index.js';
 import { CliInputError } from './io.js';
 
 /**
@@ -64,6 +64,12 @@ export function readUrl(value: string, what: string, paths: PathUse): string {
     }
     throw new CliInputError(
       `${what} ${JSON.stringify(shown)} is neither an absolute URL nor a path starting with /; write it as an absolute URL, e.g. ${paths === 'refused' ? 'https://example.com' : 'https://example.com/page'}${orPath}`,
+    );
+  }
+  // `https:///cart` and `https:/cart` are read by URL parsers as the host `cart`: not what was meant.
+  if (/^https?:/i.test(value) && !HTTP_URL_START.test(value)) {
+    throw new CliInputError(
+      `${what} ${JSON.stringify(shown)} does not start with http:// or https:// and a host; a URL parser would take what follows the slashes for the host`,
     );
   }
   try {

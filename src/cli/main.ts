@@ -29,6 +29,16 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   const program = buildProgram(io, (code) => {
     exitCode = code;
   });
+  // `help <command>` for a command there is none of: commander would print the whole help.
+  const [first, asked] = argv;
+  if (
+    first === 'help' &&
+    asked !== undefined &&
+    !program.commands.some((command) => command.name() === asked)
+  ) {
+    io.stderr.write(`crawlee-robots: unknown command '${printable(asked)}' (see --help)\n`);
+    return EXIT.error;
+  }
   try {
     await program.parseAsync([...argv], { from: 'user' });
     return exitCode;

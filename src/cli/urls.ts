@@ -127,6 +127,9 @@ function examplePathOf(pattern: string): string | undefined {
   return DOT_SEGMENT.test(path) ? undefined : path;
 }
 
+/** A blank and a `#` after it, to the end of a line of a URL list. */
+const TRAILING_COMMENT = /[\t ]+#.*$/;
+
 /**
  * URLs listed one a line (`--urls file`): blank lines and `#` comments skipped; a path is
  * appended to the audited origin. Every URL must be on that origin: a robots.txt speaks for its
@@ -138,7 +141,9 @@ export function listedUrls(text: string, name: string, maxUrls: number): UrlSour
     const urls = new Set<string>();
     const lines = text.split(/\r\n|\r|\n/);
     for (const [index, raw] of lines.entries()) {
-      const line = raw.trim();
+      // A `#` after a blank starts a comment (no URL holds a raw blank); one that follows the URL
+      // directly is its fragment, dropped below.
+      const line = raw.replace(TRAILING_COMMENT, '').trim();
       if (line === '' || line.startsWith('#')) continue;
       const where = `${name} line ${index + 1}`;
       // A path follows the origin as text: resolved against it, `//host/x` would name another host.

@@ -226,6 +226,18 @@ describe('audit: --urls lists', () => {
     ]);
   });
 
+  it('skips a # comment after a blank at the end of a line; a # right after the URL is its fragment', async () => {
+    const run = await runInProcess(['audit', shop.origin, '--urls', '-', '--agents', 'Googlebot', '--json'], {
+      stdin: '/a # the first page\n/b\t# the second\n/c#top\n  # a whole line\n',
+    });
+    expect(run.stderr).toBe('');
+    expect(JSON.parse(run.stdout).urls.map((row: { url: string }) => row.url)).toEqual([
+      `${shop.origin}/a`,
+      `${shop.origin}/b`,
+      `${shop.origin}/c`,
+    ]);
+  });
+
   it('lays the verdicts of many URLs out in tables of ten columns, none wider than a terminal', async () => {
     const paths = Array.from({ length: 25 }, (_, i) => `/p${i + 1}`);
     const run = await runInProcess(

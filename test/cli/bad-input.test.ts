@@ -37,6 +37,8 @@ describe('bad input: one clear line, exit 2', () => {
 
   it('an unknown command, and no command', async () => {
     expectUsageError(await runInProcess(['frobnicate']), "unknown command 'frobnicate'");
+    expectUsageError(await runInProcess(['help', 'frobnicate']), "unknown command 'frobnicate'");
+    expect(await runInProcess(['help', 'audit'])).toMatchObject({ code: 0, stderr: '' });
     const none = await runInProcess([]);
     expect(none.code).toBe(2);
     expect(none.stderr).toContain('Usage: crawlee-robots');
@@ -154,6 +156,15 @@ describe('bad input: one clear line, exit 2', () => {
     expect(JSON.parse(runs[3].stdout).urls.map((row: { url: string }) => row.url)).toContain(
       'https://a.example/cart',
     );
+  });
+
+  it('a URL with a slash too many or too few after its scheme, which a parser would read as another host', async () => {
+    for (const url of ['https:///cart', 'https:/cart', 'http:\\\\\\cart']) {
+      expectUsageError(
+        await runInProcess(['explain', url, '--agent', 'A', '--file', SHOP_ROBOTS_PATH]),
+        `${JSON.stringify(url)} does not start with http:// or https:// and a host`,
+      );
+    }
   });
 
   it('credentials in a URL that is refused are not quoted in its message either', async () => {
