@@ -37,6 +37,7 @@ export {
   type RobotsHttpRequest,
   type RobotsHttpResult,
   type RobotsNetworkFailure,
+  watchHttp2BodyEnd,
 } from './http-client.js';
 export {
   NotHttpUrlError,

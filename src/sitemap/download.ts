@@ -1,6 +1,6 @@
 import { pipeline, Readable, type Transform } from 'node:stream';
 import { gotScraping } from 'got-scraping';
-import { classifyFailure, contentDecoding, gzipDecoder } from '../fetch/index.js';
+import { classifyFailure, contentDecoding, gzipDecoder, watchHttp2BodyEnd } from '../fetch/index.js';
 
 /** How one sitemap file is fetched. */
 export interface SitemapDownloadSettings {
@@ -160,6 +160,17 @@ export async function downloadSitemap(
     } catch (error) {
       return { ok: false, kind: 'network', why: `Request failed: ${messageOf(error)}`, hops };
     }
+    let resetBeforeEnd = () => false;
+    // http2-wrapper gives a request Node's HTTP/2 stream just before its socket, before any frame
+    // of the answer came (see watchHttp2BodyEnd).
+    stream.once(
+      'request',
+      (request: { once(event: 'socket', listener: () => void): void; _request?: unknown }) => {
+        request.once('socket', () => {
+          resetBeforeEnd = watchHttp2BodyEnd(request._request);
+        });
+      },
+    );
     let head: ResponseHead | typeof TIMED_OUT;
     try {
       head = await budget.wait(
@@ -237,6 +248,7 @@ export async function downloadSitemap(
       hops,
       budget,
       settings,
+      () => resetBeforeEnd(),
     );
   }
 }
@@ -276,6 +288,7 @@ async function readBody(
   hops: string[],
   budget: WaitBudget,
   settings: SitemapDownloadSettings,
+  resetBeforeEnd: () => boolean,
 ): Promise<SitemapBody | SitemapDownloadFailure> {
   // pipeline() passes a source error on to the decoders, so the reader below sees it.
   if (content.length > 0) pipeline([stream, ...content], () => {});
@@ -364,7 +377,16 @@ async function readBody(
             `Timed out after ${settings.timeoutMs} ms, ${bytes} octets read.`,
           );
         }
-        if (next.done) break;
+        if (next.done) {
+          // Ended by a reset rather than by its end: the last line may be half a URL.
+          if (resetBeforeEnd()) {
+            throw new SitemapReadError(
+              'network',
+              `The HTTP/2 stream was reset (code 0, NO_ERROR) before the end of its body, ${bytes} octets read.`,
+            );
+          }
+          break;
+        }
         let chunk = next.value;
         const shared = settings.shared;
         const ownRoom = settings.maxBytes - bytes;

@@ -13,6 +13,7 @@ import {
   type RobotsHttpRequest,
 } from '../../src/fetch/index.js';
 import { startHttpServer } from '../support/http-server.js';
+import { startRawHttp2Server } from '../support/raw-http2.js';
 
 const RULES = 'User-agent: *\nDisallow: /private\n';
 
@@ -52,7 +53,7 @@ interface ListeningServer {
   close(): Promise<void>;
 }
 
-async function listen(server: Http2SecureServer | Server | HttpServer | TlsServer): Promise<ListeningServer> {
+async function listen(server: Http2SecureServer | Server | HttpServer): Promise<ListeningServer> {
   const sockets = new Set<Socket>();
   server.on('connection', (socket: Socket) => {
     sockets.add(socket);
@@ -95,70 +96,6 @@ function startHttp2StreamServer(answer: (stream: ServerHttp2Stream) => void) {
     stream.on('error', () => {});
     answer(stream);
   });
-  return listen(server);
-}
-
-/** One HTTP/2 frame (RFC 9113 4.1). */
-function frame(type: number, flags: number, stream: number, payload: Buffer): Buffer {
-  const head = Buffer.alloc(9);
-  head.writeUIntBE(payload.length, 0, 3);
-  head[3] = type;
-  head[4] = flags;
-  head.writeUInt32BE(stream, 5);
-  return Buffer.concat([head, payload]);
-}
-
-/**
- * An HTTP/2 server written frame by frame (TLS, for 127.0.0.1), for what Node's own server never
- * sends: it answers the first request with HEADERS (`:status 200`), then the frames of `body`,
- * each written `gapMs` after the one before, where `end` is END_STREAM on the last DATA frame and
- * a number a RST_STREAM of that code.
- */
-function startRawHttp2Server(body: (string | number | 'end')[], gapMs: number) {
-  const server = createTlsServer(
-    { ...certificate('loopback'), ALPNProtocols: ['h2'] },
-    (socket: TLSSocket) => {
-      socket.on('error', () => {});
-      socket.write(frame(4, 0, 0, Buffer.alloc(0))); // SETTINGS
-      let pending = Buffer.alloc(0);
-      let preface = false;
-      let answered = false;
-      socket.on('data', (chunk: Buffer) => {
-        pending = Buffer.concat([pending, chunk]);
-        if (!preface) {
-          if (pending.length < 24) return;
-          pending = pending.subarray(24);
-          preface = true;
-        }
-        while (pending.length >= 9 && pending.length >= 9 + pending.readUIntBE(0, 3)) {
-          const [type, flags, id] = [pending[3], pending[4], pending.readUInt32BE(5) & 0x7fffffff];
-          pending = pending.subarray(9 + pending.readUIntBE(0, 3));
-          if (type === 4 && (flags & 1) === 0) socket.write(frame(4, 1, 0, Buffer.alloc(0))); // SETTINGS ACK
-          if (type !== 1 || answered) continue;
-          answered = true;
-          socket.write(frame(1, 0x4, id, Buffer.from([0x88]))); // HEADERS, END_HEADERS, `:status 200` (HPACK index 8)
-          body.forEach((part, i) => {
-            const last = i === body.length - 1;
-            setTimeout(
-              () => {
-                if (socket.destroyed) return;
-                if (typeof part === 'number') {
-                  const code = Buffer.alloc(4);
-                  code.writeUInt32BE(part);
-                  socket.write(frame(3, 0, id, code)); // RST_STREAM
-                } else if (part !== 'end') {
-                  const endsStream = body[i + 1] === 'end';
-                  socket.write(frame(0, endsStream ? 1 : 0, id, Buffer.from(part))); // DATA
-                }
-                if (last) socket.end();
-              },
-              gapMs * (i + 1),
-            );
-          });
-        }
-      });
-    },
-  );
   return listen(server);
 }
 
