@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
-import { constants, createSecureServer, type Http2SecureServer, type ServerHttp2Stream } from 'node:http2';
-import { connect, createServer, type Server, type Socket } from 'node:net';
-import { createServer as createTlsServer, type TLSSocket, type Server as TlsServer } from 'node:tls';
+import { createServer as createHttpServer } from 'node:http';
+import { constants, createSecureServer, type ServerHttp2Stream } from 'node:http2';
+import { connect, createServer } from 'node:net';
 import { GotScrapingHttpClient } from 'crawlee';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -13,7 +12,7 @@ import {
   type RobotsHttpRequest,
 } from '../../src/fetch/index.js';
 import { startHttpServer } from '../support/http-server.js';
-import { startRawHttp2Server } from '../support/raw-http2.js';
+import { type ListeningServer, listen, startRawHttp2Server } from '../support/raw-http2.js';
 
 const RULES = 'User-agent: *\nDisallow: /private\n';
 
@@ -37,45 +36,6 @@ function requestFor(url: string, extra: Partial<RobotsHttpRequest> = {}): Robots
     connectTimeoutMs: 1000,
     timeoutMs: 2000,
     ...extra,
-  };
-}
-
-/** A server listening on 127.0.0.1, whose connections the test can cut. */
-interface ListeningServer {
-  /** `https://127.0.0.1:<port>` */
-  origin: string;
-  port: number;
-  /** Destroys every open connection. */
-  dropConnections(): void;
-  /** Connections open now. */
-  openConnections(): number;
-  /** Destroys every open connection, then stops listening. */
-  close(): Promise<void>;
-}
-
-async function listen(server: Http2SecureServer | Server | HttpServer): Promise<ListeningServer> {
-  const sockets = new Set<Socket>();
-  server.on('connection', (socket: Socket) => {
-    sockets.add(socket);
-    socket.on('error', () => {});
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
-  const dropConnections = () => {
-    for (const socket of sockets) socket.destroy();
-  };
-  return {
-    origin: `https://127.0.0.1:${port}`,
-    port,
-    dropConnections,
-    openConnections: () => sockets.size,
-    close: () =>
-      new Promise<void>((resolve) => {
-        dropConnections();
-        server.close(() => resolve());
-      }),
   };
 }
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { downloadSitemap, type SitemapDownloadSettings } from '../../src/sitemap/download.js';
-import { type RawHttp2Server, startRawHttp2Server } from '../support/raw-http2.js';
+import { type ListeningServer, startRawHttp2Server } from '../support/raw-http2.js';
 
 const settings: SitemapDownloadSettings = {
   userAgent: 'ExampleBot/1.0',
@@ -28,7 +28,7 @@ async function read(url: string): Promise<{ text: string; error: string | null }
 }
 
 describe('downloadSitemap over HTTP/2', () => {
-  let server: RawHttp2Server | undefined;
+  let server: ListeningServer | undefined;
   afterEach(async () => {
     await server?.close();
     server = undefined;

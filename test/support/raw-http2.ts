@@ -3,47 +3,27 @@
  * never sends: a stream reset with NO_ERROR before the end of its body.
  */
 import { readFileSync } from 'node:fs';
-import type { Socket } from 'node:net';
+import type { Server as NetServer, Socket } from 'node:net';
 import { createServer, type TLSSocket } from 'node:tls';
 
 /** What the server sends after HEADERS: DATA frames, `end` (END_STREAM on the DATA before it), or a RST_STREAM code. */
 export type RawHttp2Part = string | number | 'end';
 
-export interface RawHttp2Server {
+/** A server listening on 127.0.0.1, whose connections the test can cut. */
+export interface ListeningServer {
+  /** `https://127.0.0.1:<port>` */
   origin: string;
   port: number;
+  /** Destroys every open connection. */
   dropConnections(): void;
+  /** Connections open now. */
   openConnections(): number;
+  /** Destroys every open connection, then stops listening. */
   close(): Promise<void>;
 }
 
-/** One HTTP/2 frame (RFC 9113 4.1). */
-function frame(type: number, flags: number, stream: number, payload: Buffer): Buffer {
-  const head = Buffer.alloc(9);
-  head.writeUIntBE(payload.length, 0, 3);
-  head[3] = type;
-  head[4] = flags;
-  head.writeUInt32BE(stream, 5);
-  return Buffer.concat([head, payload]);
-}
-
-/**
- * Answers the first request of each connection with HEADERS (`:status 200`), then `body`, each
- * part written `gapMs` after the one before, and closes the connection after the last.
- */
-export async function startRawHttp2Server(
-  body: readonly RawHttp2Part[],
-  gapMs: number,
-): Promise<RawHttp2Server> {
-  const fixtures = new URL('../fetch/fixtures/', import.meta.url);
-  const server = createServer(
-    {
-      key: readFileSync(new URL('loopback.key.pem', fixtures)),
-      cert: readFileSync(new URL('loopback.cert.pem', fixtures)),
-      ALPNProtocols: ['h2'],
-    },
-    (socket: TLSSocket) => answer(socket, body, gapMs),
-  );
+/** Starts `server` on a free port of 127.0.0.1. */
+export async function listen(server: NetServer): Promise<ListeningServer> {
   const sockets = new Set<Socket>();
   server.on('connection', (socket: Socket) => {
     sockets.add(socket);
@@ -67,6 +47,36 @@ export async function startRawHttp2Server(
         server.close(() => resolve());
       }),
   };
+}
+
+/** One HTTP/2 frame (RFC 9113 4.1). */
+function frame(type: number, flags: number, stream: number, payload: Buffer): Buffer {
+  const head = Buffer.alloc(9);
+  head.writeUIntBE(payload.length, 0, 3);
+  head[3] = type;
+  head[4] = flags;
+  head.writeUInt32BE(stream, 5);
+  return Buffer.concat([head, payload]);
+}
+
+/**
+ * Answers the first request of each connection with HEADERS (`:status 200`), then `body`, each
+ * part written `gapMs` after the one before, and closes the connection after the last.
+ */
+export async function startRawHttp2Server(
+  body: readonly RawHttp2Part[],
+  gapMs: number,
+): Promise<ListeningServer> {
+  const fixtures = new URL('../fetch/fixtures/', import.meta.url);
+  const server = createServer(
+    {
+      key: readFileSync(new URL('loopback.key.pem', fixtures)),
+      cert: readFileSync(new URL('loopback.cert.pem', fixtures)),
+      ALPNProtocols: ['h2'],
+    },
+    (socket: TLSSocket) => answer(socket, body, gapMs),
+  );
+  return listen(server);
 }
 
 function answer(socket: TLSSocket, body: readonly RawHttp2Part[], gapMs: number): void {
