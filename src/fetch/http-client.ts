@@ -308,14 +308,7 @@ function readAnswer(stream: Readable, request: RobotsHttpRequest): Promise<Robot
       });
     }, request.connectTimeoutMs + DEADLINE_SLACK_MS);
     whenConnected(stream, () => clearTimeout(connecting));
-    let resetBeforeEnd = notReset;
-    // http2-wrapper gives a request Node's HTTP/2 stream just before its socket, before any frame
-    // of the answer came.
-    stream.once('request', (nativeRequest: EventEmitter) => {
-      nativeRequest.once('socket', () => {
-        resetBeforeEnd = watchHttp2BodyEnd((nativeRequest as { _request?: unknown })._request);
-      });
-    });
+    const resetBeforeEnd = watchGotHttp2BodyEnd(stream);
 
     function finish(result: RobotsHttpResult): void {
       if (settled) return;
@@ -493,6 +486,20 @@ export function watchHttp2BodyEnd(nodeStream: unknown): () => boolean {
     return push.call(this, chunk, encoding);
   };
   return () => cut;
+}
+
+/**
+ * {@link watchHttp2BodyEnd} for the request of a got stream: http2-wrapper gives the request
+ * Node's HTTP/2 stream just before its socket, before any frame of the answer came.
+ */
+export function watchGotHttp2BodyEnd(gotStream: EventEmitter): () => boolean {
+  let resetBeforeEnd = notReset;
+  gotStream.once('request', (request: EventEmitter) => {
+    request.once('socket', () => {
+      resetBeforeEnd = watchHttp2BodyEnd((request as { _request?: unknown })._request);
+    });
+  });
+  return () => resetBeforeEnd();
 }
 
 /**

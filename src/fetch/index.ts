@@ -30,6 +30,7 @@ export {
   classifyFailure,
   GotScrapingRobotsClient,
   type GotScrapingRobotsClientOptions,
+  http2ResetMessage,
   parseProxyUrl,
   type RobotsHttpAnswer,
   type RobotsHttpClient,
@@ -37,7 +38,7 @@ export {
   type RobotsHttpRequest,
   type RobotsHttpResult,
   type RobotsNetworkFailure,
-  watchHttp2BodyEnd,
+  watchGotHttp2BodyEnd,
 } from './http-client.js';
 export {
   NotHttpUrlError,

@@ -1,6 +1,12 @@
 import { pipeline, Readable, type Transform } from 'node:stream';
 import { gotScraping } from 'got-scraping';
-import { classifyFailure, contentDecoding, gzipDecoder, watchHttp2BodyEnd } from '../fetch/index.js';
+import {
+  classifyFailure,
+  contentDecoding,
+  gzipDecoder,
+  http2ResetMessage,
+  watchGotHttp2BodyEnd,
+} from '../fetch/index.js';
 
 /** How one sitemap file is fetched. */
 export interface SitemapDownloadSettings {
@@ -160,17 +166,7 @@ export async function downloadSitemap(
     } catch (error) {
       return { ok: false, kind: 'network', why: `Request failed: ${messageOf(error)}`, hops };
     }
-    let resetBeforeEnd = () => false;
-    // http2-wrapper gives a request Node's HTTP/2 stream just before its socket, before any frame
-    // of the answer came (see watchHttp2BodyEnd).
-    stream.once(
-      'request',
-      (request: { once(event: 'socket', listener: () => void): void; _request?: unknown }) => {
-        request.once('socket', () => {
-          resetBeforeEnd = watchHttp2BodyEnd(request._request);
-        });
-      },
-    );
+    const resetBeforeEnd = watchGotHttp2BodyEnd(stream);
     let head: ResponseHead | typeof TIMED_OUT;
     try {
       head = await budget.wait(
@@ -248,7 +244,7 @@ export async function downloadSitemap(
       hops,
       budget,
       settings,
-      () => resetBeforeEnd(),
+      resetBeforeEnd,
     );
   }
 }
@@ -380,10 +376,7 @@ async function readBody(
         if (next.done) {
           // Ended by a reset rather than by its end: the last line may be half a URL.
           if (resetBeforeEnd()) {
-            throw new SitemapReadError(
-              'network',
-              `The HTTP/2 stream was reset (code 0, NO_ERROR) before the end of its body, ${bytes} octets read.`,
-            );
+            throw new SitemapReadError('network', http2ResetMessage(0, bytes));
           }
           break;
         }

@@ -40,7 +40,7 @@ describe('downloadSitemap over HTTP/2', () => {
     server = await startRawHttp2Server([lines.slice(0, 35), 0], 30);
     const { error } = await read(`${server.origin}/sitemap.txt`);
     expect(error).toBe(
-      'The HTTP/2 stream was reset (code 0, NO_ERROR) before the end of its body, 35 octets read.',
+      'The HTTP/2 stream was reset (code 0, NO_ERROR, before the end of its body) after 35 octets of the body.',
     );
   });
 
