@@ -769,6 +769,11 @@ const UNSUPPORTED = new Set([
   'nofollow',
   'cache-delay',
   'content-signal',
+  // Listed by Google's parser as known and unused.
+  'noarchive',
+  'domain',
+  'revisit-after',
+  'content-usage',
 ]);
 
 /** An exact key, as character codes, and the (shared) answer for it. */

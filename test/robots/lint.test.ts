@@ -464,6 +464,15 @@ describe('extensions of other parties', () => {
       expect.objectContaining({ code: 'unsupported-directive', severity: 'info', line: 2 }),
     ]);
   });
+
+  it.each(['Noarchive: /a', 'Domain: example.com', 'Revisit-after: 7 days', 'Content-Usage: train-ai=n'])(
+    "reads %s, which Google's parser lists as known and unused, as such a directive",
+    (line) => {
+      expect(RobotsTxt.parse(`User-agent: *\n${line}\nAllow: /\n`).lints).toEqual([
+        expect.objectContaining({ code: 'unsupported-directive', severity: 'info', line: 2 }),
+      ]);
+    },
+  );
 });
 
 describe('a line without a colon that names no directive', () => {
