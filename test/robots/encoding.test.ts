@@ -316,8 +316,8 @@ describe('charMask', () => {
     return [low, high];
   };
 
-  it('gives the same filter for short and long texts, any unit, any slice', () => {
-    // Units below and above 128 and 256 (a long text is read as Latin-1 octets), and surrogates.
+  it('gives the filter of its definition for any text, any unit, any slice', () => {
+    // Units below and above 128 and 256, and surrogates, in texts short and long.
     const unit = fc.oneof(
       fc.integer({ min: 0, max: 127 }),
       fc.integer({ min: 128, max: 0xffff }),
