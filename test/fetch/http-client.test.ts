@@ -12,7 +12,8 @@ import {
   type RobotsHttpRequest,
 } from '../../src/fetch/index.js';
 import { startHttpServer } from '../support/http-server.js';
-import { type ListeningServer, listen, startRawHttp2Server } from '../support/raw-http2.js';
+import { type ListeningServer, listen } from '../support/loopback.js';
+import { startRawHttp2Server } from '../support/raw-http2.js';
 
 const RULES = 'User-agent: *\nDisallow: /private\n';
 

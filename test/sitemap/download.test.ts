@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { downloadSitemap, type SitemapDownloadSettings } from '../../src/sitemap/download.js';
-import { type ListeningServer, startRawHttp2Server } from '../support/raw-http2.js';
+import type { ListeningServer } from '../support/loopback.js';
+import { startRawHttp2Server } from '../support/raw-http2.js';
 
 const settings: SitemapDownloadSettings = {
   userAgent: 'ExampleBot/1.0',
