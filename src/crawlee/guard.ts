@@ -34,6 +34,7 @@ import {
   sendsThroughGotScraping,
 } from './crawler-internals.js';
 import { DroppedDataset } from './dropped-dataset.js';
+import { stricterCheck, withoutEmptyQuery } from './empty-query.js';
 import { type GuardHttpHooks, guardStreamingDownloads, isStreamingDownload } from './file-download.js';
 import {
   browserNavigationHooks,
@@ -720,7 +721,7 @@ export class RobotsGuard implements HopChecker {
     // cannot, and is stopped as for an unreachable robots.txt, so that its page still loads.
     const navigationMs = crawler.navigationTimeoutMillis;
     const waitMs = navigationMs !== undefined ? navigationMs / 2 : Number.POSITIVE_INFINITY;
-    const pending = store.check(url, this.productToken);
+    const pending = this.#checkAsSent(store, url);
     let check: RobotsCheck | undefined;
     try {
       check = await withDeadline(pending, waitMs);
@@ -762,7 +763,7 @@ export class RobotsGuard implements HopChecker {
     if (store === undefined) return undefined;
     let check: RobotsCheck | undefined;
     try {
-      check = store.checkCached(url, this.productToken);
+      check = this.#checkCachedAsSent(store, url);
     } catch (error) {
       if (notHttp(error)) return 'allow'; // robots.txt does not apply
       throw error;
@@ -849,7 +850,7 @@ export class RobotsGuard implements HopChecker {
     const store = await this.#storeFor();
     let check: RobotsCheck;
     try {
-      check = await store.check(url, this.productToken);
+      check = await this.#checkAsSent(store, url);
     } catch (error) {
       if (notHttp(error)) return 'allow';
       throw error;
@@ -1086,7 +1087,7 @@ export class RobotsGuard implements HopChecker {
       const checkAll = (indexes: number[]) =>
         Promise.all(
           indexes.map(async (i) => {
-            checks[i] = await store.check(urls[i] as string, this.productToken);
+            checks[i] = await this.#checkAsSent(store, urls[i] as string);
           }),
         );
       await withDeadline(
@@ -1100,7 +1101,7 @@ export class RobotsGuard implements HopChecker {
       const url = urls[i];
       if (url === undefined || checks[i] !== undefined) continue;
       try {
-        checks[i] = await store.check(url, this.productToken);
+        checks[i] = await this.#checkAsSent(store, url);
       } catch (error) {
         if (!notHttp(error)) throw error;
       }
@@ -1147,13 +1148,35 @@ export class RobotsGuard implements HopChecker {
   }
 
   /**
+   * The store's check of `url` as its request may be sent: a URL with an empty query (`/a?`) goes
+   * out with or without its `?`, by client and proxy, and is allowed only when both forms are
+   * (see empty-query.ts).
+   */
+  #checkAsSent(store: RobotsStore, url: string): Promise<RobotsCheck> {
+    const bare = withoutEmptyQuery(url);
+    if (bare === undefined) return store.check(url, this.productToken);
+    return Promise.all([store.check(url, this.productToken), store.check(bare, this.productToken)]).then(
+      ([written, bare]) => stricterCheck(written, bare),
+    );
+  }
+
+  /** {@link checkAsSent} from memory: undefined when the origin is not in memory. */
+  #checkCachedAsSent(store: RobotsStore, url: string): RobotsCheck | undefined {
+    const written = store.checkCached(url, this.productToken);
+    const bare = withoutEmptyQuery(url);
+    if (bare === undefined || written === undefined) return written;
+    const other = store.checkCached(bare, this.productToken);
+    return other === undefined ? undefined : stricterCheck(written, other);
+  }
+
+  /**
    * A store check from memory; undefined when the origin is not in memory or the URL is not
    * http(s). Any other failure (a closed store) is thrown: a guard that cannot check lets nothing
    * through.
    */
   #checkCached(store: RobotsStore, url: string): RobotsCheck | undefined {
     try {
-      return store.checkCached(url, this.productToken);
+      return this.#checkCachedAsSent(store, url);
     } catch (error) {
       if (notHttp(error)) return undefined;
       throw error;
@@ -1194,7 +1217,7 @@ export class RobotsGuard implements HopChecker {
     const store = await this.#storeFor();
     let check: RobotsCheck | undefined;
     try {
-      check = this.#checkCached(store, hop) ?? (await store.check(hop, this.productToken));
+      check = this.#checkCached(store, hop) ?? (await this.#checkAsSent(store, hop));
     } catch {
       // A closed store fails the request's own check below, with its error.
     }
@@ -1219,7 +1242,7 @@ export class RobotsGuard implements HopChecker {
     paced: boolean,
   ): Promise<DequeueDecision> {
     const store = await this.#storeFor();
-    const pending = store.check(request.url, this.productToken);
+    const pending = this.#checkAsSent(store, request.url);
     let check: RobotsCheck | undefined;
     try {
       // Once a request of the origin has waited for this fetch, the next ones wait aside at once.
@@ -1279,9 +1302,7 @@ export class RobotsGuard implements HopChecker {
     if (store === undefined) return undefined;
     let check: RobotsCheck;
     try {
-      check =
-        store.checkCached(request.url, this.productToken) ??
-        (await store.check(request.url, this.productToken));
+      check = this.#checkCachedAsSent(store, request.url) ?? (await this.#checkAsSent(store, request.url));
     } catch (error) {
       if (notHttp(error)) return undefined; // robots.txt does not apply
       throw error;
