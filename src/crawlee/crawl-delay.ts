@@ -77,6 +77,8 @@ export class CrawlDelayPacer {
   readonly #written = new Map<string, number>();
   /** A delay after the last request of each origin handed to the crawler (see granted). */
   readonly #grantedUntil = new Map<string, number>();
+  /** When the last request of each origin was handed to the crawler (see granted). */
+  readonly #grantedAt = new Map<string, number>();
 
   /**
    * Reserves the next slot of `origin` for one request. Returns `now` when it may go at once, or
@@ -193,6 +195,19 @@ export class CrawlDelayPacer {
   /** A request of `origin` was handed to the crawler at `at`, to go out now. */
   granted(origin: string, delayMs: number, at: number): void {
     this.#grantedUntil.set(origin, Math.max(at + delayMs, this.#grantedUntil.get(origin) ?? 0));
+    this.#grantedAt.set(origin, Math.max(at, this.#grantedAt.get(origin) ?? at));
+  }
+
+  /**
+   * The earliest a request of `origin` may be handed to the crawler: `delayMs`, the delay in force
+   * now, after the last one was. A slot is reckoned when its request leaves the queue, from the
+   * slots before it and the delay of then: the request before it may have gone out late since (it
+   * waited for robots.txt to be fetched again), and the delay may have grown. A crawler with no
+   * hook as its requests go out (BasicCrawler) is paced by this alone.
+   */
+  grantableAt(origin: string, delayMs: number): number {
+    const last = this.#grantedAt.get(origin);
+    return last === undefined ? 0 : last + delayMs;
   }
 
   /** Runs of crawlers paced here going on now. */

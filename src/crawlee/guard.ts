@@ -95,6 +95,11 @@ const HOP_SLOTS_SWEEP_MIN = 1024;
  * that they are held in memory and locked in the queue (see #warnManyPaced).
  */
 const MANY_PACED_REQUESTS = 5000;
+/**
+ * A request its Crawl-delay slot let go at most this much too soon after the last one handed out
+ * waits for the rest of the delay, without a new slot (see CrawlDelayPacer.grantableAt).
+ */
+const REPACE_SLACK_MS = 50;
 
 /**
  * What the guard decides for a URL, from a store check: `allow`, `drop` (recorded), or `defer`
@@ -1336,7 +1341,18 @@ export class RobotsGuard implements HopChecker {
       if (slot > now) return { action: 'hold', until: slot, paced: true };
     }
     if (verdict.crawlDelayMs > 0) {
-      this.#pacer.granted(check.origin, verdict.crawlDelayMs, this.#options.clock());
+      const now = this.#options.clock();
+      const due = this.#pacer.grantableAt(check.origin, verdict.crawlDelayMs);
+      // Too soon after the last request handed out (see grantableAt). A few milliseconds short
+      // (a timer fires by the event loop's clock, which may run behind the wall clock): it waits
+      // for them. More: a slot of its own again, at the end of the origin's line, where no other
+      // request waits for the same moment.
+      if (due > now) {
+        const until =
+          due - now <= REPACE_SLACK_MS ? due : this.#pacer.reserve(check.origin, verdict.crawlDelayMs, due);
+        return { action: 'hold', until, paced: true };
+      }
+      this.#pacer.granted(check.origin, verdict.crawlDelayMs, now);
     }
     // Once per request: one deferred at a redirect hop comes out of the queue again, one given
     // back unfetched comes out as another object.

@@ -1,7 +1,7 @@
-import { Agent } from 'node:http';
+import { Agent, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createConnection, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { CheerioCrawler, Configuration, HttpCrawler, LogLevel, log } from 'crawlee';
+import { BasicCrawler, CheerioCrawler, Configuration, HttpCrawler, LogLevel, log } from 'crawlee';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   CRAWL_DELAYS_SWEEP_MIN,
@@ -328,4 +328,101 @@ describe('Crawl-delay and a robots.txt read again meanwhile', () => {
       await site.close();
     }
   });
+});
+
+/**
+ * A BasicCrawler's handler fetches with `sendRequest`, which no hook of the guard's sees go out:
+ * the requests of a paced origin are spaced as the guard hands them to the crawler.
+ */
+describe('Crawl-delay on a BasicCrawler, robots.txt read again during the crawl', () => {
+  useTemporaryStorageDir();
+
+  async function crawlPaced(
+    robots: (request: IncomingMessage, response: ServerResponse) => void,
+    storeOptions: { maxAgeMs: number },
+    urls: number,
+  ): Promise<{ pages: number[]; robots: number[] }> {
+    const started = Date.now();
+    const pages: number[] = [];
+    const robotsAt: number[] = [];
+    const site = await startHttpServer();
+    site.route('/robots.txt', (request, response) => {
+      robotsAt.push(Date.now() - started);
+      robots(request, response);
+    });
+    for (let i = 0; i < urls; i++)
+      site.route(`/p${i}`, (_request, response) => {
+        pages.push(Date.now() - started);
+        response.writeHead(200, { 'content-type': 'text/html' }).end('<p>page</p>');
+      });
+    const store = new RobotsStore({
+      userAgent: USER_AGENT,
+      minAgeMs: storeOptions.maxAgeMs,
+      maxAgeMs: storeOptions.maxAgeMs,
+      log: captureLog().log,
+    });
+    try {
+      const guard = new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store, logSummary: false });
+      const crawler = new BasicCrawler(
+        {
+          maxConcurrency: 4,
+          requestHandler: async ({ sendRequest }) => {
+            await sendRequest();
+          },
+        },
+        freshConfiguration(),
+      );
+      guard.attach(crawler);
+      await crawler.run(Array.from({ length: urls }, (_, i) => `${site.origin}/p${i}`));
+      return { pages, robots: robotsAt };
+    } finally {
+      await store.close();
+      await site.close();
+    }
+  }
+
+  it('follows a Crawl-delay that grows, also for the requests holding slots of the old one', async () => {
+    let delay = '0.25';
+    setTimeout(() => {
+      delay = '1';
+    }, 600).unref();
+    const { pages, robots } = await crawlPaced(
+      (_request, response) => {
+        response
+          .writeHead(200, { 'content-type': 'text/plain' })
+          .end(`User-agent: *\nCrawl-delay: ${delay}\n`);
+      },
+      { maxAgeMs: 1000 },
+      6,
+    );
+    // From the first read of the new file on, a request a whole second after the one before.
+    const changed = robots.find((at) => at >= 600)!;
+    const gaps = pages.slice(1).map((at, i) => [at - pages[i], at] as const);
+    const after = gaps.filter(([, at]) => at > changed + 50).map(([gap]) => gap);
+    expect(after.length, `pages at ${pages.join(', ')}; robots.txt at ${robots.join(', ')}`).toBeGreaterThan(
+      0,
+    );
+    expect(Math.min(...after), `gaps ${after.join(', ')} ms`).toBeGreaterThanOrEqual(950);
+  }, 30_000);
+
+  it('spaces the requests after one that waited for robots.txt to be read again from when it went', async () => {
+    // Each read of robots.txt takes 400 ms; a copy is kept 1.2 s. A request whose slot comes while
+    // the copy has expired waits for the new one and goes out late: the next must not keep its
+    // own slot, which the late one ate into.
+    const { pages, robots } = await crawlPaced(
+      (_request, response) => {
+        setTimeout(() => {
+          response.writeHead(200, { 'content-type': 'text/plain' }).end('User-agent: *\nCrawl-delay: 0.5\n');
+        }, 400);
+      },
+      { maxAgeMs: 1200 },
+      10,
+    );
+    expect(robots.length, `robots.txt at ${robots.join(', ')}`).toBeGreaterThan(1);
+    const gaps = pages.slice(1).map((at, i) => at - pages[i]);
+    expect(
+      Math.min(...gaps),
+      `pages at ${pages.join(', ')}; robots.txt at ${robots.join(', ')}`,
+    ).toBeGreaterThanOrEqual(480);
+  }, 30_000);
 });
