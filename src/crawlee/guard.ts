@@ -172,6 +172,8 @@ export class RobotsGuard implements HopChecker {
   readonly #ownPacer = new CrawlDelayPacer();
   /** When each unreachable origin was first deferred: the give-up clock. */
   readonly #deferredSince = new Map<string, number>();
+  /** The store's start of the outage each of those deferrals was in (OriginPolicy.unreachableSince). */
+  readonly #deferredOutage = new Map<string, number>();
   /** Origins whose robots.txt a request taken out of the queue waited for in vain, until the fetch settles (see #resolveAndDecide). */
   readonly #slowOrigins = new Map<string, Promise<void>>();
   /** Requests waiting aside for their origin's robots.txt (see #resolveAndDecide), until decided. */
@@ -459,6 +461,7 @@ export class RobotsGuard implements HopChecker {
       // the guard runs: its deferred requests would wait longer.
       if (this.#runs === 0) {
         this.#deferredSince.clear();
+        this.#deferredOutage.clear();
         this.#heldForRobots.clear();
         this.#deferredHops.clear();
         this.#returnedUnfetched.clear();
@@ -1457,6 +1460,23 @@ export class RobotsGuard implements HopChecker {
     return { origin, ms: Math.min(seconds, this.#options.crawlDelay.maxSeconds) * 1000 };
   }
 
+  /**
+   * When the deferral of `origin`'s URLs began, the start of the wait `unreachable.giveUpAfterMs`
+   * bounds: now, for its first deferral in this run or in this outage of its robots.txt. An origin
+   * whose robots.txt answered between two outages, as another user of the store saw (another
+   * guard, another process), gets the whole wait again in the new one.
+   */
+  #deferralStart(origin: string, outage: number | undefined, now: number): number {
+    let since = this.#deferredSince.get(origin);
+    const before = this.#deferredOutage.get(origin);
+    if (since !== undefined && outage !== undefined && before !== undefined && before !== outage)
+      since = undefined;
+    since ??= now;
+    this.#deferredSince.set(origin, since);
+    if (outage !== undefined) this.#deferredOutage.set(origin, outage);
+    return since;
+  }
+
   /** The guard's reading of a store check. `request` is set when a request can be deferred. */
   #verdictOf(check: RobotsCheck, request: Request | undefined, pace: boolean): UrlVerdict {
     const now = this.#options.clock();
@@ -1464,15 +1484,20 @@ export class RobotsGuard implements HopChecker {
       // RFC 9309 2.3.1.4: an unreachable robots.txt means complete disallow. The URL is not
       // dropped but deferred: it is fetched once the origin answers, or given up after the limit.
       if (request === undefined) return { kind: 'defer', until: now };
-      const since = this.#deferredSince.get(check.origin) ?? now;
-      this.#deferredSince.set(check.origin, since);
+      const policy = this.#policyOf(check.url);
+      const since = this.#deferralStart(check.origin, policy?.unreachableSince, now);
       const { giveUpAfterMs, minRecheckDelayMs, maxRecheckDelayMs } = this.#options.unreachable;
       const deadline = since + giveUpAfterMs;
+      const retryAt = policy?.retryAt ?? now;
+      // The store's next attempt, due just past the deadline, is waited for: its back-off doubles
+      // up to the deadline (1, 2, 4, 8 minutes of the default 15), so that attempt is the one that
+      // would see a site back in the second half of the wait.
+      const lastLook = now >= deadline && retryAt > now && retryAt <= deadline + maxRecheckDelayMs;
       const key = request.id ?? request.uniqueKey;
       // By uniqueKey: a request of a RequestList gets an id when Crawlee moves it into the queue.
       const uniqueKey = request.uniqueKey;
       const counted = this.#deferredRequests.has(uniqueKey);
-      if (now >= deadline) {
+      if (now >= deadline && !lastLook) {
         // A request that waited aside for a silent robots.txt past the deadline (see
         // #resolveAndDecide) was deferred all the same; one given up on its first look was not.
         if (!counted && this.#heldForRobots.has(key)) this.#tally.deferred(check, now);
@@ -1484,15 +1509,17 @@ export class RobotsGuard implements HopChecker {
         this.#deferredRequests.add(uniqueKey);
         this.#tally.deferred(check, now);
       }
-      const retryAt = this.#policyOf(check.url)?.retryAt ?? now;
-      const until = Math.min(
-        Math.max(retryAt, now + minRecheckDelayMs),
-        now + maxRecheckDelayMs,
-        Math.max(deadline, now + minRecheckDelayMs),
-      );
+      const until = lastLook
+        ? retryAt
+        : Math.min(
+            Math.max(retryAt, now + minRecheckDelayMs),
+            now + maxRecheckDelayMs,
+            Math.max(deadline, now + minRecheckDelayMs),
+          );
       return { kind: 'defer', until };
     }
-    if (check.policyKind !== 'disallow-all') this.#deferredSince.delete(check.origin);
+    if (check.policyKind !== 'disallow-all' && this.#deferredSince.delete(check.origin))
+      this.#deferredOutage.delete(check.origin);
     // Decided: a guard that outlives many crawls keeps only the requests deferred now.
     if (request !== undefined) this.#deferredRequests.delete(request.uniqueKey);
     if (!check.allowed) return { kind: 'drop', reason: 'disallowed' };

@@ -1098,6 +1098,103 @@ describe('RobotsGuard Crawl-delay', () => {
 });
 
 describe('RobotsGuard and an origin whose robots.txt stays unreachable', () => {
+  it("waits at the deadline for the store's next attempt when it is due within maxRecheckDelayMs", async () => {
+    // The first three attempts fail. The store tries again 0.3, 0.6 and 1.2 s after each (its back-off
+    // doubles), and the crawler looks at held requests every half second: the fourth attempt is
+    // due after the URLs' 1.5 s, and within maxRecheckDelayMs of it. It is waited for.
+    let attempts = 0;
+    const site = await server(null, ['/a']);
+    site.route('/robots.txt', (request, response) => {
+      attempts++;
+      (attempts <= 3 ? text('down', 503) : text('User-agent: *\nDisallow:\n'))(request, response);
+    });
+    const store = new RobotsStore({
+      userAgent: USER_AGENT,
+      retry: { initialDelayMs: 300, maxDelayMs: 10_000 },
+    });
+    stores.push(store);
+    const guard = new RobotsGuard({
+      productToken: TOKEN,
+      userAgent: USER_AGENT,
+      store,
+      logSummary: false,
+      unreachable: { giveUpAfterMs: 1500, minRecheckDelayMs: 50, maxRecheckDelayMs: 3000 },
+    });
+    const config = freshConfiguration();
+    const crawler = new CheerioCrawler({ requestHandler() {} }, config);
+    guard.attach(crawler);
+    await crawler.run([`${site.origin}/a`]);
+    expect(pagesHit(site), `${attempts} attempts`).toEqual(['/a']);
+    expect(await datasetItems(config)).toEqual([]);
+    expect(guard.summary().totals).toMatchObject({ allowed: 1, deferred: 1, givenUp: 0 });
+  });
+
+  it('gives the URLs of a new outage the whole wait, though the end of the last one was seen by another user of the store', async () => {
+    let up = false;
+    const x = await server(null, ['/a1', '/a2']);
+    x.route('/robots.txt', (request, response) =>
+      (up ? text('User-agent: *\nDisallow:\n') : text('down', 503))(request, response),
+    );
+    // Pages of another origin, each linking to the next, keep the run going meanwhile.
+    const y = await server('User-agent: *\nDisallow:\n');
+    for (let i = 0; i < 300; i++) y.route(`/y${i}`, page(`/y${i}`));
+    const store = new RobotsStore({
+      userAgent: USER_AGENT,
+      maxAgeMs: 300,
+      minAgeMs: 300,
+      retry: { initialDelayMs: 100, maxDelayMs: 200 },
+    });
+    stores.push(store);
+    const guard = new RobotsGuard({
+      productToken: TOKEN,
+      userAgent: USER_AGENT,
+      store,
+      logSummary: false,
+      unreachable: { giveUpAfterMs: 1000, minRecheckDelayMs: 50, maxRecheckDelayMs: 100 },
+    });
+    const config = freshConfiguration();
+    let done = false;
+    const crawler = new CheerioCrawler(
+      {
+        async requestHandler({ request, addRequests }) {
+          if (request.url.endsWith('/a2')) done = true;
+          const next = Number(/\/y(\d+)$/.exec(request.url)?.[1] ?? Number.NaN) + 1;
+          if (done || !(next < 300)) return;
+          await new Promise((resolve) => setTimeout(resolve, 30));
+          await addRequests([`${y.origin}/y${next}`]);
+        },
+      },
+      config,
+    );
+    guard.attach(crawler);
+    const xOf = () => guard.summary().origins.find((origin) => origin.origin === x.origin);
+    const script = (async () => {
+      // /a1 is given up in the first outage.
+      while (xOf()?.givenUp !== 1) await new Promise((resolve) => setTimeout(resolve, 20));
+      // robots.txt answers, as another user of the store sees; then a second outage begins.
+      up = true;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      const answered = (await store.check(`${x.origin}/other`, TOKEN)).policyKind;
+      up = false;
+      await new Promise((resolve) => setTimeout(resolve, 350));
+      const downAgain = (await store.check(`${x.origin}/other`, TOKEN)).policyKind;
+      await crawler.addRequests([`${x.origin}/a2`]);
+      setTimeout(() => {
+        up = true;
+      }, 300);
+      return [answered, downAgain];
+    })();
+    await crawler.run([`${x.origin}/a1`, `${y.origin}/y0`]);
+
+    expect(await script).toEqual(['rules', 'disallow-all']);
+    // /a2 waited for robots.txt in the second outage, and was fetched once it answered.
+    expect(pagesHit(x)).toEqual(['/a2']);
+    const records = await datasetItems<RobotsDroppedRecord>(config);
+    expect(records.map((record) => [record.url, record.reason])).toEqual([
+      [`${x.origin}/a1`, 'robots-unreachable'],
+    ]);
+  });
+
   it('gives the URLs given up in one run their whole wait again in the next', async () => {
     const site = await server(null, ['/a']);
     site.route('/robots.txt', text('down', 503));
