@@ -273,6 +273,8 @@ export async function fetchRobotsTxt(
   const fetchedAt = clock();
   const started = performance.now();
   const hops: RobotsFetchHop[] = [];
+  /** The URL of the last request, whole (a hop's is cut, see hopText), without credentials. */
+  let lastUrl = robotsTxtUrl;
   const visited = new Set<string>();
   const headers = {
     'user-agent': options.userAgent,
@@ -285,7 +287,7 @@ export async function fetchRobotsTxt(
   ): RobotsFetchResult => ({
     origin,
     robotsTxtUrl,
-    finalUrl: hops.at(-1)?.url ?? robotsTxtUrl,
+    finalUrl: lastUrl,
     hops,
     robots: null,
     body: null,
@@ -323,8 +325,9 @@ export async function fetchRobotsTxt(
     );
     const durationMs = performance.now() - hopStarted;
 
+    lastUrl = withoutCredentials(currentHref);
     if (!answer.ok) {
-      hops.push({ url: hopText(withoutCredentials(currentHref)), status: answer.failure, durationMs });
+      hops.push({ url: hopText(lastUrl), status: answer.failure, durationMs });
       // RFC 9309 2.3.1.4: a network error or timeout makes the file unreachable.
       return result({ status: answer.failure, kind: 'disallow-all', why: failureWhy(answer) });
     }
@@ -334,7 +337,7 @@ export async function fetchRobotsTxt(
     const location = rawLocation === undefined ? undefined : headerText(rawLocation);
     // Credentials in a redirect's URL are used, and never shown: results reach logs and reports.
     hops.push({
-      url: hopText(withoutCredentials(currentHref)),
+      url: hopText(lastUrl),
       status,
       durationMs,
       ...(location === undefined ? {} : { location: hopText(withoutCredentialsAt(location, current)) }),
@@ -347,7 +350,7 @@ export async function fetchRobotsTxt(
         return result({
           status: 'invalid-redirect',
           kind: 'allow-all',
-          why: `${unfollowedRedirectCause(status, location)}: robots.txt is unavailable, everything is allowed (RFC 9309 2.3.1.2).`,
+          why: `${unfollowedRedirectCause(status, location === undefined ? undefined : withoutCredentialsAt(location, current))}: robots.txt is unavailable, everything is allowed (RFC 9309 2.3.1.2).`,
         });
       }
       if (visited.has(next.href)) {

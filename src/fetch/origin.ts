@@ -171,7 +171,8 @@ export function parseHttpUrl(url: string | URL): URL {
 
 /**
  * A location as a result or a record shows it: as written, unless the URL it reads as (against
- * `base`) names credentials; then that URL, without them.
+ * `base`) names credentials; then that URL, without them. One that reads as no URL is shown
+ * without what its text names as credentials.
  */
 export function withoutCredentialsAt(location: string, base: string | URL | undefined): string {
   if (!location.includes('@')) return location;
@@ -179,7 +180,8 @@ export function withoutCredentialsAt(location: string, base: string | URL | unde
     const target = new URL(location, base);
     return target.username === '' && target.password === '' ? location : withoutCredentials(target.href);
   } catch {
-    return location;
+    // No URL (a port out of range): its text, without what reads as credentials.
+    return withoutUserinfo(location);
   }
 }
 

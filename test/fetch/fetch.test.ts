@@ -194,6 +194,30 @@ describe('fetchRobotsTxt: redirects (RFC 9309 2.3.1.2)', () => {
     expect(JSON.stringify(loop)).not.toContain('secret');
   });
 
+  it('keeps credentials of a Location it cannot follow out of the result, hop and why alike', async () => {
+    for (const location of [
+      'ftp://joe:secret@127.0.0.2/robots.txt',
+      // No URL: the port is out of range.
+      `http://joe:secret@127.0.0.1:99999/robots.txt`,
+    ]) {
+      server.route('/robots.txt', redirect(location, 302));
+      const result = await fetchRobotsTxt(server.origin, options);
+      expect(result).toMatchObject({ status: 'invalid-redirect', kind: 'allow-all' });
+      expect(JSON.stringify(result)).not.toContain('secret');
+      expect(result.why).toContain('127.0.0.');
+    }
+  });
+
+  it('gives the whole URL of the last request as finalUrl, though a hop cuts a long one', async () => {
+    const long = `/${'x'.repeat(6000)}/robots.txt`;
+    server.route('/robots.txt', redirect(long, 302));
+    server.route(long, text('User-agent: *\nDisallow: /private\n'));
+    const result = await fetchRobotsTxt(server.origin, options);
+    expect(result).toMatchObject({ status: 200, kind: 'rules' });
+    expect(result.finalUrl).toBe(server.origin + long);
+    expect(result.hops[1].url.length).toBeLessThan(long.length);
+  });
+
   it('follows a redirect to another origin and applies its file to the first origin', async () => {
     server.route('/robots.txt', redirect(`${other.origin}/moved/robots.txt`, 301));
     const result = await fetchRobotsTxt(`${server.origin}/x`, options);
