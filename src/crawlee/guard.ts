@@ -1164,7 +1164,7 @@ export class RobotsGuard implements HopChecker {
     const bare = withoutEmptyQuery(url);
     if (bare === undefined) return store.check(url, this.productToken);
     return Promise.all([store.check(url, this.productToken), store.check(bare, this.productToken)]).then(
-      ([written, bare]) => stricterCheck(written, bare),
+      ([written, other]) => stricterCheck(written, other),
     );
   }
 
@@ -1489,9 +1489,9 @@ export class RobotsGuard implements HopChecker {
       const { giveUpAfterMs, minRecheckDelayMs, maxRecheckDelayMs } = this.#options.unreachable;
       const deadline = since + giveUpAfterMs;
       const retryAt = policy?.retryAt ?? now;
-      // The store's next attempt, due just past the deadline, is waited for: its back-off doubles
-      // up to the deadline (1, 2, 4, 8 minutes of the default 15), so that attempt is the one that
-      // would see a site back in the second half of the wait.
+      // The store's next attempt, due just past the deadline, is waited for: its waits double (1, 2,
+      // 4, then 8 minutes by default), which puts its fourth attempt just past the default 15, and
+      // that attempt is the one that would see a site back in the second half of the wait.
       const lastLook = now >= deadline && retryAt > now && retryAt <= deadline + maxRecheckDelayMs;
       const key = request.id ?? request.uniqueKey;
       // By uniqueKey: a request of a RequestList gets an id when Crawlee moves it into the queue.

@@ -336,11 +336,12 @@ export async function fetchRobotsTxt(
     const rawLocation = answer.headers['location'];
     const location = rawLocation === undefined ? undefined : headerText(rawLocation);
     // Credentials in a redirect's URL are used, and never shown: results reach logs and reports.
+    const shownLocation = location === undefined ? undefined : withoutCredentialsAt(location, current);
     hops.push({
       url: hopText(lastUrl),
       status,
       durationMs,
-      ...(location === undefined ? {} : { location: hopText(withoutCredentialsAt(location, current)) }),
+      ...(shownLocation === undefined ? {} : { location: hopText(shownLocation) }),
     });
 
     if (status >= 300 && status <= 399) {
@@ -350,7 +351,7 @@ export async function fetchRobotsTxt(
         return result({
           status: 'invalid-redirect',
           kind: 'allow-all',
-          why: `${unfollowedRedirectCause(status, location === undefined ? undefined : withoutCredentialsAt(location, current))}: robots.txt is unavailable, everything is allowed (RFC 9309 2.3.1.2).`,
+          why: `${unfollowedRedirectCause(status, shownLocation)}: robots.txt is unavailable, everything is allowed (RFC 9309 2.3.1.2).`,
         });
       }
       if (visited.has(next.href)) {
