@@ -47,6 +47,24 @@ export function nextState(
     ...(fetched.cacheControl === undefined ? {} : { cacheControl: fetched.cacheControl }),
   };
 
+  const kept = previous?.record.good;
+  if (kept !== undefined && notModifiedUnasked(fetched)) {
+    // A 304 to a request that was not conditional (a cache in the way that misbehaves) says the
+    // file has not changed: the copy held is used again, not a file "unavailable" that would allow
+    // everything. Without a copy, it is what it says below.
+    const record: PolicyRecord = {
+      ...base,
+      kind: kept.kind,
+      why: `HTTP 304 Not Modified, though the request was not conditional: the copy fetched at ${new Date(kept.fetchedAt).toISOString()} is used again, as unchanged.`,
+      expiresAt: now + goodLifetimeMs(fetched, settings),
+      failures: 0,
+      servedFromStaleCopy: false,
+      good: kept,
+      truncated: kept.truncated,
+    };
+    return { record, body: kept.kind === 'rules' ? (previous?.body ?? null) : null };
+  }
+
   if (fetched.kind !== 'disallow-all') {
     const record: PolicyRecord = {
       ...base,
@@ -88,6 +106,11 @@ export function nextState(
     ...(good === undefined ? {} : { good }),
   };
   return { record, body: good === undefined ? null : (previous?.body ?? null) };
+}
+
+/** Whether robots.txt was answered 304 Not Modified, which the fetcher never asks for. */
+function notModifiedUnasked(fetched: RobotsFetchResult): boolean {
+  return fetched.status === 'invalid-redirect' && fetched.hops.at(-1)?.status === 304;
 }
 
 /** The `why` of an outage record: what failed, then what is served and until when. */

@@ -466,6 +466,43 @@ describe('RobotsStore lifetimes (RFC 9309 2.4), on an injected clock', () => {
     expect(site.hits('/robots.txt')).toBe(2);
   });
 
+  it('uses the copy it holds again when robots.txt is answered 304 Not Modified, which it never asks for', async () => {
+    let status = 200;
+    const site = await server({
+      '/robots.txt': (_request, response) => {
+        if (status === 304) response.writeHead(304).end();
+        else
+          response.writeHead(status, { 'content-type': 'text/plain' }).end('User-agent: *\nDisallow: /x\n');
+      },
+    });
+    const clock = manualClock();
+    const robots = store({ clock: clock.now });
+    const first = await robots.resolve(site.origin);
+    status = 304;
+    clock.advance(DAY);
+    const again = await robots.check(`${site.origin}/x`);
+    expect(site.hits('/robots.txt')).toBe(2);
+    expect(again).toMatchObject({ allowed: false, policyKind: 'rules', status: 'invalid-redirect' });
+    expect(again.rule).toMatchObject({ pattern: '/x', line: 2 });
+    expect(again.why).toBe(
+      `HTTP 304 Not Modified, though the request was not conditional: the copy fetched at ${new Date(first.fetchedAt).toISOString()} is used again, as unchanged.`,
+    );
+    // Kept as an answer is: a day, then asked again.
+    const policy = await robots.resolve(site.origin);
+    expect(policy.expiresAt - clock.now()).toBe(DAY);
+    // An answer of its own ends it.
+    status = 404;
+    clock.advance(DAY);
+    expect((await robots.resolve(site.origin)).kind).toBe('allow-all');
+  });
+
+  it('reads a 304 as unavailable when it holds no copy of robots.txt', async () => {
+    const site = await server({ '/robots.txt': (_request, response) => void response.writeHead(304).end() });
+    const policy = await store().resolve(site.origin);
+    expect(policy).toMatchObject({ kind: 'allow-all', status: 'invalid-redirect' });
+    expect(policy.why).toContain('HTTP 304 Not Modified, though the request was not conditional');
+  });
+
   it('cuts maxAgeMs to 24 hours', async () => {
     const { log, warnings } = captureLog();
     const site = await server({ '/robots.txt': text('User-agent: *\nDisallow: /x\n') });
