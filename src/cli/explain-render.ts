@@ -49,6 +49,14 @@ function headline(report: ExplainReport, style: Style): string[] {
     `  crawler   ${printable(displayToken(report.agent))} (product token "${printable(verdict.productToken)}")`,
   );
   lines.push(`  decided   ${printable(decision(verdict))}`);
+  const bare = report.withoutEmptyQuery;
+  if (bare !== null) {
+    const verdictWord = bare.allowed ? 'allowed' : 'DISALLOWED';
+    const by = bare.rule === null ? '' : ` by line ${bare.rule.line}`;
+    lines.push(
+      `  note      Node's HTTP clients send it without its empty "?": ${printable(bare.path)} is ${verdictWord}${by}; RobotsGuard fetches it only when both are allowed`,
+    );
+  }
   if (robots !== null) lines.push(`  group     ${printable(groupPhrase(verdict, robots))}`);
   return lines;
 }

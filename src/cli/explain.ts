@@ -1,7 +1,7 @@
 /**
  * `crawlee-robots explain <url> --agent ExampleBot`: why one crawler may or may not fetch one URL.
  */
-import type { RobotsLint } from '../robots/index.js';
+import { type RobotsLint, withoutEmptyQuery } from '../robots/index.js';
 import { DEFAULT_AGENTS, sameAgent } from './agents.js';
 import { renderExplain } from './explain-render.js';
 import { EXIT } from './io.js';
@@ -24,6 +24,11 @@ export interface ExplainReport {
   agent: string;
   verdict: CliVerdict;
   source: RobotsSource;
+  /**
+   * The URL without the `?` of its empty query, when its verdict differs: the request Node's HTTP
+   * clients send for it. RobotsGuard fetches such a URL only when both forms are allowed.
+   */
+  withoutEmptyQuery: CliVerdict | null;
   /** The same URL for the other crawlers. */
   others: CliVerdict[];
   lints: readonly RobotsLint[];
@@ -42,6 +47,8 @@ export async function runExplain(
 
 function explainReport(source: RobotsSource, options: ExplainOptions): ExplainReport {
   const verdict = judge(source.fetch, options.url, options.agent);
+  const bare = withoutEmptyQuery(options.url);
+  const bareVerdict = bare === undefined ? undefined : judge(source.fetch, bare, options.agent);
   const others = (options.agents ?? DEFAULT_AGENTS)
     .filter((agent) => !sameAgent(agent, options.agent))
     .map((agent) => judge(source.fetch, options.url, agent));
@@ -52,6 +59,8 @@ function explainReport(source: RobotsSource, options: ExplainOptions): ExplainRe
     agent: options.agent,
     verdict,
     source,
+    withoutEmptyQuery:
+      bareVerdict !== undefined && bareVerdict.allowed !== verdict.allowed ? bareVerdict : null,
     others,
     lints: source.fetch.robots?.lints ?? [],
     exitCode,
@@ -71,6 +80,15 @@ function explainJson(report: ExplainReport) {
     rule: verdict.rule,
     group: verdict.group,
     candidates: verdict.candidates,
+    withoutEmptyQuery:
+      report.withoutEmptyQuery === null
+        ? null
+        : {
+            path: report.withoutEmptyQuery.path,
+            allowed: report.withoutEmptyQuery.allowed,
+            reason: report.withoutEmptyQuery.reason,
+            line: report.withoutEmptyQuery.rule?.line ?? null,
+          },
     robotsTxt: sourceJson(report.source),
     others: report.others.map((other) => ({
       agent: other.agent,

@@ -7,21 +7,8 @@
  * or through a proxy of the user's, the browser's `?` may reach the site. robots.txt is read for
  * the request that is sent (RFC 9309 2.2.2): `Disallow: /*.pdf$` stops `/report.pdf` and not
  * `/report.pdf?`, `Disallow: /page?` the other way round. The guard fetches such a URL only when
- * both forms are allowed.
+ * both forms are allowed (the two forms: withoutEmptyQuery in src/robots/url.ts).
  */
-
-/**
- * `url` without the `?` of an empty query (a fragment after it stays), or undefined when its
- * query is not empty or it has none.
- */
-export function withoutEmptyQuery(url: string): string | undefined {
-  const question = url.indexOf('?');
-  if (question < 0) return undefined;
-  // A `?` that ends the URL or comes right before its fragment; one in the fragment is no query.
-  const hash = url.indexOf('#');
-  if (question !== (hash < 0 ? url.length : hash) - 1) return undefined;
-  return url.slice(0, question) + url.slice(question + 1);
-}
 
 /** Of the checks of the two forms of one URL, the one whose verdict holds for both: a disallow, if any. */
 export function stricterCheck<T extends { allowed: boolean }>(written: T, bare: T): T {

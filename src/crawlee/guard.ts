@@ -10,7 +10,7 @@ import {
   type Source,
 } from 'crawlee';
 import { sameOrigin, withoutCredentials } from '../fetch/index.js';
-import { isProductToken, productTokenOf } from '../robots/index.js';
+import { isProductToken, productTokenOf, withoutEmptyQuery } from '../robots/index.js';
 import { SitemapSeeder, type SitemapSeedInput, type SitemapSeedResult } from '../sitemap/index.js';
 import {
   NotHttpUrlError,
@@ -34,7 +34,7 @@ import {
   sendsThroughGotScraping,
 } from './crawler-internals.js';
 import { DroppedDataset } from './dropped-dataset.js';
-import { stricterCheck, withoutEmptyQuery } from './empty-query.js';
+import { stricterCheck } from './empty-query.js';
 import { type GuardHttpHooks, guardStreamingDownloads, isStreamingDownload } from './file-download.js';
 import {
   browserNavigationHooks,

@@ -11,5 +11,6 @@ export {
   hrefWithoutFragment,
   urlOrNull,
   withoutCredentials,
+  withoutEmptyQuery,
   withoutUserinfo,
 } from './url.js';

@@ -60,3 +60,16 @@ export function hrefHasCredentials(href: string): boolean {
   const at = href.indexOf('@', authority);
   return at >= 0 && at < href.indexOf('/', authority);
 }
+
+/**
+ * `url` without the `?` of an empty query (a fragment after it stays), or undefined when its
+ * query is not empty or it has none.
+ */
+export function withoutEmptyQuery(url: string): string | undefined {
+  const question = url.indexOf('?');
+  if (question < 0) return undefined;
+  // A `?` that ends the URL or comes right before its fragment; one in the fragment is no query.
+  const hash = url.indexOf('#');
+  if (question !== (hash < 0 ? url.length : hash) - 1) return undefined;
+  return url.slice(0, question) + url.slice(question + 1);
+}

@@ -70,6 +70,40 @@ describe('explain: the verdict', () => {
     );
   });
 
+  it('notes a URL with an empty query whose form without the "?" is decided otherwise', async () => {
+    const stdin = 'User-agent: *\nDisallow: /*.pdf$\n';
+    const run = await runInProcess(['explain', '/report.pdf?', '--agent', 'ExampleBot', '--file', '-'], {
+      stdin,
+    });
+    // Read as written, as Google's parser reads it; the exit code says so.
+    expect(run.code).toBe(0);
+    expect(lineStarting(run.lines, 'note')).toBe(
+      '  note      Node\'s HTTP clients send it without its empty "?": /report.pdf is DISALLOWED by line 2; RobotsGuard fetches it only when both are allowed',
+    );
+    const json = JSON.parse(
+      (
+        await runInProcess(['explain', '/report.pdf?', '--agent', 'ExampleBot', '--file', '-', '--json'], {
+          stdin,
+        })
+      ).stdout,
+    );
+    expect(json.withoutEmptyQuery).toEqual({
+      path: '/report.pdf',
+      allowed: false,
+      reason: 'matched',
+      line: 2,
+    });
+    // Both forms decided alike: no note.
+    const same = await runInProcess(['explain', '/page?', '--agent', 'ExampleBot', '--file', '-', '--json'], {
+      stdin,
+    });
+    expect(JSON.parse(same.stdout).withoutEmptyQuery).toBeNull();
+    const plain = await runInProcess(['explain', '/page?', '--agent', 'ExampleBot', '--file', '-'], {
+      stdin,
+    });
+    expect(plain.stdout).not.toContain('note ');
+  });
+
   it('with --file, reads a path starting with // as a path, as an audit --urls list does', async () => {
     const run = await runInProcess(['explain', '//cart', '--agent', 'ExampleBot', '--file', '-'], {
       stdin: 'User-agent: *\nDisallow: //cart\n',
@@ -514,6 +548,7 @@ describe('explain --json', () => {
       'rule',
       'group',
       'candidates',
+      'withoutEmptyQuery',
       'robotsTxt',
       'others',
       'lints',

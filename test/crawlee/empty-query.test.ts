@@ -1,7 +1,8 @@
 import { BasicCrawler, CheerioCrawler, HttpCrawler, LogLevel, log, PlaywrightCrawler } from 'crawlee';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { stricterCheck, withoutEmptyQuery } from '../../src/crawlee/empty-query.js';
+import { stricterCheck } from '../../src/crawlee/empty-query.js';
 import { type RobotsDroppedRecord, RobotsGuard } from '../../src/crawlee/index.js';
+import { withoutEmptyQuery } from '../../src/robots/index.js';
 import type { RobotsStore } from '../../src/store/index.js';
 import { CHROMIUM_LAUNCH_OPTIONS } from '../support/chromium.js';
 import {
