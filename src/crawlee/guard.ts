@@ -170,10 +170,11 @@ export class RobotsGuard implements HopChecker {
   #sharedPacer: CrawlDelayPacer | undefined;
   /** Stands in before the guard has a store, when nothing can be paced yet. */
   readonly #ownPacer = new CrawlDelayPacer();
-  /** When each unreachable origin was first deferred: the give-up clock. */
-  readonly #deferredSince = new Map<string, number>();
-  /** The store's start of the outage each of those deferrals was in (OriginPolicy.unreachableSince). */
-  readonly #deferredOutage = new Map<string, number>();
+  /**
+   * When each unreachable origin was first deferred (the give-up clock), and the store's start of
+   * the outage that deferral was in (OriginPolicy.unreachableSince), once known.
+   */
+  readonly #deferrals = new Map<string, { since: number; outage: number | undefined }>();
   /** Origins whose robots.txt a request taken out of the queue waited for in vain, until the fetch settles (see #resolveAndDecide). */
   readonly #slowOrigins = new Map<string, Promise<void>>();
   /** Requests waiting aside for their origin's robots.txt (see #resolveAndDecide), until decided. */
@@ -460,8 +461,7 @@ export class RobotsGuard implements HopChecker {
       // run of the URLs given up before is how they are tried later. Not while another crawler of
       // the guard runs: its deferred requests would wait longer.
       if (this.#runs === 0) {
-        this.#deferredSince.clear();
-        this.#deferredOutage.clear();
+        this.#deferrals.clear();
         this.#heldForRobots.clear();
         this.#deferredHops.clear();
         this.#returnedUnfetched.clear();
@@ -1267,8 +1267,7 @@ export class RobotsGuard implements HopChecker {
       // `unreachable.giveUpAfterMs` should robots.txt turn out unreachable.
       const origin = originOf(request.url);
       const now = this.#options.clock();
-      const since = this.#deferredSince.get(origin) ?? now;
-      this.#deferredSince.set(origin, since);
+      const since = this.#deferralStart(origin, undefined, now);
       // Past the limit, a robots.txt still unanswered gives the request up: a store that retries
       // sooner than the request is looked at again has a new fetch running at each look, and
       // waiting for every one of them would defer the request for ever.
@@ -1467,14 +1466,16 @@ export class RobotsGuard implements HopChecker {
    * guard, another process), gets the whole wait again in the new one.
    */
   #deferralStart(origin: string, outage: number | undefined, now: number): number {
-    let since = this.#deferredSince.get(origin);
-    const before = this.#deferredOutage.get(origin);
-    if (since !== undefined && outage !== undefined && before !== undefined && before !== outage)
-      since = undefined;
-    since ??= now;
-    this.#deferredSince.set(origin, since);
-    if (outage !== undefined) this.#deferredOutage.set(origin, outage);
-    return since;
+    const known = this.#deferrals.get(origin);
+    if (
+      known !== undefined &&
+      (outage === undefined || known.outage === undefined || known.outage === outage)
+    ) {
+      known.outage ??= outage;
+      return known.since;
+    }
+    this.#deferrals.set(origin, { since: now, outage });
+    return now;
   }
 
   /** The guard's reading of a store check. `request` is set when a request can be deferred. */
@@ -1518,8 +1519,7 @@ export class RobotsGuard implements HopChecker {
           );
       return { kind: 'defer', until };
     }
-    if (check.policyKind !== 'disallow-all' && this.#deferredSince.delete(check.origin))
-      this.#deferredOutage.delete(check.origin);
+    if (check.policyKind !== 'disallow-all') this.#deferrals.delete(check.origin);
     // Decided: a guard that outlives many crawls keeps only the requests deferred now.
     if (request !== undefined) this.#deferredRequests.delete(request.uniqueKey);
     if (!check.allowed) return { kind: 'drop', reason: 'disallowed' };

@@ -23,7 +23,7 @@ import {
   RobotsSkipError,
 } from '../../src/crawlee/index.js';
 import { resolveGuardOptions } from '../../src/crawlee/options.js';
-import { type RobotsCheck, RobotsStore } from '../../src/store/index.js';
+import { type RobotsCheck, RobotsStore, type RobotsStoreOptions } from '../../src/store/index.js';
 import {
   datasetItems,
   freshConfiguration,
@@ -78,8 +78,11 @@ function newStore(): RobotsStore {
  * A guard for an origin whose robots.txt is unreachable: its store tries it again within 200 ms,
  * and it waits for it as `unreachable` says.
  */
-function unreachableGuard(unreachable: RobotsGuardOptions['unreachable']): RobotsGuard {
-  const store = new RobotsStore({ userAgent: USER_AGENT, retry: { initialDelayMs: 100, maxDelayMs: 200 } });
+function unreachableGuard(
+  unreachable: RobotsGuardOptions['unreachable'],
+  storeOptions: Partial<RobotsStoreOptions> = { retry: { initialDelayMs: 100, maxDelayMs: 200 } },
+): RobotsGuard {
+  const store = new RobotsStore({ userAgent: USER_AGENT, ...storeOptions });
   stores.push(store);
   return new RobotsGuard({
     productToken: TOKEN,
@@ -1108,18 +1111,10 @@ describe('RobotsGuard and an origin whose robots.txt stays unreachable', () => {
       attempts++;
       (attempts <= 3 ? text('down', 503) : text('User-agent: *\nDisallow:\n'))(request, response);
     });
-    const store = new RobotsStore({
-      userAgent: USER_AGENT,
-      retry: { initialDelayMs: 300, maxDelayMs: 10_000 },
-    });
-    stores.push(store);
-    const guard = new RobotsGuard({
-      productToken: TOKEN,
-      userAgent: USER_AGENT,
-      store,
-      logSummary: false,
-      unreachable: { giveUpAfterMs: 1500, minRecheckDelayMs: 50, maxRecheckDelayMs: 3000 },
-    });
+    const guard = unreachableGuard(
+      { giveUpAfterMs: 1500, minRecheckDelayMs: 50, maxRecheckDelayMs: 3000 },
+      { retry: { initialDelayMs: 300, maxDelayMs: 10_000 } },
+    );
     const config = freshConfiguration();
     const crawler = new CheerioCrawler({ requestHandler() {} }, config);
     guard.attach(crawler);
@@ -1138,20 +1133,11 @@ describe('RobotsGuard and an origin whose robots.txt stays unreachable', () => {
     // Pages of another origin, each linking to the next, keep the run going meanwhile.
     const y = await server('User-agent: *\nDisallow:\n');
     for (let i = 0; i < 300; i++) y.route(`/y${i}`, page(`/y${i}`));
-    const store = new RobotsStore({
-      userAgent: USER_AGENT,
-      maxAgeMs: 300,
-      minAgeMs: 300,
-      retry: { initialDelayMs: 100, maxDelayMs: 200 },
-    });
-    stores.push(store);
-    const guard = new RobotsGuard({
-      productToken: TOKEN,
-      userAgent: USER_AGENT,
-      store,
-      logSummary: false,
-      unreachable: { giveUpAfterMs: 1000, minRecheckDelayMs: 50, maxRecheckDelayMs: 100 },
-    });
+    const guard = unreachableGuard(
+      { giveUpAfterMs: 1000, minRecheckDelayMs: 50, maxRecheckDelayMs: 100 },
+      { maxAgeMs: 300, minAgeMs: 300, retry: { initialDelayMs: 100, maxDelayMs: 200 } },
+    );
+    const store = await guard.store();
     const config = freshConfiguration();
     let done = false;
     const crawler = new CheerioCrawler(
