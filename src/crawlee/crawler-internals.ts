@@ -51,6 +51,11 @@ export interface CrawlerInternals {
   readonly unexpectedStop?: boolean;
   /** Runs the navigation (if any) and the handlers of one request, with its crawling context. */
   _runRequestHandler?(context: { request: Request; sendRequest?: unknown }): Promise<unknown>;
+  /**
+   * Runs the crawler's tasks during `run()`. Between tasks it looks for a new one every half
+   * second, unless told sooner (`notify()`).
+   */
+  readonly autoscaledPool?: { notify?(): unknown };
   /** Makes the crawler's request queue and manager when it has none. */
   getRequestQueue?(): Promise<unknown>;
 }

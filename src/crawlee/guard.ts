@@ -1034,6 +1034,13 @@ export class RobotsGuard implements HopChecker {
   #gateFor(crawler: CrawlerInternals): RequestGate {
     return {
       now: () => this.#options.clock(),
+      ready: () => {
+        try {
+          Promise.resolve(crawler.autoscaledPool?.notify?.()).catch(() => undefined);
+        } catch {
+          // Looked for at the pool's next look instead.
+        }
+      },
       admit: (urls, lists, sources) => this.#admit(crawler, urls, lists, sources),
       release: (request, paced) => this.#release(crawler, request, paced),
       recorded: () => this.#datasetOf(crawler).flush(),

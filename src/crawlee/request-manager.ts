@@ -54,6 +54,11 @@ export interface RequestGate {
   releaseFailed(error: Error): void;
   /** Wall clock, the one `until` is measured on. */
   now(): number;
+  /**
+   * A held request's time has come: the crawler should ask for it now, rather than at its next
+   * look for work (Crawlee's pool looks every half second when it has nothing to do).
+   */
+  ready?(): void;
 }
 
 /** The part of an `IRequestManager` (RequestQueue, RequestList adapter, tandem) the interceptor uses. */
@@ -167,6 +172,7 @@ export class RequestManagerInterceptor {
       clearTimeout(entry.timer);
       entry.timer = undefined;
       this.#ready.push(entry);
+      this.#gate.ready?.();
     };
     // A delay past what a timer holds (slots of a long Crawl-delay, days ahead) is waited for in
     // steps: one timer would fire after 1 ms and let the request go at once.

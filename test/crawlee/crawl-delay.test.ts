@@ -140,6 +140,33 @@ describe('Crawl-delay as the server sees it', () => {
   );
 });
 
+describe('Crawl-delay when a held request is due', () => {
+  it("hands the request out as its slot comes, not at the crawler's next look for work half a second later", async () => {
+    // With nothing else to do, Crawlee's pool looks for a task every 500 ms: a request whose
+    // slot came between two looks went out at the second, so 0.7 s came to 1 s and more.
+    const { sites, close } = await startTimedSites([{ robots: 'User-agent: *\nCrawl-delay: 0.7\n' }]);
+    const [paced] = sites;
+    try {
+      const crawler = new CheerioCrawler(
+        { maxConcurrency: 5, requestHandler: async () => {} },
+        new Configuration({ persistStorage: false }),
+      );
+      quietGuard().attach(crawler);
+      await crawler.run(Array.from({ length: 6 }, (_, i) => `${paced.origin}/p${i}`));
+      const hits = await paced.hits();
+      expect(hits).toHaveLength(6);
+      const gaps = hits
+        .slice(1)
+        .map((hit, i) => hit.at - hits[i].at)
+        .sort((a, b) => a - b);
+      expect(gaps[0], `gaps ${gaps.join(', ')} ms`).toBeGreaterThanOrEqual(700);
+      expect(gaps[2], `gaps ${gaps.join(', ')} ms`).toBeLessThan(950);
+    } finally {
+      await close();
+    }
+  });
+});
+
 /** An agent that opens each connection `ms` late (a far server, a proxy), and keeps none alive. */
 function lateAgent(ms: number): Agent {
   const agent = new Agent({ keepAlive: false });
@@ -288,12 +315,12 @@ describe('Crawl-delay and a robots.txt read again meanwhile', () => {
       const crawler = new CheerioCrawler(
         {
           maxConcurrency: 2,
-          // /p1 is held past its slot by a hook of the crawler's own, and goes out at 2.3 s. /p2,
-          // let through when it leaves the queue at its slot, then waits in the guard's hook for
-          // a whole delay after /p1.
+          // /p1 is held by a hook of the crawler's own, and goes out at 1.8 s. /p2, let through
+          // when it leaves the queue at its slot (2 s), then waits in the guard's hook for a whole
+          // delay after /p1, until 3.8 s.
           preNavigationHooks: [
             async ({ request }) => {
-              if (request.url.endsWith('/p1')) await sleep(2300);
+              if (request.url.endsWith('/p1')) await sleep(1800);
             },
           ],
           requestHandler: async () => {},
