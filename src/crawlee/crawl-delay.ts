@@ -233,6 +233,14 @@ export class CrawlDelayPacer {
     for (const [origin, until] of this.#grantedUntil) this.#nextSlot.set(origin, until);
   }
 
+  /**
+   * A request of `origin` waits until `slot` for a turn given elsewhere (a fleet's, shared through a
+   * store's backend): the origin's next slot here is a delay after it at the earliest.
+   */
+  reservedElsewhere(origin: string, delayMs: number, slot: number): void {
+    this.#nextSlot.set(origin, Math.max(this.#nextSlot.get(origin) ?? 0, slot + delayMs));
+  }
+
   /** A request of `origin` goes out at `at`: the origin's next slot is a delay after it at the earliest. */
   sent(origin: string, delayMs: number, at: number): void {
     this.#lastSent.set(origin, Math.max(at, this.#lastSent.get(origin) ?? at));

@@ -100,6 +100,13 @@ const MANY_PACED_REQUESTS = 5000;
  * waits for the rest of the delay, without a new slot (see CrawlDelayPacer.grantableAt).
  */
 const REPACE_SLACK_MS = 50;
+/**
+ * What the turns of a store's backend (a fleet's, see #claimFleetTurn) add to the Crawl-delay: the
+ * processes of a fleet each pace how their own requests go out, but not how the others' do, and a
+ * request slower to leave than another process's must still not reach the site within the delay
+ * of the one before.
+ */
+const FLEET_MARGIN_MS = 100;
 
 /**
  * What the guard decides for a URL, from a store check: `allow`, `drop` (recorded), or `defer`
@@ -1331,7 +1338,12 @@ export class RobotsGuard implements HopChecker {
     return { action: 'skip', told: true };
   }
 
-  #decide(crawler: CrawlerInternals, request: Request, paced: boolean, check: RobotsCheck): DequeueDecision {
+  #decide(
+    crawler: CrawlerInternals,
+    request: Request,
+    paced: boolean,
+    check: RobotsCheck,
+  ): DequeueDecision | Promise<DequeueDecision> {
     const verdict = this.#verdictOf(check, request, true);
     if (this.#heldForRobots.size > 0) this.#heldForRobots.delete(request.id ?? request.uniqueKey);
     if (verdict.kind === 'defer') return { action: 'hold', until: verdict.until, paced: false };
@@ -1341,28 +1353,75 @@ export class RobotsGuard implements HopChecker {
       request.state = RequestState.SKIPPED;
       return { action: 'skip' };
     }
-    if (verdict.crawlDelayMs > 0 && !paced) {
-      const now = this.#options.clock();
-      const slot = this.#pacer.reserve(check.origin, verdict.crawlDelayMs, now);
-      if (slot - now >= MANY_PACED_REQUESTS * verdict.crawlDelayMs) {
-        this.#warnManyPaced(check.origin, verdict.crawlDelayMs, slot - now);
-      }
-      if (slot > now) return { action: 'hold', until: slot, paced: true };
-    }
     if (verdict.crawlDelayMs > 0) {
-      const now = this.#options.clock();
-      const due = this.#pacer.grantableAt(check.origin, verdict.crawlDelayMs);
-      // Too soon after the last request handed out (see grantableAt). A few milliseconds short
-      // (a timer fires by the event loop's clock, which may run behind the wall clock): it waits
-      // for them. More: a slot of its own again, at the end of the origin's line, where no other
-      // request waits for the same moment.
-      if (due > now) {
-        const until =
-          due - now <= REPACE_SLACK_MS ? due : this.#pacer.reserve(check.origin, verdict.crawlDelayMs, due);
-        return { action: 'hold', until, paced: true };
+      const store = this.#givenStore ?? this.#settledStore;
+      // The fleet's turns are further apart than the delay (see FLEET_MARGIN_MS): slots here too,
+      // or each would come a little before its turn, and wait for another.
+      const fleet =
+        store !== undefined && store.sharesTurns === true && typeof store.claimTurn === 'function';
+      const spacing = verdict.crawlDelayMs + (fleet ? FLEET_MARGIN_MS : 0);
+      let now = this.#options.clock();
+      if (!paced) {
+        const slot = this.#pacer.reserve(check.origin, spacing, now);
+        if (slot - now >= MANY_PACED_REQUESTS * spacing)
+          this.#warnManyPaced(check.origin, spacing, slot - now);
+        if (slot > now) return { action: 'hold', until: slot, paced: true };
+        now = this.#options.clock();
       }
-      this.#pacer.granted(check.origin, verdict.crawlDelayMs, now);
+      const held =
+        this.#tooSoon(check.origin, spacing, now) ??
+        (fleet ? this.#claimFleetTurn(store, request, check, spacing) : undefined);
+      if (held !== undefined) return held;
+      this.#pacer.granted(check.origin, spacing, now);
     }
+    return this.#handOut(request, check);
+  }
+
+  /**
+   * A hold when a request of `origin` would go out too soon after the last one handed out (see
+   * grantableAt); undefined when it may go. A few milliseconds short (a timer fires by the event
+   * loop's clock, which may run behind the wall clock): it waits for them. More: a slot of its own
+   * again, at the end of the origin's line, where no other request waits for the same moment.
+   */
+  #tooSoon(origin: string, delayMs: number, now: number): DequeueDecision | undefined {
+    const due = this.#pacer.grantableAt(origin, delayMs);
+    if (due <= now) return undefined;
+    const until = due - now <= REPACE_SLACK_MS ? due : this.#pacer.reserve(origin, delayMs, due);
+    return { action: 'hold', until, paced: true };
+  }
+
+  /**
+   * The Crawl-delay turn of a store whose backend keeps them for every store using it (a fleet on
+   * one Redis): the processes of a fleet are one crawler to the site, so a request of a paced
+   * origin goes out only once `spacingMs`, its delay and FLEET_MARGIN_MS, have passed since the
+   * last one the fleet let go, whichever process that was. Hands it out, or holds it until the
+   * turn may be claimed again.
+   */
+  async #claimFleetTurn(
+    store: RobotsStore,
+    request: Request,
+    check: RobotsCheck,
+    spacingMs: number,
+  ): Promise<DequeueDecision> {
+    // Without a turn (the backend is down, or the store closed meanwhile), the process paces alone.
+    const wait = await store.claimTurn(check.origin, this.productToken, spacingMs).catch(() => undefined);
+    const now = this.#options.clock();
+    if (wait !== undefined && wait > 0) {
+      const until = now + wait;
+      // The process's next request of the origin asks a delay after this one, not sooner: each
+      // would otherwise come out of the queue every delay to wait for the fleet, and pile up.
+      this.#pacer.reservedElsewhere(check.origin, spacingMs, until);
+      return { action: 'hold', until, paced: true };
+    }
+    // Another request of the origin may have been handed out while the turn was claimed.
+    const held = this.#tooSoon(check.origin, spacingMs, now);
+    if (held !== undefined) return held;
+    this.#pacer.granted(check.origin, spacingMs, now);
+    return this.#handOut(request, check);
+  }
+
+  /** A request that may go out now: counted once as allowed, and handed to the crawler. */
+  #handOut(request: Request, check: RobotsCheck): DequeueDecision {
     // Once per request: one deferred at a redirect hop comes out of the queue again, one given
     // back unfetched comes out as another object.
     const returned =

@@ -70,6 +70,16 @@ export interface RobotsStoreBackend {
    */
   fetchedAt?(origin: string, scope: RobotsBackendScope): Promise<number | undefined>;
   /**
+   * Claims the Crawl-delay turn of an origin for a crawler (its product token, in lower case), for
+   * every store that uses the backend: resolves to 0 when the origin's last turn was claimed
+   * `spacingMs` ago or more (a whole number of milliseconds, at least 1), and the turn is then the
+   * caller's; else to how many milliseconds remain until it may claim again, and nothing is
+   * taken. Turns are per product token, not per User-Agent: a site tells crawlers apart by their
+   * token, so two versions of one crawler are one crawler to it. Backends without sharing leave
+   * it out; each process then paces its own requests only.
+   */
+  claimTurn?(origin: string, crawler: string, spacingMs: number): Promise<number>;
+  /**
    * Tells the backend that one more store uses it; each such store calls `close` once, when it is
    * closed. A backend given to several stores keeps its connections until the last one is closed.
    */

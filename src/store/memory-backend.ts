@@ -39,6 +39,9 @@ interface Kept {
   retainUntil: number;
 }
 
+/** Below this many origins with a Crawl-delay turn, the turns are not swept. */
+const TURNS_SWEEP_MIN = 4096;
+
 /** What a kept record costs besides its body and its record's strings: the objects and the LRU's slot. */
 const KEPT_BYTES = 400;
 
@@ -57,6 +60,9 @@ export class MemoryBackend implements RobotsStoreBackend {
   readonly name = 'memory';
   readonly #records: LRUCache<string, Kept>;
   readonly #locks = new Map<string, { token: symbol; until: number }>();
+  /** When the last Crawl-delay turn of each crawler and origin was claimed, and until when it delays others. */
+  readonly #turns = new Map<string, { at: number; until: number }>();
+  #sweepTurnsAt = TURNS_SWEEP_MIN;
   readonly #clock: () => number;
 
   /**
@@ -126,6 +132,20 @@ export class MemoryBackend implements RobotsStoreBackend {
         if (this.#locks.get(key)?.token === token) this.#locks.delete(key);
       },
     };
+  }
+
+  async claimTurn(origin: string, crawler: string, spacingMs: number): Promise<number> {
+    const now = this.#clock();
+    if (this.#turns.size >= this.#sweepTurnsAt) {
+      for (const [key, turn] of this.#turns) if (turn.until <= now) this.#turns.delete(key);
+      // Swept again once the live ones have doubled: a sweep costs each turn a constant share.
+      this.#sweepTurnsAt = Math.max(TURNS_SWEEP_MIN, 2 * this.#turns.size);
+    }
+    const key = `${crawler} ${origin}`;
+    const last = this.#turns.get(key);
+    if (last !== undefined && last.at <= now && now < last.until) return last.until - now;
+    this.#turns.set(key, { at: now, until: now + spacingMs });
+    return 0;
   }
 
   /** Records kept and the bytes they are counted as. */

@@ -24,6 +24,7 @@ type ScriptedRedis = Redis & {
   crawleeRobotsSaveIfNewer(key: string, ...args: (string | Buffer)[]): Promise<number>;
   crawleeRobotsReleaseIfOwner(key: string, token: string): Promise<number>;
   crawleeRobotsTakeLock(key: string, token: string, ttlMs: number): Promise<number | string>;
+  crawleeRobotsClaimTurn(key: string, spacingMs: string): Promise<number>;
 };
 
 const OWNER = 'RedisBackend';
@@ -211,6 +212,29 @@ return 0
 `;
 
 /**
+ * Claims the Crawl-delay turn of an origin, on the server's clock, so that the clocks of the
+ * fleet's machines do not matter: the key holds when the last turn was claimed, and expires a
+ * spacing after it, when it no longer delays anyone. What this script cannot have written (another
+ * type, a string that is no number, a time ahead of the server's clock, no expiry or a longer one
+ * than a spacing) counts as no turn claimed, and is replaced.
+ * KEYS[1] turn key; ARGV[1] spacing in ms. Returns 0 when claimed, else the milliseconds left.
+ */
+const CLAIM_TURN = `
+local clock = redis.call('TIME')
+local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+local spacing = tonumber(ARGV[1])
+if redis.call('TYPE', KEYS[1])['ok'] == 'string' then
+  local ttl = redis.call('PTTL', KEYS[1])
+  local last = tonumber(redis.call('GET', KEYS[1]))
+  if last and last <= now and ttl > 0 and ttl <= spacing and now < last + spacing then
+    return last + spacing - now
+  end
+end
+redis.call('SET', KEYS[1], string.format('%d', now), 'PX', spacing)
+return 0
+`;
+
+/**
  * Deletes the lock only if it still holds our token (compare-and-delete); a key of another type
  * (not ours either) is left alone rather than failing the script.
  */
@@ -333,6 +357,7 @@ export class RedisBackend implements RobotsStoreBackend {
     this.#redis.defineCommand('crawleeRobotsSaveIfNewer', { numberOfKeys: 1, lua: SAVE_IF_NEWER });
     this.#redis.defineCommand('crawleeRobotsReleaseIfOwner', { numberOfKeys: 1, lua: RELEASE_IF_OWNER });
     this.#redis.defineCommand('crawleeRobotsTakeLock', { numberOfKeys: 1, lua: TAKE_LOCK });
+    this.#redis.defineCommand('crawleeRobotsClaimTurn', { numberOfKeys: 1, lua: CLAIM_TURN });
   }
 
   /**
@@ -446,6 +471,22 @@ export class RedisBackend implements RobotsStoreBackend {
         await release();
       },
     };
+  }
+
+  /** Turns are kept at `<keyPrefix>turn:<crawler>:<origin>`, timed by the Redis server's clock. */
+  async claimTurn(origin: string, crawler: string, spacingMs: number): Promise<number> {
+    const spacing = Math.ceil(spacingMs);
+    if (!Number.isSafeInteger(spacing) || spacing < 1) {
+      throw new RangeError(`Crawl-delay turns are a whole number of ms apart, 1 or more, got ${spacingMs}.`);
+    }
+    await this.#ready();
+    const wait = await this.#limited(() =>
+      (this.#redis as ScriptedRedis).crawleeRobotsClaimTurn(
+        `${this.#prefix}turn:${crawler}:${origin}`,
+        String(spacing),
+      ),
+    );
+    return Math.max(0, Number(wait));
   }
 
   /**

@@ -737,6 +737,50 @@ export class RobotsStore {
   }
 
   /**
+   * Whether the store's backend keeps Crawl-delay turns for every store that uses it (see
+   * {@link RobotsStore.claimTurn}): a fleet on one Redis, or the stores of one process on one
+   * MemoryBackend.
+   */
+  get sharesTurns(): boolean {
+    return this.#backend?.claimTurn !== undefined;
+  }
+
+  /**
+   * Claims the Crawl-delay turn of the origin of `url` for the crawler `productToken` from the
+   * backend, shared by every store that uses it: resolves to 0 when the last turn of that origin
+   * and product token was claimed `spacingMs` ago or more, whichever store claimed it, and the
+   * turn is then the caller's; to how many milliseconds remain until it may claim again
+   * otherwise; or to undefined when the backend keeps no turns or cannot be reached now, and the
+   * caller paces its own requests alone. RobotsGuard claims one for every request of an origin
+   * with a Crawl-delay.
+   *
+   * @throws NotHttpUrlError (a TypeError; as a rejection) when `url` is not an absolute http(s) URL;
+   *   TypeError when `productToken` is not a product token; RangeError when `spacingMs` is not a
+   *   whole number of milliseconds from 1 to about 24 days.
+   */
+  async claimTurn(url: string | URL, productToken: string, spacingMs: number): Promise<number | undefined> {
+    this.#assertOpen();
+    const origin = originOf(url);
+    if (typeof productToken !== 'string' || !/^[A-Za-z_-]+$/.test(productToken)) {
+      throw new TypeError(
+        `RobotsStore.claimTurn takes a product token (letters, "-" and "_"), got ${JSON.stringify(productToken)}.`,
+      );
+    }
+    if (!Number.isSafeInteger(spacingMs) || spacingMs < 1 || spacingMs > MAX_TIMER_MS) {
+      throw new RangeError(
+        `RobotsStore.claimTurn takes a spacing of a whole number of ms from 1 to ${MAX_TIMER_MS}, got ${spacingMs}.`,
+      );
+    }
+    const backend = this.#backend;
+    if (backend?.claimTurn === undefined) return undefined;
+    const crawler = productToken.toLowerCase();
+    const claimed = await this.#call('turn', () => backend.claimTurn!(origin, crawler, spacingMs));
+    // A custom backend's answer that is no wait is no turn: the process paces alone.
+    if (!claimed.ok || typeof claimed.value !== 'number' || !(claimed.value >= 0)) return undefined;
+    return Math.min(claimed.value, MAX_TIMER_MS);
+  }
+
+  /**
    * Calls `listener` whenever a refreshed policy differs from the one it replaces (kind, status,
    * rules, crawl-delays or sitemaps). A listener that throws or rejects is logged; the store
    * goes on. Returns a function that removes the listener.

@@ -11,7 +11,7 @@ import {
 } from '../../src/crawlee/crawl-delay.js';
 import { RobotsGuard } from '../../src/crawlee/index.js';
 import { MAX_TIMER_MS } from '../../src/options.js';
-import { RobotsStore } from '../../src/store/index.js';
+import { MemoryBackend, RedisBackend, RobotsStore, type RobotsStoreBackend } from '../../src/store/index.js';
 import {
   datasetItems,
   freshConfiguration,
@@ -23,6 +23,7 @@ import {
 } from '../support/crawlee-site.js';
 import { startHttpServer } from '../support/http-server.js';
 import { captureLog } from '../support/log.js';
+import { startRedis } from '../support/redis.js';
 import { startTimedSites, type TimedSite } from '../support/timed-site.js';
 
 describe('waitFor', () => {
@@ -165,6 +166,65 @@ describe('Crawl-delay when a held request is due', () => {
       await close();
     }
   });
+});
+
+describe('Crawl-delay across crawlers whose stores share a backend (a fleet)', () => {
+  const backends: [string, () => Promise<{ make: () => RobotsStoreBackend; stop: () => Promise<void> }>][] = [
+    [
+      'two RedisBackends on one Redis, as two processes have',
+      async () => {
+        const redis = await startRedis();
+        return { make: () => new RedisBackend({ url: redis.url }), stop: () => redis.stop() };
+      },
+    ],
+    [
+      'one MemoryBackend',
+      async () => {
+        const shared = new MemoryBackend();
+        return { make: () => shared, stop: async () => {} };
+      },
+    ],
+  ];
+
+  it.each(backends)(
+    '%s: the crawlers are one crawler to the site, a whole delay between any two of their requests',
+    async (_name, start) => {
+      const { sites, close } = await startTimedSites([{ robots: 'User-agent: *\nCrawl-delay: 1\n' }]);
+      const [paced] = sites;
+      const backend = await start();
+      const stores: RobotsStore[] = [];
+      try {
+        const crawl = async (name: string) => {
+          const store = new RobotsStore({
+            userAgent: `Mozilla/5.0 (compatible; ExampleBot/1.0; ${name})`,
+            backend: backend.make(),
+            log: captureLog().log,
+          });
+          stores.push(store);
+          const crawler = new CheerioCrawler(
+            { maxConcurrency: 5, requestHandler: async () => {} },
+            new Configuration({ persistStorage: false }),
+          );
+          new RobotsGuard({
+            productToken: 'ExampleBot',
+            store,
+            logSummary: false,
+            log: captureLog().log,
+          }).attach(crawler);
+          await crawler.run(Array.from({ length: 4 }, (_, i) => `${paced.origin}/${name}/${i}`));
+        };
+        await Promise.all([crawl('a'), crawl('b')]);
+        const hits = await paced.hits();
+        expect(hits).toHaveLength(8);
+        const gaps = hits.slice(1).map((hit, i) => hit.at - hits[i].at);
+        expect(Math.min(...gaps), `gaps ${gaps.join(', ')} ms`).toBeGreaterThanOrEqual(1000);
+      } finally {
+        for (const store of stores) await store.close();
+        await backend.stop();
+        await close();
+      }
+    },
+  );
 });
 
 /** An agent that opens each connection `ms` late (a far server, a proxy), and keeps none alive. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryBackend } from '../../src/store/index.js';
+import { MemoryBackend, RobotsStore } from '../../src/store/index.js';
+import { captureLog } from '../support/log.js';
 import { backendScope, policyRecord } from './records.js';
 
 const KIB = 1024;
@@ -77,5 +78,70 @@ describe('MemoryBackend', () => {
     expect(held).toBeDefined();
     expect(await backend.lock(origin, 60_000, other)).toBeDefined();
     expect(await backend.lock(origin, 60_000, SCOPE)).toBeUndefined();
+  });
+
+  it('gives the Crawl-delay turn of an origin to one claim per spacing, per crawler and origin', async () => {
+    let now = 1_000_000;
+    const backend = new MemoryBackend({ clock: () => now });
+    const origin = 'https://a.example';
+    expect(await backend.claimTurn(origin, 'examplebot', 1000)).toBe(0);
+    now += 400;
+    expect(await backend.claimTurn(origin, 'examplebot', 1000)).toBe(600);
+    expect(await backend.claimTurn(origin, 'otherbot', 1000)).toBe(0);
+    expect(await backend.claimTurn('https://b.example', 'examplebot', 1000)).toBe(0);
+    now += 600;
+    expect(await backend.claimTurn(origin, 'examplebot', 1000)).toBe(0);
+    // A turn claimed by a clock that was set back since holds no one for longer than its spacing.
+    now -= 60_000;
+    expect(await backend.claimTurn(origin, 'examplebot', 1000)).toBe(0);
+  });
+
+  it('frees each turn a spacing after it was claimed, among thousands, through the sweeps of old ones', async () => {
+    let now = 0;
+    const backend = new MemoryBackend({ clock: () => now });
+    for (let i = 0; i < 5000; i++) await backend.claimTurn(`https://s${i}.example`, 'examplebot', 1000);
+    now = 2000;
+    expect(await backend.claimTurn('https://new.example', 'examplebot', 1000)).toBe(0);
+    expect(await backend.claimTurn('https://s1.example', 'examplebot', 1000)).toBe(0);
+    now = 2500;
+    expect(await backend.claimTurn('https://s1.example', 'examplebot', 1000)).toBe(500);
+  });
+});
+
+describe('RobotsStore.claimTurn', () => {
+  const quiet = () => captureLog().log;
+
+  it('shares the turns of stores on one MemoryBackend; a store without a backend has none', async () => {
+    const backend = new MemoryBackend();
+    const one = new RobotsStore({ userAgent: 'ExampleBot/1.0', backend, log: quiet() });
+    const two = new RobotsStore({ userAgent: 'ExampleBot/2.0', backend, log: quiet() });
+    const alone = new RobotsStore({ userAgent: 'ExampleBot/1.0', log: quiet() });
+    try {
+      expect([one.sharesTurns, alone.sharesTurns]).toEqual([true, false]);
+      expect(await one.claimTurn('https://a.example/x', 'ExampleBot', 5000)).toBe(0);
+      expect(await two.claimTurn(new URL('https://a.example/y?q'), 'examplebot', 5000)).toBeGreaterThan(4000);
+      expect(await alone.claimTurn('https://a.example/x', 'ExampleBot', 5000)).toBeUndefined();
+    } finally {
+      await Promise.all([one.close(), two.close(), alone.close()]);
+    }
+  });
+
+  it('refuses a URL, product token or spacing it cannot use', async () => {
+    const store = new RobotsStore({
+      userAgent: 'ExampleBot/1.0',
+      backend: new MemoryBackend(),
+      log: quiet(),
+    });
+    try {
+      await expect(store.claimTurn('/relative', 'ExampleBot', 1000)).rejects.toThrow(TypeError);
+      await expect(store.claimTurn('https://a.example', 'Example Bot', 1000)).rejects.toThrow(
+        'RobotsStore.claimTurn takes a product token (letters, "-" and "_"), got "Example Bot".',
+      );
+      for (const spacing of [0, 1.5, -1, Number.NaN, 2 ** 31]) {
+        await expect(store.claimTurn('https://a.example', 'ExampleBot', spacing)).rejects.toThrow(RangeError);
+      }
+    } finally {
+      await store.close();
+    }
   });
 });

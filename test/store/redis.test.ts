@@ -1126,6 +1126,110 @@ describe('RedisBackend', () => {
   });
 });
 
+describe('RedisBackend Crawl-delay turns', () => {
+  const ORIGIN = 'https://paced.example';
+
+  it('gives the turn to one claim per spacing, across backends, on the Redis server clock', async () => {
+    const keyPrefix = prefix();
+    const first = new RedisBackend({ url: redis.url, keyPrefix });
+    const second = new RedisBackend({ url: redis.url, keyPrefix });
+    first.attach();
+    second.attach();
+    try {
+      expect(await first.claimTurn(ORIGIN, 'examplebot', 1000)).toBe(0);
+      // The other process is told how long is left, and takes nothing.
+      const left = await second.claimTurn(ORIGIN, 'examplebot', 1000);
+      expect(left).toBeGreaterThan(800);
+      expect(left).toBeLessThanOrEqual(1000);
+      expect(await first.claimTurn(ORIGIN, 'examplebot', 1000)).toBeGreaterThan(800);
+      // Another crawler, or another origin, has turns of its own.
+      expect(await second.claimTurn(ORIGIN, 'otherbot', 1000)).toBe(0);
+      expect(await second.claimTurn('https://other.example', 'examplebot', 1000)).toBe(0);
+      // The key holds when the turn was taken, and expires a spacing after it.
+      const key = `${keyPrefix}turn:examplebot:${ORIGIN}`;
+      const ttl = await client.pttl(key);
+      expect(ttl).toBeGreaterThan(0);
+      expect(ttl).toBeLessThanOrEqual(1000);
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      expect(await second.claimTurn(ORIGIN, 'examplebot', 1000)).toBe(0);
+    } finally {
+      await first.close();
+      await second.close();
+    }
+  });
+
+  it('takes what it cannot have written at a turn key as no turn, and replaces it', async () => {
+    const keyPrefix = prefix();
+    const backend = new RedisBackend({ url: redis.url, keyPrefix });
+    backend.attach();
+    const key = (origin: string) => `${keyPrefix}turn:examplebot:${origin}`;
+    const [seconds] = await client.time();
+    const serverNow = Number(seconds) * 1000;
+    try {
+      // A hash; a time far ahead of the server's clock; a time with no expiry; a time that
+      // expires later than a spacing; not a number.
+      await client.hset(key('https://a.example'), 'at', '1');
+      await client.set(key('https://b.example'), String(serverNow + 86_400_000), 'PX', 86_400_000);
+      await client.set(key('https://c.example'), String(serverNow));
+      await client.set(key('https://d.example'), String(serverNow), 'PX', 86_400_000);
+      await client.set(key('https://e.example'), 'soon', 'PX', 500);
+      for (const name of ['a', 'b', 'c', 'd', 'e']) {
+        expect(await backend.claimTurn(`https://${name}.example`, 'examplebot', 1000), name).toBe(0);
+        expect(await backend.claimTurn(`https://${name}.example`, 'examplebot', 1000), name).toBeGreaterThan(
+          0,
+        );
+      }
+      expect(await client.type(key('https://a.example'))).toBe('string');
+    } finally {
+      await backend.close();
+    }
+  });
+
+  it('refuses a spacing that is no whole number of ms, 1 or more, before anything is written', async () => {
+    const keyPrefix = prefix();
+    const backend = new RedisBackend({ url: redis.url, keyPrefix });
+    backend.attach();
+    try {
+      for (const spacing of [0, -5, Number.NaN, Number.POSITIVE_INFINITY]) {
+        await expect(backend.claimTurn(ORIGIN, 'examplebot', spacing)).rejects.toThrow(RangeError);
+      }
+      expect(await client.keys(`${keyPrefix}*`)).toEqual([]);
+    } finally {
+      await backend.close();
+    }
+  });
+
+  it('RobotsStore.claimTurn shares turns through Redis, per product token whatever its case, and none while Redis is down', async () => {
+    const keyPrefix = prefix();
+    const one = store(keyPrefix);
+    const two = store(keyPrefix, { userAgent: 'ExampleBot/2.0' });
+    expect(one.sharesTurns).toBe(true);
+    try {
+      expect(await one.claimTurn(`${ORIGIN}/a/page`, 'ExampleBot', 2000)).toBe(0);
+      // Another version of the crawler is the same crawler to the site.
+      expect(await two.claimTurn(`${ORIGIN}/b`, 'examplebot', 2000)).toBeGreaterThan(1500);
+    } finally {
+      await one.close();
+      await two.close();
+    }
+    const dead = await startRedis();
+    const { log, warnings } = captureLog();
+    const orphan = new RobotsStore({
+      userAgent: USER_AGENT,
+      backend: new RedisBackend({ url: dead.url, keyPrefix, commandTimeoutMs: 300, connectTimeoutMs: 300 }),
+      log,
+    });
+    await dead.kill();
+    try {
+      expect(await orphan.claimTurn(ORIGIN, 'ExampleBot', 1000)).toBeUndefined();
+      expect(warnings().join('\n')).toMatch(/backend failed \(turn: /);
+    } finally {
+      await orphan.close();
+      await dead.stop();
+    }
+  });
+});
+
 describe('RobotsStore with a frozen Redis (circuit breaker)', () => {
   const NONE = { load: 0, lock: 0, save: 0, release: 0 };
 
