@@ -284,7 +284,7 @@ export class RobotsGuard implements HopChecker {
     }
     this.#takeProxyOf(internals);
     this.#datasetOf(internals).writtenBy(internals);
-    const interceptor = new RequestManagerInterceptor(this.#gateFor(internals));
+    const interceptor = new RequestManagerInterceptor(this.#gateFor(internals), this);
     this.#interceptors.set(internals, interceptor);
     this.#attached.add(internals);
     this.#replaceBuiltinCheck(internals);

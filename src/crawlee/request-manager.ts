@@ -100,9 +100,12 @@ const ADMIT_CHUNK = 1000;
  */
 /** Every interceptor's proxies, to what each wraps: the guards of one crawler each wrap its queue once. */
 const wrappedBy = new WeakMap<object, object>();
+/** Every interceptor's proxies, to the guard whose interceptor made them. */
+const ownerOf = new WeakMap<object, object>();
 
 export class RequestManagerInterceptor {
   readonly #gate: RequestGate;
+  readonly #owner: object;
   readonly #proxies = new WeakMap<object, object>();
   readonly #targets = new WeakMap<object, object>();
   readonly #held = new Map<string, HeldRequest>();
@@ -110,8 +113,14 @@ export class RequestManagerInterceptor {
   /** Work still adding requests (a sitemap seeding): the crawl is not finished before it ends. */
   #busy = 0;
 
-  constructor(gate: RequestGate) {
+  /**
+   * @param owner the guard the interceptor decides for: a queue another of its interceptors
+   *   wrapped (`crawler.getRequestQueue()` of an earlier crawler, given to the next) is wrapped
+   *   from the real queue, not through that interceptor.
+   */
+  constructor(gate: RequestGate, owner: object) {
     this.#gate = gate;
+    this.#owner = owner;
   }
 
   /** Keeps the crawl from finishing until `work` settles; returns it. */
@@ -123,12 +132,19 @@ export class RequestManagerInterceptor {
   }
 
   /** The wrapped manager (the same proxy each time for the same manager). */
-  wrap<T>(manager: T): T {
-    if (manager === null || typeof manager !== 'object') return manager;
+  wrap<T>(given: T): T {
+    if (given === null || typeof given !== 'object') return given;
+    let manager: object = given;
+    // The same guard's wrapper of another crawler: each request would be decided twice, by the
+    // other crawler's gate too (recorded as that crawler's, and paced twice, the second time
+    // behind the slots held for that crawler's run).
+    while (ownerOf.get(manager) === this.#owner && !this.#targets.has(manager)) {
+      manager = wrappedBy.get(manager)!;
+    }
     // Wrapped by this interceptor already, perhaps under another guard's wrapper: wrapped again,
     // each re-wrap of two guards would nest them deeper, a request decided and held at each level.
     for (let link: object | undefined = manager; link !== undefined; link = wrappedBy.get(link)) {
-      if (this.#targets.has(link)) return manager;
+      if (this.#targets.has(link)) return manager as T;
     }
     // A tandem Crawlee built around the crawler's queue, which is wrapped already: each request is
     // decided once, by the tandem. Checked twice, a request took two Crawl-delay slots, and one
@@ -142,6 +158,7 @@ export class RequestManagerInterceptor {
       this.#proxies.set(manager, proxy);
       this.#targets.set(proxy, manager);
       wrappedBy.set(proxy, manager);
+      ownerOf.set(proxy, this.#owner);
     }
     return proxy as T;
   }

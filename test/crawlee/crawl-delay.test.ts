@@ -1,7 +1,15 @@
 import { Agent, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createConnection, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { BasicCrawler, CheerioCrawler, Configuration, HttpCrawler, LogLevel, log } from 'crawlee';
+import {
+  BasicCrawler,
+  CheerioCrawler,
+  Configuration,
+  HttpCrawler,
+  LogLevel,
+  log,
+  RequestQueue,
+} from 'crawlee';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   CRAWL_DELAYS_SWEEP_MIN,
@@ -311,6 +319,61 @@ describe('Crawl-delay after a request written late', () => {
     } finally {
       agent.destroy();
       await close();
+    }
+  });
+});
+
+describe("Crawl-delay and a crawler given the queue of an earlier crawler's run", () => {
+  it('decides the next run once, as its own: its requests follow the last request, not the slots the first run held', async () => {
+    const hits: number[] = [];
+    const routes: Record<string, (request: IncomingMessage, response: ServerResponse) => void> = {
+      '/robots.txt': (_request, response) => {
+        response.writeHead(200, { 'content-type': 'text/plain' }).end('User-agent: *\nCrawl-delay: 1\n');
+      },
+    };
+    for (let i = 0; i < 8; i++) {
+      routes[`/p${i}`] = (request, response) => {
+        hits.push(Date.now());
+        page('p')(request, response);
+      };
+    }
+    const site = await startHttpServer(routes);
+    const store = new RobotsStore({ userAgent: USER_AGENT, log: captureLog().log });
+    try {
+      const guard = new RobotsGuard({
+        productToken: TOKEN,
+        userAgent: USER_AGENT,
+        store,
+        logSummary: false,
+        log: captureLog().log,
+      });
+      const config = freshConfiguration();
+      const queue = await RequestQueue.open('paced', { config });
+      await queue.addRequests(Array.from({ length: 8 }, (_, i) => ({ url: `${site.origin}/p${i}` })));
+      const first = new CheerioCrawler(
+        { requestQueue: queue, maxRequestsPerCrawl: 2, requestHandler: async () => {} },
+        config,
+      );
+      guard.attach(first);
+      await first.run();
+      const firstEnded = Date.now();
+      expect(hits).toHaveLength(2);
+      // The queue as the first crawler hands it out: wrapped by the guard for that crawler.
+      const next = new CheerioCrawler(
+        { requestQueue: await first.getRequestQueue(), requestHandler: async () => {} },
+        config,
+      );
+      guard.attach(next);
+      await next.run();
+      expect(hits).toHaveLength(8);
+      // Decided through both crawlers' wrappers, the first request of the next run waited behind
+      // the six slots the first run had taken for the requests it gave back.
+      expect(hits[2] - firstEnded).toBeLessThan(3000);
+      const gaps = hits.slice(1).map((at, i) => at - hits[i]);
+      expect(Math.min(...gaps)).toBeGreaterThanOrEqual(1000);
+    } finally {
+      await store.close();
+      await site.close();
     }
   });
 });
