@@ -1403,8 +1403,12 @@ export class RobotsGuard implements HopChecker {
     check: RobotsCheck,
     spacingMs: number,
   ): Promise<DequeueDecision> {
-    // Without a turn (the backend is down, or the store closed meanwhile), the process paces alone.
-    const wait = await store.claimTurn(check.origin, this.productToken, spacingMs).catch(() => undefined);
+    // Without a turn (the backend is down or does not answer, the store closed meanwhile), the
+    // process paces alone.
+    const wait = await withDeadline(
+      store.claimTurn(check.origin, this.productToken, spacingMs).catch(() => undefined),
+      TURN_WAIT_MS,
+    );
     const now = this.#options.clock();
     if (wait !== undefined && wait > 0) {
       const until = now + wait;
@@ -1769,6 +1773,12 @@ async function forEachConcurrently<T>(items: T[], limit: number, task: (item: T)
  * aside until the fetch settles (see #resolveAndDecide): most robots.txt answer well within it.
  */
 const DEQUEUE_WAIT_MS = 1000;
+/**
+ * How long a request waits for the claim of its fleet turn (see #claimFleetTurn) before its process
+ * paces it alone: a backend of one's own may not answer at all (a RedisBackend gives up after its
+ * commandTimeoutMs, 1 s by default).
+ */
+const TURN_WAIT_MS = 2000;
 
 async function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
   if (ms === Number.POSITIVE_INFINITY) return promise;

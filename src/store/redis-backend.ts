@@ -214,9 +214,11 @@ return 0
 /**
  * Claims the Crawl-delay turn of an origin, on the server's clock, so that the clocks of the
  * fleet's machines do not matter: the key holds when the last turn was claimed, and expires a
- * spacing after it, when it no longer delays anyone. What this script cannot have written (another
- * type, a string that is no number, a time ahead of the server's clock, no expiry or a longer one
- * than a spacing) counts as no turn claimed, and is replaced.
+ * spacing after it, when it no longer delays anyone. The caller's spacing counts: processes that
+ * read different delays (robots.txt changed between their reads) each keep their own. What this
+ * script cannot have written (another type, a string that is no number, a time ahead of the
+ * server's clock, no expiry) counts as no turn claimed, and is replaced; a wait is never longer
+ * than a spacing.
  * KEYS[1] turn key; ARGV[1] spacing in ms. Returns 0 when claimed, else the milliseconds left.
  */
 const CLAIM_TURN = `
@@ -226,7 +228,7 @@ local spacing = tonumber(ARGV[1])
 if redis.call('TYPE', KEYS[1])['ok'] == 'string' then
   local ttl = redis.call('PTTL', KEYS[1])
   local last = tonumber(redis.call('GET', KEYS[1]))
-  if last and last <= now and ttl > 0 and ttl <= spacing and now < last + spacing then
+  if last and last <= now and ttl > 0 and now < last + spacing then
     return last + spacing - now
   end
 end

@@ -25,7 +25,7 @@ import {
   productTokenOption,
   refuseUnknownOptions,
 } from '../options.js';
-import { MAX_LINE_OCTETS, RobotsTxt } from '../robots/index.js';
+import { isProductToken, MAX_LINE_OCTETS, RobotsTxt } from '../robots/index.js';
 import {
   clientOf,
   type RobotsBackendScope,
@@ -761,7 +761,7 @@ export class RobotsStore {
   async claimTurn(url: string | URL, productToken: string, spacingMs: number): Promise<number | undefined> {
     this.#assertOpen();
     const origin = originOf(url);
-    if (typeof productToken !== 'string' || !/^[A-Za-z_-]+$/.test(productToken)) {
+    if (typeof productToken !== 'string' || !isProductToken(productToken)) {
       throw new TypeError(
         `RobotsStore.claimTurn takes a product token (letters, "-" and "_"), got ${JSON.stringify(productToken)}.`,
       );
@@ -775,9 +775,10 @@ export class RobotsStore {
     if (backend?.claimTurn === undefined) return undefined;
     const crawler = productToken.toLowerCase();
     const claimed = await this.#call('turn', () => backend.claimTurn!(origin, crawler, spacingMs));
-    // A custom backend's answer that is no wait is no turn: the process paces alone.
+    // A custom backend's answer that is no wait is no turn: the process paces alone. One longer
+    // than a spacing, which no turn claimed before can ask for, waits a spacing.
     if (!claimed.ok || typeof claimed.value !== 'number' || !(claimed.value >= 0)) return undefined;
-    return Math.min(claimed.value, MAX_TIMER_MS);
+    return Math.min(claimed.value, spacingMs);
   }
 
   /**

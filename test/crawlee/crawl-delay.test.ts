@@ -194,6 +194,30 @@ describe('Crawl-delay across crawlers whose stores share a backend (a fleet)', (
     ],
   ];
 
+  it('paces alone, without hanging, when the backend never answers a claim', async () => {
+    const { sites, close } = await startTimedSites([{ robots: 'User-agent: *\nCrawl-delay: 0.5\n' }]);
+    const [paced] = sites;
+    const backend = new MemoryBackend();
+    Object.assign(backend, { claimTurn: () => new Promise<number>(() => {}) });
+    const store = new RobotsStore({ userAgent: USER_AGENT, backend, log: captureLog().log });
+    try {
+      const crawler = new CheerioCrawler(
+        { maxConcurrency: 5, requestHandler: async () => {} },
+        new Configuration({ persistStorage: false }),
+      );
+      new RobotsGuard({ productToken: TOKEN, store, logSummary: false, log: captureLog().log }).attach(
+        crawler,
+      );
+      await crawler.run([`${paced.origin}/a`, `${paced.origin}/b`]);
+      const hits = await paced.hits();
+      expect(hits.map((hit) => hit.path).sort()).toEqual(['/a', '/b']);
+      expect(hits[1].at - hits[0].at).toBeGreaterThanOrEqual(500);
+    } finally {
+      await store.close();
+      await close();
+    }
+  });
+
   it.each(backends)(
     '%s: the crawlers are one crawler to the site, a whole delay between any two of their requests',
     async (_name, start) => {

@@ -126,6 +126,29 @@ describe('RobotsStore.claimTurn', () => {
     }
   });
 
+  it("takes a backend's answer that is no wait as no turn, and waits a spacing at most", async () => {
+    const answers: unknown[] = [1e12, Number.NaN, -1, '5', undefined];
+    const backend = new MemoryBackend();
+    Object.assign(backend, { claimTurn: async () => answers.shift() });
+    const { log, warnings } = captureLog();
+    const store = new RobotsStore({ userAgent: 'ExampleBot/1.0', backend, log });
+    try {
+      const claims = [];
+      for (let i = 0; i < 5; i++) claims.push(await store.claimTurn('https://a.example', 'ExampleBot', 2000));
+      expect(claims).toEqual([2000, undefined, undefined, undefined, undefined]);
+      // A backend that fails is an outage: no turn, one warning.
+      Object.assign(backend, {
+        claimTurn: async () => {
+          throw new Error('boom');
+        },
+      });
+      expect(await store.claimTurn('https://a.example', 'ExampleBot', 2000)).toBeUndefined();
+      expect(warnings().join('\n')).toMatch(/backend failed \(turn: boom\)/);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('refuses a URL, product token or spacing it cannot use', async () => {
     const store = new RobotsStore({
       userAgent: 'ExampleBot/1.0',
