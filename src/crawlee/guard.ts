@@ -1041,13 +1041,11 @@ export class RobotsGuard implements HopChecker {
   #gateFor(crawler: CrawlerInternals): RequestGate {
     return {
       now: () => this.#options.clock(),
-      ready: () => {
-        try {
-          Promise.resolve(crawler.autoscaledPool?.notify?.()).catch(() => undefined);
-        } catch {
-          // Looked for at the pool's next look instead.
-        }
-      },
+      // A pool that cannot be told looks for the request at its next look instead.
+      ready: () =>
+        void Promise.resolve(crawler.autoscaledPool)
+          .then((pool) => pool?.notify?.())
+          .catch(() => undefined),
       admit: (urls, lists, sources) => this.#admit(crawler, urls, lists, sources),
       release: (request, paced) => this.#release(crawler, request, paced),
       recorded: () => this.#datasetOf(crawler).flush(),
@@ -1368,12 +1366,19 @@ export class RobotsGuard implements HopChecker {
         if (slot > now) return { action: 'hold', until: slot, paced: true };
         now = this.#options.clock();
       }
-      const held =
-        this.#tooSoon(check.origin, spacing, now) ??
-        (fleet ? this.#claimFleetTurn(store, request, check, spacing) : undefined);
-      if (held !== undefined) return held;
-      this.#pacer.granted(check.origin, spacing, now);
+      if (!fleet) return this.#grant(request, check, spacing, now);
+      return (
+        this.#tooSoon(check.origin, spacing, now) ?? this.#claimFleetTurn(store, request, check, spacing)
+      );
     }
+    return this.#handOut(request, check);
+  }
+
+  /** Hands out a request of a paced origin, unless it would go too soon after the last one (see #tooSoon). */
+  #grant(request: Request, check: RobotsCheck, spacingMs: number, now: number): DequeueDecision {
+    const held = this.#tooSoon(check.origin, spacingMs, now);
+    if (held !== undefined) return held;
+    this.#pacer.granted(check.origin, spacingMs, now);
     return this.#handOut(request, check);
   }
 
@@ -1418,10 +1423,7 @@ export class RobotsGuard implements HopChecker {
       return { action: 'hold', until, paced: true };
     }
     // Another request of the origin may have been handed out while the turn was claimed.
-    const held = this.#tooSoon(check.origin, spacingMs, now);
-    if (held !== undefined) return held;
-    this.#pacer.granted(check.origin, spacingMs, now);
-    return this.#handOut(request, check);
+    return this.#grant(request, check, spacingMs, now);
   }
 
   /** A request that may go out now: counted once as allowed, and handed to the crawler. */

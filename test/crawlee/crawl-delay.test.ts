@@ -111,6 +111,17 @@ function quietGuard(): RobotsGuard {
   });
 }
 
+/** A guard of the site helpers' product token and User-Agent on `store`, its log kept from the output. */
+function storeGuard(store: RobotsStore): RobotsGuard {
+  return new RobotsGuard({
+    productToken: TOKEN,
+    userAgent: USER_AGENT,
+    store,
+    logSummary: false,
+    log: captureLog().log,
+  });
+}
+
 describe('Crawl-delay as the server sees it', () => {
   it.each([
     ['HttpCrawler', HttpCrawler],
@@ -364,13 +375,7 @@ describe("Crawl-delay and a crawler given the queue of an earlier crawler's run"
     const site = await startHttpServer(routes);
     const store = new RobotsStore({ userAgent: USER_AGENT, log: captureLog().log });
     try {
-      const guard = new RobotsGuard({
-        productToken: TOKEN,
-        userAgent: USER_AGENT,
-        store,
-        logSummary: false,
-        log: captureLog().log,
-      });
+      const guard = storeGuard(store);
       const config = freshConfiguration();
       const queue = await RequestQueue.open('paced', { config });
       await queue.addRequests(Array.from({ length: 8 }, (_, i) => ({ url: `${site.origin}/p${i}` })));
@@ -450,13 +455,7 @@ describe('Crawl-delay and a robots.txt read again meanwhile', () => {
     });
     const store = new RobotsStore({ userAgent: USER_AGENT, minAgeMs: 1000, log: captureLog().log });
     try {
-      const guard = new RobotsGuard({
-        productToken: TOKEN,
-        userAgent: USER_AGENT,
-        store,
-        logSummary: false,
-        log: captureLog().log,
-      });
+      const guard = storeGuard(store);
       const skipped: string[] = [];
       const config = freshConfiguration();
       const crawler = new CheerioCrawler(
