@@ -14,7 +14,7 @@
  * through their escapes (RFC 9309 2.2.3) and never through the special characters.
  */
 
-import { charMask, HIGH_BIT, LOW_BIT } from './chars.js';
+import { HIGH_BIT, LOW_BIT, pathCharMask } from './chars.js';
 import { withoutUserinfo } from './url.js';
 
 /** Upper-case hex digits, as escapes are written (RFC 3986 2.1). */
@@ -463,7 +463,7 @@ export function filteredPathOf(url: string | URL, mask: Int32Array | undefined):
   // to match: only a hierarchical path (`/...`) can be allowed or disallowed.
   if (path.charCodeAt(0) !== 47 /* / */) throw opaqueUrl(url);
   const normal = normalizePath(path);
-  if (mask !== undefined) charMask(normal, 0, normal.length, mask, 0);
+  if (mask !== undefined) pathCharMask(normal, mask);
   return normal;
 }
 

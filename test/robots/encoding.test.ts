@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { charMask } from '../../src/robots/chars.js';
+import { charMask, pathCharMask } from '../../src/robots/chars.js';
 import { filteredPathOf } from '../../src/robots/encoding.js';
 import { normalizePath, normalizePattern, pathOf } from '../../src/robots/index.js';
 
@@ -342,6 +342,34 @@ describe('charMask', () => {
       ),
       { numRuns: 500 },
     );
+  });
+
+  it('gives the same filter for long texts, ASCII or with a unit that is not, wherever it falls', () => {
+    // Long ASCII texts are masked from their encoded octets, in pieces of 16 Ki: a unit that is
+    // not ASCII at the end of a piece, or spilling over it, must still count as `c & 127`.
+    const ascii = 'abc/%?=*$-_.~XYZ09';
+    for (const length of [31, 32, 63, 64, 65, 255, 256, 16383, 16384, 16385, 40000]) {
+      const base = ascii.repeat(Math.ceil(length / ascii.length)).slice(0, length);
+      for (const at of [-1, 0, 31, 255, 16383, 16384, length - 1]) {
+        for (const unit of ['\u00e9', '\ud800', '\u0100', '\u2a2a']) {
+          if (at >= length) continue;
+          const text = at < 0 ? base : base.slice(0, at) + unit + base.slice(at + 1);
+          for (const [start, span] of [
+            [0, length],
+            [1, length - 1],
+            [0, Math.min(length, 16385)],
+          ]) {
+            const out = new Int32Array(2);
+            charMask(text, start, span, out, 0);
+            const label = `${length} ${at} ${unit.charCodeAt(0)} ${start}+${span}`;
+            expect([...out], label).toEqual(reference(text, start, span));
+          }
+          const out = new Int32Array(2);
+          pathCharMask(text, out);
+          expect([...out], `path ${length} ${at} ${unit.charCodeAt(0)}`).toEqual(reference(text, 0, length));
+        }
+      }
+    }
   });
 });
 
