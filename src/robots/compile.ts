@@ -100,13 +100,6 @@ export function chunkOf(data: RobotsData, start: number): string {
   return start <= CHUNK_MASK ? data.patterns : data.chunks![start >>> CHUNK_BITS];
 }
 
-/** How many characters the patterns and tokens have. */
-export function patternsLength(data: RobotsData): number {
-  const { chunks } = data;
-  if (chunks === null) return data.patterns.length;
-  return (chunks.length - 1) * (CHUNK_MASK + 1) + chunks[chunks.length - 1].length;
-}
-
 /** The header of `ints`: how many of each thing the file has, and where their tables start. */
 export const GROUP_COUNT = 0;
 export const MERGED_COUNT = 1;
@@ -328,6 +321,7 @@ const INDEX_HTM = Array.from('index.htm', (ch) => ch.charCodeAt(0));
  */
 let scratch = new Uint8Array(16 * 1024);
 const ascii = new TextDecoder();
+const encoder = new TextEncoder();
 /**
  * The rules of the file being compiled, by id, RULE_FIELDS each as `ints` holds them: where the
  * pattern starts in `scratch`, `line << FLAG_BITS | flags`. Shared like `scratch`: a parse grows
@@ -444,13 +438,22 @@ export class RobotsCompiler implements RobotsLineHandler {
     scratch = grown;
   }
 
-  /** Appends `text[from, to)`, ASCII, to `scratch`. */
-  private append(text: string, from: number, to: number): void {
-    this.reserve(to - from);
+  /** Appends `text`, ASCII, to `scratch`. */
+  private append(text: string): void {
+    this.reserve(text.length);
     const out = scratch;
     let o = this.used;
-    for (let i = from; i < to; i++) out[o++] = text.charCodeAt(i);
+    for (let i = 0; i < text.length; i++) out[o++] = text.charCodeAt(i);
     this.used = o;
+  }
+
+  /**
+   * {@link append}, encoded natively: the tokens of a file that names thousands go in at once,
+   * with no loop over them that only such a file runs, and runs cold.
+   */
+  private appendAscii(text: string): void {
+    this.reserve(text.length);
+    this.used += encoder.encodeInto(text, scratch.subarray(this.used)).written;
   }
 
   private addRule(group: PendingGroup, allow: boolean, d: Directive): void {
@@ -542,9 +545,10 @@ export class RobotsCompiler implements RobotsLineHandler {
     // `scratch` (a new string), the rest joined (a trailing blank makes `join` build a new
     // string even from one part).
     const tokensAt = this.used;
-    const { tokens } = merged;
-    for (let m = 0; m < tokens.length; m++) this.append(tokens[m], 0, tokens[m].length);
-    const chunks = patternChunks(this.used, rules, tokensAt, tokens);
+    const { tokens, tokenEnds } = merged;
+    if (tokens.length > MANY_TOKENS) this.appendAscii(tokens.join(''));
+    else for (let m = 0; m < tokens.length; m++) this.append(tokens[m]);
+    const chunks = patternChunks(this.used, rules, tokensAt, tokenEnds, tokens.length);
     const words = this.rawValues.concat(agentValues, sitemaps, ' ').join('');
 
     const tables = sizeRankedTables(groups, rules, merged);
@@ -581,46 +585,51 @@ export class RobotsCompiler implements RobotsLineHandler {
 /**
  * The strings of `scratch[0, used)` (see CHUNK_BITS): chunk k from position k << CHUNK_BITS to
  * the end of the last item (pattern or token) that starts before the next chunk. The items lie
- * back to back: the rules' patterns, then `tokens` from `tokensAt`.
+ * back to back: the rules' patterns, then the tokens from `tokensAt`, token m ending at
+ * `tokensAt + tokenEnds[m]`.
  */
-function patternChunks(used: number, rules: RuleList, tokensAt: number, tokens: readonly string[]): string[] {
+function patternChunks(
+  used: number,
+  rules: RuleList,
+  tokensAt: number,
+  tokenEnds: Int32Array,
+  tokenCount: number,
+): string[] {
   const chunks: string[] = [];
   // Up to `used` itself: an empty item may start there (a last `Disallow:` with nothing after).
   for (let from = 0; from <= used; from += CHUNK_MASK + 1) {
+    const next = from + CHUNK_MASK + 1;
     const end =
-      used <= from + CHUNK_MASK + 1
+      used <= next
         ? used
-        : itemBoundaryFrom(from + CHUNK_MASK + 1, rules, tokensAt, tokens, used);
+        : next > tokensAt
+          ? tokensAt + firstAtLeast(tokenEnds, tokenCount, 1, next - tokensAt, used - tokensAt)
+          : firstAtLeast(rules.fields, rules.count, RULE_FIELDS, next, tokensAt);
     chunks.push(end === from ? '' : ascii.decode(scratch.subarray(from, end)));
   }
   return chunks;
 }
 
-/** The first position at or after `position` where an item starts, or `used`. */
-function itemBoundaryFrom(
+/**
+ * The first of the ascending values `values[i * stride]` (i below `count`) that is at least
+ * `position`, or `otherwise` when none is: where the first rule, or token, at or after a
+ * position starts (a token starts where the one before it ends).
+ */
+function firstAtLeast(
+  values: Int32Array,
+  count: number,
+  stride: number,
   position: number,
-  rules: RuleList,
-  tokensAt: number,
-  tokens: readonly string[],
-  used: number,
+  otherwise: number,
 ): number {
-  if (position > tokensAt) {
-    let at = tokensAt;
-    for (const token of tokens) {
-      if (at >= position) return at;
-      at += token.length;
-    }
-    return used;
-  }
-  // The first rule start at or after `position`; the tokens start after the last rule.
   let lo = 0;
-  let hi = rules.count;
+  let hi = count;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (rules.fields[mid * RULE_FIELDS] < position) lo = mid + 1;
+    if (values[mid * stride] < position) lo = mid + 1;
     else hi = mid;
   }
-  return lo < rules.count ? rules.fields[lo * RULE_FIELDS] : tokensAt;
+  return lo < count ? values[lo * stride] : otherwise;
 }
 
 /*
@@ -668,6 +677,8 @@ interface CollectedLines {
 /** The merged groups (RFC 9309 2.2.1): one per token, its member groups in file order. */
 interface MergedGroups {
   tokens: string[];
+  /** By token, where it ends among the tokens written back to back (see patternChunks). */
+  tokenEnds: Int32Array;
   /** Members of merged group m: memberList[memberStart[m], memberStart[m + 1]). */
   memberStart: Int32Array;
   memberList: Int32Array;
@@ -718,6 +729,7 @@ function mergeGroups(groups: readonly PendingGroup[], agentValues: readonly stri
   // no array grows while a file of tens of thousands of them is read.
   const agents = agentValues.length;
   const tokens: string[] = [];
+  const tokenEnds = new Int32Array(agents);
   const memberCount = new Int32Array(agents);
   /** The last group (g + 1, 0 for none) that merged group m took as a member: no fill needed. */
   const lastMember = new Int32Array(agents);
@@ -736,6 +748,7 @@ function mergeGroups(groups: readonly PendingGroup[], agentValues: readonly stri
         m = tokens.length;
         slots[slot] = m + 1;
         tokens.push(token);
+        tokenEnds[m] = (m === 0 ? 0 : tokenEnds[m - 1]) + token.length;
       }
       if (lastMember[m] !== g + 1) {
         lastMember[m] = g + 1;
@@ -754,7 +767,7 @@ function mergeGroups(groups: readonly PendingGroup[], agentValues: readonly stri
   const cursor = memberCount;
   for (let m = 0; m < tokens.length; m++) cursor[m] = memberStart[m];
   for (let p = 0; p < pairs; p++) memberList[cursor[pairToken[p]]++] = pairGroup[p];
-  return { tokens, memberStart, memberList, agentMerged, slots };
+  return { tokens, tokenEnds, memberStart, memberList, agentMerged, slots };
 }
 
 /** The ranked tables: one per distinct list of member groups, sized now, added on first use. */
@@ -940,6 +953,9 @@ let serial = 0;
 const LAZY_TABLES_LIMIT = 16 * 1024;
 /** ...as long as that room is at most this many times what the file takes without it. */
 const RESERVE_LIMIT = 4;
+
+/** Past this many tokens, finish() writes them natively (see appendAscii); fewer cost less in a loop. */
+const MANY_TOKENS = 64;
 
 /** Up to this many distinct tokens, a list scan beats a Map and costs less memory. */
 const SMALL_TOKEN_TABLE = 8;

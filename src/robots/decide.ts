@@ -26,7 +26,6 @@ import {
   MERGED_COUNT,
   mergedField,
   OTHER_FIELDS,
-  patternsLength,
   RANKED_TABLE,
   type RobotsData,
   RULE_COUNT,
@@ -104,9 +103,15 @@ const EAGER_CHARACTERS = 32 * 1024;
  * own; past the budget, a table waits for a check that needs it.
  */
 export function prepareLargeGroups(data: RobotsData): void {
-  let budget = EAGER_BUDGET_PER_RULE * ruleCount(data);
+  const rules = ruleCount(data);
+  // The rules' patterns lie first in the patterns, up to where the first token starts.
+  const ruleCharacters = ruleStart(data, rules);
+  // No table holds more than every rule: when that is too little to rank while parsing, the
+  // merged groups are not read (a file may name tens of thousands of tokens for one rule).
+  if (1 + OTHER_FIELDS * rules <= EAGER_RANKING * 2 && ruleCharacters <= EAGER_CHARACTERS) return;
+  let budget = EAGER_BUDGET_PER_RULE * rules;
   // Few rules can be long ones: ranking reads their characters, which the budget counts too.
-  const characters = patternsLength(data) > EAGER_CHARACTERS ? patternCharacters(data) : null;
+  const characters = ruleCharacters > EAGER_CHARACTERS ? patternCharacters(data) : null;
   for (let m = 0; m < count(data, MERGED_COUNT); m++) {
     const size = rankedSize(data, m);
     if (size > budget || isRanked(data, m)) continue;

@@ -157,3 +157,46 @@ it('reads an empty rule that starts where a chunk would, at the very end of the 
   expect(robots.isAllowed('/00000000000000000000000000007', 'a')).toBe(true);
   expect(robots.lints.length).toBeGreaterThan(0);
 });
+
+describe('tokens past a chunk boundary', () => {
+  /** A file of one group per token, each disallowing its own path; its tokens and the chunks they fill. */
+  const fileOf = (tokens: readonly string[]) => {
+    const lines = tokens.flatMap((token, k) => [`User-agent: ${token}`, `Disallow: /only-${k}/`, '']);
+    const body = lines.join('\n');
+    const compiler = new RobotsCompiler();
+    tokenize(body, { maxBytes: 500 * 1024, rejectHtml: true }, compiler);
+    return { robots: RobotsTxt.parse(body), chunks: compiler.finish().chunks };
+  };
+  const expectEveryGroup = (robots: RobotsTxt, tokens: readonly string[]) => {
+    for (const [k, token] of tokens.entries()) {
+      expect(robots.isAllowed(`/only-${k}/x`, token), `token ${k}`).toBe(false);
+      expect(robots.isAllowed(`/only-${(k + 1) % tokens.length}/x`, token), `token ${k}`).toBe(true);
+    }
+  };
+
+  it('finds the group of each of 7,000 tokens written after the patterns, across chunks', () => {
+    const letters = (n: number) => {
+      let s = '';
+      for (let k = n + 1; k > 0; k = Math.floor((k - 1) / 26))
+        s = String.fromCharCode(97 + ((k - 1) % 26)) + s;
+      return s;
+    };
+    const tokens = Array.from({ length: 7000 }, (_, k) => `ua-${letters(k)}-crawler-robot`);
+    const { robots, chunks } = fileOf(tokens);
+    // The tokens hold more than two chunks of characters.
+    expect(tokens.join('').length).toBeGreaterThan(2 * (CHUNK_MASK + 1));
+    expect(chunks?.length).toBeGreaterThanOrEqual(3);
+    expectEveryGroup(robots, tokens);
+    expect(robots.explain('/x', tokens.at(-1)!).group).toMatchObject({ how: 'token', token: tokens.at(-1) });
+  });
+
+  it('finds the group of a few long tokens that cross chunk boundaries', () => {
+    const tokens = Array.from(
+      { length: 12 },
+      (_, k) => `${String.fromCharCode(97 + k)}${'x'.repeat(12_000)}`,
+    );
+    const { robots, chunks } = fileOf(tokens);
+    expect(chunks?.length).toBeGreaterThanOrEqual(2);
+    expectEveryGroup(robots, tokens);
+  });
+});
