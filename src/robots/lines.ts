@@ -673,7 +673,10 @@ function parseLine(
     }
     return;
   }
-  const colonAt = scan.colon.from(from);
+  // Most lines start with a usual key spelled right and its colon: read in one pass over the
+  // word, with no search for the colon and no second read of the key.
+  const usual = usualKeyAt(units, from, to);
+  const colonAt = usual === undefined ? scan.colon.from(from) : colonAfter(units, from + usual.codes.length);
 
   let keyEnd: number;
   let valueStart: number;
@@ -709,7 +712,7 @@ function parseLine(
   d.valueStart = valueStart;
   d.valueEnd = to;
   d.missingColon = missingColon;
-  const answer = exactKeyAt(units, from, keyEnd) ?? classifyInto(d);
+  const answer = usual?.answer ?? exactKeyAt(units, from, keyEnd) ?? classifyInto(d);
   d.key = answer.key;
   d.typo = answer.typo;
   handler.directive(d);
@@ -790,6 +793,36 @@ for (const { key, exact } of KEYS) {
     codes: Uint8Array.from(exact, (ch) => ch.charCodeAt(0)),
     answer: { key, typo: false },
   });
+}
+
+/**
+ * The exact keys by their first letter, lower case. No two share one; a key that did would be
+ * read by the general path of parseLine, as any other line.
+ */
+const USUAL_BY_LETTER: (ExactKey | undefined)[] = Array.from({ length: 128 }, () => undefined);
+for (const known of EXACT_BY_LENGTH) for (const exact of known ?? []) USUAL_BY_LETTER[exact.codes[0]] = exact;
+
+/**
+ * The exact key that `units[from, to)` starts with when blanks and a colon follow it before `to`,
+ * else undefined. That colon is then the first of the line, and the key as trimmed is the word:
+ * what the general reading finds too.
+ */
+function usualKeyAt(units: Uint16Array, from: number, to: number): ExactKey | undefined {
+  const first = units[from];
+  const usual = first < 128 ? USUAL_BY_LETTER[first | 0x20] : undefined;
+  if (usual === undefined) return undefined;
+  const word = usual.codes;
+  if (from + word.length >= to) return undefined;
+  for (let i = 1; i < word.length; i++) if ((units[from + i] | 0x20) !== word[i]) return undefined;
+  let colon = from + word.length;
+  while (colon < to && isBlank(units[colon])) colon++;
+  return colon < to && units[colon] === 58 /* : */ ? usual : undefined;
+}
+
+/** The first colon from `at` on, in a line known to have one there after blanks (see usualKeyAt). */
+function colonAfter(units: Uint16Array, at: number): number {
+  while (units[at] !== 58 /* : */) at++;
+  return at;
 }
 
 /** `word` (lower case letters and `-`) is `units[from, from + word.length)`, ignoring case. */
