@@ -549,7 +549,7 @@ export class RobotsCompiler implements RobotsLineHandler {
     if (tokens.length > MANY_TOKENS) this.appendAscii(tokens.join(''));
     else for (let m = 0; m < tokens.length; m++) this.append(tokens[m]);
     const chunks = patternChunks(this.used, rules, tokensAt, tokenEnds, tokens.length);
-    const words = this.rawValues.concat(agentValues, sitemaps, ' ').join('');
+    const words = [...this.rawValues, ...agentValues, ...sitemaps, ' '].join('');
 
     const tables = sizeRankedTables(groups, rules, merged);
     const ints = writeTables(
