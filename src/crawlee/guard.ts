@@ -1355,16 +1355,14 @@ export class RobotsGuard implements HopChecker {
       const store = this.#givenStore ?? this.#settledStore;
       // The fleet's turns are further apart than the delay (see FLEET_MARGIN_MS): slots here too,
       // or each would come a little before its turn, and wait for another.
-      const fleet =
-        store !== undefined && store.sharesTurns === true && typeof store.claimTurn === 'function';
+      const fleet = store?.sharesTurns === true;
       const spacing = verdict.crawlDelayMs + (fleet ? FLEET_MARGIN_MS : 0);
-      let now = this.#options.clock();
+      const now = this.#options.clock();
       if (!paced) {
         const slot = this.#pacer.reserve(check.origin, spacing, now);
         if (slot - now >= MANY_PACED_REQUESTS * spacing)
           this.#warnManyPaced(check.origin, spacing, slot - now);
         if (slot > now) return { action: 'hold', until: slot, paced: true };
-        now = this.#options.clock();
       }
       if (!fleet) return this.#grant(request, check, spacing, now);
       return (
