@@ -6,7 +6,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 
-import { RobotsTxt } from '../dist/index.js';
+import { RobotsTxt } from '../dist/robots/index.js';
 import { timeNs } from './harness.js';
 import { ADVERSARIAL_CASES, loadFixture, PRODUCT_TOKEN, ROBOTS_URL, robotsParser } from './robots-inputs.js';
 

@@ -16,7 +16,7 @@
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
 
-import { RobotsTxt } from '../dist/index.js';
+import { RobotsTxt } from '../dist/robots/index.js';
 import type { AdversarialTask, LibraryName, WorkerMessage } from './adversarial-worker.js';
 import {
   collectGarbage,
