@@ -845,11 +845,33 @@ function exactKeyAt(
   return undefined;
 }
 
+/** By ASCII code, lower case: 1 for a letter that starts a key, a misspelling or another crawler's directive. */
+const KEY_START = new Uint8Array(128);
+for (const { exact, typos } of KEYS) for (const word of [exact, ...typos]) KEY_START[word.charCodeAt(0)] = 1;
+for (const word of UNSUPPORTED) KEY_START[word.charCodeAt(0)] = 1;
+
+/**
+ * The characters outside ASCII whose lower case starts with an ASCII letter: `İ` (`i̇`) and the
+ * Kelvin sign (`k`), in the Unicode of this engine.
+ */
+export const NON_ASCII_LOWERING_TO_ASCII: readonly number[] = [0x130, 0x212a];
+
+/**
+ * Whether a key that starts with the code unit `c` may name a directive once lower-cased. Most
+ * keys of a file of garbage (random bytes, a binary served as robots.txt) do not, and are known
+ * without lower-casing them or comparing them with every word.
+ */
+function mayStartKey(c: number): boolean {
+  if (c < 128) return KEY_START[c | 0x20] === 1;
+  return c === NON_ASCII_LOWERING_TO_ASCII[0] || c === NON_ASCII_LOWERING_TO_ASCII[1];
+}
+
 /**
  * The directive a key names, by its prefix, and the length of the word (the directive or
  * its misspelling) it starts with; 0 for a key that names none.
  */
 function classifyKey(keyText: string): { key: DirectiveKey; typo: boolean; wordLength: number } {
+  if (!mayStartKey(keyText.charCodeAt(0))) return { key: 'unknown', typo: false, wordLength: 0 };
   const lower = keyText.toLowerCase();
   for (const { key, exact, typos } of KEYS) {
     if (lower.startsWith(exact)) return { key, typo: false, wordLength: exact.length };
