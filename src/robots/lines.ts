@@ -241,7 +241,7 @@ export function tokenize(
     const text = pieces[k];
     directive.source = text;
     directive.units = codeUnitsOf(text);
-    const scan: LineScan = { hash: new NextOf(text, '#'), colon: new NextOf(text, ':') };
+    const scan: LineScan = { colon: new NextOf(text, ':') };
     // A piece before the last ends with its line end: no line starts after it in that piece.
     const last = k === pieces.length - 1;
     line = readLines(text, line, !last || truncated, directive, handler, scan, longLines);
@@ -275,13 +275,18 @@ function readLines(
   const n = text.length;
   const units = directive.units;
   let nextLong = 0;
-  const lf = new NextOf(text, '\n');
-  const cr = new NextOf(text, '\r');
+  // The next LF and CR at or after `start` (n for none), each searched again only once passed: a
+  // search per line would be quadratic where one of them is rare.
+  let lf = -1;
+  let cr = -1;
+  let hash = -1;
   let line = linesBefore;
   let start = 0;
   for (;;) {
+    if (lf < start) lf = nextOrEnd(text, '\n', start);
+    if (cr < start) cr = nextOrEnd(text, '\r', start);
     // CR, LF and CRLF each end a line (RFC 9309 2.2; Google counts CRLF once).
-    const end = Math.min(lf.from(start), cr.from(start), n);
+    const end = lf < cr ? lf : cr;
     line++;
     if (longLines !== undefined && nextLong < longLines.length && longLines[nextLong].line === line) {
       handler.lineTooLong(line, longLines[nextLong++].octets);
@@ -293,8 +298,10 @@ function readLines(
         longLines === undefined && (end - start) * 3 > MAX_LINE_OCTETS
           ? keptOfLongLine(text, start, end, line, handler)
           : undefined;
-      if (kept === undefined) parseLine(text, start, end, line, directive, handler, scan);
-      else parseKeptLine(kept, line, directive, handler);
+      if (kept === undefined) {
+        if (hash < start) hash = nextOrEnd(text, '#', start);
+        parseLine(text, start, end, hash, line, directive, handler, scan);
+      } else parseKeptLine(kept, line, directive, handler);
     } else if (directive.blankLine === 0) {
       directive.blankLine = line;
       directive.blankLineEmpty = true;
@@ -339,8 +346,7 @@ function parseKeptLine(kept: string, line: number, d: Directive, handler: Robots
   const { source, units } = d;
   d.source = kept;
   d.units = freshCodeUnitsOf(kept);
-  parseLine(kept, 0, kept.length, line, d, handler, {
-    hash: new NextOf(kept, '#'),
+  parseLine(kept, 0, kept.length, nextOrEnd(kept, '#', 0), line, d, handler, {
     colon: new NextOf(kept, ':'),
   });
   d.source = source;
@@ -556,6 +562,12 @@ function cutBytesAtLineEnd(bytes: Uint8Array, from: number): number {
   return bytes.length;
 }
 
+/** The first `ch` in `text` from `from` on, or the length of `text`. */
+function nextOrEnd(text: string, ch: string, from: number): number {
+  const found = text.indexOf(ch, from);
+  return found < 0 ? text.length : found;
+}
+
 /**
  * The next position of a character at or after a point, remembered so that a file is
  * searched once per character in all (a search per line would be quadratic when the
@@ -644,24 +656,26 @@ function isSpaceOrTab(c: number): boolean {
   return c === 32 || c === 9;
 }
 
-/** Where the next `#` and `:` are, shared by the lines of one pass. */
+/** Where the next `:` is, shared by the lines of one pass. */
 interface LineScan {
-  hash: NextOf;
   colon: NextOf;
 }
 
-/** Reads `text[from, to)`, one line, into `d` and hands it on. */
+/**
+ * Reads `text[from, to)`, one line, into `d` and hands it on. `hash` is the first `#` of the text
+ * from `from` on (its length if none): where a comment starts, if before `to`.
+ */
 function parseLine(
   text: string,
   from: number,
   to: number,
+  hash: number,
   line: number,
   d: Directive,
   handler: RobotsLineHandler,
   scan: LineScan,
 ): void {
   const units = d.units;
-  const hash = scan.hash.from(from);
   const comment = hash < to;
   if (comment) to = hash;
   while (from < to && isBlank(units[from])) from++;
