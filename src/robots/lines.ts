@@ -275,8 +275,9 @@ function readLines(
   const n = text.length;
   const units = directive.units;
   let nextLong = 0;
-  // The next LF and CR at or after `start` (n for none), each searched again only once passed: a
-  // search per line would be quadratic where one of them is rare.
+  // The next LF, CR and `#` at or after `start` (n for none), each searched again only once passed:
+  // a search per line would be quadratic where one of them is rare. `#` is looked for only from a
+  // line with content, where a comment may start.
   let lf = -1;
   let cr = -1;
   let hash = -1;
