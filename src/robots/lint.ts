@@ -490,12 +490,15 @@ export class RobotsLinter implements RobotsLineHandler {
         message: FIXED.invalidUtf8,
       });
     }
-    this.lints.push(...file);
-    this.lints.sort((a, b) => a.line - b.line);
+    // Most files have a finding or none, all with fixed messages: nothing to sort or copy.
+    if (this.lints.length === 0 && file.length === 0) return;
+    for (const lint of file) this.lints.push(lint);
+    if (this.lints.length > 1) this.lints.sort((a, b) => a.line - b.line);
     if (this.dropped > 0) this.lints.push(notListed(this.lints, this.dropped));
     // A built message may hold pieces of the source (V8 keeps the whole text alive for a
     // slice of it): copy those out. The fixed ones are shared by every file.
     const built = this.lints.filter((lint) => !FIXED_MESSAGES.has(lint.message));
+    if (built.length === 0) return;
     const copies = detach(built.map((lint) => lint.message));
     built.forEach((lint, i) => {
       lint.message = copies[i];
