@@ -241,10 +241,10 @@ export function tokenize(
     const text = pieces[k];
     directive.source = text;
     directive.units = codeUnitsOf(text);
-    const scan: LineScan = { colon: new NextOf(text, ':') };
+    const colons = new NextOf(text, ':');
     // A piece before the last ends with its line end: no line starts after it in that piece.
     const last = k === pieces.length - 1;
-    line = readLines(text, line, !last || truncated, directive, handler, scan, longLines);
+    line = readLines(text, line, !last || truncated, directive, handler, colons, longLines);
   }
   summary.lines = line;
   // The text ends where it was cut, without its line end: the next line is the first ignored.
@@ -269,7 +269,7 @@ function readLines(
   cut: boolean,
   directive: Directive,
   handler: RobotsLineHandler,
-  scan: LineScan,
+  colons: NextOf,
   longLines: LongLine[] | undefined,
 ): number {
   const n = text.length;
@@ -287,7 +287,7 @@ function readLines(
     if (lf < start) lf = nextOrEnd(text, '\n', start);
     if (cr < start) cr = nextOrEnd(text, '\r', start);
     // CR, LF and CRLF each end a line (RFC 9309 2.2; Google counts CRLF once).
-    const end = lf < cr ? lf : cr;
+    const end = Math.min(lf, cr);
     line++;
     if (longLines !== undefined && nextLong < longLines.length && longLines[nextLong].line === line) {
       handler.lineTooLong(line, longLines[nextLong++].octets);
@@ -301,7 +301,7 @@ function readLines(
           : undefined;
       if (kept === undefined) {
         if (hash < start) hash = nextOrEnd(text, '#', start);
-        parseLine(text, start, end, hash, line, directive, handler, scan);
+        parseLine(text, start, end, hash, line, directive, handler, colons);
       } else parseKeptLine(kept, line, directive, handler);
     } else if (directive.blankLine === 0) {
       directive.blankLine = line;
@@ -347,9 +347,7 @@ function parseKeptLine(kept: string, line: number, d: Directive, handler: Robots
   const { source, units } = d;
   d.source = kept;
   d.units = freshCodeUnitsOf(kept);
-  parseLine(kept, 0, kept.length, nextOrEnd(kept, '#', 0), line, d, handler, {
-    colon: new NextOf(kept, ':'),
-  });
+  parseLine(kept, 0, kept.length, nextOrEnd(kept, '#', 0), line, d, handler, new NextOf(kept, ':'));
   d.source = source;
   d.units = units;
 }
@@ -580,11 +578,9 @@ class NextOf {
     private readonly text: string,
     private readonly ch: string,
   ) {}
+  /** The first position of the character at or after `position`, or the text's length. */
   from(position: number): number {
-    if (this.at !== Number.MAX_SAFE_INTEGER && this.at < position) {
-      const found = this.text.indexOf(this.ch, position);
-      this.at = found < 0 ? Number.MAX_SAFE_INTEGER : found;
-    }
+    if (this.at < position) this.at = nextOrEnd(this.text, this.ch, position);
     return this.at;
   }
 }
@@ -657,14 +653,10 @@ function isSpaceOrTab(c: number): boolean {
   return c === 32 || c === 9;
 }
 
-/** Where the next `:` is, shared by the lines of one pass. */
-interface LineScan {
-  colon: NextOf;
-}
-
 /**
  * Reads `text[from, to)`, one line, into `d` and hands it on. `hash` is the first `#` of the text
- * from `from` on (its length if none): where a comment starts, if before `to`.
+ * from `from` on (its length if none): where a comment starts, if before `to`; `colons` finds
+ * the colons of the text, shared by the lines of one pass.
  */
 function parseLine(
   text: string,
@@ -674,7 +666,7 @@ function parseLine(
   line: number,
   d: Directive,
   handler: RobotsLineHandler,
-  scan: LineScan,
+  colons: NextOf,
 ): void {
   const units = d.units;
   const comment = hash < to;
@@ -690,8 +682,8 @@ function parseLine(
   }
   // Most lines start with a usual key spelled right and its colon: read in one pass over the
   // word, with no search for the colon and no second read of the key.
-  const usual = usualKeyAt(units, from, to);
-  const colonAt = usual === undefined ? scan.colon.from(from) : colonAfter(units, from + usual.codes.length);
+  const usualColon = colonAfterUsualKey(units, from, to);
+  const colonAt = usualColon < 0 ? colons.from(from) : usualColon;
 
   let keyEnd: number;
   let valueStart: number;
@@ -727,7 +719,10 @@ function parseLine(
   d.valueStart = valueStart;
   d.valueEnd = to;
   d.missingColon = missingColon;
-  const answer = usual?.answer ?? exactKeyAt(units, from, keyEnd) ?? classifyInto(d);
+  const answer =
+    usualColon >= 0
+      ? USUAL_BY_LETTER[units[from] | 0x20]!.answer
+      : (exactKeyAt(units, from, keyEnd) ?? classifyInto(d));
   d.key = answer.key;
   d.typo = answer.typo;
   handler.directive(d);
@@ -818,26 +813,20 @@ const USUAL_BY_LETTER: (ExactKey | undefined)[] = Array.from({ length: 128 }, ()
 for (const known of EXACT_BY_LENGTH) for (const exact of known ?? []) USUAL_BY_LETTER[exact.codes[0]] = exact;
 
 /**
- * The exact key that `units[from, to)` starts with when blanks and a colon follow it before `to`,
- * else undefined. That colon is then the first of the line, and the key as trimmed is the word:
- * what the general reading finds too.
+ * Where the colon is when `units[from, to)` starts with an exact key (the one of its first
+ * letter) followed by blanks and a colon before `to`, else -1. That colon is then the first of
+ * the line, and the key as trimmed is the word: what the general reading finds too.
  */
-function usualKeyAt(units: Uint16Array, from: number, to: number): ExactKey | undefined {
+function colonAfterUsualKey(units: Uint16Array, from: number, to: number): number {
   const first = units[from];
   const usual = first < 128 ? USUAL_BY_LETTER[first | 0x20] : undefined;
-  if (usual === undefined) return undefined;
+  if (usual === undefined) return -1;
   const word = usual.codes;
-  if (from + word.length >= to) return undefined;
-  for (let i = 1; i < word.length; i++) if ((units[from + i] | 0x20) !== word[i]) return undefined;
+  if (from + word.length >= to) return -1;
+  for (let i = 1; i < word.length; i++) if ((units[from + i] | 0x20) !== word[i]) return -1;
   let colon = from + word.length;
   while (colon < to && isBlank(units[colon])) colon++;
-  return colon < to && units[colon] === 58 /* : */ ? usual : undefined;
-}
-
-/** The first colon from `at` on, in a line known to have one there after blanks (see usualKeyAt). */
-function colonAfter(units: Uint16Array, at: number): number {
-  while (units[at] !== 58 /* : */) at++;
-  return at;
+  return colon < to && units[colon] === 58 /* : */ ? colon : -1;
 }
 
 /** `word` (lower case letters and `-`) is `units[from, from + word.length)`, ignoring case. */

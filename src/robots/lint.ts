@@ -498,7 +498,6 @@ export class RobotsLinter implements RobotsLineHandler {
     // A built message may hold pieces of the source (V8 keeps the whole text alive for a
     // slice of it): copy those out. The fixed ones are shared by every file.
     const built = this.lints.filter((lint) => !FIXED_MESSAGES.has(lint.message));
-    if (built.length === 0) return;
     const copies = detach(built.map((lint) => lint.message));
     built.forEach((lint, i) => {
       lint.message = copies[i];
