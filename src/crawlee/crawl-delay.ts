@@ -202,8 +202,7 @@ export class CrawlDelayPacer {
    * The earliest a request of `origin` may be handed to the crawler: `delayMs`, the delay in force
    * now, after the last one was. A slot is reckoned when its request leaves the queue, from the
    * slots before it and the delay of then: the request before it may have gone out late since (it
-   * waited for robots.txt to be fetched again), and the delay may have grown. A crawler with no
-   * hook as its requests go out (BasicCrawler) is paced by this alone.
+   * waited for robots.txt to be fetched again), and the delay may have grown.
    */
   grantableAt(origin: string, delayMs: number): number {
     const last = this.#grantedAt.get(origin);
@@ -225,8 +224,8 @@ export class CrawlDelayPacer {
 
   /**
    * Forgets the slots reserved for requests that will not go out (the runs ended before them), so
-   * that the next requests do not wait for them. What was handed to the crawler still counts: a
-   * crawler with no hook as its requests go out (BasicCrawler) is paced by these slots alone.
+   * that the next requests do not wait for them. What was handed to the crawler still counts: the
+   * next run's first request of an origin follows the last one handed out by the delay.
    */
   #forgetReservations(): void {
     this.#nextSlot.clear();

@@ -32,6 +32,8 @@ export interface CrawlerInternals {
   onSkippedRequest?: SkippedRequestCallback;
   /** HttpCrawler and BrowserCrawler: how long a navigation (redirects included) may take. */
   navigationTimeoutMillis?: number;
+  /** How long the handlers of one request may take (the navigation too, for a crawler with one). */
+  requestHandlerTimeoutMillis?: number;
   /** HttpCrawler and BrowserCrawler: read at every navigation, so hooks pushed later count. */
   preNavigationHooks?: unknown[];
   postNavigationHooks?: unknown[];

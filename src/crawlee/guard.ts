@@ -38,11 +38,11 @@ import { stricterCheck } from './empty-query.js';
 import { type GuardHttpHooks, guardStreamingDownloads, isStreamingDownload } from './file-download.js';
 import {
   browserNavigationHooks,
+  guardSendRequest,
   type HopChecker,
   type HopVerdict,
   httpClientNavigationHooks,
   httpNavigationHook,
-  sendRequestWithUserAgent,
 } from './navigation.js';
 import {
   checkSeedFromSitemapsOptions,
@@ -300,9 +300,10 @@ export class RobotsGuard implements HopChecker {
     const unwrap = (value: unknown) => interceptor.unwrap(value);
     const rewrap = interceptRequestManager(internals, wrap, unwrap);
 
-    if (this.userAgent !== undefined) sendRequestWithUserAgent(internals, this.userAgent);
     // Navigation checks: appended, so the user's hooks (which may replace gotOptions.hooks) run first.
     const kind = crawlerKindOf(internals);
+    // A BasicCrawler's handler sends its request itself: paced as it does.
+    guardSendRequest(internals, this.userAgent, kind === 'basic' ? this : undefined);
     let browserBlockOf: ((context: object, error: Error) => NavigationBlock | undefined) | undefined;
     /** The guard's own hooks of an HTTP crawler, for a FileDownload that streams without navigating. */
     const httpHooks: Omit<GuardHttpHooks, 'beforeHandler'> = {

@@ -1,7 +1,7 @@
 import type { Request } from 'crawlee';
 import { withoutCredentials } from '../fetch/index.js';
 import { waitFor } from './crawl-delay.js';
-import type { CrawlerInternals } from './crawler-internals.js';
+import { type CrawlerInternals, sendsThroughGotScraping } from './crawler-internals.js';
 import { type CdpSessionLike, FrameTargetSession, watchFrameTargets } from './frame-targets.js';
 import { RecentKeys } from './recent-keys.js';
 import type { RobotsDropStage } from './record.js';
@@ -215,27 +215,101 @@ interface ClientRedirects {
   stopped?: { url: string; from: string; decided: boolean };
 }
 
+/** The options a handler may give `context.sendRequest` (got's, through Crawlee's BaseHttpClient). */
+interface SendRequestOverrides {
+  url?: unknown;
+  headers?: Record<string, unknown>;
+  hooks?: { beforeRequest?: unknown[] } & Record<string, unknown>;
+  [option: string]: unknown;
+}
+
 /**
  * `context.sendRequest`, with which a handler fetches on its own (a BasicCrawler's only way to
- * fetch), sends the request's headers and the User-Agent Crawlee makes up, a browser's without
- * the product token: it sends `userAgent` instead, unless the request's headers or the call's
- * own name one. What it fetches is not checked against robots.txt (README).
+ * fetch). What it fetches is not checked against robots.txt (README), but:
+ *
+ * - with `userAgent`, it sends that User-Agent instead of the one Crawlee makes up (a browser's,
+ *   without the product token), unless the request's headers or the call's own name one;
+ * - with `pacer` (a BasicCrawler's guard), a call that fetches the request's own URL is paced as it
+ *   is sent, as an HTTP crawler's page request is. Its Crawl-delay slot was taken as the request
+ *   left the queue, but the handler sends it when it gets there: after a slow step of its own, or
+ *   tens of milliseconds later on a new connection. The origin's next request follows it by the
+ *   delay from when it really left and was written, and from its response (see
+ *   httpNavigationHook). On another client than got-scraping, from when it was handed over and
+ *   answered.
  */
-export function sendRequestWithUserAgent(crawler: CrawlerInternals, userAgent: string): void {
+export function guardSendRequest(
+  crawler: CrawlerInternals,
+  userAgent: string | undefined,
+  pacer: HopChecker | undefined,
+): void {
   const run = crawler._runRequestHandler;
-  if (typeof run !== 'function') return;
+  if (typeof run !== 'function' || (userAgent === undefined && pacer === undefined)) return;
+  const throughGot = sendsThroughGotScraping(crawler);
   crawler._runRequestHandler = function (this: unknown, context) {
-    const send = context.sendRequest;
+    const send = context.sendRequest as ((options: SendRequestOverrides) => Promise<unknown>) | undefined;
     if (typeof send === 'function') {
-      context.sendRequest = (overrides: { headers?: Record<string, unknown> } = {}) => {
-        const headers: Record<string, unknown> = { ...(overrides.headers ?? context.request.headers) };
-        if (!Object.keys(headers).some((name) => name.toLowerCase() === 'user-agent'))
-          headers['user-agent'] = userAgent;
-        return send({ ...overrides, headers });
+      const { request } = context;
+      context.sendRequest = (overrides: SendRequestOverrides = {}) => {
+        let options = overrides;
+        if (userAgent !== undefined) {
+          const headers: Record<string, unknown> = { ...(overrides.headers ?? request.headers) };
+          if (!Object.keys(headers).some((name) => name.toLowerCase() === 'user-agent'))
+            headers['user-agent'] = userAgent;
+          options = { ...options, headers };
+        }
+        const own = overrides.url === undefined || String(overrides.url) === request.url;
+        if (pacer === undefined || !own) return send(options);
+        if (!throughGot) return sendPaced(pacer, request.url, () => send(options), true);
+        const capMs = crawler.requestHandlerTimeoutMillis ?? 60_000;
+        return sendPaced(pacer, request.url, () => send(withSendPacing(options, pacer, capMs)), false);
       };
     }
     return run.call(this, context);
   };
+}
+
+/** `options` with got's `beforeRequest` hook that paces each request as it is sent (see httpNavigationHook). */
+function withSendPacing(
+  options: SendRequestOverrides,
+  pacer: HopChecker,
+  capMs: number,
+): SendRequestOverrides {
+  const hooks = options.hooks ?? {};
+  return {
+    ...options,
+    hooks: {
+      ...hooks,
+      beforeRequest: [
+        ...(hooks.beforeRequest ?? []),
+        async (sent: GotRequestOptionsLike) => {
+          const paced = await pacer.sendWhenDue(String(sent.url), capMs);
+          if (paced) reportWrite(sent, (written) => pacer.written(written));
+        },
+      ],
+    },
+  };
+}
+
+/**
+ * Sends a request of `url` with `send`, first waiting for its origin's Crawl-delay when `waitFirst`
+ * (a client with no hook to wait in). Its response, and the final URL's after redirects, count for
+ * the next request of each origin.
+ */
+async function sendPaced(
+  pacer: HopChecker,
+  url: string,
+  send: () => Promise<unknown>,
+  waitFirst: boolean,
+): Promise<unknown> {
+  if (waitFirst) {
+    const wait = pacer.leavesNow(url);
+    if (wait > 0) await waitFor(wait);
+  }
+  const response = await send();
+  pacer.answered(url);
+  const finalUrl = (response as { url?: unknown } | undefined)?.url;
+  if (typeof finalUrl === 'string' && finalUrl !== url) pacer.answered(finalUrl);
+  return response;
 }
 
 /**

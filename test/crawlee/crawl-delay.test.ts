@@ -29,6 +29,7 @@ import {
   USER_AGENT,
   useTemporaryStorageDir,
 } from '../support/crawlee-site.js';
+import { FetchHttpClient } from '../support/http-clients.js';
 import { startHttpServer } from '../support/http-server.js';
 import { captureLog } from '../support/log.js';
 import { startRedis } from '../support/redis.js';
@@ -358,6 +359,51 @@ describe('Crawl-delay after a request written late', () => {
   });
 });
 
+describe("Crawl-delay on a BasicCrawler's sendRequest", () => {
+  it.each([
+    ["Crawlee's own client", undefined, ['/p0', '/slow1', '/p1', '/wait2', '/p2', '/slow3', '/p3']],
+    ['a client on fetch', new FetchHttpClient(), ['/p0', '/wait1', '/p1', '/wait2', '/p2']],
+  ] as const)(
+    '%s: spaces the next request of the origin from when the handler sent the one before',
+    async (_name, httpClient, paths) => {
+      // A BasicCrawler's handler sends its request itself, when it gets there: the handlers of
+      // /wait* take 200 ms first, and /slow* go through an agent that opens each connection 150 ms
+      // late (got only: the request is paced from when got wrote it). Spaced only as the guard
+      // hands requests to the crawler, the request after either one reached the server 100 or
+      // 150 ms short of the delay.
+      const { sites, close } = await startTimedSites([{ robots: 'User-agent: *\nCrawl-delay: 0.3\n' }]);
+      const [paced] = sites;
+      const slowAgent = lateAgent(150);
+      try {
+        const crawler = new BasicCrawler(
+          {
+            minConcurrency: 5,
+            maxConcurrency: 5,
+            ...(httpClient === undefined ? {} : { httpClient }),
+            requestHandler: async ({ request, sendRequest }) => {
+              const path = new URL(request.url).pathname;
+              if (path.startsWith('/wait')) await sleep(200);
+              await sendRequest(path.startsWith('/slow') ? { agent: { http: slowAgent } } : {});
+            },
+          },
+          new Configuration({ persistStorage: false }),
+        );
+        quietGuard().attach(crawler);
+        await crawler.run(paths.map((path) => `${paced.origin}${path}`));
+        const hits = await paced.hits();
+        expect(hits.map((hit) => hit.path).sort()).toEqual([...paths].sort());
+        const gaps = hits.slice(1).map((hit, i) => hit.at - hits[i].at);
+        const shown = gaps.map((gap, i) => `${hits[i].path} ${hits[i + 1].path} +${gap}`).join(', ');
+        // The margin is the HttpCrawler test's (see 'Crawl-delay after a request written late').
+        expect(Math.min(...gaps), shown).toBeGreaterThanOrEqual(270);
+      } finally {
+        slowAgent.destroy();
+        await close();
+      }
+    },
+  );
+});
+
 describe("Crawl-delay and a crawler given the queue of an earlier crawler's run", () => {
   it('decides the next run once, as its own: its requests follow the last request, not the slots the first run held', async () => {
     const hits: number[] = [];
@@ -504,8 +550,8 @@ describe('Crawl-delay and a robots.txt read again meanwhile', () => {
 });
 
 /**
- * A BasicCrawler's handler fetches with `sendRequest`, which no hook of the guard's sees go out:
- * the requests of a paced origin are spaced as the guard hands them to the crawler.
+ * A BasicCrawler's handler fetches with `sendRequest`: the requests of a paced origin are spaced
+ * as the guard hands them to the crawler, and again as the handler sends them.
  */
 describe('Crawl-delay on a BasicCrawler, robots.txt read again during the crawl', () => {
   useTemporaryStorageDir();
