@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { redirect, startHttpServer, type TestHttpServer, text } from '../support/http-server.js';
+import type { CapturedLine } from '../support/log.js';
 import { seedInto } from './support/seed.js';
 import { serveBody } from './support/sitemap-server.js';
 
@@ -298,10 +299,20 @@ describe('a site whose robots.txt is unreachable', () => {
     site.route('/robots.txt', text('down', 503));
     const waits: string[] = [];
     for (const unreachableWaitMs of [5000, Infinity]) {
+      // The run is stopped once it said so (it would wait on), or after 3 s if it never does.
       const controller = new AbortController();
-      setTimeout(() => controller.abort(), 100);
-      const run = await seedInto([`${site.origin}/`], { signal: controller.signal, unreachableWaitMs });
-      const told = run.lines.find((line) => line.message.includes('is unreachable (503)'));
+      const saidUnreachable = (line: CapturedLine) => line.message.includes('is unreachable (503)');
+      const fallback = setTimeout(() => controller.abort(), 3000);
+      const run = await seedInto(
+        [`${site.origin}/`],
+        { signal: controller.signal, unreachableWaitMs },
+        {},
+        (line) => {
+          if (saidUnreachable(line)) controller.abort();
+        },
+      );
+      clearTimeout(fallback);
+      const told = run.lines.find(saidUnreachable);
       waits.push(told!.message.replace(/^.*other sitemaps are read/, ''));
     }
     expect(waits).toEqual([' and for 5 s at least.', ' and then until it answers.']);
