@@ -561,42 +561,10 @@ describe('Crawl-delay on a BasicCrawler, robots.txt read again during the crawl'
     storeOptions: { maxAgeMs: number },
     urls: number,
   ): Promise<{ pages: number[]; robots: number[] }> {
-    let started = Date.now();
     const pages: number[] = [];
     const robotsAt: number[] = [];
     const site = await startHttpServer();
-    // A process's first guarded request loads and compiles the HTTP client and the guard's
-    // paths, and leaves tens of ms after its grant: that is a cold start, not the pacing measured
-    // here, so a crawl of another site goes first.
-    const warm = await startHttpServer();
-    warm.route('/robots.txt', (_request, response) => {
-      response.writeHead(404).end();
-    });
-    warm.route('/w', (_request, response) => {
-      response.writeHead(204).end();
-    });
-    const warmStore = new RobotsStore({ userAgent: USER_AGENT, log: captureLog().log });
-    try {
-      const warmCrawler = new BasicCrawler(
-        {
-          requestHandler: async ({ sendRequest }) => {
-            await sendRequest();
-          },
-        },
-        freshConfiguration(),
-      );
-      new RobotsGuard({
-        productToken: TOKEN,
-        userAgent: USER_AGENT,
-        store: warmStore,
-        logSummary: false,
-      }).attach(warmCrawler);
-      await warmCrawler.run([`${warm.origin}/w`]);
-    } finally {
-      await warmStore.close();
-      await warm.close();
-    }
-    started = Date.now();
+    const started = Date.now();
     site.route('/robots.txt', (request, response) => {
       robotsAt.push(Date.now() - started);
       robots(request, response);
