@@ -1,8 +1,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Request } from 'crawlee';
 import { withoutCredentials } from '../fetch/index.js';
-import { waitFor } from './crawl-delay.js';
 import type { CrawlerInternals } from './crawler-internals.js';
+import { sendPaced } from './navigation.js';
 
 /** A crawling context of AdaptivePlaywrightCrawler before it has a page. */
 interface AdaptiveContext {
@@ -171,16 +171,15 @@ function guardedSend(
     const options: Record<string, unknown> = { headers: { ...request.headers }, ...overrides };
     hooks.pre({ request }, options);
     endsWithRun(options, run);
-    if (hooks.pacedAsSent !== true) {
-      const wait = guard.leavesNow(request.url);
-      if (wait > 0) await waitFor(wait);
-    }
-    if (run.ended) throw new PlainRunEnded(request.url);
-    const response = await send(options);
-    guard.answered(request.url);
-    // After redirects, the answer came from the last URL's origin.
-    const finalUrl = (response as { url?: unknown } | undefined)?.url;
-    if (typeof finalUrl === 'string' && finalUrl !== request.url) guard.answered(finalUrl);
+    const response = await sendPaced(
+      guard,
+      request.url,
+      () => {
+        if (run.ended) throw new PlainRunEnded(request.url);
+        return send(options);
+      },
+      hooks.pacedAsSent !== true,
+    );
     if (run.ended) throw new PlainRunEnded(request.url);
     await hooks.post?.({ request, response });
     return response;

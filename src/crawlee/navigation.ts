@@ -166,10 +166,7 @@ export function httpNavigationHook(
       // Paced from what really left or was answered, as a browser's page loads are, and from when
       // the request before it was written, if that was later (a new connection): the server has
       // it no sooner.
-      async (options: GotRequestOptionsLike) => {
-        const paced = await guard.sendWhenDue(String(options.url), crawler.navigationTimeoutMillis ?? 60_000);
-        if (paced) reportWrite(options, (written) => guard.written(written));
-      },
+      pacedAsSent(guard, crawler.navigationTimeoutMillis ?? 60_000),
     ];
     hooks.beforeRedirect = [
       ...(hooks.beforeRedirect ?? []),
@@ -268,7 +265,19 @@ export function guardSendRequest(
   };
 }
 
-/** `options` with got's `beforeRequest` hook that paces each request as it is sent (see httpNavigationHook). */
+/**
+ * got's `beforeRequest` hook that holds each request (each redirect hop too) until its origin's
+ * Crawl-delay turn (see HopChecker.sendWhenDue; a turn lasts `capMs` and the delay at most), and
+ * reports when a paced one is written to its connection.
+ */
+function pacedAsSent(guard: HopChecker, capMs: number) {
+  return async (options: GotRequestOptionsLike): Promise<void> => {
+    const paced = await guard.sendWhenDue(String(options.url), capMs);
+    if (paced) reportWrite(options, (written) => guard.written(written));
+  };
+}
+
+/** `options` with the guard's got hook that paces each request as it is sent (see pacedAsSent). */
 function withSendPacing(
   options: SendRequestOverrides,
   pacer: HopChecker,
@@ -277,16 +286,7 @@ function withSendPacing(
   const hooks = options.hooks ?? {};
   return {
     ...options,
-    hooks: {
-      ...hooks,
-      beforeRequest: [
-        ...(hooks.beforeRequest ?? []),
-        async (sent: GotRequestOptionsLike) => {
-          const paced = await pacer.sendWhenDue(String(sent.url), capMs);
-          if (paced) reportWrite(sent, (written) => pacer.written(written));
-        },
-      ],
-    },
+    hooks: { ...hooks, beforeRequest: [...(hooks.beforeRequest ?? []), pacedAsSent(pacer, capMs)] },
   };
 }
 
@@ -295,8 +295,8 @@ function withSendPacing(
  * (a client with no hook to wait in). Its response, and the final URL's after redirects, count for
  * the next request of each origin.
  */
-async function sendPaced(
-  pacer: HopChecker,
+export async function sendPaced(
+  pacer: Pick<HopChecker, 'leavesNow' | 'answered'>,
   url: string,
   send: () => Promise<unknown>,
   waitFirst: boolean,
