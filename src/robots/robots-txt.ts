@@ -15,6 +15,7 @@ import {
   MEMBERS_FROM,
   MEMBERS_TO,
   mergedField,
+  ownInts,
   RobotsCompiler,
   type RobotsData,
   RULE_COUNT,
@@ -155,18 +156,22 @@ export class RobotsTxt {
   /**
    * Builds now what the first check for `userAgent` would build: the ranked table of its group,
    * and an index when the group has many wildcard rules. For a first check as fast as the
-   * next, or before reading `retainedBytes`.
+   * next, or before reading `retainedBytes`. Call it on a file kept long: a small file's
+   * tables share a block of memory with the files parsed around it until a check ranks one of
+   * its groups, and `prepare` gives them memory of their own in any case.
    */
   prepare(userAgent: string): void {
     const merged = groupOf(this.#data, productTokenOf(userAgent));
     if (merged >= 0) prepareGroup(this.#data, merged);
+    ownInts(this.#data);
   }
 
   /**
    * The memory this parsed file keeps, in bytes: its tables, strings and findings, counted
    * from the structures, for caches bounded by bytes (a file of many user-agent lines or
    * wildcard rules keeps several times its text). A check for a group not asked about
-   * before adds that group's table: `prepare` the crawlers first.
+   * before adds that group's table: `prepare` the crawlers first. Until then, a small file's
+   * tables are its part of a block it shares with the files parsed around it, counted as that part.
    */
   get retainedBytes(): number {
     let bytes = retainedBytes(this.#data);

@@ -1,0 +1,95 @@
+import { describe, expect, it } from 'vitest';
+import { ownInts, RobotsCompiler, type RobotsData } from '../../src/robots/compile.js';
+import { tokenize } from '../../src/robots/lines.js';
+import { RobotsTxt } from '../../src/robots/robots-txt.js';
+
+/**
+ * The tables of a small file are a view into a block shared with the files compiled around it
+ * (see BLOCK_INTS in compile.ts): no file may read or write another's part of it.
+ */
+
+function compile(body: string): RobotsData {
+  const compiler = new RobotsCompiler();
+  tokenize(body, { maxBytes: 500 * 1024, rejectHtml: true }, compiler);
+  return compiler.finish();
+}
+
+/** Whether the file's tables are an array of their own, not a view into a shared block. */
+function ownsInts(data: RobotsData): boolean {
+  return data.ints.byteOffset === 0 && data.ints.byteLength === data.ints.buffer.byteLength;
+}
+
+/** A small file of its own: rules, groups and a crawl-delay that differ from file to file. */
+function fileNumber(k: number): string {
+  const lines = [`User-agent: bot${k}`, `Disallow: /only-${k}/`, `Crawl-delay: ${k % 7}`, ''];
+  lines.push('User-agent: *');
+  for (let r = 0; r <= k % 9; r++) lines.push(`${(k + r) % 3 === 0 ? 'Allow' : 'Disallow'}: /s${k}/${r}`);
+  lines.push(`Disallow: /*.x${k}$`);
+  return `${lines.join('\n')}\n`;
+}
+
+/** What a file answers for a few paths and crawlers, and its crawl-delays. */
+function answers(robots: RobotsTxt, k: number): unknown[] {
+  const paths = [`/only-${k}/a`, `/s${k}/0`, `/s${k}/1/z`, `/s${k}/8`, `/p.x${k}`, `/p.x${k}z`, '/other'];
+  const agents = [`bot${k}`, `bot${k + 1}`, 'ExampleBot'];
+  return agents.flatMap((agent) => [
+    robots.crawlDelay(agent),
+    ...paths.map((path) => robots.explain(path, agent).rule?.line ?? null),
+  ]);
+}
+
+describe('tables in shared blocks', () => {
+  it('gives files compiled one after another views into one block, none overlapping another', () => {
+    const files = Array.from({ length: 40 }, (_, k) => compile(fileNumber(k)));
+    const shared = files.filter((data) => data.ints.buffer === files[0].ints.buffer);
+    expect(shared.length).toBeGreaterThan(1);
+    const ranges = files
+      .map((data) => ({
+        buffer: data.ints.buffer,
+        from: data.ints.byteOffset,
+        to: data.ints.byteOffset + data.ints.byteLength,
+      }))
+      .sort((a, b) => (a.buffer === b.buffer ? a.from - b.from : 0));
+    for (let i = 1; i < ranges.length; i++) {
+      if (ranges[i].buffer === ranges[i - 1].buffer)
+        expect(ranges[i].from).toBeGreaterThanOrEqual(ranges[i - 1].to);
+    }
+  });
+
+  it('answers for each of many files kept together as for the file parsed alone', () => {
+    const count = 200;
+    const kept = Array.from({ length: count }, (_, k) => RobotsTxt.parse(fileNumber(k)));
+    // Asked in another order than parsed: the first check of each ranks a group and grows its tables.
+    for (let k = count - 1; k >= 0; k -= 2)
+      expect(answers(kept[k], k), `file ${k}`).toEqual(answers(RobotsTxt.parse(fileNumber(k)), k));
+    for (let k = 0; k < count; k += 2)
+      expect(answers(kept[k], k), `file ${k}`).toEqual(answers(RobotsTxt.parse(fileNumber(k)), k));
+  });
+
+  it('gives a file tables of its own on ownInts, with the same content', () => {
+    const a = compile(fileNumber(1));
+    const b = compile(fileNumber(2));
+    expect(a.ints.buffer).toBe(b.ints.buffer);
+    const before = Array.from(a.ints);
+    ownInts(a);
+    expect(ownsInts(a)).toBe(true);
+    expect(Array.from(a.ints)).toEqual(before);
+    expect(a.ints.buffer).not.toBe(b.ints.buffer);
+    // Already its own: kept as it is.
+    const own = a.ints;
+    ownInts(a);
+    expect(a.ints).toBe(own);
+  });
+
+  it('keeps a prepared file right when no group of it is for the crawler (nothing to rank)', () => {
+    const robots = RobotsTxt.parse('User-agent: somebot\nDisallow: /x\n');
+    robots.prepare('ExampleBot');
+    expect(robots.isAllowed('/x', 'ExampleBot')).toBe(true);
+    expect(robots.isAllowed('/x', 'somebot')).toBe(false);
+  });
+
+  it('gives a file of many rules tables of its own from the start', () => {
+    const rules = Array.from({ length: 300 }, (_, i) => `Disallow: /r${i}`).join('\n');
+    expect(ownsInts(compile(`User-agent: *\n${rules}\n`))).toBe(true);
+  });
+});
