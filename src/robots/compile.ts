@@ -568,7 +568,8 @@ export class RobotsCompiler implements RobotsLineHandler {
     );
     // Read for every file, used for some (see the steps of finish() below).
     const { slots } = merged;
-    const tokenSlots = merged.tokens.length > SMALL_TOKEN_TABLE ? slots : null;
+    // Kept: in memory of its own (see BLOCK_INTS).
+    const tokenSlots = merged.tokens.length > SMALL_TOKEN_TABLE ? slots.slice() : null;
     return {
       patterns: chunks[0],
       // A copy holds exactly its chunks, where the list grown by push has room for more.
@@ -718,7 +719,7 @@ function mergeGroups(groups: readonly PendingGroup[], agentValues: readonly stri
   // tokens (a file may name tens of thousands; the Map and the copy of its keys that kept the
   // source free cost a third of such a parse).
   // At most half full with a token per user-agent line, so it never grows while in use.
-  const slots = new Int32Array(powerOfTwoAtLeast(Math.max(16, agentValues.length * 2)));
+  const slots = zeroedInts(powerOfTwoAtLeast(Math.max(16, agentValues.length * 2)));
   const slotOf = (token: string): number => {
     const mask = slots.length - 1;
     let slot = tokenHash(token) & mask;
@@ -729,14 +730,14 @@ function mergeGroups(groups: readonly PendingGroup[], agentValues: readonly stri
   // no array grows while a file of tens of thousands of them is read.
   const agents = agentValues.length;
   const tokens: string[] = [];
-  const tokenEnds = new Int32Array(agents);
-  const memberCount = new Int32Array(agents);
+  const tokenEnds = zeroedInts(agents);
+  const memberCount = zeroedInts(agents);
   /** The last group (g + 1, 0 for none) that merged group m took as a member: no fill needed. */
-  const lastMember = new Int32Array(agents);
-  const pairToken = new Int32Array(agents);
-  const pairGroup = new Int32Array(agents);
+  const lastMember = zeroedInts(agents);
+  const pairToken = zeroedInts(agents);
+  const pairGroup = zeroedInts(agents);
   let pairs = 0;
-  const agentMerged = new Int32Array(agents).fill(-1);
+  const agentMerged = zeroedInts(agents).fill(-1);
   for (let g = 0; g < groups.length; g++) {
     const group = groups[g];
     for (let a = group.firstAgent; a < group.firstAgent + group.agentCount; a++) {
@@ -760,9 +761,9 @@ function mergeGroups(groups: readonly PendingGroup[], agentValues: readonly stri
       agentMerged[a] = m;
     }
   }
-  const memberStart = new Int32Array(tokens.length + 1);
+  const memberStart = zeroedInts(tokens.length + 1);
   for (let m = 0; m < tokens.length; m++) memberStart[m + 1] = memberStart[m] + memberCount[m];
-  const memberList = new Int32Array(pairs);
+  const memberList = zeroedInts(pairs);
   // The counts, no longer needed, become each list's cursor.
   const cursor = memberCount;
   for (let m = 0; m < tokens.length; m++) cursor[m] = memberStart[m];
@@ -787,8 +788,8 @@ function sizeRankedTables(
 ): RankedTables {
   const { memberStart, memberList } = merged;
   // Typed arrays of known length: a file of tens of thousands of groups grows no array.
-  const groupPlain = new Int32Array(groups.length);
-  const groupOther = new Int32Array(groups.length);
+  const groupPlain = zeroedInts(groups.length);
+  const groupOther = zeroedInts(groups.length);
   for (let g = 0; g < groups.length; g++) {
     const group = groups[g];
     let plain = 0;
@@ -803,12 +804,12 @@ function sizeRankedTables(
     groupOther[g] = other;
   }
   const tokenCount = merged.tokens.length;
-  const sizes = new Int32Array(tokenCount);
+  const sizes = zeroedInts(tokenCount);
   let tables = 0;
   // The table of a token whose rules all come from one group, by that group (t + 1; 0: none yet).
-  const tableOfGroup = new Int32Array(groups.length);
+  const tableOfGroup = zeroedInts(groups.length);
   let tableOfList: Map<string, number> | undefined;
-  const tableOf = new Int32Array(tokenCount);
+  const tableOf = zeroedInts(tokenCount);
   for (let m = 0; m < tokenCount; m++) {
     const from = memberStart[m];
     const to = memberStart[m + 1];
@@ -864,7 +865,7 @@ function writeTables(
   const fits = full <= RESERVE_LIMIT * base;
   const reserve = base > LAZY_TABLES_LIMIT && fits;
   const total = reserve ? full : base;
-  const ints = newInts(total);
+  const ints = zeroedInts(total);
   // Each table's place when there is room for all, else 0: placed on first use.
   for (let t = 0, at = base; t < tableCount; t++) {
     ints[tablesAt + t] = reserve ? at : 0;
@@ -937,20 +938,23 @@ function writeTables(
 }
 
 /**
- * `ints` of a small file is a view into a block shared with the files parsed before and after
- * it, as Node's Buffer pool does for small buffers: a typed array of its own is an ArrayBuffer
- * of its own, which V8 allocates outside its heap and tracks through collections, and that
- * cost a parse of a two-line file 2.6 us of its 4.2 us. A file keeps its block alive until its
- * `ints` is replaced: by the first ranked table (see rank.ts), or by ownInts.
+ * The typed arrays of a pass that are small (`ints` of a small file, the working tables of
+ * finish()'s steps) are views into a block shared with the passes before and after, as Node's
+ * Buffer pool does for small buffers. A typed array of more than 64 bytes of its own is an
+ * ArrayBuffer of its own, which V8 allocates outside its heap and tracks through collections:
+ * a parse of a two-line file took 4.2 us, 2.6 us of it for its `ints`, and one of a file of 40
+ * user-agent lines took 37 us, most of it for the fifteen tables its steps made. A file keeps
+ * its block alive until its `ints` is replaced: by the first ranked table (see rank.ts), or by
+ * ownInts.
  */
 const BLOCK_INTS = 2048;
-/** Files that need more ints than this get their own: a file this large takes that long anyway. */
-const SHARED_INTS_LIMIT = BLOCK_INTS / 4;
+/** Longer arrays get memory of their own: a file that needs them takes that long anyway. */
+const SHARED_INTS_LIMIT = BLOCK_INTS / 2;
 let block = new Int32Array(BLOCK_INTS);
 let blockUsed = 0;
 
-/** A new `ints` of `length` zeros: in the shared block when it is small (see BLOCK_INTS). */
-function newInts(length: number): Int32Array {
+/** `length` zeros, in the shared block when they are few (see BLOCK_INTS). Never reused: zeros as made. */
+export function zeroedInts(length: number): Int32Array {
   const own = length > SHARED_INTS_LIMIT;
   // One allocation for both cases: small files reach it too (see the steps of finish()).
   if (own || blockUsed + length > BLOCK_INTS) {

@@ -33,6 +33,7 @@ import {
   rulePattern,
   sitemapUrl,
   writtenPatterns,
+  zeroedInts,
 } from './compile.js';
 import {
   type Directive,
@@ -641,9 +642,9 @@ function mergedGroupLints(data: RobotsData, room: number): { lints: RobotsLint[]
   if (merged === 0) return { lints, unlisted };
   // By merged group: the first group naming it, that group's line naming it, and the last group
   // reported for it.
-  const firstGroup = new Int32Array(merged).fill(-1);
-  const firstLine = new Int32Array(merged);
-  const reported = new Int32Array(merged).fill(-1);
+  const firstGroup = zeroedInts(merged).fill(-1);
+  const firstLine = zeroedInts(merged);
+  const reported = zeroedInts(merged).fill(-1);
   for (let g = 0; g < count(data, GROUP_COUNT); g++) {
     const from = groupField(data, g, FIRST_AGENT);
     for (let a = from; a < from + groupField(data, g, AGENT_COUNT); a++) {

@@ -66,6 +66,27 @@ describe('tables in shared blocks', () => {
       expect(answers(kept[k], k), `file ${k}`).toEqual(answers(RobotsTxt.parse(fileNumber(k)), k));
   });
 
+  it('finds the groups of files of many tokens kept together, their token table in memory of its own', () => {
+    // More tokens than a list scan is used for: the file keeps a table of them. Tokens are letters.
+    const bot = (k: number, t: number) =>
+      `bot-${String.fromCharCode(97 + (k % 26))}${'z'.repeat(k)}-${String.fromCharCode(97 + t)}`;
+    const many = (k: number) =>
+      Array.from({ length: 12 }, (_, t) => `User-agent: ${bot(k, t)}\nDisallow: /${k}/${t}/\n`).join('\n');
+    const files = Array.from({ length: 30 }, (_, k) => compile(many(k)));
+    for (const data of files) {
+      expect(data.tokenSlots).not.toBeNull();
+      expect(data.tokenSlots!.byteLength).toBe(data.tokenSlots!.buffer.byteLength);
+    }
+    const kept = Array.from({ length: 30 }, (_, k) => RobotsTxt.parse(many(k)));
+    for (let k = 29; k >= 0; k--) {
+      for (let t = 0; t < 12; t++) {
+        expect(kept[k].isAllowed(`/${k}/${t}/x`, bot(k, t)), `file ${k}, bot ${t}`).toBe(false);
+        expect(kept[k].isAllowed(`/${k}/${(t + 1) % 12}/x`, bot(k, t)), `file ${k}, bot ${t}`).toBe(true);
+      }
+      expect(kept[k].isAllowed(`/${k}/0/x`, bot(k + 1, 0))).toBe(true);
+    }
+  });
+
   it('gives a file tables of its own on ownInts, with the same content', () => {
     const a = compile(fileNumber(1));
     const b = compile(fileNumber(2));
@@ -89,7 +110,7 @@ describe('tables in shared blocks', () => {
   });
 
   it('gives a file of many rules tables of its own from the start', () => {
-    const rules = Array.from({ length: 300 }, (_, i) => `Disallow: /r${i}`).join('\n');
+    const rules = Array.from({ length: 1000 }, (_, i) => `Disallow: /r${i}`).join('\n');
     expect(ownsInts(compile(`User-agent: *\n${rules}\n`))).toBe(true);
   });
 });
