@@ -57,6 +57,62 @@ export function loadFixture(name: 'typical' | 'large'): Fixture {
   return { name: `${name}.txt`, text, bytes: Buffer.byteLength(text), urls, paths };
 }
 
+/** Crawlers of AI companies that sites list one by one, each in a group of its own. */
+const AI_CRAWLERS = [
+  'GPTBot',
+  'ChatGPT-User',
+  'OAI-SearchBot',
+  'CCBot',
+  'anthropic-ai',
+  'ClaudeBot',
+  'Claude-Web',
+  'Google-Extended',
+  'Applebot-Extended',
+  'Bytespider',
+  'PerplexityBot',
+  'Perplexity-User',
+  'cohere-ai',
+  'cohere-training-data-crawler',
+  'Diffbot',
+  'FacebookBot',
+  'Meta-ExternalAgent',
+  'Meta-ExternalFetcher',
+  'ImagesiftBot',
+  'Omgilibot',
+  'Omgili',
+  'Timpibot',
+  'YouBot',
+  'Amazonbot',
+  'AI2Bot',
+  'Ai2Bot-Dolma',
+  'img2dataset',
+  'PetalBot',
+  'magpie-crawler',
+  'peer39_crawler',
+  'DuckAssistBot',
+  'iaskspider',
+  'ICC-Crawler',
+  'ISSCyberRiskCrawler',
+  'Kangaroo Bot',
+  'Sidetrade indexer bot',
+  'VelenPublicWebCrawler',
+  'Webzio-Extended',
+  'FirecrawlAgent',
+  'TikTokSpider',
+];
+
+/**
+ * A small file of the kind many sites serve now: a few rules for every crawler, then a group of
+ * its own for each of 40 AI crawlers, shutting it out. Many user-agent lines in few bytes.
+ */
+export function aiCrawlersText(): string {
+  const lines = ['# Search engines are welcome; AI crawlers are not.', 'User-agent: *'];
+  lines.push('Disallow: /admin/', 'Disallow: /cart', 'Disallow: /*?session=', 'Allow: /', '');
+  for (const crawler of AI_CRAWLERS) lines.push(`User-agent: ${crawler}`, 'Disallow: /', '');
+  lines.push('Sitemap: https://www.example.com/sitemap.xml');
+  return `${lines.join('\n')}\n`;
+}
+
 /**
  * `count` copies of a robots.txt that differ in their first line, so that no two parses
  * share an input string (and no cache keyed on the string can help).

@@ -42,6 +42,7 @@ import {
 } from './harness.js';
 import {
   ADVERSARIAL_CASES,
+  aiCrawlersText,
   type BaselineRobots,
   distinctCopies,
   type Fixture,
@@ -77,6 +78,7 @@ export async function run(): Promise<void> {
   const speed = new Table('robots.txt core: parse and check speed');
   parseRows(speed, typical, 64, 1000);
   parseRows(speed, large, 4, 2500);
+  manyAgentsRows(speed);
   const typicalAnswers = checkRows(speed, typical, TARGET.typicalCheckSpeedup, 1000);
   const largeAnswers = checkRows(speed, large, TARGET.largeCheckSpeedup, 0);
   explainRow(speed, typical);
@@ -210,6 +212,30 @@ function parseRows(table: Table, fixture: Fixture, copies: number, budgetMs: num
     metric: `parse ${fixture.name} from bytes (Uint8Array), median`,
     value: formatTime(coreBytes),
   });
+  table.divider();
+}
+
+/**
+ * A small file of many user-agent lines (see aiCrawlersText): what parsing costs per group,
+ * apart from per rule (shown, not judged; the issue's targets are on the two fixtures).
+ */
+function manyAgentsRows(table: Table): void {
+  const text = aiCrawlersText();
+  const copies = 64;
+  const texts = distinctCopies(text, copies);
+  const parse = pairedTimeNs(
+    (i) => {
+      sink.value = RobotsTxt.parse(texts[i % copies]);
+    },
+    (i) => {
+      sink.value = robotsParser(ROBOTS_URL, texts[i % copies]);
+    },
+    { budgetMs: 1000, warmupMs: 500 },
+  );
+  const groups = RobotsTxt.parse(text).groups.length;
+  const metric = `parse ai-crawlers.txt (${(Buffer.byteLength(text) / 1024).toFixed(1)} KiB, ${groups} groups), median`;
+  table.add({ library: CORE, metric, value: formatTime(parse.a), ratio: speedup(parse.ratio) });
+  table.add({ library: BASE, metric, value: formatTime(parse.b) });
   table.divider();
 }
 

@@ -56,6 +56,9 @@ const MERGED_FIELDS = 6;
  *   that table's size;
  * - sitemaps at `sitemapsAt`, two each: start and length in `words`;
  * - raw patterns at `rawAt`, three each, by rule id: id, start and length in `words`;
+ * - for a file of many tokens (a list scan is faster for a few), the merged groups by token at
+ *   `slotsAt`: an open-addressing table of `m + 1` (0 for an empty slot) by the hash of the
+ *   token (see tokenHash), a power of two of slots; none (0 slots) for other files;
  * - the ranked tables at `tablesAt`, one int each: where the table starts. A small file
  *   gets a table when a check first needs it, appended (in room left by an earlier one, or
  *   in a longer copy of `ints`), so it pays only for the groups its crawlers ask about; 0
@@ -74,11 +77,6 @@ export interface RobotsData {
   readonly words: string;
   /** Replaced by a longer copy when a ranked table is added (see rank.ts); read it after ranking. */
   ints: Int32Array;
-  /**
-   * For files with many tokens (a list scan is faster for a few): an open-addressing table of
-   * merged groups (m + 1; 0 for an empty slot) by the hash of their token (see tokenHash).
-   */
-  readonly tokenSlots: Int32Array | null;
   /** Indexes of the ranked tables of many wildcard rules, by table, built on first use (see decide.ts). */
   indexes: GroupIndex[] | null;
   /** A number of its own among the files compiled by this process (see explain.ts). */
@@ -115,8 +113,10 @@ export const TABLES_AT = 9;
 export const INTS_USED = 10;
 /** The length of `ints` once every ranked table is in: it never grows past it. */
 export const INTS_FULL = 11;
+const SLOTS_AT = 12;
+const SLOT_COUNT = 13;
 /** Rules start after the header. */
-const RULES_AT = 12;
+const RULES_AT = 14;
 
 /** How many rules the file has. */
 export function ruleCount(data: RobotsData): number {
@@ -244,14 +244,15 @@ export function mergedToken(data: RobotsData, m: number): string {
 
 /** The merged group of `token`, or -1. */
 export function lookupToken(data: RobotsData, token: string): number {
-  const slots = data.tokenSlots;
-  if (slots === null) {
-    for (let m = 0; m < data.ints[MERGED_COUNT]; m++) if (namesToken(data, m, token)) return m;
+  const ints = data.ints;
+  if (ints[SLOT_COUNT] === 0) {
+    for (let m = 0; m < ints[MERGED_COUNT]; m++) if (namesToken(data, m, token)) return m;
     return -1;
   }
-  const mask = slots.length - 1;
-  for (let slot = tokenHash(token) & mask; slots[slot] !== 0; slot = (slot + 1) & mask) {
-    if (namesToken(data, slots[slot] - 1, token)) return slots[slot] - 1;
+  const slots = ints[SLOTS_AT];
+  const mask = ints[SLOT_COUNT] - 1;
+  for (let slot = tokenHash(token) & mask; ints[slots + slot] !== 0; slot = (slot + 1) & mask) {
+    if (namesToken(data, ints[slots + slot] - 1, token)) return ints[slots + slot] - 1;
   }
   return -1;
 }
@@ -566,17 +567,12 @@ export class RobotsCompiler implements RobotsLineHandler {
       tables,
       tokensAt,
     );
-    // Read for every file, used for some (see the steps of finish() below).
-    const { slots } = merged;
-    // Kept: in memory of its own (see BLOCK_INTS).
-    const tokenSlots = merged.tokens.length > SMALL_TOKEN_TABLE ? slots.slice() : null;
     return {
       patterns: chunks[0],
       // A copy holds exactly its chunks, where the list grown by push has room for more.
       chunks: chunks.length > 1 ? chunks.slice() : null,
       words,
       ints,
-      tokenSlots,
       indexes: null,
       serial: serial++,
     };
@@ -685,7 +681,7 @@ interface MergedGroups {
   memberList: Int32Array;
   /** By user-agent line, the merged group its token names (-1 for none). */
   agentMerged: Int32Array;
-  /** The merged groups by token, as RobotsData.tokenSlots keeps them. */
+  /** The merged groups by token, as `ints` keeps them at SLOTS_AT for a file of many tokens. */
   slots: Int32Array;
 }
 
@@ -696,7 +692,7 @@ interface MergedGroups {
 const TOKEN_HASH_SEED = (Math.random() * 2 ** 32) | 0;
 
 /**
- * The hash of a token, whose low bits pick the slot of RobotsData.tokenSlots it starts from:
+ * The hash of a token, whose low bits pick the slot of the token table (SLOTS_AT) it starts from:
  * FNV-1a from the seed, then murmur3's finalizer, so that every bit of the state reaches the low
  * bits (FNV's own low bits depend on nothing else, and tokens that agree there are easy to make).
  */
@@ -847,7 +843,7 @@ function writeTables(
   tokensAt: number,
 ): Int32Array {
   const { rules, rawIds, rawValues, groups, agentLines, agentValues, sitemaps } = lines;
-  const { tokens, memberStart, memberList, agentMerged } = merged;
+  const { tokens, memberStart, memberList, agentMerged, slots } = merged;
   const ruleCount = rules.count;
   const groupsAt = RULES_AT + (ruleCount + 1) * RULE_FIELDS;
   const agentsAt = groupsAt + groups.length * GROUP_FIELDS;
@@ -855,7 +851,10 @@ function writeTables(
   const membersAt = mergedAt + tokens.length * MERGED_FIELDS;
   const sitemapsAt = membersAt + memberList.length;
   const rawAt = sitemapsAt + sitemaps.length * 2;
-  const tablesAt = rawAt + rawIds.length * 3;
+  const slotsAt = rawAt + rawIds.length * 3;
+  // Read for every file, used for some (see the steps of finish()).
+  const slotCount = tokens.length > SMALL_TOKEN_TABLE ? slots.length : 0;
+  const tablesAt = slotsAt + slotCount;
   const base = tablesAt + tableCount;
   let full = base;
   for (let t = 0; t < tableCount; t++) full += rankedSize[t];
@@ -865,7 +864,7 @@ function writeTables(
   const fits = full <= RESERVE_LIMIT * base;
   const reserve = base > LAZY_TABLES_LIMIT && fits;
   const total = reserve ? full : base;
-  const ints = zeroedInts(total);
+  const ints = keptBlocks.take(total);
   // Each table's place when there is room for all, else 0: placed on first use.
   for (let t = 0, at = base; t < tableCount; t++) {
     ints[tablesAt + t] = reserve ? at : 0;
@@ -881,6 +880,8 @@ function writeTables(
   ints[MERGED_AT] = mergedAt;
   ints[SITEMAPS_AT] = sitemapsAt;
   ints[RAW_AT] = rawAt;
+  ints[SLOTS_AT] = slotsAt;
+  ints[SLOT_COUNT] = slotCount;
   ints[TABLES_AT] = tablesAt;
   ints[INTS_USED] = total;
   ints[INTS_FULL] = full;
@@ -923,6 +924,7 @@ function writeTables(
     word += sitemaps[i].length;
   }
   ints.set(memberList, membersAt);
+  for (let i = 0; i < slotCount; i++) ints[slotsAt + i] = slots[i];
   let token = tokensAt;
   for (let m = 0; m < tokens.length; m++) {
     const at = mergedAt + m * MERGED_FIELDS;
@@ -939,37 +941,51 @@ function writeTables(
 
 /**
  * The typed arrays of a pass that are small (`ints` of a small file, the working tables of
- * finish()'s steps) are views into a block shared with the passes before and after, as Node's
- * Buffer pool does for small buffers. A typed array of more than 64 bytes of its own is an
- * ArrayBuffer of its own, which V8 allocates outside its heap and tracks through collections:
- * a parse of a two-line file took 4.2 us, 2.6 us of it for its `ints`, and one of a file of 40
- * user-agent lines took 37 us, most of it for the fifteen tables its steps made. A file keeps
- * its block alive until its `ints` is replaced: by the first ranked table (see rank.ts), or by
- * ownInts.
+ * finish()'s steps) are views into blocks, as Node's Buffer pool does for small buffers. A
+ * typed array of more than 64 bytes of its own is an ArrayBuffer of its own, which V8 allocates
+ * outside its heap and tracks through collections: a parse of a two-line file took 4.2 us,
+ * 2.6 us of it for its `ints`, and one of a file of 40 user-agent lines 37 us, most of it for the
+ * sixteen tables it made. A block is never reused: what is taken from it is zeros.
  */
-const BLOCK_INTS = 2048;
-/** Longer arrays get memory of their own: a file that needs them takes that long anyway. */
-const SHARED_INTS_LIMIT = BLOCK_INTS / 2;
-let block = new Int32Array(BLOCK_INTS);
-let blockUsed = 0;
-
-/** `length` zeros, in the shared block when they are few (see BLOCK_INTS). Never reused: zeros as made. */
-export function zeroedInts(length: number): Int32Array {
-  const own = length > SHARED_INTS_LIMIT;
-  // One allocation for both cases: small files reach it too (see the steps of finish()).
-  if (own || blockUsed + length > BLOCK_INTS) {
-    const fresh = new Int32Array(own ? length : BLOCK_INTS);
-    if (own) return fresh;
-    block = fresh;
-    blockUsed = 0;
+class IntBlocks {
+  private block: Int32Array;
+  private used = 0;
+  constructor(private readonly size: number) {
+    this.block = new Int32Array(size);
   }
-  const ints = block.subarray(blockUsed, blockUsed + length);
-  blockUsed += length;
-  return ints;
+
+  /** `length` zeros, from the block when they take at most half of one, else of their own. */
+  take(length: number): Int32Array {
+    const own = length > this.size / 2;
+    // One allocation for both cases: small files reach it too (see the steps of finish()).
+    if (own || this.used + length > this.size) {
+      const fresh = new Int32Array(own ? length : this.size);
+      if (own) return fresh;
+      this.block = fresh;
+      this.used = 0;
+    }
+    const ints = this.block.subarray(this.used, this.used + length);
+    this.used += length;
+    return ints;
+  }
 }
 
 /**
- * Gives the file an `ints` of its own if it still shares a block (see BLOCK_INTS): for a file
+ * The `ints` of files, in blocks of 8 KiB shared with the files parsed around them. A file keeps
+ * its block alive until its `ints` is replaced: by the first ranked table (see rank.ts), or by
+ * ownInts.
+ */
+const keptBlocks = new IntBlocks(2048);
+/** The working tables of passes, which no file keeps: larger blocks, freed as their passes end. */
+const workBlocks = new IntBlocks(16 * 1024);
+
+/** `length` zeros for a table used only while a pass or a step runs. */
+export function zeroedInts(length: number): Int32Array {
+  return workBlocks.take(length);
+}
+
+/**
+ * Gives the file an `ints` of its own if it still shares a block (see keptBlocks): for a file
  * kept long, which must not keep the files parsed around it alive.
  */
 export function ownInts(data: RobotsData): void {

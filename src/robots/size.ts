@@ -30,7 +30,6 @@ export function retainedBytes(data: RobotsData): number {
   else for (const chunk of data.chunks) bytes += OBJECT_BYTES + chunk.length;
   bytes += OBJECT_BYTES + 2 * data.words.length;
   bytes += TYPED_ARRAY_BYTES + data.ints.byteLength;
-  if (data.tokenSlots !== null) bytes += TYPED_ARRAY_BYTES + data.tokenSlots.byteLength;
   for (const index of data.indexes ?? []) if (index !== undefined) bytes += indexBytes(index);
   return FILE_BYTES + Math.ceil(bytes * (1 + UNSEEN));
 }
