@@ -170,8 +170,9 @@ export class RobotsTxt {
    * The memory this parsed file keeps, in bytes: its tables, strings and findings, counted
    * from the structures, for caches bounded by bytes (a file of many user-agent lines or
    * wildcard rules keeps several times its text). A check for a group not asked about
-   * before adds that group's table: `prepare` the crawlers first. Until then, a small file's
-   * tables are its part of a block it shares with the files parsed around it, counted as that part.
+   * before adds that group's table: `prepare` the crawlers first. Until a ranked table or
+   * `prepare` gives them memory of their own, a small file's tables are its part of a block
+   * shared with the files parsed around it, and counted as that part.
    */
   get retainedBytes(): number {
     let bytes = retainedBytes(this.#data);
