@@ -133,6 +133,18 @@ function printSetting(fixtures: Fixture[]): void {
 
 // ---------------------------------------------------------------- 1. parse
 
+/** The two libraries' parses of `texts`, one copy after another: the pair the parse rows time. */
+function parseEach(texts: readonly string[]): [(i: number) => void, (i: number) => void] {
+  return [
+    (i) => {
+      sink.value = RobotsTxt.parse(texts[i % texts.length]);
+    },
+    (i) => {
+      sink.value = robotsParser(ROBOTS_URL, texts[i % texts.length]);
+    },
+  ];
+}
+
 function parseRows(table: Table, fixture: Fixture, copies: number, budgetMs: number): void {
   const texts = distinctCopies(fixture.text, copies);
   const bytes = texts.map((t) => new TextEncoder().encode(t));
@@ -141,15 +153,7 @@ function parseRows(table: Table, fixture: Fixture, copies: number, budgetMs: num
   const size = `${fixture.name} (${(fixture.bytes / 1024).toFixed(1)} KiB)`;
 
   // Timed in alternation: the ratio is the median of the ratios of pairs timed under the same load.
-  const parse = pairedTimeNs(
-    (i) => {
-      sink.value = RobotsTxt.parse(texts[i % copies]);
-    },
-    (i) => {
-      sink.value = robotsParser(ROBOTS_URL, texts[i % copies]);
-    },
-    opts,
-  );
+  const parse = pairedTimeNs(...parseEach(texts), opts);
   table.add({
     library: CORE,
     metric: `parse ${size}, median`,
@@ -162,14 +166,7 @@ function parseRows(table: Table, fixture: Fixture, copies: number, budgetMs: num
 
   // The same parses in blocks of 100 ms, each block's time with the garbage collections its parses
   // set off: what parsing file after file costs a crawler (shown, not judged).
-  const withGc = pairedBlocksNs(
-    (i) => {
-      sink.value = RobotsTxt.parse(texts[i % copies]);
-    },
-    (i) => {
-      sink.value = robotsParser(ROBOTS_URL, texts[i % copies]);
-    },
-  );
+  const withGc = pairedBlocksNs(...parseEach(texts));
   table.add({
     library: CORE,
     metric: `parse ${fixture.name}, mean with garbage collection`,
@@ -223,15 +220,7 @@ function manyAgentsRows(table: Table): void {
   const text = aiCrawlersText();
   const copies = 64;
   const texts = distinctCopies(text, copies);
-  const parse = pairedTimeNs(
-    (i) => {
-      sink.value = RobotsTxt.parse(texts[i % copies]);
-    },
-    (i) => {
-      sink.value = robotsParser(ROBOTS_URL, texts[i % copies]);
-    },
-    { budgetMs: 1000, warmupMs: 500 },
-  );
+  const parse = pairedTimeNs(...parseEach(texts), { budgetMs: 1000, warmupMs: 500 });
   const groups = RobotsTxt.parse(text).groups.length;
   const metric = `parse ai-crawlers.txt (${(Buffer.byteLength(text) / 1024).toFixed(1)} KiB, ${groups} groups), median`;
   table.add({ library: CORE, metric, value: formatTime(parse.a), ratio: speedup(parse.ratio) });

@@ -256,9 +256,11 @@ export function guardSendRequest(
         }
         const own = overrides.url === undefined || String(overrides.url) === request.url;
         if (pacer === undefined || !own) return send(options);
-        if (!throughGot) return sendPaced(pacer, request.url, () => send(options), true);
-        const capMs = crawler.requestHandlerTimeoutMillis ?? 60_000;
-        return sendPaced(pacer, request.url, () => send(withSendPacing(options, pacer, capMs)), false);
+        // Through got, the request waits in got's hook as it is sent; another client, before.
+        const sent = throughGot
+          ? withSendPacing(options, pacer, crawler.requestHandlerTimeoutMillis ?? 60_000)
+          : options;
+        return sendPaced(pacer, request.url, () => send(sent), !throughGot);
       };
     }
     return run.call(this, context);
