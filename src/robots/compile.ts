@@ -8,6 +8,7 @@ import { tokenOfUserAgentLine } from './agent.js';
 import type { GroupIndex } from './decide.js';
 import { MAX_EXPANSION, WROTE_END, WROTE_NORMALISED, WROTE_STAR, writePattern } from './encoding.js';
 import { type Directive, type FileSummary, type RobotsLineHandler, valueTextOf } from './lines.js';
+import type { PrefixHash } from './prefixes.js';
 import { HTTP_URL_START, urlOrNull } from './url.js';
 
 /** Rule flags, stored in the low bits of a rule's second field. */
@@ -20,7 +21,7 @@ export const EXACT = 4;
 export const DERIVED = 8;
 /** An empty pattern: it matches nothing (RFC 9309 2.2.2, an empty `disallow` allows all). */
 export const EMPTY = 16;
-/** A plain prefix (no `*`, no `$`): found by the binary search of decide.ts. */
+/** A plain prefix (no `*`, no `$`): found by the binary search of decide.ts, or by hash (prefixes.ts). */
 export const PLAIN = 32;
 const FLAG_BITS = 6;
 
@@ -79,6 +80,8 @@ export interface RobotsData {
   ints: Int32Array;
   /** Indexes of the ranked tables of many wildcard rules, by table, built on first use (see decide.ts). */
   indexes: GroupIndex[] | null;
+  /** For ranked tables of many plain rules, by table, those rules by hash (see prefixes.ts). */
+  prefixes: PrefixHash[] | null;
   /** A number of its own among the files compiled by this process (see explain.ts). */
   readonly serial: number;
 }
@@ -90,7 +93,7 @@ export interface RobotsData {
  * fifth of its time there. Chunks of 64 Ki characters (and the end of the item that
  * crosses into the next) stay ordinary strings.
  */
-const CHUNK_BITS = 16;
+export const CHUNK_BITS = 16;
 export const CHUNK_MASK = (1 << CHUNK_BITS) - 1;
 
 /** The chunk holding the pattern or token that starts at position `start`; read it from `start & CHUNK_MASK`. */
@@ -574,6 +577,7 @@ export class RobotsCompiler implements RobotsLineHandler {
       words,
       ints,
       indexes: null,
+      prefixes: null,
       serial: serial++,
     };
   }

@@ -3,8 +3,9 @@
  * with the longest pattern, allow on a tie.
  *
  * Most rules are plain prefixes (`/private/`). For those the longest match is the
- * longest pattern that is a prefix of the path, found by binary search over the group's
- * prefix rules sorted by pattern, in O(log n) whatever the group's size. The other rules
+ * longest pattern that is a prefix of the path: found by binary search over the group's
+ * prefix rules sorted by pattern, or in a group of hundreds of them by looking up the hash of
+ * each prefix of the path that some pattern is as long as (see prefixes.ts). The other rules
  * (with `*` or `$`) are kept best first, so the scan stops at the first rule that cannot
  * beat the best match so far, and a character filter skips most of them without reading
  * the path. Groups with many such rules get an index on first use.
@@ -94,8 +95,9 @@ const EAGER_BUDGET_PER_RULE = 6;
 const EAGER_CHARACTERS = 32 * 1024;
 
 /**
- * Ranks and indexes the large merged groups while parsing. Ranking is O(n log n) and an
- * index reads every rule: spent lazily, a group of thousands of rules would make one
+ * Ranks and indexes the large merged groups while parsing. Ranking sorts the wildcard rules and
+ * hashes every plain pattern, and an index reads every rule: spent lazily, a group of thousands
+ * of rules would make one
  * unlucky check take milliseconds, where a parse of such a file takes them anyway. Small
  * groups stay lazy: most of a file's groups are never asked about, and ranking one costs
  * less than a check. The work is bounded by the file's rules: tokens that each name another
@@ -205,7 +207,11 @@ export function decide(data: RobotsData, merged: number, path: string, mask: Int
   const ints = data.ints;
   const split = splitOf(ints, at);
   const end = at + rankedSize(data, merged);
-  const best = longestPrefixRule(data, at + 1, split, strideOf(ints, at), path);
+  const hashed = data.prefixes === null ? undefined : data.prefixes[mergedField(data, merged, RANKED_TABLE)];
+  const best =
+    hashed === undefined
+      ? longestPrefixRule(data, at + 1, split, strideOf(ints, at), path)
+      : hashed.longest(data, path);
   if (end - split > INDEX_THRESHOLD * OTHER_FIELDS) {
     return decideIndexed(data, indexOf(data, merged, split, end), path, best);
   }

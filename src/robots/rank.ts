@@ -4,7 +4,9 @@
  *
  * Plain prefix rules (`/private/`) are sorted by pattern for a binary search; each keeps
  * a link to its parent, the longest other plain pattern that is a prefix of it, as the
- * number of entries back to it (0 for none). Every other rule (with `*` or `$`) is sorted
+ * number of entries back to it (0 for none). A group of more than HASHED_PLAIN of them keeps
+ * them in file order, with no parents, and finds them through a hash (see prefixes.ts).
+ * Every other rule (with `*` or `$`) is sorted
  * best first (RFC 9309 2.2.2: longest pattern, then allow) with a 64-bit filter of its
  * characters. Layout of a table: `[head, plain entries..., (id, maskLow, maskHigh)...]`.
  * A plain entry is one int, `id + back * PACKED_ID_LIMIT`, and `head` the position in
@@ -38,6 +40,7 @@ import {
   ruleStart,
   TABLES_AT,
 } from './compile.js';
+import { PrefixHash } from './prefixes.js';
 
 /**
  * The position in `data.ints` of the ranked table of merged group `merged`, ranked on first
@@ -277,6 +280,9 @@ function sortEqual(data: RobotsData, ids: number[], lo: number, hi: number): voi
   for (let k = 0; k < equal.length; k++) ids[lo + k] = equal[k];
 }
 
+/** Groups with more plain prefix rules than this find them by hash instead of a sorted table. */
+const HASHED_PLAIN = 256;
+
 function rank(data: RobotsData, merged: number, at: number): void {
   const plain: number[] = [];
   const other: number[] = [];
@@ -290,7 +296,12 @@ function rank(data: RobotsData, merged: number, at: number): void {
       (flags & PLAIN ? plain : other).push(id);
     }
   }
-  sortByPattern(data, plain);
+  // A large group's plain rules are found by hash (see prefixes.ts): they stay in file order.
+  const hashed = plain.length > HASHED_PLAIN;
+  if (hashed) {
+    data.prefixes ??= [];
+    data.prefixes[mergedField(data, merged, RANKED_TABLE)] = new PrefixHash(data, plain);
+  } else sortByPattern(data, plain);
   sortByRank(data, other);
 
   // The compiler sized the table for one layout or the other (see PACKED_ID_LIMIT).
@@ -302,6 +313,15 @@ function rank(data: RobotsData, merged: number, at: number): void {
   const parents: number[] = [];
   for (let i = 0; i < plain.length; i++) {
     const id = plain[i];
+    if (hashed) {
+      // No parents: the table is only read in full (see allMatches).
+      if (stride === 1) ints[at + 1 + i] = id;
+      else {
+        ints[at + 1 + i * 2] = id;
+        ints[at + 2 + i * 2] = 0;
+      }
+      continue;
+    }
     while (chain.length > 0 && !isPrefixOf(data, plain[chain[chain.length - 1]], id)) chain.pop();
     const top = chain.length > 0 ? chain[chain.length - 1] : -1;
     if (top >= 0 && ruleLength(data, plain[top]) === ruleLength(data, id)) {

@@ -31,5 +31,6 @@ export function retainedBytes(data: RobotsData): number {
   bytes += OBJECT_BYTES + 2 * data.words.length;
   bytes += TYPED_ARRAY_BYTES + data.ints.byteLength;
   for (const index of data.indexes ?? []) if (index !== undefined) bytes += indexBytes(index);
+  for (const prefixes of data.prefixes ?? []) if (prefixes !== undefined) bytes += prefixes.bytes;
   return FILE_BYTES + Math.ceil(bytes * (1 + UNSEEN));
 }

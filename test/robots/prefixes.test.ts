@@ -1,0 +1,114 @@
+import { describe, expect, it } from 'vitest';
+import { RobotsTxt } from '../../src/index.js';
+
+/**
+ * Groups of more than 256 plain prefix rules find the longest one by hash (prefixes.ts), smaller
+ * groups by binary search over a sorted table (rank.ts). Both must give the same verdicts and
+ * name the same decisive line.
+ */
+
+/** A `*` group of `filler` plain rules that match none of the paths below, then `rules`. */
+function fileWith(filler: number, rules: readonly string[]): string {
+  const lines = ['user-agent: *'];
+  for (let i = 0; i < filler; i++) lines.push(`disallow: /filler-${i}/`);
+  lines.push(...rules);
+  return `${lines.join('\n')}\n`;
+}
+
+/** The line of `rules[k]` in fileWith(filler, rules). */
+const lineOf = (filler: number, k: number) => filler + 2 + k;
+
+/**
+ * The decisive rule, as a check finds it (without candidates) and as the list of every matching
+ * rule gives it: both must agree.
+ */
+function decisive(robots: RobotsTxt, path: string) {
+  const found = robots.explain(path, 'a', { candidates: false });
+  expect(robots.explain(path, 'a').rule, path).toEqual(found.rule);
+  expect(robots.isAllowed(path, 'a'), path).toBe(found.allowed);
+  return found;
+}
+
+describe.each([
+  ['a sorted table', 10],
+  ['a hash', 600],
+])('the longest plain rule, found through %s', (_, filler) => {
+  it('prefers the allow rule of two with the same pattern, wherever it stands', () => {
+    const rules = ['disallow: /twin/', 'allow: /twin/', 'allow: /other/', 'disallow: /other/'];
+    const robots = RobotsTxt.parse(fileWith(filler, rules));
+    expect(decisive(robots, '/twin/page').rule).toMatchObject({ kind: 'allow', line: lineOf(filler, 1) });
+    expect(decisive(robots, '/other/page').rule).toMatchObject({ kind: 'allow', line: lineOf(filler, 2) });
+  });
+
+  it('names the first line of a rule written twice', () => {
+    const rules = ['disallow: /dup/', 'disallow: /x/', 'disallow: /dup/', 'allow: /a/', 'allow: /a/'];
+    const robots = RobotsTxt.parse(fileWith(filler, rules));
+    expect(decisive(robots, '/dup/page').rule?.line).toBe(lineOf(filler, 0));
+    expect(decisive(robots, '/a/page').rule?.line).toBe(lineOf(filler, 3));
+  });
+
+  it('takes the longest of patterns that are prefixes of one another, and a pattern the whole path', () => {
+    const rules = ['disallow: /p', 'allow: /p/q', 'disallow: /p/q/r', 'allow: /p/q/r/s.html'];
+    const robots = RobotsTxt.parse(fileWith(filler, rules));
+    const cases: [string, boolean, number][] = [
+      ['/p', false, 0],
+      ['/px', false, 0],
+      ['/p/q', true, 1],
+      ['/p/q/', true, 1],
+      ['/p/q/r', false, 2],
+      ['/p/q/r/s.htm', false, 2],
+      ['/p/q/r/s.html', true, 3],
+      ['/p/q/r/s.html?x=1', true, 3],
+    ];
+    for (const [path, allowed, k] of cases) {
+      const verdict = decisive(robots, path);
+      expect(verdict.allowed, path).toBe(allowed);
+      expect(verdict.rule?.line, path).toBe(lineOf(filler, k));
+    }
+  });
+
+  it('finds nothing for a path shorter than every pattern, or sharing none', () => {
+    const robots = RobotsTxt.parse(fileWith(filler, ['disallow: /long/pattern/']));
+    expect(decisive(robots, '/').reason).toBe('no-match');
+    expect(decisive(robots, '/long').reason).toBe('no-match');
+    expect(decisive(robots, '/long/patterN/').reason).toBe('no-match');
+  });
+});
+
+it('gives the same answers on either side of the group size where the hash takes over', () => {
+  const rules = ['disallow: /a/', 'allow: /a/b/', 'disallow: /a/b/c', 'allow: /a/b/c', 'disallow: /a/b/c/d/'];
+  const paths = ['/a/', '/a/x', '/a/b/', '/a/b/c', '/a/b/cc', '/a/b/c/d', '/a/b/c/d/e', '/b/', '/filler'];
+  const answers = (filler: number) =>
+    paths.map((path) => {
+      const { allowed, rule } = decisive(RobotsTxt.parse(fileWith(filler, rules)), path);
+      // Lines shift with the filler: they are compared from the first rule after it.
+      return { allowed, line: rule === null ? null : rule.line - filler };
+    });
+  const expected = answers(0);
+  for (const filler of [250, 251, 252, 253, 254, 255, 256, 400])
+    expect(answers(filler), `${filler}`).toEqual(expected);
+});
+
+it('finds the rules of a large group another crawler names, and of large merged groups', () => {
+  const many = (prefix: string) =>
+    Array.from({ length: 400 }, (_, i) => `disallow: /${prefix}${i}/`).join('\n');
+  const body = [
+    'user-agent: onebot',
+    many('one'),
+    'allow: /one7/open/',
+    '',
+    'user-agent: twobot',
+    many('two'),
+    '',
+    'user-agent: onebot',
+    'disallow: /shared/',
+    '',
+  ].join('\n');
+  const robots = RobotsTxt.parse(body);
+  expect(robots.isAllowed('/one7/x', 'OneBot')).toBe(false);
+  expect(robots.isAllowed('/one7/open/x', 'OneBot')).toBe(true);
+  expect(robots.isAllowed('/shared/x', 'OneBot')).toBe(false);
+  expect(robots.isAllowed('/two7/x', 'OneBot')).toBe(true);
+  expect(robots.isAllowed('/two7/x', 'TwoBot')).toBe(false);
+  expect(robots.isAllowed('/two400/x', 'TwoBot')).toBe(true);
+});
