@@ -63,8 +63,59 @@ function hashOf(octets: Uint8Array, start: number, end: number): number {
   return mixLanes(a, b, c, d);
 }
 
-/** The four lanes of the path being hashed (see longest); reused. */
-const pathLanes = new Int32Array(4);
+/**
+ * Writes to `out[i]`, for i from 1 to n, the hash of `path`'s first i characters (hashOf's). The
+ * lanes stay in variables, four characters a turn, and each lane's share of the mix is kept:
+ * a character costs two multiplications.
+ */
+function hashPrefixes(path: string, n: number, out: Int32Array): void {
+  let a = SEEDS[0];
+  let b = SEEDS[1];
+  let c = SEEDS[2];
+  let d = SEEDS[3];
+  let mixB = Math.imul(b, MIX_1);
+  let mixC = Math.imul(c, MIX_2);
+  let mixD = Math.imul(d, MIX_3);
+  let i = 0;
+  for (; i + 3 < n; i += 4) {
+    a = Math.imul(a ^ path.charCodeAt(i), FACTOR);
+    out[i + 1] = a ^ mixB ^ mixC ^ mixD;
+    b = Math.imul(b ^ path.charCodeAt(i + 1), FACTOR);
+    mixB = Math.imul(b, MIX_1);
+    out[i + 2] = a ^ mixB ^ mixC ^ mixD;
+    c = Math.imul(c ^ path.charCodeAt(i + 2), FACTOR);
+    mixC = Math.imul(c, MIX_2);
+    out[i + 3] = a ^ mixB ^ mixC ^ mixD;
+    d = Math.imul(d ^ path.charCodeAt(i + 3), FACTOR);
+    mixD = Math.imul(d, MIX_3);
+    out[i + 4] = a ^ mixB ^ mixC ^ mixD;
+  }
+  if (i < n) {
+    a = Math.imul(a ^ path.charCodeAt(i), FACTOR);
+    out[i + 1] = a ^ mixB ^ mixC ^ mixD;
+  }
+  if (i + 1 < n) {
+    b = Math.imul(b ^ path.charCodeAt(i + 1), FACTOR);
+    mixB = Math.imul(b, MIX_1);
+    out[i + 2] = a ^ mixB ^ mixC ^ mixD;
+  }
+  if (i + 2 < n) {
+    c = Math.imul(c ^ path.charCodeAt(i + 2), FACTOR);
+    out[i + 3] = a ^ mixB ^ Math.imul(c, MIX_2) ^ mixD;
+  }
+}
+
+/** The first position of `lengths` (longest first) whose length is at most `n`. */
+function firstAtMost(lengths: Int32Array, n: number): number {
+  let lo = 0;
+  let hi = lengths.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (lengths[mid] > n) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
 /** Spreads a hash over the slots of the table (by the high bits of the product). */
 const SLOT_FACTOR = 0x9e3779b1 | 0;
 /** Spreads a hash over the bits of the filter, independently of its slot. */
@@ -150,17 +201,11 @@ export class PrefixHash {
     const { lengths, heads, entries, shift, filter, filterShift } = this;
     const n = Math.min(path.length, lengths[0]);
     if (pathHashes.length <= n) pathHashes = new Int32Array(Math.max(n + 1, pathHashes.length * 2));
+    hashPrefixes(path, n, pathHashes);
     const hashes = pathHashes;
-    const lanes = pathLanes;
-    lanes.set(SEEDS);
-    for (let i = 0; i < n; i++) {
-      lanes[i & 3] = Math.imul(lanes[i & 3] ^ path.charCodeAt(i), FACTOR);
-      hashes[i + 1] = mixLanes(lanes[0], lanes[1], lanes[2], lanes[3]);
-    }
     const ints = data.ints;
-    for (let k = 0; k < lengths.length; k++) {
+    for (let k = firstAtMost(lengths, n); k < lengths.length; k++) {
       const length = lengths[k];
-      if (length > n) continue;
       const key = hashes[length];
       const bit = Math.imul(key, FILTER_FACTOR) >>> filterShift;
       if ((filter[bit >>> 5] & (1 << (bit & 31))) === 0) continue;

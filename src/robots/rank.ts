@@ -281,7 +281,7 @@ function sortEqual(data: RobotsData, ids: number[], lo: number, hi: number): voi
 }
 
 /** Groups with more plain prefix rules than this find them by hash instead of a sorted table. */
-const HASHED_PLAIN = 256;
+const HASHED_PLAIN = 512;
 
 function rank(data: RobotsData, merged: number, at: number): void {
   const plain: number[] = [];
