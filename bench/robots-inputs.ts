@@ -407,6 +407,23 @@ export const ADVERSARIAL_CASES: AdversarialCase[] = [
       );
     },
   },
+  {
+    id: 'l',
+    title: "plain rules of every length, alike: 'Disallow: /<a x N>b' vs 8 KB path '/aaa...a'",
+    build() {
+      // A group of plain rules found by hash (prefixes.ts) with as many distinct lengths as fit:
+      // a check of the path looks up the hash of each of its prefixes that long, and none matches.
+      const { text, count } = fill('User-agent: *\n', (i) => `Disallow: /${'a'.repeat(i)}b\n`);
+      return asText(
+        text,
+        [
+          { label: "8 KB '/aaa...a'", url: url(`/${'a'.repeat(8189)}`), userAgent: PRODUCT_TOKEN },
+          { label: 'the longest rule', url: url(`/${'a'.repeat(count - 1)}b/x`), userAgent: PRODUCT_TOKEN },
+        ],
+        `${count} rules`,
+      );
+    },
+  },
 ];
 
 /**
