@@ -97,12 +97,11 @@ const EAGER_CHARACTERS = 32 * 1024;
 /**
  * Ranks and indexes the large merged groups while parsing. Ranking sorts the wildcard rules and
  * hashes every plain pattern, and an index reads every rule: spent lazily, a group of thousands
- * of rules would make one
- * unlucky check take milliseconds, where a parse of such a file takes them anyway. Small
- * groups stay lazy: most of a file's groups are never asked about, and ranking one costs
- * less than a check. The work is bounded by the file's rules: tokens that each name another
- * combination of large groups would otherwise rank every combination, each a table of its
- * own; past the budget, a table waits for a check that needs it.
+ * of rules would make one unlucky check take milliseconds, where a parse of such a file takes
+ * them anyway. Small groups stay lazy: most of a file's groups are never asked about, and
+ * ranking one costs less than a check. The work is bounded by the file's rules: tokens that each
+ * name another combination of large groups would otherwise rank every combination, each a table
+ * of its own; past the budget, a table waits for a check that needs it.
  */
 export function prepareLargeGroups(data: RobotsData): void {
   const rules = ruleCount(data);

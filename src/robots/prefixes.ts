@@ -6,8 +6,8 @@
  * prefix holds the decisive plain rule.
  *
  * Building it reads each pattern once and sorts nothing: sorting the 6,591 plain patterns of a
- * 486 KiB file, which share long prefixes, was a third of its parse. Small groups keep the sorted table
- * of rank.ts, which a check searches in fewer steps and which keeps no arrays of its own.
+ * 486 KiB file, which share long prefixes, was a third of its parse. Small groups keep the sorted
+ * table of rank.ts, which a check searches in fewer steps and which keeps no arrays of its own.
  *
  * A hash says "maybe": every pattern filed under the hash of a prefix is compared with it. The
  * hash is seeded anew by each process, so a file cannot be written to make its patterns collide;

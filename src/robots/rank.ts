@@ -5,13 +5,13 @@
  * Plain prefix rules (`/private/`) are sorted by pattern for a binary search; each keeps
  * a link to its parent, the longest other plain pattern that is a prefix of it, as the
  * number of entries back to it (0 for none). A group of more than HASHED_PLAIN of them keeps
- * them in file order, with no parents, and finds them through a hash (see prefixes.ts).
- * Every other rule (with `*` or `$`) is sorted
- * best first (RFC 9309 2.2.2: longest pattern, then allow) with a 64-bit filter of its
- * characters. Layout of a table: `[head, plain entries..., (id, maskLow, maskHigh)...]`.
- * A plain entry is one int, `id + back * PACKED_ID_LIMIT`, and `head` the position in
- * `ints` of the first other rule; in a table too large for that (see PACKED_ID_LIMIT) a
- * plain entry is two ints, `id, back`, and `head` that position negated.
+ * them in file order, with no parents, and finds them through a hash (see prefixes.ts). Every
+ * other rule (with `*` or `$`) is sorted best first (RFC 9309 2.2.2: longest pattern, then
+ * allow) with a 64-bit filter of its characters. Layout of a table:
+ * `[head, plain entries..., (id, maskLow, maskHigh)...]`. A plain entry is one int,
+ * `id + back * PACKED_ID_LIMIT`, and `head` the position in `ints` of the first other rule; in a
+ * table too large for that (see PACKED_ID_LIMIT) a plain entry is two ints, `id, back`, and
+ * `head` that position negated.
  */
 
 import { charMask } from './chars.js';
