@@ -304,9 +304,12 @@ export function pairMask(text: string, from: number, to: number, out: Int32Array
   for (let i = from; i < to; i++) {
     const c = text.charCodeAt(i);
     if (previous !== 42 && c !== 42) {
+      // Which word the bit goes to is as random as the bit: chosen by masks, not by a branch
+      // that the processor would guess wrong every other pair (a shift reads the low 5 bits).
       const bit = (previous * 31 + c) & 63;
-      if (bit < 32) low |= 1 << bit;
-      else high |= 1 << (bit - 32);
+      const inHigh = -(bit >>> 5);
+      low |= (1 << bit) & ~inHigh;
+      high |= (1 << bit) & inHigh;
     }
     previous = c;
   }
