@@ -424,6 +424,31 @@ export const ADVERSARIAL_CASES: AdversarialCase[] = [
       );
     },
   },
+  {
+    id: 'm',
+    title: 'one group of plain rules that 40 crawlers name, each also with a group of its own',
+    build() {
+      // Each crawler's rules are another combination of groups, with a ranked table of its own;
+      // past the budget of ranking while parsing, a combination is ranked at its first check.
+      const agents = Array.from({ length: 40 }, (_, i) => `bot-${letters(i)}`);
+      const own = agents.map((agent, i) => `\nUser-agent: ${agent}\nDisallow: /own-${i}/\n`).join('');
+      const head = `${agents.map((agent) => `User-agent: ${agent}\n`).join('')}`;
+      const { text, count } = fill(
+        head,
+        (i) => `Disallow: /section-${i % 97}/item-${i}/\n`,
+        LIMIT - Buffer.byteLength(own),
+      );
+      const last = agents[agents.length - 1];
+      return asText(
+        text + own,
+        [
+          { label: 'the last crawler, first check', url: url('/section-5/item-5/x'), userAgent: last },
+          { label: 'the 30th crawler, first check', url: url('/own-29/x'), userAgent: agents[29] },
+        ],
+        `${count} rules, 40 crawlers`,
+      );
+    },
+  },
 ];
 
 /**
