@@ -85,7 +85,14 @@ export function matchesAt(
   }
 }
 
-function regionMatches(path: string, at: number, patterns: string, p: number, length: number): boolean {
+/** Whether `path[at, at + length)` is `patterns[p, p + length)`. */
+export function regionMatches(
+  path: string,
+  at: number,
+  patterns: string,
+  p: number,
+  length: number,
+): boolean {
   for (let i = 0; i < length; i++) if (path.charCodeAt(at + i) !== patterns.charCodeAt(p + i)) return false;
   return true;
 }

@@ -24,6 +24,7 @@ import {
   type RobotsData,
   startIn,
 } from './compile.js';
+import { regionMatches } from './match.js';
 
 /*
  * A pattern's hash: its characters are dealt to four lanes in turn (the first to lane 0, the
@@ -116,6 +117,7 @@ function firstAtMost(lengths: Int32Array, n: number): number {
   }
   return lo;
 }
+
 /** Spreads a hash over the slots of the table (by the high bits of the product). */
 const SLOT_FACTOR = 0x9e3779b1 | 0;
 /** Spreads a hash over the bits of the filter, independently of its slot. */
@@ -213,7 +215,9 @@ export class PrefixHash {
       for (let e = heads[Math.imul(key, SLOT_FACTOR) >>> shift] - 1; e >= 0; e = entries[e * ENTRY_FIELDS]) {
         if (entries[e * ENTRY_FIELDS + 1] !== key) continue;
         const id = entries[e * ENTRY_FIELDS + 2];
-        if (lengthIn(ints, id) !== length || !isPrefix(data, id, length, path)) continue;
+        if (lengthIn(ints, id) !== length) continue;
+        const position = startIn(ints, id);
+        if (!regionMatches(path, 0, chunkOf(data, position), position & CHUNK_MASK, length)) continue;
         // The same pattern more than once: allow wins (RFC 9309 2.2.2), then the first line.
         if (best < 0 || betterTwin(ints, id, best)) best = id;
       }
@@ -256,15 +260,6 @@ function octetsOf(data: RobotsData): { octets: Uint8Array; bases: number[] } {
     at += written;
   }
   return { octets: patternOctets, bases };
-}
-
-/** Whether the pattern of rule `id`, `length` characters, is the start of `path`. */
-function isPrefix(data: RobotsData, id: number, length: number, path: string): boolean {
-  const position = startIn(data.ints, id);
-  const patterns = chunkOf(data, position);
-  const start = position & CHUNK_MASK;
-  for (let i = 0; i < length; i++) if (patterns.charCodeAt(start + i) !== path.charCodeAt(i)) return false;
-  return true;
 }
 
 /** Of two rules with the same pattern, whether `a` decides rather than `b`. */

@@ -313,26 +313,21 @@ function rank(data: RobotsData, merged: number, at: number): void {
   const parents: number[] = [];
   for (let i = 0; i < plain.length; i++) {
     const id = plain[i];
-    if (hashed) {
-      // No parents: the table is only read in full (see allMatches).
-      if (stride === 1) ints[at + 1 + i] = id;
-      else {
-        ints[at + 1 + i * 2] = id;
-        ints[at + 2 + i * 2] = 0;
+    // A hashed group's entries link no parents: its table is only read in full (see allMatches).
+    let back = 0;
+    if (!hashed) {
+      while (chain.length > 0 && !isPrefixOf(data, plain[chain[chain.length - 1]], id)) chain.pop();
+      const top = chain.length > 0 ? chain[chain.length - 1] : -1;
+      if (top >= 0 && ruleLength(data, plain[top]) === ruleLength(data, id)) {
+        // Same pattern, better rule: it takes the place of the previous one.
+        parents.push(parents[top]);
+        chain[chain.length - 1] = i;
+      } else {
+        parents.push(top);
+        chain.push(i);
       }
-      continue;
+      back = parents[i] < 0 ? 0 : i - parents[i];
     }
-    while (chain.length > 0 && !isPrefixOf(data, plain[chain[chain.length - 1]], id)) chain.pop();
-    const top = chain.length > 0 ? chain[chain.length - 1] : -1;
-    if (top >= 0 && ruleLength(data, plain[top]) === ruleLength(data, id)) {
-      // Same pattern, better rule: it takes the place of the previous one.
-      parents.push(parents[top]);
-      chain[chain.length - 1] = i;
-    } else {
-      parents.push(top);
-      chain.push(i);
-    }
-    const back = parents[i] < 0 ? 0 : i - parents[i];
     if (stride === 1) ints[at + 1 + i] = id + back * PACKED_ID_LIMIT;
     else {
       ints[at + 1 + i * 2] = id;
