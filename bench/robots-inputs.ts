@@ -196,6 +196,28 @@ function asText(text: string, probes: Probe[], note: string): AdversarialInput {
 
 const url = (path: string) => ORIGIN + path;
 
+/** 40 crawlers, each with a group of one rule of its own. */
+function crawlers(): { agents: string[]; own: string } {
+  const agents = Array.from({ length: 40 }, (_, i) => `bot-${letters(i)}`);
+  const own = agents.map((agent, i) => `\nUser-agent: ${agent}\nDisallow: /own-${i}/\n`).join('');
+  return { agents, own };
+}
+
+/** One group of the rules `rule(i)` that 40 crawlers name, each also with a group of its own. */
+function sharedByCrawlers(rule: (i: number) => string, ruledPath: string): AdversarialInput {
+  const { agents, own } = crawlers();
+  const head = agents.map((agent) => `User-agent: ${agent}\n`).join('');
+  const { text, count } = fill(head, rule, LIMIT - Buffer.byteLength(own));
+  return asText(
+    text + own,
+    [
+      { label: 'the last crawler, first check', url: url(ruledPath), userAgent: agents[agents.length - 1] },
+      { label: 'the 30th crawler, first check', url: url('/own-29/x'), userAgent: agents[29] },
+    ],
+    `${count} rules, 40 crawlers`,
+  );
+}
+
 export const ADVERSARIAL_CASES: AdversarialCase[] = [
   {
     id: 'a',
@@ -427,25 +449,46 @@ export const ADVERSARIAL_CASES: AdversarialCase[] = [
   {
     id: 'm',
     title: 'one group of plain rules that 40 crawlers name, each also with a group of its own',
+    // Each crawler's rules are another combination of groups: the large group must be ranked
+    // once for all of them, not once per crawler at its first check.
+    build: () => sharedByCrawlers((i) => `Disallow: /section-${i % 97}/item-${i}/\n`, '/section-5/item-5/x'),
+  },
+  {
+    id: 'n',
+    title: 'case (m) with wildcard rules: one indexed group that 40 crawlers name',
+    build: () =>
+      sharedByCrawlers((i) => `Disallow: /*section-${i % 97}/item-${i}/\n`, '/a/section-5/item-5/x'),
+  },
+  {
+    id: 'o',
+    title: '100 groups of plain rules, each named by 40 crawlers but one: a crawler reads 40 shared tables',
     build() {
-      // Each crawler's rules are another combination of groups, with a ranked table of its own;
-      // past the budget of ranking while parsing, a combination is ranked at its first check.
-      const agents = Array.from({ length: 40 }, (_, i) => `bot-${letters(i)}`);
-      const own = agents.map((agent, i) => `\nUser-agent: ${agent}\nDisallow: /own-${i}/\n`).join('');
-      const head = `${agents.map((agent) => `User-agent: ${agent}\n`).join('')}`;
-      const { text, count } = fill(
-        head,
-        (i) => `Disallow: /section-${i % 97}/item-${i}/\n`,
-        LIMIT - Buffer.byteLength(own),
+      const { agents, own } = crawlers();
+      const heads = Array.from({ length: 100 }, (_, g) =>
+        agents
+          .filter((_, k) => k !== g)
+          .map((agent) => `User-agent: ${agent}\n`)
+          .join(''),
       );
+      const room =
+        LIMIT - Buffer.byteLength(own) - heads.reduce((sum, h) => sum + Buffer.byteLength(h) + 1, 0);
+      const perGroup = Math.floor(room / 100 / `Disallow: /section-00/item-00000/\n`.length);
+      let count = 0;
+      const groups = heads.map((head) => {
+        const rules = Array.from(
+          { length: perGroup },
+          () => `Disallow: /section-${count % 97}/item-${count++}/\n`,
+        );
+        return `${head}${rules.join('')}\n`;
+      });
       const last = agents[agents.length - 1];
       return asText(
-        text + own,
+        groups.join('') + own,
         [
           { label: 'the last crawler, first check', url: url('/section-5/item-5/x'), userAgent: last },
-          { label: 'the 30th crawler, first check', url: url('/own-29/x'), userAgent: agents[29] },
+          { label: 'the 30th crawler, no rule matches', url: url('/zzz'), userAgent: agents[29] },
         ],
-        `${count} rules, 40 crawlers`,
+        `${count} rules in 100 groups, 40 crawlers`,
       );
     },
   },

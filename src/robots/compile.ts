@@ -33,6 +33,8 @@ const GROUP_FIELDS = 7;
 const AGENT_FIELDS = 4;
 /** Fields per merged group, at `mergedAt`. */
 const MERGED_FIELDS = 6;
+/** Fields per ranked table, at `tablesAt`. */
+const TABLE_FIELDS = 4;
 
 /**
  * The compiled file: a few strings and one Int32Array, however many rules it has. Rule ids
@@ -53,14 +55,17 @@ const MERGED_FIELDS = 6;
  *   in `words`, the merged group its token names (-1 for none);
  * - merged groups (one per token, RFC 9309 2.2.1) at `mergedAt`, MERGED_FIELDS each: start
  *   and length of the token in the patterns, the range of its member group ids (positions
- *   in `ints`), its ranked table (see rank.ts: shared by tokens with the same groups) and
- *   that table's size;
+ *   in `ints`), and the range of its parts (positions in `ints`): the ranked tables that
+ *   together hold its rules (see sizeRankedTables), most often one;
+ * - the member lists at `membersAt`, the part lists after them, then the member groups of each
+ *   ranked table;
  * - sitemaps at `sitemapsAt`, two each: start and length in `words`;
  * - raw patterns at `rawAt`, three each, by rule id: id, start and length in `words`;
  * - for a file of many tokens (a list scan is faster for a few), the merged groups by token at
  *   `slotsAt`: an open-addressing table of `m + 1` (0 for an empty slot) by the hash of the
  *   token (see tokenHash), a power of two of slots; none (0 slots) for other files;
- * - the ranked tables at `tablesAt`, one int each: where the table starts. A small file
+ * - the ranked tables at `tablesAt`, TABLE_FIELDS each: where the table starts, its size in
+ *   ints, and the range of its member group ids (positions in `ints`). A small file
  *   gets a table when a check first needs it, appended (in room left by an earlier one, or
  *   in a longer copy of `ints`), so it pays only for the groups its crawlers ask about; 0
  *   until then. A large file, where that copy would cost a check milliseconds, has room
@@ -106,6 +111,9 @@ export const GROUP_COUNT = 0;
 export const MERGED_COUNT = 1;
 export const SITEMAP_COUNT = 2;
 export const RAW_COUNT = 3;
+export const TABLE_COUNT = 14;
+/** The tables of shared classes (see sharedClasses), which come first among the tables. */
+export const SHARED_TABLE_COUNT = 15;
 const GROUPS_AT = 4;
 const AGENTS_AT = 5;
 const MERGED_AT = 6;
@@ -119,7 +127,7 @@ export const INTS_FULL = 11;
 const SLOTS_AT = 12;
 const SLOT_COUNT = 13;
 /** Rules start after the header. */
-const RULES_AT = 14;
+const RULES_AT = 16;
 
 /** How many rules the file has. */
 export function ruleCount(data: RobotsData): number {
@@ -232,10 +240,25 @@ export function mergedField(data: RobotsData, m: number, field: number): number 
 }
 export const MEMBERS_FROM = 2;
 export const MEMBERS_TO = 3;
-/** The merged group's ranked table (an index into the tables at TABLES_AT). */
-export const RANKED_TABLE = 4;
-/** The size of that table in ints. */
-export const RANKED_SIZE = 5;
+/** Where the list of the merged group's ranked tables (indexes into the tables at TABLES_AT) starts and ends in `ints`. */
+export const PARTS_FROM = 4;
+export const PARTS_TO = 5;
+
+/** One field of ranked table `t`. */
+export function tableField(data: RobotsData, t: number, field: number): number {
+  return data.ints[data.ints[TABLES_AT] + t * TABLE_FIELDS + field];
+}
+/** Where the table starts in `ints`, 0 until it has a place (see rank.ts). */
+export const TABLE_START = 0;
+export const TABLE_SIZE = 1;
+/** The range of the table's member group ids (positions in `ints`). */
+export const TABLE_MEMBERS_FROM = 2;
+export const TABLE_MEMBERS_TO = 3;
+
+/** The position in `ints` of field TABLE_START of ranked table `t`, which rank.ts writes. */
+export function tableStartAt(data: RobotsData, t: number): number {
+  return data.ints[TABLES_AT] + t * TABLE_FIELDS + TABLE_START;
+}
 
 /** The token of merged group `m`, lower-case (`*` for the star group). */
 export function mergedToken(data: RobotsData, m: number): string {
@@ -771,15 +794,31 @@ function mergeGroups(groups: readonly PendingGroup[], agentValues: readonly stri
   return { tokens, tokenEnds, memberStart, memberList, agentMerged, slots };
 }
 
-/** The ranked tables: one per distinct list of member groups, sized now, added on first use. */
+/**
+ * The ranked tables: one per distinct list of member groups, sized now, added on first use.
+ * A merged group reads one table, or several (its parts) when some of its groups form a shared
+ * class (see sharedClasses).
+ */
 interface RankedTables {
   /** How many tables there are. */
   tableCount: number;
+  /** How many of them, the first, are tables of shared classes. */
+  sharedCount: number;
   /** Size in ints of each table (by table, up to tableCount). */
   rankedSize: Int32Array;
-  /** By merged group, its table. */
-  tableOf: Int32Array;
+  /** The member groups of table t: tableMembers[tableMemberStart[t], tableMemberStart[t + 1]). */
+  tableMemberStart: Int32Array;
+  tableMembers: Int32Array;
+  /** The tables of merged group m: partList[partStart[m], partStart[m + 1]). */
+  partStart: Int32Array;
+  partList: Int32Array;
 }
+
+/**
+ * Groups of a class with more rules than this, named by more than one token, are a table of
+ * their own that each of those tokens reads beside the table of its other groups.
+ */
+const SHARED_CLASS_RULES = 16;
 
 function sizeRankedTables(
   groups: readonly PendingGroup[],
@@ -804,46 +843,134 @@ function sizeRankedTables(
     groupOther[g] = other;
   }
   const tokenCount = merged.tokens.length;
-  const sizes = zeroedInts(tokenCount);
+  const pairs = memberList.length;
+  // A table per token at most, and one per shared class, which holds at least one group.
+  const sizes = zeroedInts(tokenCount + groups.length);
+  const tableMemberStart = zeroedInts(tokenCount + groups.length + 1);
+  const tableMembers = zeroedInts(pairs + groups.length);
   let tables = 0;
-  // The table of a token whose rules all come from one group, by that group (t + 1; 0: none yet).
+  // The table of a list of one group, by that group (t + 1; 0: none yet).
   const tableOfGroup = zeroedInts(groups.length);
   let tableOfList: Map<string, number> | undefined;
-  const tableOf = zeroedInts(tokenCount);
-  for (let m = 0; m < tokenCount; m++) {
-    const from = memberStart[m];
-    const to = memberStart[m + 1];
-    const key = to - from === 1 ? '' : memberList.slice(from, to).join(',');
-    const shared = key === '' ? tableOfGroup[memberList[from]] - 1 : (tableOfList?.get(key) ?? -1);
-    if (shared >= 0) {
-      tableOf[m] = shared;
-      continue;
-    }
+  /** The table of the groups `list[from, to)`, made when no earlier list was the same. */
+  const tableFor = (list: Int32Array, from: number, to: number): number => {
+    const key = to - from === 1 ? '' : list.subarray(from, to).join(',');
+    const shared = key === '' ? tableOfGroup[list[from]] - 1 : (tableOfList?.get(key) ?? -1);
+    if (shared >= 0) return shared;
     let plain = 0;
     let other = 0;
+    const first = tableMemberStart[tables];
     for (let k = from; k < to; k++) {
-      plain += groupPlain[memberList[k]];
-      other += groupOther[memberList[k]];
+      plain += groupPlain[list[k]];
+      other += groupOther[list[k]];
+      tableMembers[first + k - from] = list[k];
     }
+    tableMemberStart[tables + 1] = first + to - from;
     const packed = rules.count < PACKED_ID_LIMIT && plain < PACKED_BACK_LIMIT;
-    const size = 1 + plain * (packed ? 1 : 2) + other * OTHER_FIELDS;
-    if (key === '') tableOfGroup[memberList[from]] = tables + 1;
+    if (key === '') tableOfGroup[list[from]] = tables + 1;
     else {
       tableOfList ??= new Map();
       tableOfList.set(key, tables);
     }
-    tableOf[m] = tables;
-    sizes[tables++] = size;
+    sizes[tables] = 1 + plain * (packed ? 1 : 2) + other * OTHER_FIELDS;
+    return tables++;
+  };
+  const partStart = zeroedInts(tokenCount + 1);
+  const partList = zeroedInts(pairs);
+  // Most files name each token in one group: each token reads the table of its groups.
+  const classTable =
+    pairs > tokenCount ? sharedClasses(merged, groups.length, groupPlain, groupOther, tableFor) : null;
+  const sharedCount = tables;
+  const rest = classTable === null ? null : zeroedInts(groups.length);
+  /** By shared class table, the last merged group that took it as a part (m + 1). */
+  const lastPart = classTable === null ? null : zeroedInts(tokenCount + groups.length);
+  let parts = 0;
+  for (let m = 0; m < tokenCount; m++) {
+    const from = memberStart[m];
+    const to = memberStart[m + 1];
+    if (classTable === null || rest === null || lastPart === null)
+      partList[parts++] = tableFor(memberList, from, to);
+    else {
+      let restCount = 0;
+      for (let k = from; k < to; k++) {
+        const g = memberList[k];
+        const t = classTable[g] - 1;
+        if (t < 0) rest[restCount++] = g;
+        else if (lastPart[t] !== m + 1) {
+          lastPart[t] = m + 1;
+          partList[parts++] = t;
+        }
+      }
+      if (restCount > 0) partList[parts++] = tableFor(rest, 0, restCount);
+    }
+    partStart[m + 1] = parts;
   }
   // The sizes with their count, not a view of them (making a view costs more than the rest of the step).
-  return { tableCount: tables, rankedSize: sizes, tableOf };
+  return {
+    tableCount: tables,
+    sharedCount,
+    rankedSize: sizes,
+    tableMemberStart,
+    tableMembers,
+    partStart,
+    partList,
+  };
+}
+
+/**
+ * By group, 1 + the table of its shared class, or 0 when it is in none. A class is the groups
+ * that the same tokens name (the same list of merged groups); it is shared when more than one
+ * token names it and it has more than SHARED_CLASS_RULES rules. Without classes, tokens that name
+ * one large group and each a group of its own would each rank a copy of the large group on
+ * their first check; with them, the large group is ranked once, and the rules a file makes its
+ * tokens rank together are at most the rules it has.
+ */
+function sharedClasses(
+  merged: MergedGroups,
+  groupCount: number,
+  groupPlain: Int32Array,
+  groupOther: Int32Array,
+  tableFor: (list: Int32Array, from: number, to: number) => number,
+): Int32Array {
+  const { memberStart, memberList } = merged;
+  const tokenCount = merged.tokens.length;
+  // The tokens that name each group, in token order: tokensOf[tokensStart[g], tokensStart[g + 1]).
+  const tokensStart = zeroedInts(groupCount + 1);
+  for (let k = 0; k < memberList.length; k++) tokensStart[memberList[k] + 1]++;
+  for (let g = 0; g < groupCount; g++) tokensStart[g + 1] += tokensStart[g];
+  const cursor = zeroedInts(groupCount);
+  cursor.set(tokensStart.subarray(0, groupCount));
+  const tokensOf = zeroedInts(memberList.length);
+  for (let m = 0; m < tokenCount; m++) {
+    for (let k = memberStart[m]; k < memberStart[m + 1]; k++) tokensOf[cursor[memberList[k]]++] = m;
+  }
+  // Groups named by more than one token, by the list of those tokens, in file order.
+  const classes = new Map<string, number[]>();
+  for (let g = 0; g < groupCount; g++) {
+    const from = tokensStart[g];
+    const to = tokensStart[g + 1];
+    if (to - from < 2 || groupPlain[g] + groupOther[g] === 0) continue;
+    const key = tokensOf.subarray(from, to).join(',');
+    const list = classes.get(key);
+    if (list === undefined) classes.set(key, [g]);
+    else list.push(g);
+  }
+  const classTable = zeroedInts(groupCount);
+  for (const list of classes.values()) {
+    let count = 0;
+    for (const g of list) count += groupPlain[g] + groupOther[g];
+    if (count <= SHARED_CLASS_RULES) continue;
+    const t = tableFor(Int32Array.from(list), 0, list.length);
+    for (const g of list) classTable[g] = t + 1;
+  }
+  return classTable;
 }
 
 /** Lays out `ints` (see RobotsData) and fills it. */
 function writeTables(
   lines: CollectedLines,
   merged: MergedGroups,
-  { tableCount, rankedSize, tableOf }: RankedTables,
+  { tableCount, sharedCount, rankedSize, tableMemberStart, tableMembers, partStart, partList }: RankedTables,
   tokensAt: number,
 ): Int32Array {
   const { rules, rawIds, rawValues, groups, agentLines, agentValues, sitemaps } = lines;
@@ -853,13 +980,15 @@ function writeTables(
   const agentsAt = groupsAt + groups.length * GROUP_FIELDS;
   const mergedAt = agentsAt + agentValues.length * AGENT_FIELDS;
   const membersAt = mergedAt + tokens.length * MERGED_FIELDS;
-  const sitemapsAt = membersAt + memberList.length;
+  const partsAt = membersAt + memberList.length;
+  const tableMembersAt = partsAt + partStart[tokens.length];
+  const sitemapsAt = tableMembersAt + tableMemberStart[tableCount];
   const rawAt = sitemapsAt + sitemaps.length * 2;
   const slotsAt = rawAt + rawIds.length * 3;
   // Read for every file, used for some (see the steps of finish()).
   const slotCount = tokens.length > SMALL_TOKEN_TABLE ? slots.length : 0;
   const tablesAt = slotsAt + slotCount;
-  const base = tablesAt + tableCount;
+  const base = tablesAt + tableCount * TABLE_FIELDS;
   let full = base;
   for (let t = 0; t < tableCount; t++) full += rankedSize[t];
   // Room for every table at once when the tables do not outweigh the rest several times over
@@ -871,7 +1000,11 @@ function writeTables(
   const ints = keptBlocks.take(total);
   // Each table's place when there is room for all, else 0: placed on first use.
   for (let t = 0, at = base; t < tableCount; t++) {
-    ints[tablesAt + t] = reserve ? at : 0;
+    const field = tablesAt + t * TABLE_FIELDS;
+    ints[field + TABLE_START] = reserve ? at : 0;
+    ints[field + TABLE_SIZE] = rankedSize[t];
+    ints[field + TABLE_MEMBERS_FROM] = tableMembersAt + tableMemberStart[t];
+    ints[field + TABLE_MEMBERS_TO] = tableMembersAt + tableMemberStart[t + 1];
     at += rankedSize[t];
   }
 
@@ -879,6 +1012,8 @@ function writeTables(
   ints[MERGED_COUNT] = tokens.length;
   ints[SITEMAP_COUNT] = sitemaps.length;
   ints[RAW_COUNT] = rawIds.length;
+  ints[TABLE_COUNT] = tableCount;
+  ints[SHARED_TABLE_COUNT] = sharedCount;
   ints[GROUPS_AT] = groupsAt;
   ints[AGENTS_AT] = agentsAt;
   ints[MERGED_AT] = mergedAt;
@@ -928,6 +1063,8 @@ function writeTables(
     word += sitemaps[i].length;
   }
   ints.set(memberList, membersAt);
+  ints.set(partList.subarray(0, partStart[tokens.length]), partsAt);
+  ints.set(tableMembers.subarray(0, tableMemberStart[tableCount]), tableMembersAt);
   ints.set(slots.subarray(0, slotCount), slotsAt);
   let token = tokensAt;
   for (let m = 0; m < tokens.length; m++) {
@@ -937,8 +1074,8 @@ function writeTables(
     token += tokens[m].length;
     ints[at + MEMBERS_FROM] = membersAt + memberStart[m];
     ints[at + MEMBERS_TO] = membersAt + memberStart[m + 1];
-    ints[at + RANKED_TABLE] = tableOf[m];
-    ints[at + RANKED_SIZE] = rankedSize[tableOf[m]];
+    ints[at + PARTS_FROM] = partsAt + partStart[m];
+    ints[at + PARTS_TO] = partsAt + partStart[m + 1];
   }
   return ints;
 }

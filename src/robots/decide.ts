@@ -22,12 +22,11 @@ import {
   GROUP_COUNT,
   groupField,
   lengthIn,
-  MEMBERS_FROM,
-  MEMBERS_TO,
   MERGED_COUNT,
   mergedField,
   OTHER_FIELDS,
-  RANKED_TABLE,
+  PARTS_FROM,
+  PARTS_TO,
   type RobotsData,
   RULE_COUNT,
   ruleCount,
@@ -35,7 +34,11 @@ import {
   ruleLength,
   ruleMatchLength,
   ruleStart,
+  SHARED_TABLE_COUNT,
   startIn,
+  TABLE_MEMBERS_FROM,
+  TABLE_MEMBERS_TO,
+  tableField,
   WILDCARD,
 } from './compile.js';
 import { matchesAt, type PieceSearches } from './match.js';
@@ -99,9 +102,12 @@ const EAGER_CHARACTERS = 32 * 1024;
  * hashes every plain pattern, and an index reads every rule: spent lazily, a group of thousands
  * of rules would make one unlucky check take milliseconds, where a parse of such a file takes
  * them anyway. Small groups stay lazy: most of a file's groups are never asked about, and
- * ranking one costs less than a check. The work is bounded by the file's rules: tokens that each
- * name another combination of large groups would otherwise rank every combination, each a table
- * of its own; past the budget, a table waits for a check that needs it.
+ * ranking one costs less than a check.
+ *
+ * The tables of shared classes come first, all of them: they hold each rule of the file once
+ * at most, and a token may read hundreds of them. The work is then bounded by the file's rules:
+ * tokens that each name another combination of the other groups would otherwise rank every
+ * combination, each a table of its own; past the budget, a table waits for a check that needs it.
  */
 export function prepareLargeGroups(data: RobotsData): void {
   const rules = ruleCount(data);
@@ -111,15 +117,23 @@ export function prepareLargeGroups(data: RobotsData): void {
   // merged groups are not read (a file may name tens of thousands of tokens for one rule).
   if (1 + OTHER_FIELDS * rules <= EAGER_RANKING * 2 && ruleCharacters <= EAGER_CHARACTERS) return;
   let budget = EAGER_BUDGET_PER_RULE * rules;
+  for (let t = 0; t < count(data, SHARED_TABLE_COUNT); t++) {
+    budget -= rankedSize(data, t);
+    prepareTable(data, t);
+  }
   // Few rules can be long ones: ranking reads their characters, which the budget counts too.
   const characters = ruleCharacters > EAGER_CHARACTERS ? patternCharacters(data) : null;
   for (let m = 0; m < count(data, MERGED_COUNT); m++) {
-    const size = rankedSize(data, m);
-    if (size > budget || isRanked(data, m)) continue;
-    if (
-      size > EAGER_RANKING * 2 ||
-      (characters !== null && memberSum(data, m, characters) > EAGER_CHARACTERS)
-    ) {
+    let size = 0;
+    let sum = 0;
+    for (let k = mergedField(data, m, PARTS_FROM); k < mergedField(data, m, PARTS_TO); k++) {
+      const t = data.ints[k];
+      if (isRanked(data, t)) continue;
+      size += rankedSize(data, t);
+      if (characters !== null) sum += memberSum(data, t, characters);
+    }
+    if (size === 0 || size > budget) continue;
+    if (size > EAGER_RANKING * 2 || sum > EAGER_CHARACTERS) {
       budget -= size;
       prepareGroup(data, m);
     }
@@ -137,20 +151,29 @@ function patternCharacters(data: RobotsData): Int32Array {
   return characters;
 }
 
-/** The sum of `byGroup` over the member groups of merged group `m`. */
-function memberSum(data: RobotsData, m: number, byGroup: Int32Array): number {
+/** The sum of `byGroup` over the member groups of ranked table `table`. */
+function memberSum(data: RobotsData, table: number, byGroup: Int32Array): number {
   let sum = 0;
-  for (let k = mergedField(data, m, MEMBERS_FROM); k < mergedField(data, m, MEMBERS_TO); k++)
+  for (
+    let k = tableField(data, table, TABLE_MEMBERS_FROM);
+    k < tableField(data, table, TABLE_MEMBERS_TO);
+    k++
+  )
     sum += byGroup[data.ints[k]];
   return sum;
 }
 
-/** Ranks merged group `merged`, and indexes it when it has many wildcard rules: what its first check does. */
+/** Ranks the tables of merged group `merged`, and indexes those with many wildcard rules: what its first check does. */
 export function prepareGroup(data: RobotsData, merged: number): void {
-  const at = rankedRules(data, merged);
-  const end = at + rankedSize(data, merged);
+  for (let k = mergedField(data, merged, PARTS_FROM); k < mergedField(data, merged, PARTS_TO); k++)
+    prepareTable(data, data.ints[k]);
+}
+
+function prepareTable(data: RobotsData, table: number): void {
+  const at = rankedRules(data, table);
+  const end = at + rankedSize(data, table);
   const split = splitOf(data.ints, at);
-  if (end - split > INDEX_THRESHOLD * OTHER_FIELDS) indexOf(data, merged, split, end);
+  if (end - split > INDEX_THRESHOLD * OTHER_FIELDS) indexOf(data, table, split, end);
 }
 
 /**
@@ -202,17 +225,27 @@ function pathHas(low: number, high: number): boolean {
 export function decide(data: RobotsData, merged: number, path: string, mask: Int32Array): number {
   pathMask[0] = mask[0];
   pathMask[1] = mask[1];
-  const at = rankedRules(data, merged);
+  let best = -1;
+  // Ranking a table replaces `ints`: the part list is read from the current one.
+  for (let k = mergedField(data, merged, PARTS_FROM); k < mergedField(data, merged, PARTS_TO); k++)
+    best = decideTable(data, data.ints[k], path, mask, best);
+  return best;
+}
+
+/** The best of `best` (a rule id, or -1) and the rules of ranked table `table` that match `path`. */
+function decideTable(data: RobotsData, table: number, path: string, mask: Int32Array, best: number): number {
+  const at = rankedRules(data, table);
   const ints = data.ints;
   const split = splitOf(ints, at);
-  const end = at + rankedSize(data, merged);
-  const hashed = data.prefixes === null ? undefined : data.prefixes[mergedField(data, merged, RANKED_TABLE)];
-  const best =
+  const end = at + rankedSize(data, table);
+  const hashed = data.prefixes === null ? undefined : data.prefixes[table];
+  const plain =
     hashed === undefined
       ? longestPrefixRule(data, at + 1, split, strideOf(ints, at), path)
       : hashed.longest(data, path);
+  if (plain >= 0 && outranks(data, plain, best)) best = plain;
   if (end - split > INDEX_THRESHOLD * OTHER_FIELDS) {
-    return decideIndexed(data, indexOf(data, merged, split, end), path, best);
+    return decideIndexed(data, indexOf(data, table, split, end), path, best);
   }
   // Best first: once a rule cannot beat the best match, none after it can (see outranks).
   const bestLength = best < 0 ? -1 : lengthIn(ints, best);
@@ -254,12 +287,20 @@ function firstShorter(ints: Int32Array, split: number, end: number, length: numb
 export function allMatches(data: RobotsData, merged: number, path: string, mask: Int32Array): number[] {
   pathMask[0] = mask[0];
   pathMask[1] = mask[1];
-  const at = rankedRules(data, merged);
+  const found: number[] = [];
+  for (let k = mergedField(data, merged, PARTS_FROM); k < mergedField(data, merged, PARTS_TO); k++)
+    matchesIn(data, data.ints[k], path, found);
+  sortByRank(data, found);
+  return found;
+}
+
+/** Appends to `found` every rule of ranked table `table` that matches `path`. */
+function matchesIn(data: RobotsData, table: number, path: string, found: number[]): void {
+  const at = rankedRules(data, table);
   const ints = data.ints;
   const split = splitOf(ints, at);
   const stride = strideOf(ints, at);
-  const end = at + rankedSize(data, merged);
-  const found: number[] = [];
+  const end = at + rankedSize(data, table);
   for (let k = at + 1; k < split; k += stride) {
     const id = plainId(ints, k, stride);
     if (ruleMatches(data, id, path)) found.push(id);
@@ -269,8 +310,6 @@ export function allMatches(data: RobotsData, merged: number, path: string, mask:
   for (let k = split; k < end; k += OTHER_FIELDS) {
     if (pathHas(ints[k + 1], ints[k + 2]) && ruleMatches(data, ints[k], path, searches)) found.push(ints[k]);
   }
-  sortByRank(data, found);
-  return found;
 }
 
 /** True when rule `a` outranks rule `b` (b may be -1). */
@@ -477,11 +516,10 @@ function bestAmongMarked(
 }
 
 /**
- * The index of merged group `merged`, whose wildcard and `$` rules are `ints[split, end)`, built
- * on first use. Kept by ranked table: the tokens of one list of groups share it.
+ * The index of ranked table `table`, whose wildcard and `$` rules are `ints[split, end)`, built
+ * on first use and shared by the tokens that read the table.
  */
-function indexOf(data: RobotsData, merged: number, split: number, end: number): GroupIndex {
-  const table = mergedField(data, merged, RANKED_TABLE);
+function indexOf(data: RobotsData, table: number, split: number, end: number): GroupIndex {
   data.indexes ??= [];
   data.indexes[table] ??= buildIndex(data, split, end);
   return data.indexes[table];

@@ -1,6 +1,7 @@
 /**
- * Ranking the rules of a merged group, once, on the first check that needs it, into a
- * table appended to `RobotsData.ints`.
+ * Ranking the rules of a list of groups (a ranked table: a merged group's, or a part of it; see
+ * compile.ts), once, on the first check that needs it, into a table appended to
+ * `RobotsData.ints`.
  *
  * Plain prefix rules (`/private/`) are sorted by pattern for a binary search; each keeps
  * a link to its parent, the longest other plain pattern that is a prefix of it, as the
@@ -24,34 +25,34 @@ import {
   groupField,
   INTS_FULL,
   INTS_USED,
-  MEMBERS_FROM,
-  MEMBERS_TO,
-  mergedField,
   OTHER_FIELDS,
   PACKED_ID_LIMIT,
   PLAIN,
-  RANKED_SIZE,
-  RANKED_TABLE,
   type RobotsData,
   RULE_COUNT,
   ruleFlags,
   ruleLength,
   ruleMatchLength,
   ruleStart,
-  TABLES_AT,
+  TABLE_MEMBERS_FROM,
+  TABLE_MEMBERS_TO,
+  TABLE_SIZE,
+  TABLE_START,
+  tableField,
+  tableStartAt,
 } from './compile.js';
 import { PrefixHash } from './prefixes.js';
 
 /**
- * The position in `data.ints` of the ranked table of merged group `merged`, ranked on first
- * use; the table ends at this position plus `rankedSize`. Ranking replaces `data.ints`.
+ * The position in `data.ints` of ranked table `table`, ranked on first use; the table ends at
+ * this position plus `rankedSize`. Ranking replaces `data.ints`.
  */
-export function rankedRules(data: RobotsData, merged: number): number {
-  const entry = data.ints[TABLES_AT] + mergedField(data, merged, RANKED_TABLE);
+export function rankedRules(data: RobotsData, table: number): number {
+  const entry = tableStartAt(data, table);
   let at = data.ints[entry];
   if (at === 0) {
     at = data.ints[INTS_USED];
-    const used = at + rankedSize(data, merged);
+    const used = at + rankedSize(data, table);
     if (used > data.ints.length) {
       // Grown by at least a quarter, never past room for every table: asking about every
       // group of a file copies `ints` a logarithmic number of times, and a file asked about
@@ -65,21 +66,21 @@ export function rankedRules(data: RobotsData, merged: number): number {
     data.ints[entry] = at;
   }
   // A table's first int, written last, is 0 until it is complete.
-  if (data.ints[at] === 0) rank(data, merged, at);
+  if (data.ints[at] === 0) rank(data, table, at);
   return at;
 }
 
-/** Whether the ranked table of merged group `merged` is in `ints` already. */
-export function isRanked(data: RobotsData, merged: number): boolean {
-  const at = data.ints[data.ints[TABLES_AT] + mergedField(data, merged, RANKED_TABLE)];
+/** Whether ranked table `table` is in `ints` already. */
+export function isRanked(data: RobotsData, table: number): boolean {
+  const at = tableField(data, table, TABLE_START);
   // Both tests run for every file (see compile.ts on type feedback): with no place yet, `at` is
   // 0 and ints[0] the group count, at least 1 in a file with a merged group.
   return data.ints[at] !== 0 && at !== 0;
 }
 
-/** The size in ints of the ranked table of merged group `merged`. */
-export function rankedSize(data: RobotsData, merged: number): number {
-  return mergedField(data, merged, RANKED_SIZE);
+/** The size in ints of ranked table `table`. */
+export function rankedSize(data: RobotsData, table: number): number {
+  return tableField(data, table, TABLE_SIZE);
 }
 
 /** RFC 9309 2.2.2: the longest pattern first; on equal length allow first; then file order. */
@@ -283,11 +284,15 @@ function sortEqual(data: RobotsData, ids: number[], lo: number, hi: number): voi
 /** Groups with more plain prefix rules than this find them by hash instead of a sorted table. */
 const HASHED_PLAIN = 512;
 
-function rank(data: RobotsData, merged: number, at: number): void {
+function rank(data: RobotsData, table: number, at: number): void {
   const plain: number[] = [];
   const other: number[] = [];
   const ints = data.ints;
-  for (let k = mergedField(data, merged, MEMBERS_FROM); k < mergedField(data, merged, MEMBERS_TO); k++) {
+  for (
+    let k = tableField(data, table, TABLE_MEMBERS_FROM);
+    k < tableField(data, table, TABLE_MEMBERS_TO);
+    k++
+  ) {
     const g = ints[k];
     const first = groupField(data, g, FIRST_RULE);
     for (let id = first; id < first + groupField(data, g, RULE_COUNT); id++) {
@@ -300,13 +305,13 @@ function rank(data: RobotsData, merged: number, at: number): void {
   const hashed = plain.length > HASHED_PLAIN;
   if (hashed) {
     data.prefixes ??= [];
-    data.prefixes[mergedField(data, merged, RANKED_TABLE)] = new PrefixHash(data, plain);
+    data.prefixes[table] = new PrefixHash(data, plain);
   } else sortByPattern(data, plain);
   sortByRank(data, other);
 
   // The compiler sized the table for one layout or the other (see PACKED_ID_LIMIT).
   const stride =
-    plain.length === 0 ? 1 : (rankedSize(data, merged) - 1 - other.length * OTHER_FIELDS) / plain.length;
+    plain.length === 0 ? 1 : (rankedSize(data, table) - 1 - other.length * OTHER_FIELDS) / plain.length;
   const split = at + 1 + plain.length * stride;
   // Entry indexes of the open chain of prefixes, and the parent of each entry (-1 for none).
   const chain: number[] = [];

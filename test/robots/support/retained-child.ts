@@ -59,6 +59,21 @@ const FILES: Record<string, { text: string; copies: number }> = {
     text: fill('User-agent: *\n', (i) => `${i % 2 ? 'Allow' : 'Disallow'}: /same\n`, 100 * KIB),
     copies: 20,
   },
+  'a group many crawlers share': {
+    // Each crawler also has a group of its own: the shared group is a table of its own, which
+    // every crawler's check reads beside the table of its own group.
+    text: (() => {
+      const agents = [
+        'ExampleBot',
+        'Googlebot',
+        ...Array.from({ length: 18 }, (_, i) => `bot-${letters(i)}`),
+      ];
+      const own = agents.map((agent, i) => `\nUser-agent: ${agent}\nDisallow: /own-${i}/*.pdf$\n`).join('');
+      const head = agents.map((agent) => `User-agent: ${agent}\n`).join('');
+      return fill(head, (i) => `Disallow: /p/${i}/${i % 7 ? '' : '*'}x\n`, 100 * KIB) + own;
+    })(),
+    copies: 20,
+  },
   // 60 copies: what else the process frees between the two readings is shared among more. In the
   // full suite on fresh clones this file measured 58-60.5 KB against 51.6 KB alone, 20 copies each.
   'unparsable lines': { text: fill('', (i) => `this is line ${i} — not a rule\n`, 100 * KIB), copies: 60 },
