@@ -492,6 +492,26 @@ export const ADVERSARIAL_CASES: AdversarialCase[] = [
       );
     },
   },
+  {
+    id: 'p',
+    title: 'groups of 17 rules, each naming one crawler and a crawler of its own',
+    build() {
+      // Each group is a class of its own (a list of crawlers no other group has), which the
+      // first crawler shares with another: a table per class would be one per group to read.
+      const { text, count } = fill('', (g) => {
+        const rules = Array.from({ length: 17 }, (_, r) => `Disallow: /p${g}/${r}\n`).join('');
+        return `User-agent: bot-a\nUser-agent: own-${letters(g)}\n${rules}\n`;
+      });
+      return asText(
+        text,
+        [
+          { label: 'the crawler of every group, first check', url: url('/p5/1x'), userAgent: 'bot-a' },
+          { label: 'the crawler of the first group', url: url('/p0/1x'), userAgent: 'own-a' },
+        ],
+        `${count} groups of 17 rules`,
+      );
+    },
+  },
 ];
 
 /**

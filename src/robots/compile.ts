@@ -34,7 +34,7 @@ const AGENT_FIELDS = 4;
 /** Fields per merged group, at `mergedAt`. */
 const MERGED_FIELDS = 6;
 /** Fields per ranked table, at `tablesAt`. */
-const TABLE_FIELDS = 4;
+const TABLE_FIELDS = 3;
 
 /**
  * The compiled file: a few strings and one Int32Array, however many rules it has. Rule ids
@@ -55,17 +55,19 @@ const TABLE_FIELDS = 4;
  *   in `words`, the merged group its token names (-1 for none);
  * - merged groups (one per token, RFC 9309 2.2.1) at `mergedAt`, MERGED_FIELDS each: start
  *   and length of the token in the patterns, the range of its member group ids (positions
- *   in `ints`), and the range of its parts (positions in `ints`): the ranked tables that
- *   together hold its rules (see sizeRankedTables), most often one;
- * - the member lists at `membersAt`, the part lists after them, then the member groups of each
- *   ranked table;
+ *   in `ints`), and its parts, the ranked tables that together hold its rules (see
+ *   sizeRankedTables): the first, and the position of a list of the others (`[count, t...]`),
+ *   0 for none, most merged groups having one part;
+ * - the member lists at `membersAt`, the lists of parts after them, then the lists of member
+ *   groups (`[count, g...]`) of the ranked tables whose members are no merged group's;
  * - sitemaps at `sitemapsAt`, two each: start and length in `words`;
  * - raw patterns at `rawAt`, three each, by rule id: id, start and length in `words`;
  * - for a file of many tokens (a list scan is faster for a few), the merged groups by token at
  *   `slotsAt`: an open-addressing table of `m + 1` (0 for an empty slot) by the hash of the
  *   token (see tokenHash), a power of two of slots; none (0 slots) for other files;
  * - the ranked tables at `tablesAt`, TABLE_FIELDS each: where the table starts, its size in
- *   ints, and the range of its member group ids (positions in `ints`). A small file
+ *   ints, and its member groups: a merged group with the same members (m), or the position p
+ *   of their list as `~p`. A small file
  *   gets a table when a check first needs it, appended (in room left by an earlier one, or
  *   in a longer copy of `ints`), so it pays only for the groups its crawlers ask about; 0
  *   until then. A large file, where that copy would cost a check milliseconds, has room
@@ -240,9 +242,21 @@ export function mergedField(data: RobotsData, m: number, field: number): number 
 }
 export const MEMBERS_FROM = 2;
 export const MEMBERS_TO = 3;
-/** Where the list of the merged group's ranked tables (indexes into the tables at TABLES_AT) starts and ends in `ints`. */
-export const PARTS_FROM = 4;
-export const PARTS_TO = 5;
+/** The first ranked table of the merged group (an index into the tables at TABLES_AT). */
+const FIRST_PART = 4;
+/** Where the list of its other tables is in `ints` (`[count, t...]`), 0 for none. */
+const MORE_PARTS = 5;
+
+/** How many ranked tables merged group `m` reads its rules from: most often one. */
+export function partCount(data: RobotsData, m: number): number {
+  const more = mergedField(data, m, MORE_PARTS);
+  return more === 0 ? 1 : 1 + data.ints[more];
+}
+
+/** Ranked table `i` of merged group `m` (see partCount). */
+export function partOf(data: RobotsData, m: number, i: number): number {
+  return i === 0 ? mergedField(data, m, FIRST_PART) : data.ints[mergedField(data, m, MORE_PARTS) + i];
+}
 
 /** One field of ranked table `t`. */
 export function tableField(data: RobotsData, t: number, field: number): number {
@@ -251,9 +265,18 @@ export function tableField(data: RobotsData, t: number, field: number): number {
 /** Where the table starts in `ints`, 0 until it has a place (see rank.ts). */
 export const TABLE_START = 0;
 export const TABLE_SIZE = 1;
-/** The range of the table's member group ids (positions in `ints`). */
-export const TABLE_MEMBERS_FROM = 2;
-export const TABLE_MEMBERS_TO = 3;
+const TABLE_MEMBERS = 2;
+
+/** Where the member group ids of ranked table `t` start in `ints`; they end at tableMembersTo. */
+export function tableMembersFrom(data: RobotsData, t: number): number {
+  const members = tableField(data, t, TABLE_MEMBERS);
+  return members >= 0 ? mergedField(data, members, MEMBERS_FROM) : ~members + 1;
+}
+
+export function tableMembersTo(data: RobotsData, t: number): number {
+  const members = tableField(data, t, TABLE_MEMBERS);
+  return members >= 0 ? mergedField(data, members, MEMBERS_TO) : ~members + 1 + data.ints[~members];
+}
 
 /** The position in `ints` of field TABLE_START of ranked table `t`, which rank.ts writes. */
 export function tableStartAt(data: RobotsData, t: number): number {
@@ -806,7 +829,9 @@ interface RankedTables {
   sharedCount: number;
   /** Size in ints of each table (by table, up to tableCount). */
   rankedSize: Int32Array;
-  /** The member groups of table t: tableMembers[tableMemberStart[t], tableMemberStart[t + 1]). */
+  /** By table, the merged group with the same member groups, or -1 when none has them... */
+  tableOwner: Int32Array;
+  /** ...then its member groups: tableMembers[tableMemberStart[t], tableMemberStart[t + 1]). */
   tableMemberStart: Int32Array;
   tableMembers: Int32Array;
   /** The tables of merged group m: partList[partStart[m], partStart[m + 1]). */
@@ -815,10 +840,15 @@ interface RankedTables {
 }
 
 /**
- * Groups of a class with more rules than this, named by more than one token, are a table of
- * their own that each of those tokens reads beside the table of its other groups.
+ * A class of groups with more rules than this, named by more than one token, is a table of its
+ * own that each of those tokens reads beside the table of its other groups (see sharedClasses).
  */
 const SHARED_CLASS_RULES = 16;
+/**
+ * A token reads at most this many tables of shared classes, its largest: each costs a check a
+ * lookup, and a first check a few cache misses (1,700 tables of 17 rules took 1.5 ms).
+ */
+const MAX_SHARED_PARTS = 32;
 
 function sizeRankedTables(
   groups: readonly PendingGroup[],
@@ -852,20 +882,26 @@ function sizeRankedTables(
   // The table of a list of one group, by that group (t + 1; 0: none yet).
   const tableOfGroup = zeroedInts(groups.length);
   let tableOfList: Map<string, number> | undefined;
-  /** The table of the groups `list[from, to)`, made when no earlier list was the same. */
-  const tableFor = (list: Int32Array, from: number, to: number): number => {
+  const tableOwner = zeroedInts(tokenCount + groups.length);
+  /**
+   * The table of the groups `list[from, to)`, made when no earlier list was the same; `owner`
+   * is the merged group whose members they are, -1 for none.
+   */
+  const tableFor = (list: Int32Array, from: number, to: number, owner: number): number => {
     const key = to - from === 1 ? '' : list.subarray(from, to).join(',');
     const shared = key === '' ? tableOfGroup[list[from]] - 1 : (tableOfList?.get(key) ?? -1);
     if (shared >= 0) return shared;
     let plain = 0;
     let other = 0;
-    const first = tableMemberStart[tables];
     for (let k = from; k < to; k++) {
       plain += groupPlain[list[k]];
       other += groupOther[list[k]];
-      tableMembers[first + k - from] = list[k];
     }
-    tableMemberStart[tables + 1] = first + to - from;
+    tableOwner[tables] = owner;
+    // Members no merged group lists are copied.
+    const first = tableMemberStart[tables];
+    if (owner < 0) tableMembers.set(list.subarray(from, to), first);
+    tableMemberStart[tables + 1] = owner < 0 ? first + to - from : first;
     const packed = rules.count < PACKED_ID_LIMIT && plain < PACKED_BACK_LIMIT;
     if (key === '') tableOfGroup[list[from]] = tables + 1;
     else {
@@ -877,39 +913,56 @@ function sizeRankedTables(
   };
   const partStart = zeroedInts(tokenCount + 1);
   const partList = zeroedInts(pairs);
-  // Most files name each token in one group: each token reads the table of its groups.
-  const classTable =
-    pairs > tokenCount ? sharedClasses(merged, groups.length, groupPlain, groupOther, tableFor) : null;
-  const sharedCount = tables;
-  const rest = classTable === null ? null : zeroedInts(groups.length);
-  /** By shared class table, the last merged group that took it as a part (m + 1). */
-  const lastPart = classTable === null ? null : zeroedInts(tokenCount + groups.length);
   let parts = 0;
-  for (let m = 0; m < tokenCount; m++) {
-    const from = memberStart[m];
-    const to = memberStart[m + 1];
-    if (classTable === null || rest === null || lastPart === null)
-      partList[parts++] = tableFor(memberList, from, to);
-    else {
-      let restCount = 0;
-      for (let k = from; k < to; k++) {
-        const g = memberList[k];
-        const t = classTable[g] - 1;
-        if (t < 0) rest[restCount++] = g;
-        else if (lastPart[t] !== m + 1) {
-          lastPart[t] = m + 1;
-          partList[parts++] = t;
-        }
-      }
-      if (restCount > 0) partList[parts++] = tableFor(rest, 0, restCount);
+  let sharedCount = 0;
+  // Most files name each token in one group: each token reads the table of its groups.
+  const shared = pairs > tokenCount ? sharedClasses(merged, groups.length, groupPlain, groupOther) : null;
+  if (shared === null) {
+    for (let m = 0; m < tokenCount; m++) {
+      partList[parts++] = tableFor(memberList, memberStart[m], memberStart[m + 1], m);
+      partStart[m + 1] = parts;
     }
-    partStart[m + 1] = parts;
+  } else {
+    const { classOf, lists, parts: chosen, chosenStart } = shared;
+    // The tables of the shared classes first (see prepareLargeGroups), in class order.
+    const classTable = new Int32Array(lists.length).fill(-1);
+    for (let k = 0; k < chosen.length; k++) {
+      const c = chosen[k];
+      if (classTable[c] < 0) classTable[c] = -2;
+    }
+    for (let c = 0; c < lists.length; c++) {
+      if (classTable[c] === -2) classTable[c] = tableFor(Int32Array.from(lists[c]), 0, lists[c].length, -1);
+    }
+    sharedCount = tables;
+    const rest = zeroedInts(groups.length);
+    /** By class, the last merged group that reads its table (m + 1). */
+    const readBy = zeroedInts(lists.length);
+    for (let m = 0; m < tokenCount; m++) {
+      for (let k = chosenStart[m]; k < chosenStart[m + 1]; k++) {
+        readBy[chosen[k]] = m + 1;
+        partList[parts++] = classTable[chosen[k]];
+      }
+      let restCount = 0;
+      for (let k = memberStart[m]; k < memberStart[m + 1]; k++) {
+        const g = memberList[k];
+        if (classOf[g] === 0 || readBy[classOf[g] - 1] !== m + 1) rest[restCount++] = g;
+      }
+      // All its groups: the members of this merged group.
+      if (restCount > 0)
+        partList[parts++] = tableFor(
+          rest,
+          0,
+          restCount,
+          restCount === memberStart[m + 1] - memberStart[m] ? m : -1,
+        );
+      partStart[m + 1] = parts;
+    }
   }
-  // The sizes with their count, not a view of them (making a view costs more than the rest of the step).
   return {
     tableCount: tables,
     sharedCount,
     rankedSize: sizes,
+    tableOwner,
     tableMemberStart,
     tableMembers,
     partStart,
@@ -917,21 +970,31 @@ function sizeRankedTables(
   };
 }
 
+/** The shared classes of a file's groups, and the ones each token reads (see sharedClasses). */
+interface SharedClasses {
+  /** By group, 1 + its class, or 0 when it is in none. */
+  classOf: Int32Array;
+  /** By class, its groups in file order. */
+  lists: number[][];
+  /** The classes merged group m reads a table of: parts[chosenStart[m], chosenStart[m + 1]). */
+  parts: number[];
+  chosenStart: Int32Array;
+}
+
 /**
- * By group, 1 + the table of its shared class, or 0 when it is in none. A class is the groups
- * that the same tokens name (the same list of merged groups); it is shared when more than one
- * token names it and it has more than SHARED_CLASS_RULES rules. Without classes, tokens that name
- * one large group and each a group of its own would each rank a copy of the large group on
- * their first check; with them, the large group is ranked once, and the rules a file makes its
- * tokens rank together are at most the rules it has.
+ * A class is the groups that the same tokens name (the same list of merged groups); it is
+ * shared when more than one token names it and it has more than SHARED_CLASS_RULES rules.
+ * Without classes, tokens that name one large group and each a group of its own would each rank
+ * a copy of the large group on their first check, and keep it; with them, it is ranked once.
+ * Each token reads the tables of its shared classes, the MAX_SHARED_PARTS largest when it has
+ * more; its other groups make one table of its own.
  */
 function sharedClasses(
   merged: MergedGroups,
   groupCount: number,
   groupPlain: Int32Array,
   groupOther: Int32Array,
-  tableFor: (list: Int32Array, from: number, to: number) => number,
-): Int32Array {
+): SharedClasses {
   const { memberStart, memberList } = merged;
   const tokenCount = merged.tokens.length;
   // The tokens that name each group, in token order: tokensOf[tokensStart[g], tokensStart[g + 1]).
@@ -945,32 +1008,67 @@ function sharedClasses(
     for (let k = memberStart[m]; k < memberStart[m + 1]; k++) tokensOf[cursor[memberList[k]]++] = m;
   }
   // Groups named by more than one token, by the list of those tokens, in file order.
-  const classes = new Map<string, number[]>();
+  const byTokens = new Map<string, number[]>();
   for (let g = 0; g < groupCount; g++) {
     const from = tokensStart[g];
     const to = tokensStart[g + 1];
     if (to - from < 2 || groupPlain[g] + groupOther[g] === 0) continue;
     const key = tokensOf.subarray(from, to).join(',');
-    const list = classes.get(key);
-    if (list === undefined) classes.set(key, [g]);
+    const list = byTokens.get(key);
+    if (list === undefined) byTokens.set(key, [g]);
     else list.push(g);
   }
-  const classTable = zeroedInts(groupCount);
-  for (const list of classes.values()) {
+  const classOf = zeroedInts(groupCount);
+  const lists: number[][] = [];
+  const ruleCounts: number[] = [];
+  for (const list of byTokens.values()) {
     let count = 0;
     for (const g of list) count += groupPlain[g] + groupOther[g];
     if (count <= SHARED_CLASS_RULES) continue;
-    const t = tableFor(Int32Array.from(list), 0, list.length);
-    for (const g of list) classTable[g] = t + 1;
+    for (const g of list) classOf[g] = lists.length + 1;
+    lists.push(list);
+    ruleCounts.push(count);
   }
-  return classTable;
+  const parts: number[] = [];
+  const chosenStart = zeroedInts(tokenCount + 1);
+  /** By class, the last merged group that listed it (m + 1). */
+  const listedBy = zeroedInts(lists.length);
+  for (let m = 0; m < tokenCount; m++) {
+    const from = parts.length;
+    for (let k = memberStart[m]; k < memberStart[m + 1]; k++) {
+      const c = classOf[memberList[k]] - 1;
+      if (c < 0 || listedBy[c] === m + 1) continue;
+      listedBy[c] = m + 1;
+      parts.push(c);
+    }
+    if (parts.length - from > MAX_SHARED_PARTS) {
+      // The largest classes, in class order among equals.
+      const largest = parts
+        .slice(from)
+        .sort((a, b) => ruleCounts[b] - ruleCounts[a] || a - b)
+        .slice(0, MAX_SHARED_PARTS);
+      parts.length = from;
+      parts.push(...largest);
+    }
+    chosenStart[m + 1] = parts.length;
+  }
+  return { classOf, lists, parts, chosenStart };
 }
 
 /** Lays out `ints` (see RobotsData) and fills it. */
 function writeTables(
   lines: CollectedLines,
   merged: MergedGroups,
-  { tableCount, sharedCount, rankedSize, tableMemberStart, tableMembers, partStart, partList }: RankedTables,
+  {
+    tableCount,
+    sharedCount,
+    rankedSize,
+    tableOwner,
+    tableMemberStart,
+    tableMembers,
+    partStart,
+    partList,
+  }: RankedTables,
   tokensAt: number,
 ): Int32Array {
   const { rules, rawIds, rawValues, groups, agentLines, agentValues, sitemaps } = lines;
@@ -981,8 +1079,15 @@ function writeTables(
   const mergedAt = agentsAt + agentValues.length * AGENT_FIELDS;
   const membersAt = mergedAt + tokens.length * MERGED_FIELDS;
   const partsAt = membersAt + memberList.length;
-  const tableMembersAt = partsAt + partStart[tokens.length];
-  const sitemapsAt = tableMembersAt + tableMemberStart[tableCount];
+  // A list of more parts for each merged group of several: their count, then the parts.
+  let moreParts = 0;
+  for (let m = 0; m < tokens.length; m++)
+    if (partStart[m + 1] - partStart[m] > 1) moreParts += partStart[m + 1] - partStart[m];
+  const tableMembersAt = partsAt + moreParts;
+  // A list of members for each table that no merged group's members are: their count, then the groups.
+  let listed = 0;
+  for (let t = 0; t < tableCount; t++) if (tableOwner[t] < 0) listed++;
+  const sitemapsAt = tableMembersAt + tableMemberStart[tableCount] + listed;
   const rawAt = sitemapsAt + sitemaps.length * 2;
   const slotsAt = rawAt + rawIds.length * 3;
   // Read for every file, used for some (see the steps of finish()).
@@ -999,12 +1104,18 @@ function writeTables(
   const total = reserve ? full : base;
   const ints = keptBlocks.take(total);
   // Each table's place when there is room for all, else 0: placed on first use.
-  for (let t = 0, at = base; t < tableCount; t++) {
+  for (let t = 0, at = base, list = tableMembersAt; t < tableCount; t++) {
     const field = tablesAt + t * TABLE_FIELDS;
     ints[field + TABLE_START] = reserve ? at : 0;
     ints[field + TABLE_SIZE] = rankedSize[t];
-    ints[field + TABLE_MEMBERS_FROM] = tableMembersAt + tableMemberStart[t];
-    ints[field + TABLE_MEMBERS_TO] = tableMembersAt + tableMemberStart[t + 1];
+    if (tableOwner[t] >= 0) ints[field + TABLE_MEMBERS] = tableOwner[t];
+    else {
+      const count = tableMemberStart[t + 1] - tableMemberStart[t];
+      ints[field + TABLE_MEMBERS] = ~list;
+      ints[list] = count;
+      ints.set(tableMembers.subarray(tableMemberStart[t], tableMemberStart[t + 1]), list + 1);
+      list += 1 + count;
+    }
     at += rankedSize[t];
   }
 
@@ -1063,10 +1174,9 @@ function writeTables(
     word += sitemaps[i].length;
   }
   ints.set(memberList, membersAt);
-  ints.set(partList.subarray(0, partStart[tokens.length]), partsAt);
-  ints.set(tableMembers.subarray(0, tableMemberStart[tableCount]), tableMembersAt);
   ints.set(slots.subarray(0, slotCount), slotsAt);
   let token = tokensAt;
+  let morePartsAt = partsAt;
   for (let m = 0; m < tokens.length; m++) {
     const at = mergedAt + m * MERGED_FIELDS;
     ints[at] = token;
@@ -1074,8 +1184,14 @@ function writeTables(
     token += tokens[m].length;
     ints[at + MEMBERS_FROM] = membersAt + memberStart[m];
     ints[at + MEMBERS_TO] = membersAt + memberStart[m + 1];
-    ints[at + PARTS_FROM] = partsAt + partStart[m];
-    ints[at + PARTS_TO] = partsAt + partStart[m + 1];
+    ints[at + FIRST_PART] = partList[partStart[m]];
+    const more = partStart[m + 1] - partStart[m] - 1;
+    if (more > 0) {
+      ints[at + MORE_PARTS] = morePartsAt;
+      ints[morePartsAt] = more;
+      ints.set(partList.subarray(partStart[m] + 1, partStart[m + 1]), morePartsAt + 1);
+      morePartsAt += 1 + more;
+    }
   }
   return ints;
 }

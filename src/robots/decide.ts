@@ -23,10 +23,9 @@ import {
   groupField,
   lengthIn,
   MERGED_COUNT,
-  mergedField,
   OTHER_FIELDS,
-  PARTS_FROM,
-  PARTS_TO,
+  partCount,
+  partOf,
   type RobotsData,
   RULE_COUNT,
   ruleCount,
@@ -36,9 +35,8 @@ import {
   ruleStart,
   SHARED_TABLE_COUNT,
   startIn,
-  TABLE_MEMBERS_FROM,
-  TABLE_MEMBERS_TO,
-  tableField,
+  tableMembersFrom,
+  tableMembersTo,
   WILDCARD,
 } from './compile.js';
 import { matchesAt, type PieceSearches } from './match.js';
@@ -96,6 +94,12 @@ const EAGER_RANKING = 256;
 const EAGER_BUDGET_PER_RULE = 6;
 /** Merged groups whose patterns hold more characters than this are ranked while parsing too. */
 const EAGER_CHARACTERS = 32 * 1024;
+/**
+ * Tables of shared classes up to this many ints wait for a check: a token reads at most
+ * MAX_SHARED_PARTS of them (compile.ts), which its first check ranks in about 0.1 ms, and a file
+ * may have thousands, each costing a parse microseconds.
+ */
+const SMALL_SHARED_TABLE = 64;
 
 /**
  * Ranks and indexes the large merged groups while parsing. Ranking sorts the wildcard rules and
@@ -104,10 +108,11 @@ const EAGER_CHARACTERS = 32 * 1024;
  * them anyway. Small groups stay lazy: most of a file's groups are never asked about, and
  * ranking one costs less than a check.
  *
- * The tables of shared classes come first, all of them: they hold each rule of the file once
- * at most, and a token may read hundreds of them. The work is then bounded by the file's rules:
- * tokens that each name another combination of the other groups would otherwise rank every
- * combination, each a table of its own; past the budget, a table waits for a check that needs it.
+ * The tables of shared classes come first, all but the small ones: they hold each rule of the
+ * file once at most, and a token may read dozens of them. The work is then bounded by the file's
+ * rules: tokens that each name another combination of the other groups would otherwise rank
+ * every combination, each a table of its own; past the budget, a table waits for a check that
+ * needs it.
  */
 export function prepareLargeGroups(data: RobotsData): void {
   const rules = ruleCount(data);
@@ -118,6 +123,7 @@ export function prepareLargeGroups(data: RobotsData): void {
   if (1 + OTHER_FIELDS * rules <= EAGER_RANKING * 2 && ruleCharacters <= EAGER_CHARACTERS) return;
   let budget = EAGER_BUDGET_PER_RULE * rules;
   for (let t = 0; t < count(data, SHARED_TABLE_COUNT); t++) {
+    if (rankedSize(data, t) <= SMALL_SHARED_TABLE) continue;
     budget -= rankedSize(data, t);
     prepareTable(data, t);
   }
@@ -126,8 +132,8 @@ export function prepareLargeGroups(data: RobotsData): void {
   for (let m = 0; m < count(data, MERGED_COUNT); m++) {
     let size = 0;
     let sum = 0;
-    for (let k = mergedField(data, m, PARTS_FROM); k < mergedField(data, m, PARTS_TO); k++) {
-      const t = data.ints[k];
+    for (let i = 0; i < partCount(data, m); i++) {
+      const t = partOf(data, m, i);
       if (isRanked(data, t)) continue;
       size += rankedSize(data, t);
       if (characters !== null) sum += memberSum(data, t, characters);
@@ -154,19 +160,14 @@ function patternCharacters(data: RobotsData): Int32Array {
 /** The sum of `byGroup` over the member groups of ranked table `table`. */
 function memberSum(data: RobotsData, table: number, byGroup: Int32Array): number {
   let sum = 0;
-  for (
-    let k = tableField(data, table, TABLE_MEMBERS_FROM);
-    k < tableField(data, table, TABLE_MEMBERS_TO);
-    k++
-  )
+  for (let k = tableMembersFrom(data, table); k < tableMembersTo(data, table); k++)
     sum += byGroup[data.ints[k]];
   return sum;
 }
 
 /** Ranks the tables of merged group `merged`, and indexes those with many wildcard rules: what its first check does. */
 export function prepareGroup(data: RobotsData, merged: number): void {
-  for (let k = mergedField(data, merged, PARTS_FROM); k < mergedField(data, merged, PARTS_TO); k++)
-    prepareTable(data, data.ints[k]);
+  for (let i = 0; i < partCount(data, merged); i++) prepareTable(data, partOf(data, merged, i));
 }
 
 function prepareTable(data: RobotsData, table: number): void {
@@ -225,10 +226,9 @@ function pathHas(low: number, high: number): boolean {
 export function decide(data: RobotsData, merged: number, path: string, mask: Int32Array): number {
   pathMask[0] = mask[0];
   pathMask[1] = mask[1];
-  let best = -1;
-  // Ranking a table replaces `ints`: the part list is read from the current one.
-  for (let k = mergedField(data, merged, PARTS_FROM); k < mergedField(data, merged, PARTS_TO); k++)
-    best = decideTable(data, data.ints[k], path, mask, best);
+  let best = decideTable(data, partOf(data, merged, 0), path, mask, -1);
+  for (let i = 1; i < partCount(data, merged); i++)
+    best = decideTable(data, partOf(data, merged, i), path, mask, best);
   return best;
 }
 
@@ -288,8 +288,7 @@ export function allMatches(data: RobotsData, merged: number, path: string, mask:
   pathMask[0] = mask[0];
   pathMask[1] = mask[1];
   const found: number[] = [];
-  for (let k = mergedField(data, merged, PARTS_FROM); k < mergedField(data, merged, PARTS_TO); k++)
-    matchesIn(data, data.ints[k], path, found);
+  for (let i = 0; i < partCount(data, merged); i++) matchesIn(data, partOf(data, merged, i), path, found);
   sortByRank(data, found);
   return found;
 }

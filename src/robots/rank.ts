@@ -34,11 +34,11 @@ import {
   ruleLength,
   ruleMatchLength,
   ruleStart,
-  TABLE_MEMBERS_FROM,
-  TABLE_MEMBERS_TO,
   TABLE_SIZE,
   TABLE_START,
   tableField,
+  tableMembersFrom,
+  tableMembersTo,
   tableStartAt,
 } from './compile.js';
 import { PrefixHash } from './prefixes.js';
@@ -288,11 +288,7 @@ function rank(data: RobotsData, table: number, at: number): void {
   const plain: number[] = [];
   const other: number[] = [];
   const ints = data.ints;
-  for (
-    let k = tableField(data, table, TABLE_MEMBERS_FROM);
-    k < tableField(data, table, TABLE_MEMBERS_TO);
-    k++
-  ) {
+  for (let k = tableMembersFrom(data, table); k < tableMembersTo(data, table); k++) {
     const g = ints[k];
     const first = groupField(data, g, FIRST_RULE);
     for (let id = first; id < first + groupField(data, g, RULE_COUNT); id++) {

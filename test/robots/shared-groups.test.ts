@@ -54,8 +54,7 @@ function fileOf(groups: readonly Group[]) {
 function agrees(groups: readonly Group[], paths: readonly string[]): void {
   const { body, candidates } = fileOf(groups);
   const robots = RobotsTxt.parse(body);
-  for (const token of TOKENS) {
-    if (!groups.some((group) => group.agents.includes(token))) continue;
+  for (const token of new Set(groups.flatMap((group) => group.agents))) {
     for (const path of paths) {
       const expected = candidates(token, path);
       const allowed = expected.length === 0 || expected[0].kind === 'allow';
@@ -135,6 +134,26 @@ describe('crawlers named in groups that other crawlers name too', () => {
     expect(robots.explain('/y', 'a-bot').rule).toMatchObject({ kind: 'disallow', line: 2 });
     expect(robots.explain('/y', 'a-bot').candidates.map((c) => c.line)).toEqual([2, 6]);
     expect(robots.explain('/y', 'b-bot').rule).toMatchObject({ kind: 'disallow', line: 6 });
+  });
+
+  it('find the rules of groups past the 32 shared tables a crawler reads', () => {
+    // 45 groups of 17 to 61 rules, each a class of its own (bot-a and a crawler of its own):
+    // bot-a reads the tables of the 32 largest, and its own table of the other 13.
+    const groups: Group[] = Array.from({ length: 45 }, (_, g) => ({
+      agents: ['a-bot', `own-${String.fromCharCode(97 + (g % 26), 97 + Math.floor(g / 26))}`],
+      rules: Array.from({ length: 17 + ((g * 7) % 45) }, (_, r) => ({
+        allow: (g + r) % 5 === 0,
+        pattern: r % 4 === 3 ? `/g${g}/*r${r}$` : `/g${g}/r${r}`,
+      })),
+    }));
+    const paths = groups.flatMap((_, g) => [
+      `/g${g}/r1`,
+      `/g${g}/r10x`,
+      `/g${g}/x/r3`,
+      `/g${g}/r16`,
+      `/g${g}/`,
+    ]);
+    agrees(groups, paths);
   });
 
   it('share the ranking of a large group: one table however many crawlers name it', () => {
