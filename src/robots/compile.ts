@@ -831,12 +831,20 @@ interface RankedTables {
   rankedSize: Int32Array;
   /** By table, the merged group with the same member groups, or -1 when none has them... */
   tableOwner: Int32Array;
-  /** ...then its member groups: tableMembers[tableMemberStart[t], tableMemberStart[t + 1]). */
-  tableMemberStart: Int32Array;
-  tableMembers: Int32Array;
-  /** The tables of merged group m: partList[partStart[m], partStart[m + 1]). */
-  partStart: Int32Array;
-  partList: Int32Array;
+  /**
+   * ...then its member groups: tableMembers[tableMemberStart[t], tableMemberStart[t + 1]), for a
+   * file with shared classes (null for others, whose tables all have an owner).
+   */
+  tableMemberStart: Int32Array | null;
+  tableMembers: Int32Array | null;
+  /** By merged group, its first table. */
+  firstPart: Int32Array;
+  /**
+   * For a file with shared classes, the tables of merged group m: partList[partStart[m],
+   * partStart[m + 1]); null for others, whose merged groups each read one table.
+   */
+  partStart: Int32Array | null;
+  partList: Int32Array | null;
 }
 
 /**
@@ -874,23 +882,27 @@ function sizeRankedTables(
   }
   const tokenCount = merged.tokens.length;
   const pairs = memberList.length;
+  // Most files name each token in one group: each token reads the table of its groups.
+  const shared = pairs > tokenCount ? sharedClasses(merged, groups.length, groupPlain, groupOther) : null;
   // A table per token at most, and one per shared class, which holds at least one group.
-  const sizes = zeroedInts(tokenCount + groups.length);
-  const tableMemberStart = zeroedInts(tokenCount + groups.length + 1);
-  const tableMembers = zeroedInts(pairs + groups.length);
+  const most = shared === null ? tokenCount : tokenCount + shared.lists.length;
+  const sizes = zeroedInts(most);
+  const tableOwner = zeroedInts(most);
+  // Only tables of shared classes and of what is left of their tokens' groups list members.
+  const tableMemberStart = shared === null ? null : zeroedInts(most + 1);
+  const tableMembers = shared === null ? null : zeroedInts(pairs + groups.length);
   let tables = 0;
   // The table of a list of one group, by that group (t + 1; 0: none yet).
   const tableOfGroup = zeroedInts(groups.length);
   let tableOfList: Map<string, number> | undefined;
-  const tableOwner = zeroedInts(tokenCount + groups.length);
   /**
    * The table of the groups `list[from, to)`, made when no earlier list was the same; `owner`
    * is the merged group whose members they are, -1 for none.
    */
   const tableFor = (list: Int32Array, from: number, to: number, owner: number): number => {
     const key = to - from === 1 ? '' : list.subarray(from, to).join(',');
-    const shared = key === '' ? tableOfGroup[list[from]] - 1 : (tableOfList?.get(key) ?? -1);
-    if (shared >= 0) return shared;
+    const known = key === '' ? tableOfGroup[list[from]] - 1 : (tableOfList?.get(key) ?? -1);
+    if (known >= 0) return known;
     let plain = 0;
     let other = 0;
     for (let k = from; k < to; k++) {
@@ -898,10 +910,12 @@ function sizeRankedTables(
       other += groupOther[list[k]];
     }
     tableOwner[tables] = owner;
-    // Members no merged group lists are copied.
-    const first = tableMemberStart[tables];
-    if (owner < 0) tableMembers.set(list.subarray(from, to), first);
-    tableMemberStart[tables + 1] = owner < 0 ? first + to - from : first;
+    if (tableMemberStart !== null && tableMembers !== null) {
+      // Members no merged group lists are copied.
+      const first = tableMemberStart[tables];
+      if (owner < 0) tableMembers.set(list.subarray(from, to), first);
+      tableMemberStart[tables + 1] = owner < 0 ? first + to - from : first;
+    }
     const packed = rules.count < PACKED_ID_LIMIT && plain < PACKED_BACK_LIMIT;
     if (key === '') tableOfGroup[list[from]] = tables + 1;
     else {
@@ -911,52 +925,56 @@ function sizeRankedTables(
     sizes[tables] = 1 + plain * (packed ? 1 : 2) + other * OTHER_FIELDS;
     return tables++;
   };
+  const firstPart = zeroedInts(tokenCount);
+  if (shared === null) {
+    for (let m = 0; m < tokenCount; m++)
+      firstPart[m] = tableFor(memberList, memberStart[m], memberStart[m + 1], m);
+    return {
+      tableCount: tables,
+      sharedCount: 0,
+      rankedSize: sizes,
+      tableOwner,
+      tableMemberStart,
+      tableMembers,
+      firstPart,
+      partStart: null,
+      partList: null,
+    };
+  }
+  const { classOf, lists, parts: chosen, chosenStart } = shared;
+  // The tables of the shared classes first (see prepareLargeGroups), in class order.
+  const classTable = new Int32Array(lists.length).fill(-1);
+  for (let k = 0; k < chosen.length; k++) {
+    const c = chosen[k];
+    if (classTable[c] < 0) classTable[c] = -2;
+  }
+  for (let c = 0; c < lists.length; c++) {
+    if (classTable[c] === -2) classTable[c] = tableFor(Int32Array.from(lists[c]), 0, lists[c].length, -1);
+  }
+  const sharedCount = tables;
   const partStart = zeroedInts(tokenCount + 1);
   const partList = zeroedInts(pairs);
   let parts = 0;
-  let sharedCount = 0;
-  // Most files name each token in one group: each token reads the table of its groups.
-  const shared = pairs > tokenCount ? sharedClasses(merged, groups.length, groupPlain, groupOther) : null;
-  if (shared === null) {
-    for (let m = 0; m < tokenCount; m++) {
-      partList[parts++] = tableFor(memberList, memberStart[m], memberStart[m + 1], m);
-      partStart[m + 1] = parts;
+  const rest = zeroedInts(groups.length);
+  /** By class, the last merged group that reads its table (m + 1). */
+  const readBy = zeroedInts(lists.length);
+  for (let m = 0; m < tokenCount; m++) {
+    for (let k = chosenStart[m]; k < chosenStart[m + 1]; k++) {
+      readBy[chosen[k]] = m + 1;
+      partList[parts++] = classTable[chosen[k]];
     }
-  } else {
-    const { classOf, lists, parts: chosen, chosenStart } = shared;
-    // The tables of the shared classes first (see prepareLargeGroups), in class order.
-    const classTable = new Int32Array(lists.length).fill(-1);
-    for (let k = 0; k < chosen.length; k++) {
-      const c = chosen[k];
-      if (classTable[c] < 0) classTable[c] = -2;
+    let restCount = 0;
+    for (let k = memberStart[m]; k < memberStart[m + 1]; k++) {
+      const g = memberList[k];
+      if (classOf[g] === 0 || readBy[classOf[g] - 1] !== m + 1) rest[restCount++] = g;
     }
-    for (let c = 0; c < lists.length; c++) {
-      if (classTable[c] === -2) classTable[c] = tableFor(Int32Array.from(lists[c]), 0, lists[c].length, -1);
+    // All its groups: the members of this merged group.
+    if (restCount > 0) {
+      const owner = restCount === memberStart[m + 1] - memberStart[m] ? m : -1;
+      partList[parts++] = tableFor(rest, 0, restCount, owner);
     }
-    sharedCount = tables;
-    const rest = zeroedInts(groups.length);
-    /** By class, the last merged group that reads its table (m + 1). */
-    const readBy = zeroedInts(lists.length);
-    for (let m = 0; m < tokenCount; m++) {
-      for (let k = chosenStart[m]; k < chosenStart[m + 1]; k++) {
-        readBy[chosen[k]] = m + 1;
-        partList[parts++] = classTable[chosen[k]];
-      }
-      let restCount = 0;
-      for (let k = memberStart[m]; k < memberStart[m + 1]; k++) {
-        const g = memberList[k];
-        if (classOf[g] === 0 || readBy[classOf[g] - 1] !== m + 1) rest[restCount++] = g;
-      }
-      // All its groups: the members of this merged group.
-      if (restCount > 0)
-        partList[parts++] = tableFor(
-          rest,
-          0,
-          restCount,
-          restCount === memberStart[m + 1] - memberStart[m] ? m : -1,
-        );
-      partStart[m + 1] = parts;
-    }
+    partStart[m + 1] = parts;
+    firstPart[m] = partList[partStart[m]];
   }
   return {
     tableCount: tables,
@@ -965,6 +983,7 @@ function sizeRankedTables(
     tableOwner,
     tableMemberStart,
     tableMembers,
+    firstPart,
     partStart,
     partList,
   };
@@ -1066,6 +1085,7 @@ function writeTables(
     tableOwner,
     tableMemberStart,
     tableMembers,
+    firstPart,
     partStart,
     partList,
   }: RankedTables,
@@ -1081,13 +1101,18 @@ function writeTables(
   const partsAt = membersAt + memberList.length;
   // A list of more parts for each merged group of several: their count, then the parts.
   let moreParts = 0;
-  for (let m = 0; m < tokens.length; m++)
-    if (partStart[m + 1] - partStart[m] > 1) moreParts += partStart[m + 1] - partStart[m];
+  if (partStart !== null) {
+    for (let m = 0; m < tokens.length; m++)
+      if (partStart[m + 1] - partStart[m] > 1) moreParts += partStart[m + 1] - partStart[m];
+  }
   const tableMembersAt = partsAt + moreParts;
   // A list of members for each table that no merged group's members are: their count, then the groups.
   let listed = 0;
-  for (let t = 0; t < tableCount; t++) if (tableOwner[t] < 0) listed++;
-  const sitemapsAt = tableMembersAt + tableMemberStart[tableCount] + listed;
+  if (tableMemberStart !== null) {
+    listed = tableMemberStart[tableCount];
+    for (let t = 0; t < tableCount; t++) if (tableOwner[t] < 0) listed++;
+  }
+  const sitemapsAt = tableMembersAt + listed;
   const rawAt = sitemapsAt + sitemaps.length * 2;
   const slotsAt = rawAt + rawIds.length * 3;
   // Read for every file, used for some (see the steps of finish()).
@@ -1109,7 +1134,7 @@ function writeTables(
     ints[field + TABLE_START] = reserve ? at : 0;
     ints[field + TABLE_SIZE] = rankedSize[t];
     if (tableOwner[t] >= 0) ints[field + TABLE_MEMBERS] = tableOwner[t];
-    else {
+    else if (tableMemberStart !== null && tableMembers !== null) {
       const count = tableMemberStart[t + 1] - tableMemberStart[t];
       ints[field + TABLE_MEMBERS] = ~list;
       ints[list] = count;
@@ -1184,9 +1209,9 @@ function writeTables(
     token += tokens[m].length;
     ints[at + MEMBERS_FROM] = membersAt + memberStart[m];
     ints[at + MEMBERS_TO] = membersAt + memberStart[m + 1];
-    ints[at + FIRST_PART] = partList[partStart[m]];
-    const more = partStart[m + 1] - partStart[m] - 1;
-    if (more > 0) {
+    ints[at + FIRST_PART] = firstPart[m];
+    const more = partStart === null ? 0 : partStart[m + 1] - partStart[m] - 1;
+    if (more > 0 && partStart !== null && partList !== null) {
       ints[at + MORE_PARTS] = morePartsAt;
       ints[morePartsAt] = more;
       ints.set(partList.subarray(partStart[m] + 1, partStart[m + 1]), morePartsAt + 1);

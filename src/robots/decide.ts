@@ -9,6 +9,10 @@
  * (with `*` or `$`) are kept best first, so the scan stops at the first rule that cannot
  * beat the best match so far, and a character filter skips most of them without reading
  * the path. Groups with many such rules get an index on first use.
+ *
+ * A token's rules are in one ranked table, or in a few when some of its groups are shared with
+ * other tokens (see sizeRankedTables in compile.ts): each table gives its best match, and the
+ * best of those decides, as if the rules were in one.
  */
 
 import {
