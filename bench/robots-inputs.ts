@@ -512,6 +512,33 @@ export const ADVERSARIAL_CASES: AdversarialCase[] = [
       );
     },
   },
+  {
+    id: 'q',
+    title: 'groups of 17 rules, each named by another half of 40 crawlers',
+    build() {
+      // Each group is a class of its own: every crawler reads 32 of them and ranks the groups of
+      // the others, hundreds, into a table of its own at its first check.
+      const { agents } = crawlers();
+      let seed = 12_345;
+      const coin = () => {
+        seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+        return seed < 2 ** 30;
+      };
+      const { text, count } = fill('', (g) => {
+        const named = agents.filter(coin).map((agent) => `User-agent: ${agent}\n`);
+        const rules = Array.from({ length: 17 }, (_, r) => `Disallow: /s${g % 97}/i${g}-${r}/\n`).join('');
+        return `${named.join('')}${rules}\n`;
+      });
+      return asText(
+        text,
+        [
+          { label: 'the last crawler, first check', url: url('/s5/i5-1/x'), userAgent: agents[39] },
+          { label: 'the 30th crawler, first check', url: url('/zzz'), userAgent: agents[29] },
+        ],
+        `${count} groups of 17 rules`,
+      );
+    },
+  },
 ];
 
 /**
