@@ -926,36 +926,58 @@ function sizeRankedTables(
     return tables++;
   };
   const firstPart = zeroedInts(tokenCount);
+  let parts: Parts | null = null;
   if (shared === null) {
     for (let m = 0; m < tokenCount; m++)
       firstPart[m] = tableFor(memberList, memberStart[m], memberStart[m + 1], m);
-    return {
-      tableCount: tables,
-      sharedCount: 0,
-      rankedSize: sizes,
-      tableOwner,
-      tableMemberStart,
-      tableMembers,
-      firstPart,
-      partStart: null,
-      partList: null,
-    };
-  }
-  const { classOf, lists, parts: chosen, chosenStart } = shared;
-  // The tables of the shared classes first (see prepareLargeGroups), in class order.
-  const classTable = new Int32Array(lists.length).fill(-1);
-  for (let k = 0; k < chosen.length; k++) {
-    const c = chosen[k];
-    if (classTable[c] < 0) classTable[c] = -2;
-  }
+  } else parts = partsOf(merged, shared, groups.length, tableFor, firstPart);
+  return {
+    tableCount: tables,
+    sharedCount: parts?.sharedCount ?? 0,
+    rankedSize: sizes,
+    tableOwner,
+    tableMemberStart,
+    tableMembers,
+    firstPart,
+    partStart: parts?.partStart ?? null,
+    partList: parts?.partList ?? null,
+  };
+}
+
+/** The tables each merged group reads, for a file with shared classes (see RankedTables). */
+interface Parts {
+  sharedCount: number;
+  partStart: Int32Array;
+  partList: Int32Array;
+}
+
+/**
+ * Makes the tables of the shared classes that tokens read, first, then the table of each
+ * token's other groups; writes each token's first table to `firstPart`.
+ */
+function partsOf(
+  merged: MergedGroups,
+  { classOf, lists, parts: chosen, chosenStart }: SharedClasses,
+  groupCount: number,
+  tableFor: (list: Int32Array, from: number, to: number, owner: number) => number,
+  firstPart: Int32Array,
+): Parts {
+  const { memberStart, memberList } = merged;
+  const tokenCount = merged.tokens.length;
+  // The tables of the classes some token reads, in class order: no table is made before them.
+  const read = new Uint8Array(lists.length);
+  for (let k = 0; k < chosen.length; k++) read[chosen[k]] = 1;
+  const classTable = new Int32Array(lists.length);
+  let sharedCount = 0;
   for (let c = 0; c < lists.length; c++) {
-    if (classTable[c] === -2) classTable[c] = tableFor(Int32Array.from(lists[c]), 0, lists[c].length, -1);
+    if (read[c] === 0) continue;
+    classTable[c] = tableFor(Int32Array.from(lists[c]), 0, lists[c].length, -1);
+    sharedCount++;
   }
-  const sharedCount = tables;
   const partStart = zeroedInts(tokenCount + 1);
-  const partList = zeroedInts(pairs);
+  const partList = zeroedInts(memberList.length);
   let parts = 0;
-  const rest = zeroedInts(groups.length);
+  const rest = zeroedInts(groupCount);
   /** By class, the last merged group that reads its table (m + 1). */
   const readBy = zeroedInts(lists.length);
   for (let m = 0; m < tokenCount; m++) {
@@ -976,17 +998,7 @@ function sizeRankedTables(
     partStart[m + 1] = parts;
     firstPart[m] = partList[partStart[m]];
   }
-  return {
-    tableCount: tables,
-    sharedCount,
-    rankedSize: sizes,
-    tableOwner,
-    tableMemberStart,
-    tableMembers,
-    firstPart,
-    partStart,
-    partList,
-  };
+  return { sharedCount, partStart, partList };
 }
 
 /** The shared classes of a file's groups, and the ones each token reads (see sharedClasses). */
@@ -1078,20 +1090,11 @@ function sharedClasses(
 function writeTables(
   lines: CollectedLines,
   merged: MergedGroups,
-  {
-    tableCount,
-    sharedCount,
-    rankedSize,
-    tableOwner,
-    tableMemberStart,
-    tableMembers,
-    firstPart,
-    partStart,
-    partList,
-  }: RankedTables,
+  tables: RankedTables,
   tokensAt: number,
 ): Int32Array {
   const { rules, rawIds, rawValues, groups, agentLines, agentValues, sitemaps } = lines;
+  const { tableCount, rankedSize, tableOwner, tableMemberStart, tableMembers, partStart, partList } = tables;
   const { tokens, memberStart, memberList, agentMerged, slots } = merged;
   const ruleCount = rules.count;
   const groupsAt = RULES_AT + (ruleCount + 1) * RULE_FIELDS;
@@ -1149,7 +1152,7 @@ function writeTables(
   ints[SITEMAP_COUNT] = sitemaps.length;
   ints[RAW_COUNT] = rawIds.length;
   ints[TABLE_COUNT] = tableCount;
-  ints[SHARED_TABLE_COUNT] = sharedCount;
+  ints[SHARED_TABLE_COUNT] = tables.sharedCount;
   ints[GROUPS_AT] = groupsAt;
   ints[AGENTS_AT] = agentsAt;
   ints[MERGED_AT] = mergedAt;
@@ -1209,7 +1212,7 @@ function writeTables(
     token += tokens[m].length;
     ints[at + MEMBERS_FROM] = membersAt + memberStart[m];
     ints[at + MEMBERS_TO] = membersAt + memberStart[m + 1];
-    ints[at + FIRST_PART] = firstPart[m];
+    ints[at + FIRST_PART] = tables.firstPart[m];
     const more = partStart === null ? 0 : partStart[m + 1] - partStart[m] - 1;
     if (more > 0 && partStart !== null && partList !== null) {
       ints[at + MORE_PARTS] = morePartsAt;
