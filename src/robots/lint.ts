@@ -163,20 +163,22 @@ export class RobotsLinter implements RobotsLineHandler {
     return this.dropped;
   }
 
-  private add(code: LintCode, severity: LintSeverity, line: number, message: string): void {
-    // A file of garbage would otherwise carry one finding per line. An error past the cap is
-    // listed still (up to MAX_LINTS more): a page of warnings must not hide the one rule that
-    // matches nothing.
+  /**
+   * Whether the next finding of `severity` is listed; one that is not is counted here, and its
+   * message is never built (a file of 500 KiB may have a finding on each of 40,000 lines). An
+   * error past the cap is listed still, up to MAX_LINTS more: a page of warnings must not hide
+   * the one rule that matches nothing.
+   */
+  private listed(severity: LintSeverity): boolean {
     if (this.lints.length < MAX_LINTS || (severity === 'error' && this.errorsPastCap++ < MAX_LINTS))
-      this.lints.push({ code, severity, line, message });
-    else this.dropped++;
+      return true;
+    this.dropped++;
+    return false;
   }
 
-  /** True once the list is full: a finding is then only counted, its message never built. */
-  private skipped(): boolean {
-    if (this.lints.length < MAX_LINTS) return false;
-    this.dropped++;
-    return true;
+  /** Lists a finding that {@link listed} let through. */
+  private add(code: LintCode, severity: LintSeverity, line: number, message: string): void {
+    this.lints.push({ code, severity, line, message });
   }
 
   directive(d: Directive): void {
@@ -186,7 +188,7 @@ export class RobotsLinter implements RobotsLineHandler {
       this.blankEmpty = d.blankLineEmpty;
     }
     if (this.blankAt > 0 && isGroupLine(d.key, this.sawRule)) this.blankLine(d);
-    if (d.typo) {
+    if (d.typo && this.listed('warning')) {
       this.add(
         'accepted-typo',
         'warning',
@@ -216,21 +218,22 @@ export class RobotsLinter implements RobotsLineHandler {
         this.interrupt(d.line);
         return;
       case 'noindex':
-        this.add('noindex-unsupported', 'warning', d.line, FIXED.noindex);
+        if (this.listed('warning')) this.add('noindex-unsupported', 'warning', d.line, FIXED.noindex);
         this.interrupt(d.line);
         return;
       case 'unsupported':
+        this.interrupt(d.line);
+        if (!this.listed('info')) return;
         this.add(
           'unsupported-directive',
           'info',
           d.line,
           `${quote(keyTextOf(d))} is understood only by some crawlers; RFC 9309 crawlers ignore it.`,
         );
-        this.interrupt(d.line);
         return;
       default:
         this.interrupt(d.line);
-        if (this.skipped()) return;
+        if (!this.listed('warning')) return;
         this.add(
           'unknown-directive',
           'warning',
@@ -245,12 +248,14 @@ export class RobotsLinter implements RobotsLineHandler {
    * and was split there (`Disallow /a:b` is read as `Disallow: b`, as Google reads it).
    */
   private missingColon(d: Directive): boolean {
-    const key = keyTextOf(d);
-    const google = GOOGLE_READS.has(d.key);
     // The colon, if any, lies between the key and the value read.
     let colon = d.keyEnd;
     while (colon < d.valueStart && d.source.charCodeAt(colon) !== 58 /* : */) colon++;
-    if (colon === d.valueStart) {
+    const split = colon < d.valueStart;
+    if (!this.listed('warning')) return split;
+    const key = keyTextOf(d);
+    const google = GOOGLE_READS.has(d.key);
+    if (!split) {
       this.add(
         'missing-colon',
         'warning',
@@ -259,7 +264,6 @@ export class RobotsLinter implements RobotsLineHandler {
       );
       return false;
     }
-    if (this.skipped()) return true;
     const meant = `${CANONICAL[d.key] ?? key}: ${d.source.slice(d.keyEnd, d.valueEnd).trim()}`;
     this.add(
       'missing-colon',
@@ -273,6 +277,7 @@ export class RobotsLinter implements RobotsLineHandler {
   private crawlDelay(d: Directive): void {
     const value = valueTextOf(d);
     if (!CRAWL_DELAY_VALUE.test(value)) {
+      if (!this.listed('warning')) return;
       this.add(
         'invalid-crawl-delay',
         'warning',
@@ -281,6 +286,7 @@ export class RobotsLinter implements RobotsLineHandler {
       );
     } else if (Math.round(Number(value) * 1000) > MAX_CRAWL_DELAY_MS) {
       // The same rounding as the table's, so the finding and crawlDelay() agree.
+      if (!this.listed('warning')) return;
       this.add(
         'invalid-crawl-delay',
         'warning',
@@ -290,7 +296,7 @@ export class RobotsLinter implements RobotsLineHandler {
     } else if (!this.toldCrawlDelay) {
       // Said once, of the first line: it is about the directive, not about one value.
       this.toldCrawlDelay = true;
-      this.add('crawl-delay-extension', 'info', d.line, FIXED.crawlDelay);
+      if (this.listed('info')) this.add('crawl-delay-extension', 'info', d.line, FIXED.crawlDelay);
     }
   }
 
@@ -298,7 +304,7 @@ export class RobotsLinter implements RobotsLineHandler {
     const value = valueTextOf(d);
     const url = sitemapUrl(value);
     if (url !== undefined) {
-      if (hrefHasCredentials(url) && !this.skipped()) {
+      if (hrefHasCredentials(url) && this.listed('warning')) {
         this.add(
           'sitemap-credentials',
           'warning',
@@ -308,7 +314,7 @@ export class RobotsLinter implements RobotsLineHandler {
       }
       return;
     }
-    if (this.skipped()) return;
+    if (!this.listed('warning')) return;
     this.add(
       'sitemap-not-absolute',
       'warning',
@@ -327,7 +333,7 @@ export class RobotsLinter implements RobotsLineHandler {
     if (first === 42 /* * */) {
       // `*` alone (or `* anything`, Google's star group) is the star; `*bot` names nothing.
       if (d.valueEnd - d.valueStart > 1 && tokenOfUserAgentLine(valueTextOf(d)) === '') this.starPattern(d);
-    } else if (!isTokenChar(first)) {
+    } else if (!isTokenChar(first) && this.listed('warning')) {
       this.add(
         'empty-user-agent',
         'warning',
@@ -340,7 +346,7 @@ export class RobotsLinter implements RobotsLineHandler {
       this.groupStart = d.line;
       this.blankAt = 0;
       this.blankReported = false;
-    } else if (this.interruptedAt > 0) {
+    } else if (this.interruptedAt > 0 && this.listed('warning')) {
       this.add(
         'user-agent-joins-group',
         'warning',
@@ -354,7 +360,7 @@ export class RobotsLinter implements RobotsLineHandler {
 
   /** A user-agent value that starts with `*` but is not the star: `*bot`, `*Googlebot`. */
   private starPattern(d: Directive): void {
-    if (this.skipped()) return;
+    if (!this.listed('warning')) return;
     const value = valueTextOf(d);
     // A no-break space pasted from a web page, most likely: a blank to the eye, not to parsers.
     if (/^\*\s/.test(value)) {
@@ -388,6 +394,7 @@ export class RobotsLinter implements RobotsLineHandler {
     if (first !== 47 /* / */ && first !== 42 /* * */ && d.valueEnd > d.valueStart && !split) {
       const value = valueTextOf(d);
       if (URL_ORIGIN.test(value)) {
+        if (!this.listed('error')) return;
         this.add(
           'absolute-url-pattern',
           'error',
@@ -395,12 +402,14 @@ export class RobotsLinter implements RobotsLineHandler {
           `${CANONICAL[d.key]} takes a path, not a URL: ${quote(value)} matches nothing. If the URL is on this site, write its path, ${quote(pathOfUrl(value))}; a robots.txt governs only the host that serves it, so a URL of another host needs a line in that host's robots.txt.`,
         );
       } else {
-        this.add('pattern-not-rooted', 'warning', d.line, notRootedMessage(value));
+        if (this.listed('warning'))
+          this.add('pattern-not-rooted', 'warning', d.line, notRootedMessage(value));
       }
     }
   }
 
   private beforeAgent(d: Directive): void {
+    if (!this.listed('warning')) return;
     this.add(
       'rule-before-user-agent',
       'warning',
@@ -419,6 +428,7 @@ export class RobotsLinter implements RobotsLineHandler {
     const blank = this.blankAt;
     this.blankAt = 0;
     this.blankReported = true;
+    if (!this.listed('warning')) return;
     const consequence =
       d.key === 'user-agent'
         ? 'so give the user-agent lines above it no rules'
@@ -439,7 +449,7 @@ export class RobotsLinter implements RobotsLineHandler {
   unparsable(line: number, text: string): void {
     // Between two user-agent lines it keeps them one group, as any line but a rule does.
     this.interrupt(line);
-    if (this.skipped()) return;
+    if (!this.listed('warning')) return;
     this.add(
       'unparsable-line',
       'warning',
@@ -449,8 +459,8 @@ export class RobotsLinter implements RobotsLineHandler {
   }
 
   lineTooLong(line: number, octets: number): void {
-    this.add('line-too-long', 'warning', line, lineTooLongMessage(octets, false));
     this.lastLongOctets = octets;
+    if (this.listed('warning')) this.add('line-too-long', 'warning', line, lineTooLongMessage(octets, false));
   }
 
   end(summary: FileSummary): void {
