@@ -55,4 +55,31 @@ describe('reading keys', () => {
       if (code !== 'unknown-directive') expect(codes, key).not.toContain('unknown-directive');
     }
   });
+
+  it.each([
+    // Only a blank is a blank: a NUL, `@` or `[` is not a space, `-` or letter in another case.
+    ['User\0agent', 'unknown-directive'],
+    ['User@agent', 'unknown-directive'],
+    ['Di[allow', 'unknown-directive'],
+    ['Crawl\u212adelay', 'unknown-directive'],
+    // The Kelvin sign is a `k` once lower-cased, and İ an `i` and a dot above.
+    ['Noindex\u212a', 'accepted-typo'],
+    ['Dİsallow', 'unknown-directive'],
+    ['Disallowİ', 'accepted-typo'],
+  ])('reads %j as no directive but the one its characters spell', (key, code) => {
+    const robots = RobotsTxt.parse(`User-agent: *\n${key}: /x\n`);
+    expect(robots.lints.map((l) => l.code)).toContain(code);
+    expect(robots.isAllowed('/x', 'ExampleBot')).toBe(code === 'unknown-directive' || !key.startsWith('Dis'));
+  });
+
+  it.each([
+    ['Disallow /a:/x', 'disallow'],
+    ['User agent x: /x', 'user-agent'],
+    ['Disallowed stuff: /x', 'disallow'],
+    ['Dissallow\t/b: /x', 'disallow'],
+  ])('reads %j, a key with blanks and a colon, by the word it starts with', (line, key) => {
+    // Split at the colon of the value, as Google does: the key is the word before the blank.
+    const robots = RobotsTxt.parse(`User-agent: *\n${line}\n`);
+    expect(robots.isAllowed('/x', 'ExampleBot')).toBe(key !== 'disallow');
+  });
 });
