@@ -66,10 +66,11 @@ export function writePattern(
   let star = 0;
   for (let i = from; i < end; i++) {
     const c = units[i];
-    if (c >= 128 || plainPattern[c] === 0) {
-      return normalizeInto(text, from, to, true, out, at) | WROTE_NORMALISED | WROTE_STAR;
+    const kind = PATTERN_UNIT[c];
+    if (kind !== PLAIN_UNIT) {
+      if (kind === STAR_UNIT) star = WROTE_STAR;
+      else return normalizeInto(text, from, to, true, out, at) | WROTE_NORMALISED | WROTE_STAR;
     }
-    if (c === 42) star = WROTE_STAR;
     out[o++] = c;
   }
   if (anchored) out[o++] = 36;
@@ -322,9 +323,16 @@ const plainPath = new Uint8Array(128);
 for (const ch of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!&'()+,/:;=?@[]") {
   plainPath[ch.charCodeAt(0)] = 1;
 }
-/** The same for patterns, where `*` is the wildcard. */
-const plainPattern = Uint8Array.from(plainPath);
-plainPattern[42] = 1;
+/**
+ * What writePattern makes of each code unit: PLAIN_UNIT for one that stays as it is, STAR_UNIT for
+ * `*`, 0 for one to normalise. A table of every unit, not of ASCII alone: one load and one test a
+ * unit, where a test for ASCII first made the loop over a 486 KiB file's patterns 40% slower.
+ */
+const PATTERN_UNIT = new Uint8Array(65536);
+const PLAIN_UNIT = 1;
+const STAR_UNIT = 2;
+for (let c = 0; c < 128; c++) if (plainPath[c] === 1) PATTERN_UNIT[c] = PLAIN_UNIT;
+PATTERN_UNIT[42] = STAR_UNIT;
 
 /** Characters of an authority the plain path leaves to the URL parser (`:` only separates the port). */
 const NOT_IN_PLAIN_HOST = new Uint8Array(128);
