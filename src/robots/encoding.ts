@@ -154,21 +154,7 @@ function normalizeInto(
         }
       }
       if (cp >= 0xd800 && cp <= 0xdfff) cp = 0xfffd; // a lone surrogate
-      // UTF-8, each octet escaped.
-      if (cp < 0x80) o = escapeAt(out, o, cp);
-      else if (cp < 0x800) {
-        o = escapeAt(out, o, 0xc0 | (cp >> 6));
-        o = escapeAt(out, o, 0x80 | (cp & 63));
-      } else if (cp < 0x10000) {
-        o = escapeAt(out, o, 0xe0 | (cp >> 12));
-        o = escapeAt(out, o, 0x80 | ((cp >> 6) & 63));
-        o = escapeAt(out, o, 0x80 | (cp & 63));
-      } else {
-        o = escapeAt(out, o, 0xf0 | (cp >> 18));
-        o = escapeAt(out, o, 0x80 | ((cp >> 12) & 63));
-        o = escapeAt(out, o, 0x80 | ((cp >> 6) & 63));
-        o = escapeAt(out, o, 0x80 | (cp & 63));
-      }
+      o = cp < 0x80 ? escapeAt(out, o, cp) : escapeUtf8(out, o, cp);
     }
   }
   return o;
@@ -207,77 +193,175 @@ const BOUNDED_PATH_RUN = new RegExp(NORMAL_PATH_RUN.source.replace(/\+$/, '{1,65
 /** Paths longer than this are read with BOUNDED_PATH_RUN. */
 const UNBOUNDED_RUN_MAX = 1_000_000;
 
+/** What normalizePath does with a code unit (PATH_UNIT). */
+const KEEP = 0; // a plain character: kept
+const ESCAPE = 1; // an ASCII character written as its escape (`|` as `%7C`, `*` as `%2A`)
+const PERCENT = 2; // `%`: an escape to keep or rewrite, or a lone `%`
+const WIDE = 3; // outside ASCII: its UTF-8 octets, escaped
+const PATH_UNIT = new Uint8Array(65536).fill(WIDE);
+
+/** By octet, 1 for one whose escape is decoded (DECODED); by code unit below 128, its hex value or -1. */
+const DECODES = new Uint8Array(256);
+const HEX_VALUE = new Int8Array(128).fill(-1);
+
 /**
- * Normalises a URL path (with its query) for matching. Stretches already in normal form are
- * found by the regular expression engine; a long one is kept as it is, a long stretch of units
- * to encode goes through encodeURI, and only short ones through `normalizeInto`. A long URL then
- * costs little even before the JIT has seen one (the WHATWG parser leaves most escapes in normal
- * form). The output is gathered in the shared buffer, a chunk at a time: a path of thousands of
- * characters to escape makes a few strings, not one per character.
+ * After this many units in a row kept as they are, or in a row escaped, normalizePath hands the
+ * rest of the stretch to the engine's native code: a regular expression finds where a stretch in
+ * normal form ends, encodeURI escapes a stretch of characters. Native code costs the same before
+ * the JIT has seen a path like it (a loop over 8 KB of `é` in code not compiled yet took 2.7 ms,
+ * encodeURI 0.1 ms), but each call costs a few hundred nanoseconds, which a path that changes
+ * from one kind of unit to the other at every character would pay thousands of times (8 KB of
+ * `a|` took 1.6 ms that way): short stretches are read by the loop.
+ */
+const NATIVE_AFTER = 32;
+/** Stretches in normal form this long are sliced from the path rather than copied. */
+const LONG_RUN = 256;
+/** Units of path the output buffer of normalizePath has room for, before it is made a string. */
+const PATH_CHUNK_UNITS = 4096;
+
+/**
+ * Normalises a URL path (with its query) for matching, in one loop over its units that writes
+ * their normal form into the shared buffer, a chunk at a time: a path of thousands of characters
+ * to escape makes a few strings, not one per character. Long stretches go to native code (see
+ * NATIVE_AFTER); the WHATWG parser leaves most escapes in normal form, so most of a long URL is
+ * one.
  */
 export function normalizePath(path: string): string {
   if (PLAIN_PATH.test(path)) return path;
   const n = path.length;
   const out = bufferFor(Math.max(4, Math.min(n, PATH_CHUNK_UNITS)));
+  const runs = n > UNBOUNDED_RUN_MAX ? BOUNDED_PATH_RUN : NORMAL_PATH_RUN;
   const parts: string[] = [];
   let o = 0;
-  let at = 0;
-  const runs = n > UNBOUNDED_RUN_MAX ? BOUNDED_PATH_RUN : NORMAL_PATH_RUN;
-  while (at < n) {
-    runs.lastIndex = at;
-    if (startsRun(path, at) && runs.test(path)) {
-      const end = runs.lastIndex;
-      if (end - at >= LONG_RUN) {
-        if (o > 0) parts.push(bufferText(o));
-        o = 0;
-        parts.push(path.slice(at, end));
-      } else {
-        if (o + (end - at) > out.length) {
-          parts.push(bufferText(o));
-          o = 0;
-        }
-        for (let i = at; i < end; i++) out[o++] = path.charCodeAt(i);
-      }
-      at = end;
-      continue;
-    }
-    // Units that need work (an escape to rewrite, a lone `%`, a character or surrogate pair to
-    // encode): this one and those after it that start no run. A long stretch of them is
-    // encoded by the engine's native code (encodeURI), which needs no warm JIT: a loop over 8 KB
-    // of lone `%` in code not compiled yet took over a millisecond, encodeURI 0.1 ms. A stretch
-    // ends before an ASCII character, so it never cuts a surrogate pair.
-    const rewritten = path.charCodeAt(at) === 37 /* % */ && isEscapeAt(path, at);
-    const from = rewritten ? at + 3 : at + 1;
-    let end = from;
-    const scanned = Math.min(n, from + LONG_STRETCH);
-    while (end < scanned && !startsRun(path, end)) end++;
-    if (end === scanned && end < n) {
-      RUN_START.lastIndex = end;
-      end = RUN_START.exec(path)?.index ?? n;
-    }
-    const long = end - at >= LONG_STRETCH;
-    // Room in the buffer for what goes through it: a short stretch, or a long one's escape.
-    if (o + (long ? from - at : end - at) * MAX_EXPANSION > out.length) {
+  let i = 0;
+  /** Units kept as they are since the last one rewritten, and units rewritten since the last one kept. */
+  let kept = 0;
+  let escaped = 0;
+  while (i < n) {
+    // A chunk of units whose normal form fits in the buffer (a unit is at most MAX_EXPANSION octets).
+    const stop = Math.min(n, i + PATH_CHUNK_UNITS);
+    if (o + (stop - i) * MAX_EXPANSION > out.length) {
       parts.push(bufferText(o));
       o = 0;
     }
-    if (long) {
-      if (rewritten) o = normalizeInto(path, at, from, false, out, o);
-      if (o > 0) parts.push(bufferText(o));
-      o = 0;
-      parts.push(encodeStretch(path.slice(rewritten ? from : at, end)));
-    } else {
-      o = normalizeInto(path, at, end, false, out, o);
+    while (i < stop) {
+      if (kept >= NATIVE_AFTER) {
+        runs.lastIndex = i;
+        const end = runs.test(path) ? runs.lastIndex : i;
+        kept = 0;
+        if (end - i >= LONG_RUN) {
+          if (o > 0) parts.push(bufferText(o));
+          o = 0;
+          parts.push(path.slice(i, end));
+          i = end;
+          break;
+        }
+        // A run that ends soon is copied by the loop, a chunk at most (the buffer's room).
+        if (end > stop) {
+          kept = NATIVE_AFTER;
+          for (; i < stop; i++) out[o++] = path.charCodeAt(i);
+          break;
+        }
+        for (; i < end; i++) out[o++] = path.charCodeAt(i);
+        continue;
+      }
+      if (escaped >= NATIVE_AFTER) {
+        // Up to the next unit that may start a stretch in normal form: ASCII, never half a pair.
+        RUN_START.lastIndex = i;
+        const end = RUN_START.exec(path)?.index ?? n;
+        escaped = 0;
+        if (o > 0) parts.push(bufferText(o));
+        o = 0;
+        parts.push(encodeStretch(path.slice(i, end)));
+        i = end;
+        break;
+      }
+      const c = path.charCodeAt(i);
+      const kind = PATH_UNIT[c];
+      if (kind === KEEP) {
+        out[o++] = c;
+        i++;
+        kept++;
+        escaped = 0;
+      } else if (kind === ESCAPE) {
+        out[o] = 37;
+        out[o + 1] = HEX_CODES[c >> 4];
+        out[o + 2] = HEX_CODES[c & 15];
+        o += 3;
+        i++;
+        escaped++;
+        kept = 0;
+      } else if (kind === PERCENT) {
+        const next = i + 2 < n ? path.charCodeAt(i + 1) : 128;
+        const last = i + 2 < n ? path.charCodeAt(i + 2) : 128;
+        const hi = next < 128 ? HEX_VALUE[next] : -1;
+        const lo = last < 128 ? HEX_VALUE[last] : -1;
+        if (hi < 0 || lo < 0) {
+          // A literal `%`, which starts no escape.
+          out[o] = 37;
+          out[o + 1] = 50; /* 2 */
+          out[o + 2] = 53; /* 5 */
+          o += 3;
+          i++;
+          escaped++;
+          kept = 0;
+          continue;
+        }
+        const byte = (hi << 4) | lo;
+        if (DECODES[byte] === 1) {
+          out[o++] = byte;
+          kept = 0;
+        } else {
+          out[o] = 37;
+          out[o + 1] = HEX_CODES[hi];
+          out[o + 2] = HEX_CODES[lo];
+          o += 3;
+          // Written as it was (upper-case hex): a run in normal form goes on.
+          kept = next === out[o - 2] && last === out[o - 1] ? kept + 3 : 0;
+        }
+        i += 3;
+        escaped = 0;
+      } else {
+        let cp = c;
+        let units = 1;
+        if (c >= 0xd800 && c <= 0xdbff && i + 1 < n) {
+          const low = path.charCodeAt(i + 1);
+          if (low >= 0xdc00 && low <= 0xdfff) {
+            cp = 0x10000 + ((c - 0xd800) << 10) + (low - 0xdc00);
+            units = 2;
+          }
+        }
+        if (cp >= 0xd800 && cp <= 0xdfff) cp = 0xfffd; // a lone surrogate
+        o = escapeUtf8(out, o, cp);
+        i += units;
+        escaped += units;
+        kept = 0;
+      }
     }
-    at = end;
   }
   if (o > 0) parts.push(bufferText(o));
   return parts.length === 1 ? parts[0] : parts.join('');
 }
 
+/** Writes the UTF-8 octets of code point `cp` (128 or more), each escaped, at `at`; returns the position after them. */
+function escapeUtf8(out: Uint8Array, at: number, cp: number): number {
+  let o = at;
+  if (cp < 0x800) {
+    o = escapeAt(out, o, 0xc0 | (cp >> 6));
+  } else {
+    if (cp < 0x10000) o = escapeAt(out, o, 0xe0 | (cp >> 12));
+    else {
+      o = escapeAt(out, o, 0xf0 | (cp >> 18));
+      o = escapeAt(out, o, 0x80 | ((cp >> 12) & 63));
+    }
+    o = escapeAt(out, o, 0x80 | ((cp >> 6) & 63));
+  }
+  return escapeAt(out, o, 0x80 | (cp & 63));
+}
+
 /**
  * The normal form of units that start no run (no plain character, no escape): encodeURI's,
- * with a lone surrogate read as U+FFFD and `*` and `$`, which it leaves raw, escaped.
+ * with a lone surrogate read as U+FFFD, and `*` and `$`, which it leaves raw, escaped.
  */
 function encodeStretch(units: string): string {
   // toWellFormed is ES2024: Node 20 has it, the ES2023 library this project compiles against
@@ -286,26 +370,8 @@ function encodeStretch(units: string): string {
   return encodeURI(wellFormed).replaceAll('*', '%2A').replaceAll('$', '%24');
 }
 
-/** The next unit that may start a stretch in normal form (see startsRun). */
+/** The next unit that may start a stretch in normal form: a plain character, or an escape. */
 const RUN_START = /[A-Za-z0-9\-._~!&'()+,/:;=?@[\]]|%[0-9A-Fa-f]{2}/g;
-/** Stretches of units that start no run this long are encoded by encodeStretch. */
-const LONG_STRETCH = 32;
-
-/** Whether `path[at]` may start a stretch in normal form: a plain character, or an escape. */
-function startsRun(path: string, at: number): boolean {
-  const c = path.charCodeAt(at);
-  return c < 128 && (plainPath[c] === 1 || (c === 37 /* % */ && isEscapeAt(path, at)));
-}
-
-/** Whether the `%` at `at` is followed by two hex digits. */
-function isEscapeAt(path: string, at: number): boolean {
-  return hexValue(path.charCodeAt(at + 1)) >= 0 && hexValue(path.charCodeAt(at + 2)) >= 0;
-}
-
-/** Units of path the output buffer of normalizePath has room for, before it is made a string. */
-const PATH_CHUNK_UNITS = 4096;
-/** Stretches in normal form this long are sliced from the path rather than copied. */
-const LONG_RUN = 256;
 
 /**
  * Normalises a rule pattern. `*` stays a wildcard; a `$` stays raw only as the last
@@ -333,6 +399,14 @@ const PLAIN_UNIT = 1;
 const STAR_UNIT = 2;
 for (let c = 0; c < 128; c++) if (plainPath[c] === 1) PATTERN_UNIT[c] = PLAIN_UNIT;
 PATTERN_UNIT[42] = STAR_UNIT;
+for (let c = 0; c < 128; c++) PATH_UNIT[c] = plainPath[c] === 1 ? KEEP : ESCAPE;
+PATH_UNIT[37] = PERCENT;
+// Kept, as normalizeInto keeps it: no path read from a URL holds one (it starts the fragment).
+PATH_UNIT[35] = KEEP;
+for (let c = 0; c < 128; c++) {
+  DECODES[c] = classes[c] & DECODED ? 1 : 0;
+  HEX_VALUE[c] = hexValue(c);
+}
 
 /** Characters of an authority the plain path leaves to the URL parser (`:` only separates the port). */
 const NOT_IN_PLAIN_HOST = new Uint8Array(128);
@@ -488,3 +562,14 @@ function pathAndQuery(url: URL): string {
   const beforeHash = url.href.split('#', 1)[0];
   return beforeHash.endsWith('?') ? `${url.pathname}?` : url.pathname;
 }
+
+/*
+ * One path with every kind of unit, read as the module loads, as many times as the engine waits
+ * before it keeps type feedback for a function (8 calls): the loop then has feedback for each of
+ * its branches when the engine optimizes it on ordinary traffic, whose paths are plain or hold a
+ * few escapes. Without it, the first path with a unit of another kind (an 8 KB query of `|`, of
+ * lower-case escapes) sent the optimized loop back to the interpreter for the rest of that path,
+ * and the next paths like it until the engine had compiled the loop again.
+ */
+const EVERY_KIND = `/a%41%7e%2F%zz%|*$é\ud800\ud83d\ude00${'a'.repeat(NATIVE_AFTER)}${'|'.repeat(NATIVE_AFTER)}`;
+for (let i = 0; i < 12; i++) normalizePath(EVERY_KIND);

@@ -111,6 +111,13 @@ describe('normalizePath agrees with the reference', () => {
         expect(normalizePath(path)).toBe(referenceNormalizePath(path));
       }
     }
+    // A run in normal form, long enough to be read natively but not sliced, across the end of a
+    // chunk: units that change kind at every character up to a point just before it.
+    for (let start = 3950; start < 4100; start++) {
+      const head = `/${'a|'.repeat((start - 1) >> 1)}${start % 2 === 0 ? '|' : ''}`;
+      const path = `${head}${'b'.repeat(100)}|%7e`;
+      expect(normalizePath(path)).toBe(referenceNormalizePath(path));
+    }
   });
   it('on paths of millions of units, the runs in normal form read in bounded stretches', () => {
     // Over UNBOUNDED_RUN_MAX units: runs of 65,536 at most, which must join up unchanged.
