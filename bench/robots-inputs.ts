@@ -414,6 +414,39 @@ export const ADVERSARIAL_CASES: AdversarialCase[] = [
     },
   },
   {
+    id: 'k2',
+    title: 'the typical file vs 8 KB URLs that alternate characters in normal form with ones to rewrite',
+    build() {
+      const { text } = loadFixture('typical');
+      const path = (head: string, unit: string) =>
+        `${head}${unit.repeat(Math.floor((8191 - head.length) / unit.length))}`;
+      return asText(
+        text,
+        [
+          { label: "8 KB of 'a|'", url: url(path('/', 'a|')), userAgent: PRODUCT_TOKEN },
+          {
+            label: "a query of '&a=%41' (an escaped letter)",
+            url: url(path('/search?', '&a=%41')),
+            userAgent: PRODUCT_TOKEN,
+          },
+          {
+            label: "a query of '&q=%27' (an escaped quote)",
+            url: url(path('/search?', '&q=%27')),
+            userAgent: PRODUCT_TOKEN,
+          },
+          {
+            label: "8 KB of '%c3%a9' (lower-case escapes)",
+            url: url(path('/', '%c3%a9')),
+            userAgent: PRODUCT_TOKEN,
+          },
+          { label: "8 KB of 'ab%7e|*$'", url: url(path('/', 'ab%7e|*$')), userAgent: PRODUCT_TOKEN },
+          { label: "8 KB of 'a[b]'", url: url(path('/', 'a[b]')), userAgent: PRODUCT_TOKEN },
+        ],
+        'typical.txt',
+      );
+    },
+  },
+  {
     id: 'j',
     title: 'user-agent tokens built to agree in the low 16 bits of FNV-1a (hash flooding)',
     build() {
@@ -536,6 +569,64 @@ export const ADVERSARIAL_CASES: AdversarialCase[] = [
           { label: 'the 30th crawler, first check', url: url('/zzz'), userAgent: agents[29] },
         ],
         `${count} groups of 17 rules`,
+      );
+    },
+  },
+  {
+    id: 'r',
+    title: 'a finding on every line: misspelt and unknown keys, missing colons, bad crawl-delays, in turn',
+    build() {
+      // Each line takes a path of the tokenizer and the linter that ordinary files never run,
+      // and the findings pass the cap of listed ones after 200 lines.
+      const lines = [
+        (i: number) => `Dissallow: /typo-${i}/\n`,
+        (i: number) => `Disallow /no-colon-${i}/\n`,
+        (i: number) => `Disallowed: /longer-key-${i}/\n`,
+        (i: number) => `Clean-param: ref${i} /x/\n`,
+        (i: number) => `Unknown-${i}: value\n`,
+        (i: number) => `Crawl-delay: soon-${i}\n`,
+        (i: number) => `Disallow: no-slash-${i}\n`,
+      ];
+      const { text, count } = fill('User-agent: *\n', (i) => lines[i % lines.length](i));
+      return asText(
+        text,
+        [
+          { label: 'a misspelt rule', url: url('/typo-7/x'), userAgent: PRODUCT_TOKEN },
+          { label: '8 KB path', url: url(PATH_8K_A), userAgent: PRODUCT_TOKEN },
+        ],
+        `${count} lines`,
+      );
+    },
+  },
+  {
+    id: 's',
+    title:
+      "sitemap lines, each on another internationalised host: 'Sitemap: https://bücher-N.example/karte-N.xml'",
+    build() {
+      // Every URL goes to the URL parser, whose host needs IDNA (UTS 46) processing.
+      const { text, count } = fill(
+        'User-agent: *\nDisallow: /private/\n',
+        (i) => `Sitemap: https://bücher-${i}.example/karte-${i}.xml\n`,
+      );
+      return asText(
+        text,
+        [{ label: '8 KB path', url: url(PATH_8K_A), userAgent: PRODUCT_TOKEN }],
+        `${count} sitemaps`,
+      );
+    },
+  },
+  {
+    id: 't',
+    title: "allowed index pages: 'Allow: /dN/index.html', each adding its directory ('/dN/$')",
+    build() {
+      const { text, count } = fill('User-agent: *\nDisallow: /\n', (i) => `Allow: /d${i}/index.html\n`);
+      return asText(
+        text,
+        [
+          { label: 'the last directory', url: url(`/d${count - 1}/`), userAgent: PRODUCT_TOKEN },
+          { label: '8 KB path', url: url(PATH_8K_A), userAgent: PRODUCT_TOKEN },
+        ],
+        `${count} rules`,
       );
     },
   },
