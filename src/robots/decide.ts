@@ -45,6 +45,7 @@ import {
 } from './compile.js';
 import { matchesAt, type PieceSearches } from './match.js';
 import { type Gram, GramIndex, gramOf, pairMask } from './pieces.js';
+import { PrefixHash } from './prefixes.js';
 import {
   isRanked,
   plainBack,
@@ -79,8 +80,8 @@ interface Bucket {
 
 /** The index of the wildcard and `$` rules of one large group (see prepareLargeGroups). */
 export interface GroupIndex {
-  /** Exact (`$`-anchored, no `*`) patterns to their best rule. */
-  exact: Map<string, number>;
+  /** The exact rules (`$`-anchored, no `*`) by the hash of their pattern, null for none. */
+  exact: PrefixHash | null;
   /** Every other rule, by the start of its literal prefix. */
   buckets: Map<string, Bucket>;
   bucketLengths: number[];
@@ -382,8 +383,8 @@ function longestPrefixRule(
 }
 
 function decideIndexed(data: RobotsData, index: GroupIndex, path: string, best: number): number {
-  const exact = index.exact.get(path);
-  if (exact !== undefined && outranks(data, exact, best)) best = exact;
+  const exact = index.exact === null ? -1 : index.exact.exactly(data, path);
+  if (exact >= 0 && outranks(data, exact, best)) best = exact;
   pairMask(path, 0, path.length, pathPairs, 0);
   let count = 0;
   let rules = 0;
@@ -530,7 +531,7 @@ function indexOf(data: RobotsData, table: number, split: number, end: number): G
 
 function buildIndex(data: RobotsData, split: number, end: number): GroupIndex {
   const ranked = data.ints;
-  const exact = new Map<string, number>();
+  const exact: number[] = [];
   const lists = new Map<string, number[]>();
   const grams: (Gram | null)[] = [];
   const pairs = new Int32Array(((end - split) / OTHER_FIELDS) * 2);
@@ -540,14 +541,14 @@ function buildIndex(data: RobotsData, split: number, end: number): GroupIndex {
     const patterns = chunkOf(data, position);
     const start = position & CHUNK_MASK;
     const matchEnd = start + ruleMatchLength(data, id);
-    pairMask(patterns, start, matchEnd, pairs, ((k - split) / OTHER_FIELDS) * 2);
-    // Rules come best first: the first rule seen for a key is its best.
+    // An exact rule is found by its pattern alone, in no bucket: its pair filter is never read.
     if (ruleFlags(data, id) & EXACT) {
-      const text = patterns.slice(start, matchEnd);
-      if (!exact.has(text)) exact.set(text, id);
+      exact.push(id);
       grams.push(null);
       continue;
     }
+    // Rules come best first: the first rule seen for a key is its best.
+    pairMask(patterns, start, matchEnd, pairs, ((k - split) / OTHER_FIELDS) * 2);
     grams.push(gramOf(patterns, start, matchEnd));
     let keyEnd = start;
     while (keyEnd < matchEnd && keyEnd - start < BUCKET_PREFIX && patterns.charCodeAt(keyEnd) !== 42)
@@ -560,7 +561,7 @@ function buildIndex(data: RobotsData, split: number, end: number): GroupIndex {
   const buckets = new Map<string, Bucket>();
   for (const [key, list] of lists) buckets.set(key, bucketOf(ranked, list, pairs, split));
   return {
-    exact,
+    exact: exact.length === 0 ? null : new PrefixHash(data, exact, 1),
     buckets,
     bucketLengths: [...new Set([...buckets.keys()].map((k) => k.length))].sort((a, b) => a - b),
     split,
@@ -573,7 +574,7 @@ function buildIndex(data: RobotsData, split: number, end: number): GroupIndex {
 export function indexBytes(index: GroupIndex): number {
   // A map entry with its key (a short string or a slice of `patterns`) and its share of the table.
   const entry = 96;
-  let bytes = 256 + index.exact.size * entry + index.grams.bytes + 200 + index.pairs.byteLength;
+  let bytes = 256 + (index.exact?.bytes ?? 0) + index.grams.bytes + 200 + index.pairs.byteLength;
   for (const { rules, common } of index.buckets.values()) {
     // The entry, the bucket and its two arrays of small integers (8 bytes an element), with
     // the spare room an array grown by push keeps (measured: up to 17 elements).

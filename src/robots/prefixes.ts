@@ -129,7 +129,10 @@ let pathHashes = new Int32Array(1024);
 /** By entry of a PrefixHash: the next entry of its slot (-1: none), the hash of its pattern, its rule id. */
 const ENTRY_FIELDS = 3;
 
-/** The plain rules of one merged group, by the hash of their pattern. */
+/**
+ * Rules of one merged group by the hash of their pattern: its plain rules, or its exact rules
+ * (`/a/$`, which match one path alone), hashed without their `$`.
+ */
 export class PrefixHash {
   /** The lengths the patterns have, longest first. */
   private readonly lengths: Int32Array;
@@ -146,9 +149,15 @@ export class PrefixHash {
    */
   private readonly filter: Int32Array;
   private readonly filterShift: number;
+  /** Octets at the end of each pattern that are not hashed: 1 for exact rules (their `$`), else 0. */
+  private readonly anchor: number;
 
-  /** `plain`: the ids of the group's plain prefix rules, none of them empty. */
-  constructor(data: RobotsData, plain: readonly number[]) {
+  /**
+   * `plain`: the ids of the group's plain prefix rules, none of them empty, or with `anchor` 1 the
+   * ids of its exact rules.
+   */
+  constructor(data: RobotsData, plain: readonly number[], anchor = 0) {
+    this.anchor = anchor;
     const count = plain.length;
     // About one entry a slot: most slots a check looks at are empty or hold one pattern.
     let bits = 4;
@@ -167,7 +176,7 @@ export class PrefixHash {
       const id = plain[e];
       const position = startIn(ints, id);
       const start = bases[position >>> CHUNK_BITS] + (position & CHUNK_MASK);
-      const length = lengthIn(ints, id);
+      const length = lengthIn(ints, id) - anchor;
       const h = hashOf(octets, start, start + length);
       const slot = Math.imul(h, SLOT_FACTOR) >>> this.shift;
       entries[e * ENTRY_FIELDS] = heads[slot] - 1;
@@ -200,30 +209,44 @@ export class PrefixHash {
    * allow rule if one is, else the first in the file; -1 when none is a prefix.
    */
   longest(data: RobotsData, path: string): number {
-    const { lengths, heads, entries, shift, filter, filterShift } = this;
+    const lengths = this.lengths;
     const n = Math.min(path.length, lengths[0]);
     if (pathHashes.length <= n) pathHashes = new Int32Array(Math.max(n + 1, pathHashes.length * 2));
     hashPrefixes(path, n, pathHashes);
-    const hashes = pathHashes;
-    const ints = data.ints;
     for (let k = firstAtMost(lengths, n); k < lengths.length; k++) {
-      const length = lengths[k];
-      const key = hashes[length];
-      const bit = Math.imul(key, FILTER_FACTOR) >>> filterShift;
-      if ((filter[bit >>> 5] & (1 << (bit & 31))) === 0) continue;
-      let best = -1;
-      for (let e = heads[Math.imul(key, SLOT_FACTOR) >>> shift] - 1; e >= 0; e = entries[e * ENTRY_FIELDS]) {
-        if (entries[e * ENTRY_FIELDS + 1] !== key) continue;
-        const id = entries[e * ENTRY_FIELDS + 2];
-        if (lengthIn(ints, id) !== length) continue;
-        const position = startIn(ints, id);
-        if (!regionMatches(path, 0, chunkOf(data, position), position & CHUNK_MASK, length)) continue;
-        // The same pattern more than once: allow wins (RFC 9309 2.2.2), then the first line.
-        if (best < 0 || betterTwin(ints, id, best)) best = id;
-      }
+      const best = this.bestOfLength(data, path, lengths[k], pathHashes[lengths[k]]);
       if (best >= 0) return best;
     }
     return -1;
+  }
+
+  /** For exact rules: the decisive rule whose pattern, without its `$`, is `path`; -1 for none. */
+  exactly(data: RobotsData, path: string): number {
+    const n = path.length;
+    const k = firstAtMost(this.lengths, n);
+    if (k === this.lengths.length || this.lengths[k] !== n) return -1;
+    if (pathHashes.length <= n) pathHashes = new Int32Array(Math.max(n + 1, pathHashes.length * 2));
+    hashPrefixes(path, n, pathHashes);
+    return this.bestOfLength(data, path, n, pathHashes[n]);
+  }
+
+  /** Of the rules hashed with `length` octets to `key`, the decisive one that `path` starts with; -1 for none. */
+  private bestOfLength(data: RobotsData, path: string, length: number, key: number): number {
+    const { heads, entries, shift, filter, filterShift, anchor } = this;
+    const bit = Math.imul(key, FILTER_FACTOR) >>> filterShift;
+    if ((filter[bit >>> 5] & (1 << (bit & 31))) === 0) return -1;
+    const ints = data.ints;
+    let best = -1;
+    for (let e = heads[Math.imul(key, SLOT_FACTOR) >>> shift] - 1; e >= 0; e = entries[e * ENTRY_FIELDS]) {
+      if (entries[e * ENTRY_FIELDS + 1] !== key) continue;
+      const id = entries[e * ENTRY_FIELDS + 2];
+      if (lengthIn(ints, id) - anchor !== length) continue;
+      const position = startIn(ints, id);
+      if (!regionMatches(path, 0, chunkOf(data, position), position & CHUNK_MASK, length)) continue;
+      // The same pattern more than once: allow wins (RFC 9309 2.2.2), then the first line.
+      if (best < 0 || betterTwin(ints, id, best)) best = id;
+    }
+    return best;
   }
 }
 
