@@ -547,7 +547,6 @@ function buildIndex(data: RobotsData, split: number, end: number): GroupIndex {
       grams.push(null);
       continue;
     }
-    // Rules come best first: the first rule seen for a key is its best.
     pairMask(patterns, start, matchEnd, pairs, ((k - split) / OTHER_FIELDS) * 2);
     grams.push(gramOf(patterns, start, matchEnd));
     let keyEnd = start;
