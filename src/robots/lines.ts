@@ -751,17 +751,8 @@ function classifyInto(d: Directive): KeyAnswer {
   if (!ascii) return classifyText(d);
   const length = keyEnd - keyStart;
   for (const word of KEY_WORDS) {
-    const n = word.codes.length;
-    if (n > length || !isLowerCaseWordAt(units, keyStart, word.codes)) continue;
-    if (n === length) return word.answer;
-    if (isBlank(units[keyStart + n])) {
-      d.keyEnd = keyStart + n;
-      d.missingColon = true;
-      return word.answer;
-    }
-    // A longer key (`Disallowed`) is read by its prefix as Google reads it, but RFC 9309
-    // crawlers know only the word: the linter reports it like a misspelling.
-    return word.longer;
+    if (word.codes.length <= length && isLowerCaseWordAt(units, keyStart, word.codes))
+      return startingWith(d, word);
   }
   for (const word of UNSUPPORTED_WORDS) {
     if (word.length === length && isLowerCaseWordAt(units, keyStart, word)) return UNSUPPORTED_KEY;
@@ -769,22 +760,30 @@ function classifyInto(d: Directive): KeyAnswer {
   return UNKNOWN_KEY;
 }
 
-/** classifyInto for a key with characters outside ASCII, read from its lower-cased text. */
+/**
+ * classifyInto for a key with characters outside ASCII, read from its lower-cased text. Up to the
+ * end of a word it starts with, the key holds characters whose lower case is one character (`İ`
+ * lower-cases to two, the second of which no word holds; see NON_ASCII_LOWERING_TO_ASCII): the
+ * word ends at the same place in the key as written.
+ */
 function classifyText(d: Directive): KeyAnswer {
-  const keyText = d.source.slice(d.keyStart, d.keyEnd);
-  const lower = keyText.toLowerCase();
-  for (const word of KEY_WORDS) {
-    if (!lower.startsWith(word.text)) continue;
-    const n = word.text.length;
-    if (n >= keyText.length) return word.answer;
-    if (isBlankAt(keyText, n)) {
-      d.keyEnd = d.keyStart + n;
-      d.missingColon = true;
-      return word.answer;
-    }
-    return word.longer;
-  }
+  const lower = d.source.slice(d.keyStart, d.keyEnd).toLowerCase();
+  for (const word of KEY_WORDS) if (lower.startsWith(word.text)) return startingWith(d, word);
   return UNSUPPORTED.has(lower) ? UNSUPPORTED_KEY : UNKNOWN_KEY;
+}
+
+/** What the key of `d` names, `word` being the first directive word or misspelling it starts with. */
+function startingWith(d: Directive, word: KeyWord): KeyAnswer {
+  const end = d.keyStart + word.codes.length;
+  if (end >= d.keyEnd) return word.answer;
+  if (isBlank(d.units[end])) {
+    d.keyEnd = end;
+    d.missingColon = true;
+    return word.answer;
+  }
+  // A longer key (`Disallowed`) is read by its prefix as Google reads it, but RFC 9309
+  // crawlers know only the word: the linter reports it like a misspelling.
+  return word.longer;
 }
 
 /**
@@ -839,15 +838,21 @@ function codesOf(word: string): Uint8Array {
  * is the word (or the word and blanks before more text); `longer` for a key that goes on past
  * it, which is a misspelling too.
  */
-const KEY_WORDS: readonly { text: string; codes: Uint8Array; answer: KeyAnswer; longer: KeyAnswer }[] =
-  KEYS.flatMap(({ key, exact, typos }) =>
-    [exact, ...typos].map((text) => ({
-      text,
-      codes: codesOf(text),
-      answer: { key, typo: text !== exact },
-      longer: { key, typo: true },
-    })),
-  );
+interface KeyWord {
+  text: string;
+  codes: Uint8Array;
+  answer: KeyAnswer;
+  longer: KeyAnswer;
+}
+
+const KEY_WORDS: readonly KeyWord[] = KEYS.flatMap(({ key, exact, typos }) =>
+  [exact, ...typos].map((text) => ({
+    text,
+    codes: codesOf(text),
+    answer: { key, typo: text !== exact },
+    longer: { key, typo: true },
+  })),
+);
 
 const UNSUPPORTED_WORDS: readonly Uint8Array[] = [...UNSUPPORTED].map(codesOf);
 
