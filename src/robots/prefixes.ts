@@ -27,82 +27,91 @@ import {
 import { regionMatches } from './match.js';
 
 /*
- * A pattern's hash: its characters are dealt to four lanes in turn (the first to lane 0, the
- * second to lane 1, ...), each lane mixes in its characters as FNV-1a does (an exclusive or, then
- * a multiplication), and the lanes are mixed into one. Four lanes are four chains of
- * multiplications the processor runs side by side: reading the patterns of a large file took
- * 1.6 ns a character on one lane.
+ * A pattern's hash reads its octets four at a time, as one little-endian word (the last word holds
+ * the octets left, zero above them). Words go to two lanes in turn (the first to lane 0, the
+ * second to lane 1, ...), each lane mixes in its words as FNV-1a does its octets (an exclusive or,
+ * then a multiplication), and the lanes and the length are mixed into one. A word costs one read
+ * and one multiplication: octet by octet on four lanes, hashing the plain patterns of a 486 KiB
+ * file took a third of the time its parse spent ranking and indexing.
  */
 const FACTOR = 0x01000193;
 /** Where each lane starts, chosen by each process. */
-const SEEDS = Int32Array.from({ length: 4 }, () => (Math.random() * 2 ** 32) | 0);
-/** What the lanes are multiplied by as they are mixed. */
+const SEEDS = Int32Array.from({ length: 2 }, () => (Math.random() * 2 ** 32) | 0);
+/** What the lanes and the length are multiplied by as they are mixed. */
 const MIX_1 = 0x85ebca6b | 0;
 const MIX_2 = 0xc2b2ae35 | 0;
-const MIX_3 = 0x27d4eb2f | 0;
 
-function mixLanes(a: number, b: number, c: number, d: number): number {
-  return a ^ Math.imul(b, MIX_1) ^ Math.imul(c, MIX_2) ^ Math.imul(d, MIX_3);
-}
-
-/** The hash of `octets[start, end)`. */
-function hashOf(octets: Uint8Array, start: number, end: number): number {
-  let a = SEEDS[0];
-  let b = SEEDS[1];
-  let c = SEEDS[2];
-  let d = SEEDS[3];
-  let i = start;
-  for (; i + 3 < end; i += 4) {
-    a = Math.imul(a ^ octets[i], FACTOR);
-    b = Math.imul(b ^ octets[i + 1], FACTOR);
-    c = Math.imul(c ^ octets[i + 2], FACTOR);
-    d = Math.imul(d ^ octets[i + 3], FACTOR);
-  }
-  if (i < end) a = Math.imul(a ^ octets[i], FACTOR);
-  if (i + 1 < end) b = Math.imul(b ^ octets[i + 1], FACTOR);
-  if (i + 2 < end) c = Math.imul(c ^ octets[i + 2], FACTOR);
-  return mixLanes(a, b, c, d);
+function mixLanes(a: number, b: number, length: number): number {
+  return Math.imul(a, MIX_1) ^ Math.imul(b, MIX_2) ^ length;
 }
 
 /**
- * Writes to `out[i]`, for i from 1 to n, the hash of `path`'s first i characters (hashOf's). The
- * lanes stay in variables, four characters a turn, and each lane's share of the mix is kept:
- * a character costs two multiplications.
+ * The hash of the `length` octets at `start` of the bytes `view` reads, which has at least three
+ * octets after them: the last word is read whole, and what is past the pattern masked off.
+ */
+function hashOf(view: DataView, start: number, length: number): number {
+  let a = SEEDS[0];
+  let b = SEEDS[1];
+  let i = 0;
+  for (; i + 8 <= length; i += 8) {
+    a = Math.imul(a ^ view.getInt32(start + i, true), FACTOR);
+    b = Math.imul(b ^ view.getInt32(start + i + 4, true), FACTOR);
+  }
+  if (i + 4 <= length) {
+    a = Math.imul(a ^ view.getInt32(start + i, true), FACTOR);
+    i += 4;
+    if (i < length) b = Math.imul(b ^ (view.getInt32(start + i, true) & TAIL_MASK[length - i]), FACTOR);
+  } else if (i < length) a = Math.imul(a ^ (view.getInt32(start + i, true) & TAIL_MASK[length - i]), FACTOR);
+  return mixLanes(a, b, length);
+}
+
+/** By the number of octets in a last word (1 to 3), the bits they take. */
+const TAIL_MASK = Int32Array.of(0, 0xff, 0xffff, 0xffffff);
+
+/**
+ * Writes to `out[i]`, for i from 1 to n, the hash of `path`'s first i characters (hashOf's of
+ * their octets: a path in normal form is ASCII). The word being read is built a character at a
+ * time, and a prefix that ends inside it mixes in what it has so far; the other lane's share of
+ * the mix is the same for the whole word.
  */
 function hashPrefixes(path: string, n: number, out: Int32Array): void {
   let a = SEEDS[0];
   let b = SEEDS[1];
-  let c = SEEDS[2];
-  let d = SEEDS[3];
-  let mixB = Math.imul(b, MIX_1);
-  let mixC = Math.imul(c, MIX_2);
-  let mixD = Math.imul(d, MIX_3);
   let i = 0;
-  for (; i + 3 < n; i += 4) {
-    a = Math.imul(a ^ path.charCodeAt(i), FACTOR);
-    out[i + 1] = a ^ mixB ^ mixC ^ mixD;
-    b = Math.imul(b ^ path.charCodeAt(i + 1), FACTOR);
-    mixB = Math.imul(b, MIX_1);
-    out[i + 2] = a ^ mixB ^ mixC ^ mixD;
-    c = Math.imul(c ^ path.charCodeAt(i + 2), FACTOR);
-    mixC = Math.imul(c, MIX_2);
-    out[i + 3] = a ^ mixB ^ mixC ^ mixD;
-    d = Math.imul(d ^ path.charCodeAt(i + 3), FACTOR);
-    mixD = Math.imul(d, MIX_3);
-    out[i + 4] = a ^ mixB ^ mixC ^ mixD;
+  for (; i + 7 < n; i += 8) {
+    const mixB = Math.imul(b, MIX_2);
+    let w = path.charCodeAt(i);
+    out[i + 1] = Math.imul(Math.imul(a ^ w, FACTOR), MIX_1) ^ mixB ^ (i + 1);
+    w |= path.charCodeAt(i + 1) << 8;
+    out[i + 2] = Math.imul(Math.imul(a ^ w, FACTOR), MIX_1) ^ mixB ^ (i + 2);
+    w |= path.charCodeAt(i + 2) << 16;
+    out[i + 3] = Math.imul(Math.imul(a ^ w, FACTOR), MIX_1) ^ mixB ^ (i + 3);
+    w |= path.charCodeAt(i + 3) << 24;
+    a = Math.imul(a ^ w, FACTOR);
+    const mixA = Math.imul(a, MIX_1);
+    out[i + 4] = mixA ^ mixB ^ (i + 4);
+    w = path.charCodeAt(i + 4);
+    out[i + 5] = mixA ^ Math.imul(Math.imul(b ^ w, FACTOR), MIX_2) ^ (i + 5);
+    w |= path.charCodeAt(i + 5) << 8;
+    out[i + 6] = mixA ^ Math.imul(Math.imul(b ^ w, FACTOR), MIX_2) ^ (i + 6);
+    w |= path.charCodeAt(i + 6) << 16;
+    out[i + 7] = mixA ^ Math.imul(Math.imul(b ^ w, FACTOR), MIX_2) ^ (i + 7);
+    w |= path.charCodeAt(i + 7) << 24;
+    b = Math.imul(b ^ w, FACTOR);
+    out[i + 8] = mixA ^ Math.imul(b, MIX_2) ^ (i + 8);
   }
-  if (i < n) {
-    a = Math.imul(a ^ path.charCodeAt(i), FACTOR);
-    out[i + 1] = a ^ mixB ^ mixC ^ mixD;
-  }
-  if (i + 1 < n) {
-    b = Math.imul(b ^ path.charCodeAt(i + 1), FACTOR);
-    mixB = Math.imul(b, MIX_1);
-    out[i + 2] = a ^ mixB ^ mixC ^ mixD;
-  }
-  if (i + 2 < n) {
-    c = Math.imul(c ^ path.charCodeAt(i + 2), FACTOR);
-    out[i + 3] = a ^ mixB ^ Math.imul(c, MIX_2) ^ mixD;
+  // The last 1 to 7 characters: a word for lane 0, then what there is of one for lane 1.
+  let w = 0;
+  for (let k = 0; i + k < n; k++) {
+    w |= path.charCodeAt(i + k) << ((k & 3) << 3);
+    if (k < 4) {
+      const lane = Math.imul(a ^ w, FACTOR);
+      out[i + k + 1] = mixLanes(lane, b, i + k + 1);
+      if (k === 3) {
+        a = lane;
+        w = 0;
+      }
+    } else out[i + k + 1] = mixLanes(a, Math.imul(b ^ w, FACTOR), i + k + 1);
   }
 }
 
@@ -170,14 +179,14 @@ export class PrefixHash {
     const filter = new Int32Array(1 << (filterBits - 5));
     const entries = new Int32Array(count * ENTRY_FIELDS);
     const ints = data.ints;
-    const { octets, bases } = octetsOf(data);
+    const { view, bases } = octetsOf(data);
     const lengths: number[] = [];
     for (let e = 0; e < count; e++) {
       const id = plain[e];
       const position = startIn(ints, id);
       const start = bases[position >>> CHUNK_BITS] + (position & CHUNK_MASK);
       const length = lengthIn(ints, id) - anchor;
-      const h = hashOf(octets, start, start + length);
+      const h = hashOf(view, start, length);
       const slot = Math.imul(h, SLOT_FACTOR) >>> this.shift;
       entries[e * ENTRY_FIELDS] = heads[slot] - 1;
       entries[e * ENTRY_FIELDS + 1] = h;
@@ -260,19 +269,23 @@ function grownTo(array: Uint8Array, length: number): Uint8Array<ArrayBuffer> {
 }
 
 const encoder = new TextEncoder();
-/** The octets of the patterns of the file being indexed (see octetsOf); reused. */
+/** The octets of the patterns of the file being indexed (see octetsOf), and a view to read them; reused. */
 let patternOctets = new Uint8Array(64 * 1024);
+let patternView = new DataView(patternOctets.buffer);
 
 /**
- * The file's patterns as octets, chunk after chunk, and where each chunk starts among them.
- * Normalised patterns are ASCII, a character an octet: the engine copies them out at once, and a
- * loop reads an array's octets faster than a string's characters.
+ * The file's patterns as octets, chunk after chunk, with three octets to spare after them (see
+ * hashOf), and where each chunk starts among them. Normalised patterns are ASCII, a character an
+ * octet: the engine copies them out at once, and a word of four is read at once.
  */
-function octetsOf(data: RobotsData): { octets: Uint8Array; bases: number[] } {
+function octetsOf(data: RobotsData): { view: DataView; bases: number[] } {
   const chunks = data.chunks ?? [data.patterns];
   let total = 0;
   for (const chunk of chunks) total += chunk.length;
-  if (patternOctets.length < total) patternOctets = new Uint8Array(Math.max(total, patternOctets.length * 2));
+  if (patternOctets.length < total + 3) {
+    patternOctets = new Uint8Array(Math.max(total + 3, patternOctets.length * 2));
+    patternView = new DataView(patternOctets.buffer);
+  }
   const bases: number[] = [];
   let at = 0;
   for (const chunk of chunks) {
@@ -282,7 +295,7 @@ function octetsOf(data: RobotsData): { octets: Uint8Array; bases: number[] } {
     if (written !== chunk.length) throw new Error('crawlee-robots: a chunk of patterns is not ASCII');
     at += written;
   }
-  return { octets: patternOctets, bases };
+  return { view: patternView, bases };
 }
 
 /** Of two rules with the same pattern, whether `a` decides rather than `b`. */

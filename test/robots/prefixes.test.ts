@@ -112,3 +112,28 @@ it('finds the rules of a large group another crawler names, and of large merged 
   expect(robots.isAllowed('/two7/x', 'TwoBot')).toBe(false);
   expect(robots.isAllowed('/two700/x', 'TwoBot')).toBe(true);
 });
+
+it('finds a pattern of any length through the hash, a word of four octets read at a time', () => {
+  // Patterns of every length from 1 to 27, each a prefix of the next, so that a check hashes the
+  // path's prefixes in both lanes and ends in every place of a word; exact rules of each length too.
+  const path = '/abcdefghijklmnopqrstuvwxyz';
+  const plain = Array.from(path, (_, i) => `${i % 2 === 0 ? 'allow' : 'disallow'}: ${path.slice(0, i + 1)}`);
+  const exact = Array.from(
+    path,
+    (_, i) => `${i % 2 === 0 ? 'disallow' : 'allow'}: /x${path.slice(1, i + 1)}$`,
+  );
+  const filler = 600;
+  const robots = RobotsTxt.parse(fileWith(filler, [...plain, ...exact]));
+  for (let length = 1; length <= path.length; length++) {
+    const prefix = path.slice(0, length);
+    for (const tail of ['', '~', '~~~~~~~~~']) {
+      const verdict = decisive(robots, prefix + tail);
+      expect(verdict.rule?.line, prefix + tail).toBe(lineOf(filler, length - 1));
+      expect(verdict.allowed, prefix + tail).toBe((length - 1) % 2 === 0);
+    }
+    const exactPath = `/x${prefix.slice(1)}`;
+    const verdict = decisive(robots, exactPath);
+    expect(verdict.rule, exactPath).toMatchObject({ line: lineOf(filler, path.length + length - 1) });
+    expect(verdict.allowed, exactPath).toBe((length - 1) % 2 === 1);
+  }
+});
