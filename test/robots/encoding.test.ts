@@ -195,6 +195,28 @@ describe('normalizePattern', () => {
   it('encodes like a path otherwise', () => {
     expect(normalizePattern('/café/%62')).toBe('/caf%C3%A9/b');
   });
+  it('finds what to normalise at any place, next to a * or not (units are read two at a time)', () => {
+    for (const [raw, normal] of [
+      ['é', '%C3%A9'],
+      [' ', '%20'],
+      ['%62', 'b'],
+      ['$', '%24'],
+    ]) {
+      for (const [before, after] of [
+        ['/', ''],
+        ['/a', ''],
+        ['/ab', 'c'],
+        ['/*', '*'],
+        ['/a*', 'b*'],
+        ['/ab*', ''],
+      ]) {
+        // A `$` that ends the pattern is the anchor.
+        const end = raw === '$' && after === '' ? 'x' : after;
+        expect(normalizePattern(before + raw + end), before + raw + end).toBe(before + normal + end);
+      }
+    }
+    expect(['/a*', '/ab*', '/**', '/a**b'].map(normalizePattern)).toEqual(['/a*', '/ab*', '/**', '/a**b']);
+  });
   it('keeps a % that starts an escape cut short by the end or a *, and encodes any other lone %', () => {
     expect(
       ['/*%', '/a%2', '/a%f', '/a%*b', '/a%e*', '/a%$', '/100%zz', '/a%2G', '/%'].map(normalizePattern),
