@@ -279,6 +279,9 @@ let patternView = new DataView(patternOctets.buffer);
  * octet: the engine copies them out at once, and a word of four is read at once.
  */
 function octetsOf(data: RobotsData): { view: DataView; bases: number[] } {
+  // A file whose crawlers each read a large table of their own has one index per crawler, built
+  // one after the other: its patterns are copied once for all of them.
+  if (octetsSerial === data.serial && octetsBases !== null) return { view: patternView, bases: octetsBases };
   const chunks = data.chunks ?? [data.patterns];
   let total = 0;
   for (const chunk of chunks) total += chunk.length;
@@ -295,8 +298,14 @@ function octetsOf(data: RobotsData): { view: DataView; bases: number[] } {
     if (written !== chunk.length) throw new Error('crawlee-robots: a chunk of patterns is not ASCII');
     at += written;
   }
+  octetsSerial = data.serial;
+  octetsBases = bases;
   return { view: patternView, bases };
 }
+
+/** The file whose patterns `patternOctets` holds (its serial number), and where its chunks start there. */
+let octetsSerial = -1;
+let octetsBases: number[] | null = null;
 
 /** Of two rules with the same pattern, whether `a` decides rather than `b`. */
 function betterTwin(ints: Int32Array, a: number, b: number): boolean {

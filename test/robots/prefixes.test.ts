@@ -137,3 +137,44 @@ it('finds a pattern of any length through the hash, a word of four octets read a
     expect(verdict.allowed, exactPath).toBe((length - 1) % 2 === 1);
   }
 });
+
+it("finds each file's rules when their indexes are built at first checks, between other files' parses", () => {
+  // 200 groups of 17 rules, each named by a different half of 40 crawlers: a crawler reads its
+  // 32 largest groups as shared tables and the rest, over a thousand plain rules, in a hashed table
+  // of its own. Ranking them all would pass the file's budget, so most are built at a first check.
+  const letter = (n: number) => String.fromCharCode(97 + n);
+  // Letters only: a user-agent line names the token its value starts with (`bot1` would name `bot`).
+  const agents = Array.from({ length: 40 }, (_, i) => `bot${letter(Math.floor(i / 26))}${letter(i % 26)}`);
+  const build = (tag: string, seed: number) => {
+    let state = seed;
+    const coin = () => {
+      state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
+      return state < 2 ** 30;
+    };
+    const named: Set<string>[] = [];
+    const lines: string[] = [];
+    for (let g = 0; g < 200; g++) {
+      const names = new Set(agents.filter(coin));
+      named.push(names);
+      for (const agent of names) lines.push(`User-agent: ${agent}`);
+      for (let r = 0; r < 17; r++) lines.push(`Disallow: /${tag}${g}/r${r}/`);
+      lines.push('');
+    }
+    return { robots: RobotsTxt.parse(lines.join('\n')), named };
+  };
+  const first = build('x', 1);
+  const second = build('y', 2);
+  const third = build('x', 3);
+  for (const [file, tag] of [
+    [second, 'y'],
+    [first, 'x'],
+    [third, 'x'],
+  ] as const) {
+    for (const agent of agents) {
+      for (const g of [0, 57, 121, 199]) {
+        const path = `/${tag}${g}/r16/page`;
+        expect(file.robots.isAllowed(path, agent), `${agent} ${path}`).toBe(!file.named[g].has(agent));
+      }
+    }
+  }
+});
