@@ -409,9 +409,10 @@ for (const ch of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789
 }
 /**
  * What writePattern makes of each code unit: PLAIN_UNIT for one that stays as it is, STAR_UNIT for
- * `*`, 0 for one to normalise (the bits of the two kinds are apart: a pair of units is plain when
- * the `&` of their kinds is PLAIN_UNIT). A table of every unit, not of ASCII alone: one load and one test a
- * unit, where a test for ASCII first made the loop over a 486 KiB file's patterns 40% slower.
+ * `*`, 0 for one to normalise (the two kinds have a bit each: a pair of units is plain when the
+ * `&` of their kinds is PLAIN_UNIT). A table of every unit, not of ASCII alone: one load and one
+ * test a unit, where a test for ASCII first made the loop over a 486 KiB file's patterns 40%
+ * slower.
  */
 const PATTERN_UNIT = new Uint8Array(65536);
 const PLAIN_UNIT = 1;

@@ -282,6 +282,8 @@ function octetsOf(data: RobotsData): { view: DataView; bases: number[] } {
   // A file whose crawlers each read a large table of their own has one index per crawler, built
   // one after the other: its patterns are copied once for all of them.
   if (octetsSerial === data.serial && octetsBases !== null) return { view: patternView, bases: octetsBases };
+  // Forgotten first: a copy left half written by a throw below must not pass for the last file's.
+  octetsSerial = -1;
   const chunks = data.chunks ?? [data.patterns];
   let total = 0;
   for (const chunk of chunks) total += chunk.length;
