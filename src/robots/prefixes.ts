@@ -71,47 +71,26 @@ const TAIL_MASK = Int32Array.of(0, 0xff, 0xffff, 0xffffff);
 /**
  * Writes to `out[i]`, for i from 1 to n, the hash of `path`'s first i characters (hashOf's of
  * their octets: a path in normal form is ASCII). The word being read is built a character at a
- * time, and a prefix that ends inside it mixes in what it has so far; the other lane's share of
- * the mix is the same for the whole word.
+ * time, and a prefix that ends inside it mixes in what its lane has so far.
  */
 function hashPrefixes(path: string, n: number, out: Int32Array): void {
   let a = SEEDS[0];
   let b = SEEDS[1];
-  let i = 0;
-  for (; i + 7 < n; i += 8) {
-    const mixB = Math.imul(b, MIX_2);
-    let w = path.charCodeAt(i);
-    out[i + 1] = Math.imul(Math.imul(a ^ w, FACTOR), MIX_1) ^ mixB ^ (i + 1);
-    w |= path.charCodeAt(i + 1) << 8;
-    out[i + 2] = Math.imul(Math.imul(a ^ w, FACTOR), MIX_1) ^ mixB ^ (i + 2);
-    w |= path.charCodeAt(i + 2) << 16;
-    out[i + 3] = Math.imul(Math.imul(a ^ w, FACTOR), MIX_1) ^ mixB ^ (i + 3);
-    w |= path.charCodeAt(i + 3) << 24;
-    a = Math.imul(a ^ w, FACTOR);
-    const mixA = Math.imul(a, MIX_1);
-    out[i + 4] = mixA ^ mixB ^ (i + 4);
-    w = path.charCodeAt(i + 4);
-    out[i + 5] = mixA ^ Math.imul(Math.imul(b ^ w, FACTOR), MIX_2) ^ (i + 5);
-    w |= path.charCodeAt(i + 5) << 8;
-    out[i + 6] = mixA ^ Math.imul(Math.imul(b ^ w, FACTOR), MIX_2) ^ (i + 6);
-    w |= path.charCodeAt(i + 6) << 16;
-    out[i + 7] = mixA ^ Math.imul(Math.imul(b ^ w, FACTOR), MIX_2) ^ (i + 7);
-    w |= path.charCodeAt(i + 7) << 24;
-    b = Math.imul(b ^ w, FACTOR);
-    out[i + 8] = mixA ^ Math.imul(b, MIX_2) ^ (i + 8);
-  }
-  // The last 1 to 7 characters: a word for lane 0, then what there is of one for lane 1.
   let w = 0;
-  for (let k = 0; i + k < n; k++) {
-    w |= path.charCodeAt(i + k) << ((k & 3) << 3);
-    if (k < 4) {
+  for (let i = 0; i < n; i++) {
+    w |= path.charCodeAt(i) << ((i & 3) << 3);
+    const wordEnds = (i & 3) === 3;
+    // Words 0, 2, 4... go to lane 0, words 1, 3, 5... to lane 1.
+    if ((i & 4) === 0) {
       const lane = Math.imul(a ^ w, FACTOR);
-      out[i + k + 1] = mixLanes(lane, b, i + k + 1);
-      if (k === 3) {
-        a = lane;
-        w = 0;
-      }
-    } else out[i + k + 1] = mixLanes(a, Math.imul(b ^ w, FACTOR), i + k + 1);
+      out[i + 1] = mixLanes(lane, b, i + 1);
+      if (wordEnds) a = lane;
+    } else {
+      const lane = Math.imul(b ^ w, FACTOR);
+      out[i + 1] = mixLanes(a, lane, i + 1);
+      if (wordEnds) b = lane;
+    }
+    if (wordEnds) w = 0;
   }
 }
 
