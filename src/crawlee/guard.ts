@@ -51,6 +51,7 @@ import {
   type RobotsSeedFromSitemapsOptions,
   resolveGuardOptions,
 } from './options.js';
+import { chromiumPreloadsNothing } from './preloading.js';
 import { droppedRecord, type RobotsDropReason, type RobotsDropStage } from './record.js';
 import {
   type DequeueDecision,
@@ -379,6 +380,7 @@ export class RobotsGuard implements HopChecker {
       internals.postNavigationHooks?.unshift(inBrowser(hooks.post));
       onPageCreated(internals, hooks.pageCreated);
       if (this.userAgent !== undefined) browserSendsUserAgent(internals, this.userAgent);
+      chromiumPreloadsNothing(internals);
       browserBlockOf = hooks.blockOf;
     }
     // Crawl-delay again as the request goes out (see #beforeSend), after the user's hooks.

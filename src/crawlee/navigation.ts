@@ -551,8 +551,10 @@ const SWEEPER_WORLD = 'crawlee-robots';
  * are prepared, so it is met on its host, or on the host's next change (measured with Chromium
  * 156). Each element is looked at once, so a large insertion costs one walk of it. Not met: a
  * root a page script attaches (`attachShadow`) after its host was looked at, a closed one (no
- * script of another world reaches it), and a declarative one whose template directly follows a
- * script in a host already looked at.
+ * script of another world reaches it), and a declarative one attached after its host was looked
+ * at: its template directly follows a script in the host, or the parser paused between the
+ * host and the template. Where the guard chose the profile, Chromium's preloading is off as well
+ * (`chromiumPreloadsNothing`), and these act no more than the rules swept.
  */
 const SPECULATION_RULES_SWEEPER = `(() => {
   const isRuleSet = (node) =>
@@ -605,10 +607,11 @@ const SPECULATION_RULES_SWEEPER = `(() => {
  * not retried. A stopped navigation the handler awaits otherwise (`frame.goto`, a click and
  * `waitForNavigation`) fails with Playwright's own error; `blockOf` has it skipped all the same.
  *
- * Speculative loads never leave the browser: speculation rules are removed from the page's
- * documents (see {@link SPECULATION_RULES_SWEEPER}), a `Speculation-Rules` response header is
- * dropped at the Response stage, `<link rel=prefetch>` requests (`Sec-Purpose: prefetch`) are
- * failed, and prerendering is turned off for the page. Pings (`<a ping>`, `navigator.sendBeacon`)
+ * Speculative loads never leave the browser: Chromium's preloading is off where the guard chose
+ * the profile (`chromiumPreloadsNothing`, which the guard sets up), speculation rules are removed
+ * from the page's documents (see {@link SPECULATION_RULES_SWEEPER}), a `Speculation-Rules`
+ * response header is dropped at the Response stage, `<link rel=prefetch>` requests
+ * (`Sec-Purpose: prefetch`) are failed, and prerendering is turned off for the page. Pings (`<a ping>`, `navigator.sendBeacon`)
  * are failed too: POSTs a click of the crawler's would send anywhere. Nor do the browser's own requests
  * (resource type `Other`: the page's icon, fetched after each page load, even one robots.txt
  * disallows), while the page is open: one made as the page closes can still go out, seen now

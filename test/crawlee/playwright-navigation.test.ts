@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { basename } from 'node:path';
 import { LogLevel, log, PlaywrightCrawler } from 'crawlee';
 import { describe, expect, it } from 'vitest';
 import { type RobotsDroppedRecord, RobotsGuard, RobotsSkipError } from '../../src/crawlee/index.js';
@@ -100,6 +102,26 @@ describe('PlaywrightCrawler with RobotsGuard: speculative loads (Debian Chromium
         <section><script>document.title = 'shadow rules';</script>text<template shadowrootmode="open"><script type="speculationrules">${rules('prerender', '/private/after-text')}</script></template></section>`,
       ),
     );
+    // Rules no sweep of the page reaches: in a closed shadow root, and in an open one a script
+    // attaches to an element already in the page. Chromium's preloading is off for them.
+    main.route(
+      '/unreachable-rules',
+      page(
+        'unreachable rules',
+        [],
+        `<div id="closed"></div><div id="open"></div>
+        <script>
+          const ruleSet = (url) => {
+            const rules = document.createElement('script');
+            rules.type = 'speculationrules';
+            rules.textContent = '{"prefetch":[{"source":"list","urls":["' + url + '"]}]}';
+            return rules;
+          };
+          document.getElementById('closed').attachShadow({ mode: 'closed' }).append(ruleSet('/private/closed-shadow'));
+          setTimeout(() => document.getElementById('open').attachShadow({ mode: 'open' }).append(ruleSet('/private/attached-shadow')), 100);
+        </script>`,
+      ),
+    );
     // A beacon, and a link with a ping the page clicks: POSTs a crawler's page must not send.
     main.route(
       '/pings',
@@ -123,6 +145,8 @@ describe('PlaywrightCrawler with RobotsGuard: speculative loads (Debian Chromium
       '/private/in-shadow',
       '/private/nested-shadow',
       '/private/after-text',
+      '/private/closed-shadow',
+      '/private/attached-shadow',
       '/private/pinged',
       '/private/beacon',
     ])
@@ -130,9 +154,14 @@ describe('PlaywrightCrawler with RobotsGuard: speculative loads (Debian Chromium
 
     const config = freshConfiguration();
     const titles: Record<string, string> = {};
+    const profiles: string[] = [];
     const crawler = new PlaywrightCrawler(
       {
         launchContext: CHROMIUM,
+        // The user's hooks run before the guard's post-launch hook, after its pre-launch one.
+        browserPoolOptions: {
+          postLaunchHooks: [(_id, controller) => void profiles.push(controller.launchContext.userDataDir)],
+        },
         // One page at a time: Chromium does not speculate for every page of a busy browser.
         maxConcurrency: 1,
         maxRequestRetries: 0,
@@ -153,6 +182,7 @@ describe('PlaywrightCrawler with RobotsGuard: speculative loads (Debian Chromium
       '/rules-header',
       '/link-prefetch',
       '/shadow-rules',
+      '/unreachable-rules',
       '/pings',
     ];
     const stats = await crawler.run(pages.map((path) => `${main.origin}${path}`));
@@ -170,12 +200,88 @@ describe('PlaywrightCrawler with RobotsGuard: speculative loads (Debian Chromium
       '/rules-header': 'rules header',
       '/link-prefetch': 'fetched',
       '/shadow-rules': 'shadow rules',
+      '/unreachable-rules': 'unreachable rules',
       // The link the page clicked loaded its page before the handler read the title.
       '/pings': 'pings landing',
     });
     expect(stats.requestsFailed).toBe(0);
     // Nothing of the crawl was left out: speculative loads are not recorded.
     expect(await datasetItems<RobotsDroppedRecord>(config)).toEqual([]);
+    // The browser ran on a temporary profile of the guard's, gone once the browser closed.
+    expect(profiles).toHaveLength(1);
+    expect(basename(profiles[0]!)).toMatch(/^crawlee-robots-profile-/);
+    await expect.poll(() => existsSync(profiles[0]!), { timeout: 5000 }).toBe(false);
+  });
+
+  it("with incognito pages, where the profile is not the guard's, still removes the rules it reaches", async () => {
+    const { main } = env.site;
+    const rules = (url: string) => `{"prefetch":[{"source":"list","urls":["${url}"]}]}`;
+    main.route(
+      '/i-inline',
+      page('inline', [], `<script type="speculationrules">${rules('/private/i-inline')}</script>`),
+    );
+    main.route(
+      '/i-inserted',
+      page(
+        'inserted',
+        [],
+        `<script>
+          const host = document.createElement('div');
+          const rules = document.createElement('script');
+          rules.type = 'speculationrules';
+          rules.textContent = '${rules('/private/i-in-shadow')}';
+          // A shadow root filled before its host joins the page.
+          host.attachShadow({ mode: 'open' }).append(rules);
+          setTimeout(() => document.body.append(host), 50);
+          const later = document.createElement('script');
+          later.type = 'speculationrules';
+          document.head.append(later);
+          later.textContent = '${rules('/private/i-filled-later')}';
+        </script>`,
+      ),
+    );
+    main.route('/i-header', (_request, response) => {
+      response
+        .writeHead(200, { 'content-type': 'text/html', 'speculation-rules': '"/i-rules.json"' })
+        .end('<title>header</title>');
+    });
+    main.route('/i-rules.json', (_request, response) => {
+      response
+        .writeHead(200, { 'content-type': 'application/speculationrules+json' })
+        .end(rules('/private/i-by-header'));
+    });
+    for (const path of [
+      '/private/i-inline',
+      '/private/i-in-shadow',
+      '/private/i-filled-later',
+      '/private/i-by-header',
+    ])
+      main.route(path, page(path));
+
+    const profiles: string[] = [];
+    const crawler = new PlaywrightCrawler(
+      {
+        launchContext: { ...CHROMIUM, useIncognitoPages: true },
+        browserPoolOptions: {
+          postLaunchHooks: [(_id, controller) => void profiles.push(controller.launchContext.userDataDir)],
+        },
+        maxConcurrency: 1,
+        maxRequestRetries: 0,
+        navigationTimeoutSecs: 15,
+        async requestHandler({ page: browserPage }) {
+          await browserPage.waitForTimeout(1000);
+        },
+      },
+      freshConfiguration(),
+    );
+    new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store: env.store }).attach(crawler);
+    const pages = ['/i-inline', '/i-inserted', '/i-header'];
+    const stats = await crawler.run(pages.map((path) => `${main.origin}${path}`));
+
+    expect(stats.requestsFinished).toBe(3);
+    expect(profiles).toEqual(['']);
+    expect(pagesHit(main)).toEqual([...pages].sort());
+    expect(main.requests.filter((r) => r.headers['sec-purpose'] !== undefined)).toEqual([]);
   });
 
   it("lets the page's workers load: their scripts pause as 'Other' requests, as the icon does", async () => {

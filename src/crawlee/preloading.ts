@@ -1,0 +1,78 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { CrawlerInternals } from './crawler-internals.js';
+
+/**
+ * Chromium's "Preload pages" setting at "No preloading": the value of `net.network_prediction_options`
+ * that makes every speculation-rules prefetch ineligible in the browser process (measured with
+ * Chromium 156), whatever document, shadow root or header the rules came from.
+ */
+const NO_PRELOADING = { net: { network_prediction_options: 2 } };
+
+/** The profiles made here that a browser still uses, removed as it closes or as the process exits. */
+const profiles = new Set<string>();
+
+/** Removes what is left of the profiles made here, if the process exits with browsers still open. */
+function removeLeftProfiles(): void {
+  for (const dir of profiles) rmSync(dir, { recursive: true, force: true });
+  profiles.clear();
+}
+
+/** A new, empty profile whose only setting is {@link NO_PRELOADING}. */
+function profileWithoutPreloading(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'crawlee-robots-profile-'));
+  mkdirSync(join(dir, 'Default'));
+  writeFileSync(join(dir, 'Default', 'Preferences'), JSON.stringify(NO_PRELOADING));
+  if (profiles.size === 0) process.once('exit', removeLeftProfiles);
+  profiles.add(dir);
+  return dir;
+}
+
+async function removeProfile(dir: string): Promise<void> {
+  if (!profiles.delete(dir)) return;
+  if (profiles.size === 0) process.removeListener('exit', removeLeftProfiles);
+  await rm(dir, { recursive: true, force: true, maxRetries: 3 }).catch(() => undefined);
+}
+
+/** What the hooks below read of Crawlee's launch context. */
+interface LaunchContextLike {
+  userDataDir?: string;
+  useIncognitoPages?: boolean;
+  browserPlugin?: { library?: { name?: () => string } };
+}
+
+/** What the hooks below read of Crawlee's browser controller. */
+interface BrowserControllerLike {
+  launchContext?: LaunchContextLike;
+  browser?: { once?: (event: 'disconnected', listener: () => void) => unknown };
+}
+
+/**
+ * Launches the crawler's Chromium with preloading off, so that no speculation rule the guard's
+ * sweeper did not reach makes the browser fetch a page on its own. The setting is a profile's, so
+ * it is given only where the guard may choose the profile: a persistent context (Crawlee's
+ * default) with no `userDataDir` of the user's, which would otherwise be a temporary profile of
+ * Playwright's. The guard's profile is temporary too: removed as its browser closes, or as the
+ * process exits. A profile of the user's is left as it is, and so is the one Playwright makes
+ * for incognito pages (`useIncognitoPages`), which no launch option names (README).
+ */
+export function chromiumPreloadsNothing(crawler: CrawlerInternals): void {
+  const pool = crawler.browserPool as { preLaunchHooks?: unknown[]; postLaunchHooks?: unknown[] } | undefined;
+  const made = new WeakMap<LaunchContextLike, string>();
+  pool?.preLaunchHooks?.push((_pageId: string, launchContext: LaunchContextLike) => {
+    if (launchContext.browserPlugin?.library?.name?.() !== 'chromium') return;
+    if (launchContext.useIncognitoPages === true) return;
+    if (launchContext.userDataDir !== undefined && launchContext.userDataDir !== '') return;
+    const dir = profileWithoutPreloading();
+    launchContext.userDataDir = dir;
+    made.set(launchContext, dir);
+  });
+  pool?.postLaunchHooks?.push((_pageId: string, controller: BrowserControllerLike) => {
+    const dir = controller.launchContext === undefined ? undefined : made.get(controller.launchContext);
+    if (dir === undefined) return;
+    if (typeof controller.browser?.once !== 'function') return;
+    controller.browser.once('disconnected', () => void removeProfile(dir));
+  });
+}
