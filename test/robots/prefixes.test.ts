@@ -32,6 +32,8 @@ function decisive(robots: RobotsTxt, path: string) {
 describe.each([
   ['a sorted table', 10],
   ['a hash', 800],
+  // Patterns of more than 64 Ki characters: kept in chunks, each copied to its own place in the octets.
+  ['a hash over patterns in two chunks', 6000],
 ])('the longest plain rule, found through %s', (_, filler) => {
   it('prefers the allow rule of two with the same pattern, wherever it stands', () => {
     const rules = ['disallow: /twin/', 'allow: /twin/', 'allow: /other/', 'disallow: /other/'];
@@ -72,6 +74,36 @@ describe.each([
     expect(decisive(robots, '/').reason).toBe('no-match');
     expect(decisive(robots, '/long').reason).toBe('no-match');
     expect(decisive(robots, '/long/patterN/').reason).toBe('no-match');
+  });
+
+  it('finds the wildcard and `$` rules next to them, each by the characters of its own pattern', () => {
+    // Past the filler, 40 wildcard rules that match nothing here put the group's wildcard rules
+    // in an index; the filters of a hashed group's rules are read from the octets of its patterns.
+    const noise = Array.from({ length: 40 }, (_, i) => `disallow: /noise-${i}/*/never`);
+    const rules = [
+      'disallow: /*.pdf$',
+      'allow: /shop/*?ref=Z9',
+      'disallow: /~user_*/private',
+      'allow: /a/*/B-2$',
+      'disallow: /x*{q}',
+      ...noise,
+    ];
+    const robots = RobotsTxt.parse(fileWith(filler, rules));
+    const cases: [string, boolean, number][] = [
+      ['/docs/report.pdf', false, 0],
+      ['/shop/item?ref=Z9', true, 1],
+      ['/~user_ann/private/x', false, 2],
+      ['/a/x/B-2', true, 3],
+      ['/x/%7Bq%7D', false, 4],
+    ];
+    for (const [path, allowed, k] of cases) {
+      const verdict = decisive(robots, path);
+      expect(verdict.allowed, path).toBe(allowed);
+      expect(verdict.rule?.line, path).toBe(lineOf(filler, k));
+    }
+    // One character short of each: no rule.
+    for (const path of ['/docs/report.pd', '/shop/item?ref=Z', '/~user_ann/privat', '/a/x/B-', '/x/%7Bq'])
+      expect(decisive(robots, path).reason, path).toBe('no-match');
   });
 });
 
