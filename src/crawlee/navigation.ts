@@ -611,13 +611,14 @@ const SPECULATION_RULES_SWEEPER = `(() => {
  * the profile (`chromiumPreloadsNothing`, which the guard sets up), speculation rules are removed
  * from the page's documents (see {@link SPECULATION_RULES_SWEEPER}), a `Speculation-Rules`
  * response header is dropped at the Response stage, `<link rel=prefetch>` requests
- * (`Sec-Purpose: prefetch`) are failed, and prerendering is turned off for the page. Pings (`<a ping>`, `navigator.sendBeacon`)
- * are failed too: POSTs a click of the crawler's would send anywhere. Nor do the browser's own requests
- * (resource type `Other`: the page's icon, fetched after each page load, even one robots.txt
- * disallows), while the page is open: one made as the page closes can still go out, seen now
- * and then when a handler returns at once. The crawler gains nothing from them, and an allowed
- * one would still bypass the origin's Crawl-delay; none is recorded, since no URL of the crawl
- * was left out (a page that then navigates there is checked as any navigation).
+ * (`Sec-Purpose: prefetch`) are failed, and prerendering is turned off for the page. Pings
+ * (`<a ping>`, `navigator.sendBeacon`) are failed too: POSTs a click of the crawler's would send
+ * anywhere. Nor do the browser's own requests (resource type `Other`: the page's icon, fetched
+ * after each page load, even one robots.txt disallows), while the page is open: one made as the
+ * page closes can still go out, seen now and then when a handler returns at once. The crawler
+ * gains nothing from them, and an allowed one would still bypass the origin's Crawl-delay; none
+ * is recorded, since no URL of the crawl was left out (a page that then navigates there is
+ * checked as any navigation).
  *
  * Popups (`window.open`, `target=_blank` links and forms) are pages of their own that the page's
  * session does not see; a {@link PopupBlocker} per browser stops their navigations and hands
