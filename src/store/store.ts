@@ -1122,36 +1122,49 @@ export class RobotsStore {
   > {
     const deadline = performance.now() + this.#lockWaitMs;
     let seen = seenAt;
+    /** The holder's result if it is stored now; `failed` when the backend did not answer. */
+    const look = async (): Promise<{ stored?: StoredPolicy; failed?: true }> => {
+      let changed = true;
+      let stamp: number | undefined;
+      if (backend.fetchedAt !== undefined) {
+        const asked = await this.#call('load', () => backend.fetchedAt!(origin, this.#scope));
+        if (!asked.ok) return { failed: true };
+        stamp = asked.value;
+        changed = stamp !== undefined && stamp !== seen;
+      }
+      if (!changed) return {};
+      const loaded = await this.#call('load', () => backend.load(origin, this.#scope));
+      if (!loaded.ok) return { failed: true };
+      // A record the store cannot use (another version, a malformed one) still has its stamp:
+      // remembered, it is not loaded again until it changes.
+      seen = loaded.value?.record.fetchedAt ?? stamp;
+      const stored = this.#onOurClock(loaded.value);
+      return stored !== undefined && this.#isFresh(stored) && !this.#olderThan(stored, local)
+        ? { stored }
+        : {};
+    };
     for (;;) {
       const remainingMs = deadline - performance.now();
       await sleep(Math.max(0, Math.min(this.#lockPollMs, remainingMs)));
       // close() waits for what is in flight: not for another process, nor for a fetch started after it.
       if (this.#closed) throw new ClosedWhileWaiting(origin, 'lock');
-      let changed = true;
-      let stamp: number | undefined;
-      if (backend.fetchedAt !== undefined) {
-        const asked = await this.#call('load', () => backend.fetchedAt!(origin, this.#scope));
-        if (!asked.ok) return { lock: undefined };
-        stamp = asked.value;
-        changed = stamp !== undefined && stamp !== seen;
-      }
-      if (changed) {
-        const loaded = await this.#call('load', () => backend.load(origin, this.#scope));
-        if (!loaded.ok) return { lock: undefined };
-        // A record the store cannot use (another version, a malformed one) still has its stamp:
-        // remembered, it is not loaded again until it changes.
-        seen = loaded.value?.record.fetchedAt ?? stamp;
-        const stored = this.#onOurClock(loaded.value);
-        if (stored !== undefined && this.#isFresh(stored) && !this.#olderThan(stored, local))
-          return { stored };
-      }
+      const polled = await look();
+      if (polled.failed) return { lock: undefined };
+      if (polled.stored !== undefined) return { stored: polled.stored };
       const lock = () =>
         this.#call('lock', () => backend.lock!(origin, this.#lockTtlMs, this.#scope), { late: giveBack });
       const locked = await lock();
       if (!locked.ok) return { lock: undefined };
       const held = locked.value;
       if (held !== undefined) {
-        // The holder is gone. As in #obtain, a lock is held only while its fetch can run: with
+        // Free, because its holder saved its result and let go of it since the look above, most
+        // likely: adopted now, not after a wait for a fetch turn this store does not need.
+        const since = await look();
+        if (since.stored !== undefined) {
+          await this.#call('unlock', () => held.release(), { always: true });
+          return { stored: since.stored };
+        }
+        // Otherwise the holder is gone. As in #obtain, a lock is held only while its fetch can run: with
         // every fetch turn taken, it is given back while this store waits for one, then taken
         // again (another store may have taken it meanwhile: then the wait for its result goes on).
         if (!this.#fetches.full) return { lock: held, endTurn: await this.#turn(origin) };

@@ -350,6 +350,62 @@ describe('RedisBackend', () => {
     }
   }, 15_000);
 
+  it("adopts a peer's result saved between a look at the record and a try of the lock, with every fetch turn taken", async () => {
+    const keyPrefix = prefix();
+    const [site] = await sites(1);
+    const silent = await startHttpServer({ '/robots.txt': never() });
+    const peer = new RedisBackend({ url: redis.url, keyPrefix });
+    peer.attach();
+    await client.set(lockKey(keyPrefix, site.origin), 'peer', 'PX', 60_000);
+    const fresh = policyRecord(site.origin, Date.now());
+    // Once armed, the peer saves its result and lets go of the lock right after the waiter's next
+    // look at the record's fetch time: the waiter then finds the lock free, the record unchanged.
+    const backend = new RedisBackend({
+      url: redis.url,
+      keyPrefix,
+      commandTimeoutMs: 300,
+      connectTimeoutMs: 500,
+    });
+    const fetchedAt = backend.fetchedAt.bind(backend);
+    let armed = false;
+    let peerDone = false;
+    backend.fetchedAt = async (origin, scope) => {
+      const stamp = await fetchedAt(origin, scope);
+      if (armed && !peerDone && origin === site.origin) {
+        peerDone = true;
+        await peer.save(site.origin, { record: fresh, body: null }, 60_000, SCOPE);
+        await client.del(lockKey(keyPrefix, site.origin));
+      }
+      return stamp;
+    };
+    const waiter = new RobotsStore({
+      userAgent: USER_AGENT,
+      backend,
+      fetchTimeoutMs: 3000,
+      maxConcurrentFetches: 1,
+      lockPollMs: 25,
+      log: captureLog().log,
+    });
+    try {
+      const waited = waiter.resolve(site.origin);
+      await eventually(async () => waiter.stats().lockWaits === 1);
+      const stalled = waiter.check(`${silent.origin}/page`);
+      await eventually(async () => silent.hits('/robots.txt') === 1);
+      armed = true;
+      const started = performance.now();
+      expect((await waited).fetchedAt).toBe(fresh.fetchedAt);
+      expect(peerDone).toBe(true);
+      // Not after the silent origin's fetch gave the turn back, 3 s on.
+      expect(performance.now() - started).toBeLessThan(1000);
+      // The lock it took to find the holder gone was given back.
+      expect(await client.exists(lockKey(keyPrefix, site.origin))).toBe(0);
+      expect((await stalled).allowed).toBe(false);
+      expect(site.hits('/robots.txt')).toBe(0);
+    } finally {
+      await Promise.all([waiter.close(), peer.close(), site.close(), silent.close()]);
+    }
+  }, 15_000);
+
   it.each([
     ['a hash', (key: string) => client.hset(key, 'x', 'y')],
     ['a string without expiry', (key: string) => client.set(key, 'left-by-hand')],
