@@ -323,13 +323,22 @@ describe('RedisBackend', () => {
     }
   }, 15_000);
 
-  it("adopts a peer's result as soon as it is saved, though every fetch turn of the waiter is taken", async () => {
+  /**
+   * An origin whose fetch lock a peer holds, the peer's backend, and an origin whose robots.txt
+   * never answers: a fetch of it keeps a fetch turn for the whole fetch timeout.
+   */
+  async function lockedByPeer() {
     const keyPrefix = prefix();
     const [site] = await sites(1);
     const silent = await startHttpServer({ '/robots.txt': never() });
     const peer = new RedisBackend({ url: redis.url, keyPrefix });
     peer.attach();
     await client.set(lockKey(keyPrefix, site.origin), 'peer', 'PX', 60_000);
+    return { keyPrefix, site, silent, peer };
+  }
+
+  it("adopts a peer's result as soon as it is saved, though every fetch turn of the waiter is taken", async () => {
+    const { keyPrefix, site, silent, peer } = await lockedByPeer();
     const waiter = store(keyPrefix, { maxConcurrentFetches: 1, fetchTimeoutMs: 3000, lockPollMs: 25 });
     try {
       const waited = waiter.resolve(site.origin);
@@ -351,12 +360,7 @@ describe('RedisBackend', () => {
   }, 15_000);
 
   it("adopts a peer's result saved between a look at the record and a try of the lock, with every fetch turn taken", async () => {
-    const keyPrefix = prefix();
-    const [site] = await sites(1);
-    const silent = await startHttpServer({ '/robots.txt': never() });
-    const peer = new RedisBackend({ url: redis.url, keyPrefix });
-    peer.attach();
-    await client.set(lockKey(keyPrefix, site.origin), 'peer', 'PX', 60_000);
+    const { keyPrefix, site, silent, peer } = await lockedByPeer();
     const fresh = policyRecord(site.origin, Date.now());
     // Once armed, the peer saves its result and lets go of the lock right after the waiter's next
     // look at the record's fetch time: the waiter then finds the lock free, the record unchanged.
