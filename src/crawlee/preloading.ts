@@ -60,18 +60,15 @@ interface BrowserControllerLike {
  */
 export function chromiumPreloadsNothing(crawler: CrawlerInternals): void {
   const pool = crawler.browserPool as { preLaunchHooks?: unknown[]; postLaunchHooks?: unknown[] } | undefined;
-  const made = new WeakMap<LaunchContextLike, string>();
   pool?.preLaunchHooks?.push((_pageId: string, launchContext: LaunchContextLike) => {
     if (launchContext.browserPlugin?.library?.name?.() !== 'chromium') return;
     if (launchContext.useIncognitoPages === true) return;
     if (launchContext.userDataDir !== undefined && launchContext.userDataDir !== '') return;
-    const dir = profileWithoutPreloading();
-    launchContext.userDataDir = dir;
-    made.set(launchContext, dir);
+    launchContext.userDataDir = profileWithoutPreloading();
   });
   pool?.postLaunchHooks?.push((_pageId: string, controller: BrowserControllerLike) => {
-    const dir = controller.launchContext === undefined ? undefined : made.get(controller.launchContext);
-    if (dir === undefined) return;
+    const dir = controller.launchContext?.userDataDir;
+    if (dir === undefined || !profiles.has(dir)) return;
     if (typeof controller.browser?.once !== 'function') return;
     controller.browser.once('disconnected', () => void removeProfile(dir));
   });

@@ -1157,17 +1157,18 @@ export class RobotsStore {
       if (!locked.ok) return { lock: undefined };
       const held = locked.value;
       if (held !== undefined) {
-        // Free, because its holder saved its result and let go of it since the look above, most
-        // likely: adopted now, not after a wait for a fetch turn this store does not need.
+        // The holder is gone, or saved its result and let go of the lock since the look above
+        // (#obtain looks for it again once it has the lock). As in #obtain, a lock is held only
+        // while its fetch can run: with every fetch turn taken, it is given back while this store
+        // waits for one, then taken again (another store may have taken it meanwhile: then the
+        // wait for its result goes on).
+        if (!this.#fetches.full) return { lock: held, endTurn: await this.#turn(origin) };
+        // A result saved just now is adopted before that wait, which would last a whole fetch.
         const since = await look();
         if (since.stored !== undefined) {
           await this.#call('unlock', () => held.release(), { always: true });
           return { stored: since.stored };
         }
-        // Otherwise the holder is gone. As in #obtain, a lock is held only while its fetch can run: with
-        // every fetch turn taken, it is given back while this store waits for one, then taken
-        // again (another store may have taken it meanwhile: then the wait for its result goes on).
-        if (!this.#fetches.full) return { lock: held, endTurn: await this.#turn(origin) };
         await this.#call('unlock', () => held.release(), { always: true });
         const endTurn = await this.#turn(origin);
         const again = await lock();
