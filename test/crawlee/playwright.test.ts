@@ -693,7 +693,16 @@ describe('PlaywrightCrawler with RobotsGuard: a popup into a new origin (Debian 
           launchContext: CHROMIUM,
           maxRequestRetries: 0,
           async requestHandler({ request, page: browserPage }) {
-            await browserPage.waitForTimeout(200);
+            // The opener's handler ends once the popup is handed over (its origin's robots.txt is
+            // asked for), well before that answer: a fixed wait lost that race on a busy machine.
+            const deadline = Date.now() + 10_000;
+            while (
+              request.url.startsWith(main.origin) &&
+              slow.hits('/robots.txt') === 0 &&
+              Date.now() < deadline
+            ) {
+              await browserPage.waitForTimeout(20);
+            }
             handled.push(request.url);
           },
         },
@@ -707,6 +716,7 @@ describe('PlaywrightCrawler with RobotsGuard: a popup into a new origin (Debian 
       // Not left in the queue after the run, neither crawled nor recorded.
       expect(handled).toEqual([`${main.origin}/opener`, `${slow.origin}/target`]);
       expect(pagesHit(slow)).toEqual(['/target']);
+      expect(slow.hits('/robots.txt')).toBe(1);
     } finally {
       await store.close();
       await slow.close();
