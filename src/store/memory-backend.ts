@@ -15,7 +15,8 @@ const OWNER = 'MemoryBackend';
 /** Options of {@link MemoryBackend}. */
 export interface MemoryBackendOptions {
   /**
-   * Most records kept (a whole number from 1 to 10,000,000); the least recently used go first.
+   * Most records kept (a whole number from 1 to 10,000,000; the LRU reserves 36 bytes for each up
+   * front); the least recently used go first.
    * @default 100000
    */
   maxEntries?: number;

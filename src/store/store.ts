@@ -191,7 +191,7 @@ export interface RobotsStoreOptions {
   unreachableGraceDays?: number;
   /**
    * Most origins kept in memory (least recently used go first): a whole number from 1 to
-   * 10,000,000 (the LRU allocates its tables for all of them up front, 16 bytes each).
+   * 10,000,000 (the LRU reserves its tables for all of them up front, 36 bytes each).
    * @default 50000
    */
   maxEntries?: number;
