@@ -348,11 +348,13 @@ export class RobotsGuard implements HopChecker {
       internals.postNavigationHooks?.unshift(hooks.post);
     } else if (kind === 'browser') {
       // Popups are stopped in the browser and their URLs added as requests, checked like any other.
-      // The run waits for such an add (a new origin's robots.txt may take seconds): it would
-      // otherwise end first, and leave the popup's URL in the queue, neither crawled nor recorded.
-      const hooks = browserNavigationHooks(this, internals, this.userAgent, (url) =>
-        interceptor.whileBusy(crawler.addRequests([url])),
-      );
+      // The run waits for a new popup's navigation, and for the add (a new origin's robots.txt
+      // may take seconds): it would otherwise end first, and leave the popup's URL unseen, or in
+      // the queue, neither crawled nor recorded.
+      const hooks = browserNavigationHooks(this, internals, this.userAgent, {
+        enqueue: (url) => interceptor.whileBusy(crawler.addRequests([url])),
+        hold: (work) => void interceptor.whileBusy(work),
+      });
       // AdaptivePlaywrightCrawler fetches the pages it predicts to be static without the browser:
       // those runs are checked as an HTTP crawler's are, and the browser hooks leave them alone.
       if (isAdaptive(internals)) {

@@ -622,13 +622,15 @@ const SPECULATION_RULES_SWEEPER = `(() => {
  *
  * Popups (`window.open`, `target=_blank` links and forms) are pages of their own that the page's
  * session does not see; a {@link PopupBlocker} per browser stops their navigations and hands
- * their URLs to `enqueue`, so they are crawled, or dropped, as requests of their own.
+ * their URLs to `run.enqueue`, so they are crawled, or dropped, as requests of their own. The run
+ * is held (`run.hold`) from a popup's creation until its first navigation is decided: a handler
+ * whose last act opens one (a click on a `target=_blank` link) would otherwise end the run first.
  */
 export function browserNavigationHooks(
   guard: HopChecker,
   crawler: CrawlerInternals,
   userAgent: string | undefined,
-  enqueue: (url: string) => Promise<unknown>,
+  run: PopupRun,
 ) {
   const states = new WeakMap<object, PageState>();
   /** Errors of `page.goto` calls the guard stopped nothing of: they are never the guard's stop. */
@@ -646,12 +648,14 @@ export function browserNavigationHooks(
       return;
     }
     crawler.log.debug(`RobotsGuard: popup ${withoutCredentials(url)}${opener} is enqueued instead.`);
-    enqueue(url).catch((error: unknown) =>
-      crawler.log.exception(
-        error as Error,
-        `RobotsGuard: enqueueing popup ${withoutCredentials(url)} failed`,
-      ),
-    );
+    run
+      .enqueue(url)
+      .catch((error: unknown) =>
+        crawler.log.exception(
+          error as Error,
+          `RobotsGuard: enqueueing popup ${withoutCredentials(url)} failed`,
+        ),
+      );
   };
 
   /**
@@ -682,7 +686,7 @@ export function browserNavigationHooks(
       if (browser === null) throw new Error('the page has no browser');
       let blocker = popupBlockers.get(browser);
       if (blocker === undefined) {
-        blocker = PopupBlocker.open(browser, { onPopup: enqueuePopup, checkPopupFrame });
+        blocker = PopupBlocker.open(browser, { onPopup: enqueuePopup, checkPopupFrame, hold: run.hold });
         popupBlockers.set(browser, blocker);
         blocker.catch(() => popupBlockers.delete(browser));
       }
@@ -1066,12 +1070,21 @@ interface TrackedPage {
   readonly request: Request;
 }
 
+/** What the crawl does for popups: adds a popup's URL as a request; keeps the run going meanwhile. */
+export interface PopupRun {
+  enqueue(url: string): Promise<unknown>;
+  /** Keeps the run from finishing until `work` settles. */
+  hold(work: Promise<unknown>): void;
+}
+
 /** What the popup blocker hands back to the crawler's hooks. */
 interface PopupHandlers {
   /** A popup's navigation was stopped: its URL, to be enqueued. `openerUrl` is the crawled page's. */
   onPopup(url: string, method: string, openerUrl: string | undefined): void;
   /** A frame of a popup, to be checked as an iframe of `opener`, the crawled page: true lets it go. */
   checkPopupFrame(opener: TrackedPage, url: string): Promise<boolean>;
+  /** Keeps the run from finishing until `work` settles. */
+  hold(work: Promise<unknown>): void;
 }
 
 /** A target as `Target.getTargets` describes it. */
@@ -1102,6 +1115,12 @@ const LET_THROUGH_LIMIT = 1000;
 
 /** How long a popup's frame tree is waited for (a popup just opened may not answer at once). */
 const FRAME_TREE_TIMEOUT_MS = 2000;
+
+/**
+ * How long the run is held for a new popup's first navigation. A popup opened empty
+ * (`window.open('')`) makes none: at the end of a run it delays the end by this much.
+ */
+const POPUP_HOLD_MS = 2000;
 
 /**
  * Stops the navigations of popups, the pages a crawled page opens (`window.open`, with or without
@@ -1135,6 +1154,10 @@ class PopupBlocker {
    * closes it after the handler) would look like a page of no one's, and go anywhere.
    */
   readonly #openers = new Map<string, string>();
+  /** Popups whose first navigation is awaited, by target id: each releases its hold of the run. */
+  readonly #awaited = new Map<string, () => void>();
+  /** Popups whose first navigation is being decided now: they are released once it is. */
+  readonly #deciding = new Set<string>();
 
   private constructor(
     private readonly session: CdpSessionLike,
@@ -1156,10 +1179,14 @@ class PopupBlocker {
     });
     session.on('Target.targetCreated', (event: { targetInfo: TargetInfoLike }) => {
       const { targetId, type, openerId } = event.targetInfo;
-      if (type === 'page' && openerId !== undefined) blocker.#openers.set(targetId, openerId);
+      if (type === 'page' && openerId !== undefined) {
+        blocker.#openers.set(targetId, openerId);
+        blocker.#hold(targetId);
+      }
     });
     session.on('Target.targetDestroyed', (event: { targetId: string }) => {
       blocker.#openers.delete(event.targetId);
+      if (!blocker.#deciding.has(event.targetId)) blocker.#release(event.targetId);
     });
     // Before Fetch: a popup is made before its first request is paused.
     await session.send('Target.setDiscoverTargets', { discover: true });
@@ -1188,7 +1215,45 @@ class PopupBlocker {
     if (networkId !== undefined) this.#letThrough.add(networkId);
   }
 
+  /** Holds the run until the first navigation of the new popup `targetId` is decided. */
+  #hold(targetId: string): void {
+    if (this.#awaited.has(targetId)) return;
+    let settle!: () => void;
+    const decided = new Promise<void>((resolve) => {
+      settle = resolve;
+    });
+    const timer = setTimeout(() => this.#release(targetId), POPUP_HOLD_MS);
+    timer.unref();
+    this.#awaited.set(targetId, () => {
+      clearTimeout(timer);
+      settle();
+    });
+    this.handlers.hold(decided);
+  }
+
+  #release(targetId: string): void {
+    const settle = this.#awaited.get(targetId);
+    if (settle === undefined) return;
+    this.#awaited.delete(targetId);
+    settle();
+  }
+
   async #onPaused(event: RequestPausedEvent): Promise<void> {
+    // A popup's first navigation: its hold of the run ends once it is decided, and its URL, if
+    // stopped, is enqueued (which holds the run in turn).
+    const popup =
+      event.resourceType === 'Document' && this.#awaited.has(event.frameId) ? event.frameId : undefined;
+    if (popup === undefined) return this.#decide(event);
+    this.#deciding.add(popup);
+    try {
+      await this.#decide(event);
+    } finally {
+      this.#deciding.delete(popup);
+      this.#release(popup);
+    }
+  }
+
+  async #decide(event: RequestPausedEvent): Promise<void> {
     const { requestId } = event;
     if (event.resourceType === 'Ping') {
       await this.session

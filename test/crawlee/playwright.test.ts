@@ -724,6 +724,59 @@ describe('PlaywrightCrawler with RobotsGuard: a popup into a new origin (Debian 
   });
 });
 
+describe('PlaywrightCrawler with RobotsGuard: a popup opened as the handler returns (Debian Chromium)', () => {
+  /** Crawls `start` with a handler whose last act opens a popup of `popupUrl`. */
+  async function crawlOpeningPopup(start: string, popupUrl: string, store: RobotsStore) {
+    const handled: string[] = [];
+    const crawler = new PlaywrightCrawler(
+      {
+        launchContext: CHROMIUM,
+        maxRequestRetries: 0,
+        async requestHandler({ request, page: browserPage }) {
+          handled.push(request.url);
+          // As a click on a target=_blank link would open it.
+          if (request.url !== start) return;
+          await browserPage.evaluate((url) => {
+            window.open(url);
+          }, popupUrl);
+        },
+      },
+      freshConfiguration(),
+    );
+    new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store, logSummary: false }).attach(crawler);
+    const stats = await crawler.run([start]);
+    return { handled, stats };
+  }
+
+  it('crawls it in the same run: the run waits for its navigation', async () => {
+    const { main } = env.site;
+    const other = await startHttpServer();
+    const store = new RobotsStore({ userAgent: USER_AGENT, fetchTimeoutMs: 5000 });
+    try {
+      other.route('/robots.txt', text('User-agent: *\nDisallow: /private\n'));
+      other.route('/target', page('target'));
+      main.route('/last-act', page('last act'));
+      const { handled } = await crawlOpeningPopup(`${main.origin}/last-act`, `${other.origin}/target`, store);
+
+      expect(handled).toEqual([`${main.origin}/last-act`, `${other.origin}/target`]);
+      expect(pagesHit(other)).toEqual(['/target']);
+    } finally {
+      await store.close();
+      await other.close();
+    }
+  });
+
+  it('ends the run when the popup makes no navigation at all', async () => {
+    const { main } = env.site;
+    main.route('/empty-popup', page('empty popup'));
+    // Held for the navigation that never comes, then let go: the run ends, and with it the browser.
+    const { handled, stats } = await crawlOpeningPopup(`${main.origin}/empty-popup`, '', env.store);
+
+    expect(stats.requestsFinished).toBe(1);
+    expect(handled).toEqual([`${main.origin}/empty-popup`]);
+  });
+});
+
 describe('PlaywrightCrawler with RobotsGuard: sessions (Debian Chromium)', () => {
   it('keeps the session and the browser of requests whose navigation it stopped', async () => {
     const { main } = env.site;
