@@ -1222,7 +1222,10 @@ class PopupBlocker {
     const decided = new Promise<void>((resolve) => {
       settle = resolve;
     });
-    const timer = setTimeout(() => this.#release(targetId), POPUP_HOLD_MS);
+    // Not while its navigation is being decided: the decision ends the hold, after the enqueue.
+    const timer = setTimeout(() => {
+      if (!this.#deciding.has(targetId)) this.#release(targetId);
+    }, POPUP_HOLD_MS);
     timer.unref();
     this.#awaited.set(targetId, () => {
       clearTimeout(timer);
