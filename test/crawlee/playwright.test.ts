@@ -725,8 +725,16 @@ describe('PlaywrightCrawler with RobotsGuard: a popup into a new origin (Debian 
 });
 
 describe('PlaywrightCrawler with RobotsGuard: a popup opened as the handler returns (Debian Chromium)', () => {
-  /** Crawls `start` with a handler whose last act opens a popup of `popupUrl`. */
-  async function crawlOpeningPopup(start: string, popupUrl: string, store: RobotsStore) {
+  /**
+   * Crawls `start` with a handler whose last act opens a popup of `popupUrl`: by `window.open`, or
+   * by a click on a `target=_blank` link (a popup without an opener).
+   */
+  async function crawlOpeningPopup(
+    start: string,
+    popupUrl: string,
+    store: RobotsStore,
+    by: 'window.open' | 'link' = 'window.open',
+  ) {
     const handled: string[] = [];
     const crawler = new PlaywrightCrawler(
       {
@@ -734,11 +742,18 @@ describe('PlaywrightCrawler with RobotsGuard: a popup opened as the handler retu
         maxRequestRetries: 0,
         async requestHandler({ request, page: browserPage }) {
           handled.push(request.url);
-          // As a click on a target=_blank link would open it.
           if (request.url !== start) return;
-          await browserPage.evaluate((url) => {
-            window.open(url);
-          }, popupUrl);
+          await browserPage.evaluate(
+            ([url, how]) => {
+              if (how === 'window.open') window.open(url);
+              else {
+                const link = Object.assign(document.createElement('a'), { href: url, target: '_blank' });
+                document.body.append(link);
+                link.click();
+              }
+            },
+            [popupUrl, by],
+          );
         },
       },
       freshConfiguration(),
@@ -748,23 +763,31 @@ describe('PlaywrightCrawler with RobotsGuard: a popup opened as the handler retu
     return { handled, stats };
   }
 
-  it('crawls it in the same run: the run waits for its navigation', async () => {
-    const { main } = env.site;
-    const other = await startHttpServer();
-    const store = new RobotsStore({ userAgent: USER_AGENT, fetchTimeoutMs: 5000 });
-    try {
-      other.route('/robots.txt', text('User-agent: *\nDisallow: /private\n'));
-      other.route('/target', page('target'));
-      main.route('/last-act', page('last act'));
-      const { handled } = await crawlOpeningPopup(`${main.origin}/last-act`, `${other.origin}/target`, store);
+  it.each(['window.open', 'link'] as const)(
+    'crawls it in the same run: the run waits for its navigation (%s)',
+    async (by) => {
+      const { main } = env.site;
+      const other = await startHttpServer();
+      const store = new RobotsStore({ userAgent: USER_AGENT, fetchTimeoutMs: 5000 });
+      try {
+        other.route('/robots.txt', text('User-agent: *\nDisallow: /private\n'));
+        other.route('/target', page('target'));
+        main.route('/last-act', page('last act'));
+        const { handled } = await crawlOpeningPopup(
+          `${main.origin}/last-act`,
+          `${other.origin}/target`,
+          store,
+          by,
+        );
 
-      expect(handled).toEqual([`${main.origin}/last-act`, `${other.origin}/target`]);
-      expect(pagesHit(other)).toEqual(['/target']);
-    } finally {
-      await store.close();
-      await other.close();
-    }
-  });
+        expect(handled).toEqual([`${main.origin}/last-act`, `${other.origin}/target`]);
+        expect(pagesHit(other)).toEqual(['/target']);
+      } finally {
+        await store.close();
+        await other.close();
+      }
+    },
+  );
 
   it('ends the run when the popup makes no navigation at all', async () => {
     const { main } = env.site;
