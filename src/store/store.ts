@@ -1165,11 +1165,8 @@ export class RobotsStore {
         if (!this.#fetches.full) return { lock: held, endTurn: await this.#turn(origin) };
         // A result saved just now is adopted before that wait, which would last a whole fetch.
         const since = await look();
-        if (since.stored !== undefined) {
-          await this.#call('unlock', () => held.release(), { always: true });
-          return { stored: since.stored };
-        }
         await this.#call('unlock', () => held.release(), { always: true });
+        if (since.stored !== undefined) return { stored: since.stored };
         const endTurn = await this.#turn(origin);
         const again = await lock();
         if (again.ok && again.value !== undefined) return { lock: again.value, endTurn };
