@@ -370,7 +370,18 @@ const INDEX_HTM = Array.from('index.htm', (ch) => ch.charCodeAt(0));
  * start of a pass to `finish()` without giving way to another.
  */
 let scratch = new Uint8Array(16 * 1024);
-const ascii = new TextDecoder();
+/** The serial number of the file whose patterns `scratch` holds (see compiledOctets); -1 while a pass writes them. */
+let scratchSerial = -1;
+
+/**
+ * The octets of `data`'s patterns and tokens, position for position, with three to spare after
+ * them, when they are still where its compiler wrote them: until the next pass starts. Null
+ * when they are not.
+ */
+export function compiledOctets(data: RobotsData): Uint8Array | null {
+  return data.serial === scratchSerial ? scratch : null;
+}
+
 const encoder = new TextEncoder();
 /**
  * The rules of the file being compiled, by id, RULE_FIELDS each as `ints` holds them: where the
@@ -387,6 +398,11 @@ interface RuleList {
 
 /** Builds `RobotsData` from the events of one pass. */
 export class RobotsCompiler implements RobotsLineHandler {
+  constructor() {
+    // This pass writes over the octets of the last file.
+    scratchSerial = -1;
+  }
+
   /** Octets of `scratch` in use. */
   private used = 0;
   /** How many rules `ruleScratch` holds. */
@@ -603,6 +619,8 @@ export class RobotsCompiler implements RobotsLineHandler {
     const { tokens, tokenEnds } = merged;
     if (tokens.length > MANY_TOKENS) this.appendAscii(tokens.join(''));
     else for (let m = 0; m < tokens.length; m++) this.append(tokens[m]);
+    // Room for a word read across the end of the last item (see compiledOctets).
+    this.reserve(3);
     const chunks = patternChunks(this.used, rules, tokensAt, tokenEnds, tokens.length);
     const words = [...this.rawValues, ...agentValues, ...sitemaps, ' '].join('');
 
@@ -621,7 +639,7 @@ export class RobotsCompiler implements RobotsLineHandler {
       tables,
       tokensAt,
     );
-    return {
+    const data: RobotsData = {
       patterns: chunks[0],
       // A copy holds exactly its chunks, where the list grown by push has room for more.
       chunks: chunks.length > 1 ? chunks.slice() : null,
@@ -629,8 +647,10 @@ export class RobotsCompiler implements RobotsLineHandler {
       ints,
       indexes: null,
       prefixes: null,
-      serial: serial++,
+      serial,
     };
+    scratchSerial = serial++;
+    return data;
   }
 }
 
@@ -648,6 +668,8 @@ function patternChunks(
   tokenCount: number,
 ): string[] {
   const chunks: string[] = [];
+  // The octets are ASCII, which Latin-1 decodes as UTF-8 does: a copy, with nothing to check.
+  const octetsText = Buffer.from(scratch.buffer, scratch.byteOffset, scratch.byteLength);
   // Up to `used` itself: an empty item may start there (a last `Disallow:` with nothing after).
   for (let from = 0; from <= used; from += CHUNK_MASK + 1) {
     const next = from + CHUNK_MASK + 1;
@@ -657,7 +679,7 @@ function patternChunks(
         : next > tokensAt
           ? tokensAt + firstAtLeast(tokenEnds, tokenCount, 1, next - tokensAt, used - tokensAt)
           : firstAtLeast(rules.fields, rules.count, RULE_FIELDS, next, tokensAt);
-    chunks.push(end === from ? '' : ascii.decode(scratch.subarray(from, end)));
+    chunks.push(end === from ? '' : octetsText.toString('latin1', from, end));
   }
   return chunks;
 }

@@ -19,6 +19,7 @@ import {
   CHUNK_BITS,
   CHUNK_MASK,
   chunkOf,
+  compiledOctets,
   flagsIn,
   lengthIn,
   type RobotsData,
@@ -258,6 +259,12 @@ let patternView = new DataView(patternOctets.buffer);
  * octet: the engine copies them out at once, and a word of four is read at once.
  */
 function octetsOf(data: RobotsData): { view: DataView; bases: number[] } {
+  // Straight after the pass, they are where the compiler wrote them: chunk k at k << CHUNK_BITS.
+  const compiled = compiledOctets(data);
+  if (compiled !== null) {
+    const bases = Array.from({ length: data.chunks?.length ?? 1 }, (_, k) => k << CHUNK_BITS);
+    return { view: new DataView(compiled.buffer, compiled.byteOffset, compiled.byteLength), bases };
+  }
   // A file whose crawlers each read a large table of their own has one index per crawler, built
   // one after the other: its patterns are copied once for all of them.
   if (octetsSerial === data.serial && octetsBases !== null) return { view: patternView, bases: octetsBases };
