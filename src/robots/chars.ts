@@ -39,6 +39,25 @@ export function pathCharMask(path: string, out: Int32Array): void {
   if (path.length < 32 || !asciiMask(path, 0, path.length, out, 0)) unitMask(path, 0, path.length, out, 0);
 }
 
+/** charMask of the ASCII `octets[start, start + length)`. */
+export function octetMask(
+  octets: Uint8Array,
+  start: number,
+  length: number,
+  out: Int32Array,
+  at: number,
+): void {
+  let low = 0;
+  let high = 0;
+  for (let i = start; i < start + length; i++) {
+    const c = octets[i] & 127;
+    low |= LOW_BIT[c];
+    high |= HIGH_BIT[c];
+  }
+  out[at] = low;
+  out[at + 1] = high;
+}
+
 /** The filter read from the code units. */
 function unitMask(text: string, start: number, length: number, out: Int32Array, at: number): void {
   let low = 0;

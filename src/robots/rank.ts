@@ -15,11 +15,12 @@
  * `head` that position negated.
  */
 
-import { charMask } from './chars.js';
+import { charMask, octetMask } from './chars.js';
 import {
   ALLOW,
   CHUNK_MASK,
   chunkOf,
+  compiledOctets,
   EMPTY,
   FIRST_RULE,
   groupField,
@@ -335,12 +336,16 @@ function rank(data: RobotsData, table: number, at: number): void {
       ints[at + 2 + i * 2] = back;
     }
   }
+  // Read from the octets the compiler wrote while they are there (a table ranked while parsing).
+  const octets = compiledOctets(data);
   other.forEach((id, i) => {
     const position = split + i * OTHER_FIELDS;
     ints[position] = id;
     // A `*` or `$` adds no bit: the filter is read from the part the path must match.
     const start = ruleStart(data, id);
-    charMask(chunkOf(data, start), start & CHUNK_MASK, ruleMatchLength(data, id), ints, position + 1);
+    const length = ruleMatchLength(data, id);
+    if (octets !== null) octetMask(octets, start, length, ints, position + 1);
+    else charMask(chunkOf(data, start), start & CHUNK_MASK, length, ints, position + 1);
   });
   ints[at] = stride === 1 ? split : -split;
 }

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { charMask, pathCharMask } from '../../src/robots/chars.js';
+import { charMask, octetMask, pathCharMask } from '../../src/robots/chars.js';
 import { filteredPathOf } from '../../src/robots/encoding.js';
 import { normalizePath, normalizePattern, pathOf } from '../../src/robots/index.js';
 
@@ -364,6 +364,27 @@ describe('charMask', () => {
           const length = b % (text.length - start + 1);
           const out = new Int32Array(4);
           charMask(text, start, length, out, 1);
+          expect([out[1], out[2]]).toEqual(reference(text, start, length));
+          expect(out[0]).toBe(0);
+          expect(out[3]).toBe(0);
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it('gives from ASCII octets (octetMask) the filter of their text, for any slice', () => {
+    fc.assert(
+      fc.property(
+        fc.string({ unit: 'binary-ascii', minLength: 1, maxLength: 300 }),
+        fc.nat(),
+        fc.nat(),
+        (text, a, b) => {
+          const start = a % text.length;
+          const length = b % (text.length - start + 1);
+          const octets = Uint8Array.from(text, (ch) => ch.charCodeAt(0));
+          const out = new Int32Array(4);
+          octetMask(octets, start, length, out, 1);
           expect([out[1], out[2]]).toEqual(reference(text, start, length));
           expect(out[0]).toBe(0);
           expect(out[3]).toBe(0);
