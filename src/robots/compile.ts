@@ -370,6 +370,8 @@ const INDEX_HTM = Array.from('index.htm', (ch) => ch.charCodeAt(0));
  * start of a pass to `finish()` without giving way to another.
  */
 let scratch = new Uint8Array(16 * 1024);
+/** `scratch` as a Buffer, to decode it (see patternChunks). */
+let scratchText = Buffer.from(scratch.buffer);
 /** The serial number of the file whose patterns `scratch` holds (see compiledOctets); -1 while a pass writes them. */
 let scratchSerial = -1;
 
@@ -669,7 +671,7 @@ function patternChunks(
 ): string[] {
   const chunks: string[] = [];
   // The octets are ASCII, which Latin-1 decodes as UTF-8 does: a copy, with nothing to check.
-  const octetsText = Buffer.from(scratch.buffer, scratch.byteOffset, scratch.byteLength);
+  if (scratchText.buffer !== scratch.buffer) scratchText = Buffer.from(scratch.buffer);
   // Up to `used` itself: an empty item may start there (a last `Disallow:` with nothing after).
   for (let from = 0; from <= used; from += CHUNK_MASK + 1) {
     const next = from + CHUNK_MASK + 1;
@@ -679,7 +681,7 @@ function patternChunks(
         : next > tokensAt
           ? tokensAt + firstAtLeast(tokenEnds, tokenCount, 1, next - tokensAt, used - tokensAt)
           : firstAtLeast(rules.fields, rules.count, RULE_FIELDS, next, tokensAt);
-    chunks.push(end === from ? '' : octetsText.toString('latin1', from, end));
+    chunks.push(end === from ? '' : scratchText.toString('latin1', from, end));
   }
   return chunks;
 }
