@@ -44,7 +44,16 @@ import {
   WILDCARD,
 } from './compile.js';
 import { matchesAt, type PieceSearches } from './match.js';
-import { type Gram, GramIndex, gramOf, pairMask } from './pieces.js';
+import {
+  FIRST_STAR,
+  type Gram,
+  GramIndex,
+  gramOf,
+  LONGEST_AT,
+  LONGEST_LENGTH,
+  pairMask,
+  pieceShape,
+} from './pieces.js';
 import { PrefixHash } from './prefixes.js';
 import {
   isRanked,
@@ -547,12 +556,11 @@ function buildIndex(data: RobotsData, split: number, end: number): GroupIndex {
       grams.push(null);
       continue;
     }
+    // One read of the rule: its pairs, its pieces and where its first `*` is.
     pairMask(patterns, start, matchEnd, pairs, ((k - split) / OTHER_FIELDS) * 2);
-    grams.push(gramOf(patterns, start, matchEnd));
-    let keyEnd = start;
-    while (keyEnd < matchEnd && keyEnd - start < BUCKET_PREFIX && patterns.charCodeAt(keyEnd) !== 42)
-      keyEnd++;
-    const key = patterns.slice(start, keyEnd);
+    grams.push(gramOf(patterns, pieceShape[LONGEST_AT], pieceShape[LONGEST_LENGTH]));
+    const star = pieceShape[FIRST_STAR];
+    const key = patterns.slice(start, Math.min(start + BUCKET_PREFIX, star < 0 ? matchEnd : star));
     const list = lists.get(key);
     if (list === undefined) lists.set(key, [k]);
     else list.push(k);

@@ -74,29 +74,15 @@ export interface Gram {
 }
 
 /**
- * The gram of the pattern `text[from, to)` (without its final `$` or trailing `*`): the key,
- * length and first character of the first MAX_GRAM characters of its longest piece after the
- * first `*`, or length 0 when no such piece has MIN_GRAM characters.
+ * The gram of a rule whose longest piece after its first `*` (see pieceShape) is the
+ * `pieceLength` characters of `text` at `at`: the key, length and first character of its first
+ * MAX_GRAM characters, or length 0 when the piece has fewer than MIN_GRAM.
  */
-export function gramOf(text: string, from: number, to: number): Gram {
-  let best = -1;
-  let bestLength = 0;
-  let i = text.indexOf('*', from);
-  if (i < 0 || i >= to) return NO_GRAM;
-  while (i < to) {
-    while (i < to && text.charCodeAt(i) === 42 /* * */) i++;
-    let j = i;
-    while (j < to && text.charCodeAt(j) !== 42) j++;
-    if (j - i > bestLength) {
-      best = i;
-      bestLength = j - i;
-    }
-    i = j;
-  }
-  if (bestLength < MIN_GRAM) return NO_GRAM;
-  const length = Math.min(bestLength, MAX_GRAM);
-  hashPrefixes(text, best, best + length, gramHashes, NO_STARTS, noPositions);
-  return { key: keyOf(gramHashes[length], length), length, first: text.charCodeAt(best) };
+export function gramOf(text: string, at: number, pieceLength: number): Gram {
+  if (pieceLength < MIN_GRAM) return NO_GRAM;
+  const length = Math.min(pieceLength, MAX_GRAM);
+  hashPrefixes(text, at, at + length, gramHashes, NO_STARTS, noPositions);
+  return { key: keyOf(gramHashes[length], length), length, first: text.charCodeAt(at) };
 }
 
 const NO_GRAM: Gram = Object.freeze({ key: 0, length: 0, first: 0 });
@@ -295,12 +281,17 @@ export class GramIndex {
  * 64 bits, a bit per pair (by a hash). No pair spans a `*`: a rule can only match a path that
  * holds every pair of its pieces, so a rule whose pieces pair characters the path never pairs
  * (`ab` in a path of `a`s after one `b`) is ruled out without reading the path again. One
- * helper for rules and paths, optimized by indexing the rules before any check of a path.
+ * helper for rules and paths, optimized by indexing the rules before any check of a path. On the
+ * way it notes the pieces of a rule in pieceShape, where its bucket and its gram are read from.
  */
 export function pairMask(text: string, from: number, to: number, out: Int32Array, at: number): void {
   let low = 0;
   let high = 0;
   let previous = 42; /* * */
+  let firstStar = -1;
+  let pieceStart = from;
+  let longestAt = from;
+  let longestLength = 0;
   for (let i = from; i < to; i++) {
     const c = text.charCodeAt(i);
     if (previous !== 42 && c !== 42) {
@@ -310,12 +301,36 @@ export function pairMask(text: string, from: number, to: number, out: Int32Array
       const inHigh = -(bit >>> 5);
       low |= (1 << bit) & ~inHigh;
       high |= (1 << bit) & inHigh;
+    } else if (c === 42) {
+      // A piece ends: the first longest after the first `*` is the rule's gram (see gramOf).
+      if (firstStar < 0) firstStar = i;
+      else if (i - pieceStart > longestLength) {
+        longestAt = pieceStart;
+        longestLength = i - pieceStart;
+      }
+      pieceStart = i + 1;
     }
     previous = c;
   }
+  if (firstStar >= 0 && to - pieceStart > longestLength) {
+    longestAt = pieceStart;
+    longestLength = to - pieceStart;
+  }
   out[at] = low;
   out[at + 1] = high;
+  pieceShape[FIRST_STAR] = firstStar;
+  pieceShape[LONGEST_AT] = longestAt;
+  pieceShape[LONGEST_LENGTH] = longestLength;
 }
+
+/**
+ * What the last pairMask found on its way: where the first `*` is (-1 for none), and where the
+ * longest piece after it starts and its length (the first of them on a tie; 0 for none).
+ */
+export const pieceShape = new Int32Array(3);
+export const FIRST_STAR = 0;
+export const LONGEST_AT = 1;
+export const LONGEST_LENGTH = 2;
 
 /** Ints of a bitset of `count` bits. */
 function bitsetWords(count: number): number {
