@@ -1186,7 +1186,7 @@ class PopupBlocker {
     });
     session.on('Target.targetDestroyed', (event: { targetId: string }) => {
       blocker.#openers.delete(event.targetId);
-      if (!blocker.#deciding.has(event.targetId)) blocker.#release(event.targetId);
+      blocker.#release(event.targetId);
     });
     // Before Fetch: a popup is made before its first request is paused.
     await session.send('Target.setDiscoverTargets', { discover: true });
@@ -1222,10 +1222,7 @@ class PopupBlocker {
     const decided = new Promise<void>((resolve) => {
       settle = resolve;
     });
-    // Not while its navigation is being decided: the decision ends the hold, after the enqueue.
-    const timer = setTimeout(() => {
-      if (!this.#deciding.has(targetId)) this.#release(targetId);
-    }, POPUP_HOLD_MS);
+    const timer = setTimeout(() => this.#release(targetId), POPUP_HOLD_MS);
     timer.unref();
     this.#awaited.set(targetId, () => {
       clearTimeout(timer);
@@ -1234,9 +1231,13 @@ class PopupBlocker {
     this.handlers.hold(decided);
   }
 
+  /**
+   * Ends the hold of popup `targetId`, unless its navigation is being decided: that decision ends
+   * it, after the enqueue has taken the run over.
+   */
   #release(targetId: string): void {
     const settle = this.#awaited.get(targetId);
-    if (settle === undefined) return;
+    if (settle === undefined || this.#deciding.has(targetId)) return;
     this.#awaited.delete(targetId);
     settle();
   }
