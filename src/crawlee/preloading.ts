@@ -1,7 +1,8 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { CrawlerInternals } from './crawler-internals.js';
 
 /**
@@ -30,10 +31,28 @@ function profileWithoutPreloading(): string {
   return dir;
 }
 
+/** How long a removed profile must stay gone, and how many removals are tried (see removeProfile). */
+const SETTLE_MS = 500;
+const REMOVALS = 10;
+
+/**
+ * Removes profile `dir` for good. Its browser's connection closes before Chromium has exited,
+ * and Chromium writes to its profile as it exits (its local state, preferences, the cache's
+ * index): removed at once, the profile was written again and left behind. So it is removed
+ * until it stays gone for SETTLE_MS. One still there after REMOVALS tries stays listed, for the
+ * process's exit.
+ */
 async function removeProfile(dir: string): Promise<void> {
-  if (!profiles.delete(dir)) return;
-  if (profiles.size === 0) process.removeListener('exit', removeLeftProfiles);
-  await rm(dir, { recursive: true, force: true, maxRetries: 3 }).catch(() => undefined);
+  if (!profiles.has(dir)) return;
+  for (let tries = 0; tries < REMOVALS; tries++) {
+    await rm(dir, { recursive: true, force: true, maxRetries: 3 }).catch(() => undefined);
+    await sleep(SETTLE_MS, undefined, { ref: false });
+    if (!existsSync(dir)) {
+      profiles.delete(dir);
+      if (profiles.size === 0) process.removeListener('exit', removeLeftProfiles);
+      return;
+    }
+  }
 }
 
 /** What the hooks below read of Crawlee's launch context. */

@@ -211,6 +211,9 @@ describe('PlaywrightCrawler with RobotsGuard: speculative loads (Debian Chromium
     expect(profiles).toHaveLength(1);
     expect(basename(profiles[0]!)).toMatch(/^crawlee-robots-profile-/);
     await expect.poll(() => existsSync(profiles[0]!), { timeout: 5000 }).toBe(false);
+    // And stays gone: Chromium writes to its profile as it exits, which must not bring it back.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(existsSync(profiles[0]!)).toBe(false);
   });
 
   it("with incognito pages, where the profile is not the guard's, still removes the rules it reaches", async () => {
@@ -330,6 +333,37 @@ describe('PlaywrightCrawler with RobotsGuard: speculative loads (Debian Chromium
     // The workers' scripts reached the server; the icon did not.
     expect(pagesHit(main)).toEqual(['/shared-worker.js', '/with-workers', '/worker.js']);
     expect(await datasetItems<RobotsDroppedRecord>(config)).toEqual([]);
+  });
+});
+
+describe("PlaywrightCrawler with RobotsGuard: the guard's browser profiles (Debian Chromium)", () => {
+  it('removes the profile of every browser the pool closes, for good, though Chromium writes to it as it exits', async () => {
+    const { main } = env.site;
+    const paths = Array.from({ length: 8 }, (_, i) => `/retired-${i}`);
+    for (const path of paths) main.route(path, page(path));
+    const profiles: string[] = [];
+    const crawler = new PlaywrightCrawler(
+      {
+        launchContext: CHROMIUM,
+        // A browser a page: each closes, with its profile, as the next one opens.
+        browserPoolOptions: {
+          retireBrowserAfterPageCount: 1,
+          postLaunchHooks: [(_id, controller) => void profiles.push(controller.launchContext.userDataDir)],
+        },
+        maxConcurrency: 1,
+        maxRequestRetries: 0,
+        async requestHandler() {},
+      },
+      freshConfiguration(),
+    );
+    new RobotsGuard({ productToken: TOKEN, userAgent: USER_AGENT, store: env.store }).attach(crawler);
+    const stats = await crawler.run(paths.map((path) => `${main.origin}${path}`));
+    expect(stats.requestsFinished).toBe(paths.length);
+    expect(profiles.length).toBeGreaterThan(1);
+    await expect.poll(() => profiles.filter((dir) => existsSync(dir)), { timeout: 10_000 }).toEqual([]);
+    // Nothing Chromium wrote late brings one back.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(profiles.filter((dir) => existsSync(dir))).toEqual([]);
   });
 });
 
