@@ -46,7 +46,8 @@ async function removeProfile(dir: string): Promise<void> {
   if (!profiles.has(dir)) return;
   for (let tries = 0; tries < REMOVALS; tries++) {
     await rm(dir, { recursive: true, force: true, maxRetries: 3 }).catch(() => undefined);
-    await sleep(SETTLE_MS, undefined, { ref: false });
+    // Awaited with the process kept alive: at its exit Chromium would still write the profile again.
+    await sleep(SETTLE_MS);
     if (!existsSync(dir)) {
       profiles.delete(dir);
       if (profiles.size === 0) process.removeListener('exit', removeLeftProfiles);
