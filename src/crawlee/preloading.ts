@@ -34,6 +34,8 @@ function profileWithoutPreloading(): string {
 /** How long a removed profile must stay gone, and how many removals are tried (see removeProfile). */
 const SETTLE_MS = 500;
 const REMOVALS = 10;
+/** The profiles removeProfile is removing. */
+const settling = new Set<string>();
 
 /**
  * Removes profile `dir` for good. Its browser's connection closes before Chromium has exited,
@@ -43,17 +45,39 @@ const REMOVALS = 10;
  * process's exit.
  */
 async function removeProfile(dir: string): Promise<void> {
-  if (!profiles.has(dir)) return;
-  for (let tries = 0; tries < REMOVALS; tries++) {
-    await rm(dir, { recursive: true, force: true, maxRetries: 3 }).catch(() => undefined);
-    // Awaited with the process kept alive: at its exit Chromium would still write the profile again.
-    await sleep(SETTLE_MS);
-    if (!existsSync(dir)) {
-      profiles.delete(dir);
-      if (profiles.size === 0) process.removeListener('exit', removeLeftProfiles);
-      return;
+  if (!profiles.has(dir) || settling.has(dir)) return;
+  settling.add(dir);
+  try {
+    for (let tries = 0; tries < REMOVALS; tries++) {
+      await rm(dir, { recursive: true, force: true, maxRetries: 3 }).catch(() => undefined);
+      // Awaited with the process kept alive: at its exit Chromium would still write the profile again.
+      await sleep(SETTLE_MS);
+      if (!existsSync(dir)) {
+        profiles.delete(dir);
+        if (profiles.size === 0) process.removeListener('exit', removeLeftProfiles);
+        return;
+      }
     }
+  } finally {
+    settling.delete(dir);
   }
+}
+
+/**
+ * Removes profile `dir` as the pool reports its browser closed. Playwright closes a persistent
+ * context only once Chromium has exited, so nothing writes to the profile any more: removed at
+ * once, before the pool's `close()` and the crawler's `run()` resolve, it is gone even if the
+ * process is stopped right after (a test runner ends its workers with SIGTERM, which runs no exit
+ * handler). removeProfile then checks that it stays gone, for a close that failed.
+ */
+function removeClosedProfile(dir: string): void {
+  if (!profiles.has(dir)) return;
+  try {
+    rmSync(dir, { recursive: true, force: true });
+  } catch {
+    // removeProfile tries again.
+  }
+  void removeProfile(dir);
 }
 
 /** What the hooks below read of Crawlee's launch context. */
@@ -67,6 +91,7 @@ interface LaunchContextLike {
 interface BrowserControllerLike {
   launchContext?: LaunchContextLike;
   browser?: { once?: (event: 'disconnected', listener: () => void) => unknown };
+  once?: (event: 'browserClosed', listener: () => void) => unknown;
 }
 
 /**
@@ -91,5 +116,7 @@ export function chromiumPreloadsNothing(crawler: CrawlerInternals): void {
     if (dir === undefined || !profiles.has(dir)) return;
     if (typeof controller.browser?.once !== 'function') return;
     controller.browser.once('disconnected', () => void removeProfile(dir));
+    if (typeof controller.once === 'function')
+      controller.once('browserClosed', () => removeClosedProfile(dir));
   });
 }
