@@ -15,10 +15,31 @@ const NO_PRELOADING = { net: { network_prediction_options: 2 } };
 /** The profiles made here that a browser still uses, removed as it closes or as the process exits. */
 const profiles = new Set<string>();
 
-/** Removes what is left of the profiles made here, if the process exits with browsers still open. */
+/**
+ * Removes what is left of the profiles made here, if the process exits with browsers still open.
+ * It must run after Playwright's own exit handler, which kills those browsers: a Chromium still
+ * running would write its profile again as its connection closes. See listenForExit.
+ */
 function removeLeftProfiles(): void {
-  for (const dir of profiles) rmSync(dir, { recursive: true, force: true });
+  for (const dir of profiles) {
+    try {
+      rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
+    } catch {
+      // Nothing more can be done as the process exits.
+    }
+  }
   profiles.clear();
+}
+
+/**
+ * Puts removeLeftProfiles last among the process's exit listeners. Playwright adds its own, which
+ * kills its browsers, when it launches a browser with none running: listened for before that
+ * launch, the profiles were removed first, and one Chromium in five wrote its profile again
+ * before Playwright's kill (a `process.exit()` in the request handler, five runs).
+ */
+function listenForExit(): void {
+  process.removeListener('exit', removeLeftProfiles);
+  if (profiles.size > 0) process.once('exit', removeLeftProfiles);
 }
 
 /** A new, empty profile whose only setting is {@link NO_PRELOADING}. */
@@ -26,8 +47,8 @@ function profileWithoutPreloading(): string {
   const dir = mkdtempSync(join(tmpdir(), 'crawlee-robots-profile-'));
   mkdirSync(join(dir, 'Default'));
   writeFileSync(join(dir, 'Default', 'Preferences'), JSON.stringify(NO_PRELOADING));
-  if (profiles.size === 0) process.once('exit', removeLeftProfiles);
   profiles.add(dir);
+  listenForExit();
   return dir;
 }
 
@@ -114,6 +135,8 @@ export function chromiumPreloadsNothing(crawler: CrawlerInternals): void {
   pool?.postLaunchHooks?.push((_pageId: string, controller: BrowserControllerLike) => {
     const dir = controller.launchContext?.userDataDir;
     if (dir === undefined || !profiles.has(dir)) return;
+    // After the launch, which may have added Playwright's exit listener.
+    listenForExit();
     if (typeof controller.browser?.once !== 'function') return;
     controller.browser.once('disconnected', () => void removeProfile(dir));
     if (typeof controller.once === 'function')

@@ -11,11 +11,14 @@ type Hook = (...args: unknown[]) => unknown;
 function poolWithGuardHooks() {
   const pool = { preLaunchHooks: [] as Hook[], postLaunchHooks: [] as Hook[] };
   chromiumPreloadsNothing({ browserPool: pool } as never);
-  const launch = (context: Record<string, unknown>) => {
+  /** Runs the hooks around a launch; `duringLaunch` stands for what the launch itself does. */
+  const launch = (context: Record<string, unknown>, duringLaunch?: () => void) => {
     for (const hook of pool.preLaunchHooks) hook('page-1', context);
+    duringLaunch?.();
     const browser = new EventEmitter();
-    for (const hook of pool.postLaunchHooks) hook('page-1', { launchContext: context, browser });
-    return browser;
+    const controller = Object.assign(new EventEmitter(), { launchContext: context, browser });
+    for (const hook of pool.postLaunchHooks) hook('page-1', controller);
+    return Object.assign(browser, { controller });
   };
   return launch;
 }
@@ -82,5 +85,32 @@ describe('chromiumPreloadsNothing', () => {
     // The listener the module registered: run it as the process would.
     for (const listener of listeners) if (listener.name === 'removeLeftProfiles') listener.call(process, 0);
     expect(existsSync(dir)).toBe(false);
+  });
+
+  it('removes the profile at once when the pool reports its browser closed', () => {
+    const launch = poolWithGuardHooks();
+    const context: Record<string, unknown> = { ...library('chromium'), userDataDir: '' };
+    const browser = launch(context);
+    const dir = context.userDataDir as string;
+    made.push(dir);
+    // Playwright has closed the context, so Chromium has exited: nothing waits.
+    browser.controller.emit('browserClosed', browser.controller);
+    expect(existsSync(dir)).toBe(false);
+  });
+
+  it("listens for the process's exit after the listener a launch adds, which kills the browser", () => {
+    const launch = poolWithGuardHooks();
+    const context: Record<string, unknown> = { ...library('chromium'), userDataDir: '' };
+    // What Playwright does as it launches a browser with none running.
+    function killBrowsers() {}
+    launch(context, () => process.on('exit', killBrowsers));
+    made.push(context.userDataDir as string);
+    try {
+      const names = process.listeners('exit').map((listener) => listener.name);
+      expect(names.indexOf('removeLeftProfiles')).toBeGreaterThan(names.indexOf('killBrowsers'));
+      expect(names.filter((name) => name === 'removeLeftProfiles')).toHaveLength(1);
+    } finally {
+      process.removeListener('exit', killBrowsers);
+    }
   });
 });
