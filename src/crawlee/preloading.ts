@@ -33,9 +33,9 @@ function removeLeftProfiles(): void {
 
 /**
  * Puts removeLeftProfiles last among the process's exit listeners. Playwright adds its own, which
- * kills its browsers, when it launches a browser with none running: listened for before that
- * launch, the profiles were removed first, and one Chromium in five wrote its profile again
- * before Playwright's kill (a `process.exit()` in the request handler, five runs).
+ * kills its browsers, when it launches a browser with none running. A listener added before that
+ * launch would remove the profiles while Chromium still runs, and Chromium may write its profile
+ * again before the kill (a `process.exit()` in a request handler left it in 1 of 15 runs).
  */
 function listenForExit(): void {
   process.removeListener('exit', removeLeftProfiles);
@@ -92,7 +92,7 @@ async function removeProfile(dir: string): Promise<void> {
  * handler). removeProfile then checks that it stays gone, for a close that failed.
  */
 function removeClosedProfile(dir: string): void {
-  if (!profiles.has(dir)) return;
+  // Even when removeProfile is done with it: Chromium may have taken longer than SETTLE_MS to exit.
   try {
     rmSync(dir, { recursive: true, force: true });
   } catch {

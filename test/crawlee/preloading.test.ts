@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -94,6 +94,23 @@ describe('chromiumPreloadsNothing', () => {
     const dir = context.userDataDir as string;
     made.push(dir);
     // Playwright has closed the context, so Chromium has exited: nothing waits.
+    browser.controller.emit('browserClosed', browser.controller);
+    expect(existsSync(dir)).toBe(false);
+  });
+
+  it('removes the profile when the pool reports its browser closed after a late write, though its removal had settled', async () => {
+    const launch = poolWithGuardHooks();
+    const context: Record<string, unknown> = { ...library('chromium'), userDataDir: '' };
+    const browser = launch(context);
+    const dir = context.userDataDir as string;
+    made.push(dir);
+    browser.emit('disconnected');
+    // The removal stays settled for 500 ms, then forgets the profile.
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    expect(existsSync(dir)).toBe(false);
+    // A Chromium that took longer to exit writes its local state again.
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'Local State'), '{}');
     browser.controller.emit('browserClosed', browser.controller);
     expect(existsSync(dir)).toBe(false);
   });
