@@ -21,14 +21,17 @@ const profiles = new Set<string>();
  * running would write its profile again as its connection closes. See listenForExit.
  */
 function removeLeftProfiles(): void {
-  for (const dir of profiles) {
-    try {
-      rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
-    } catch {
-      // Nothing more can be done as the process exits.
-    }
-  }
+  for (const dir of profiles) removeNow(dir);
   profiles.clear();
+}
+
+/** Removes profile `dir` before returning; a failure is left to the caller's next removal, if any. */
+function removeNow(dir: string): void {
+  try {
+    rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
+  } catch {
+    // Nothing to report: the profile is a temporary folder of the guard's.
+  }
 }
 
 /**
@@ -93,11 +96,7 @@ async function removeProfile(dir: string): Promise<void> {
  */
 function removeClosedProfile(dir: string): void {
   // Even when removeProfile is done with it: Chromium may have taken longer than SETTLE_MS to exit.
-  try {
-    rmSync(dir, { recursive: true, force: true });
-  } catch {
-    // removeProfile tries again.
-  }
+  removeNow(dir);
   void removeProfile(dir);
 }
 
