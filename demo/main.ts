@@ -12,7 +12,8 @@ import { RobotsGuard, RobotsStore } from '../src/index.js';
 import { startDemoSite } from './site.js';
 
 const USER_AGENT = 'Mozilla/5.0 (compatible; DemoBot/1.0; +https://example.com/demobot)';
-const CHROMIUM = '/usr/bin/chromium';
+/** Debian's Chromium, or the one CHROMIUM_PATH names; without either, Playwright's own. */
+const CHROMIUM = process.env['CHROMIUM_PATH'] || '/usr/bin/chromium';
 
 log.setLevel(log.LEVELS.WARNING);
 const site = await startDemoSite({ blogDownMs: 3000 });

@@ -1,10 +1,10 @@
 /**
  * Launch options for Debian's Chromium in tests (browser downloads are impossible on these
- * machines): headless, no sandbox (tests run as root), and none of the background traffic
- * that would try to reach Google's hosts.
+ * machines), or the Chromium `CHROMIUM_PATH` names: headless, no sandbox (tests run as root), and
+ * none of the background traffic that would try to reach Google's hosts.
  */
 export const CHROMIUM_LAUNCH_OPTIONS = {
-  executablePath: '/usr/bin/chromium',
+  executablePath: process.env['CHROMIUM_PATH'] || '/usr/bin/chromium',
   headless: true,
   args: [
     '--no-sandbox',

@@ -19,13 +19,13 @@ const REDIS_SERVER = process.env['REDIS_SERVER'] ?? '/usr/bin/redis-server';
 
 /**
  * Starts Debian's redis-server on a free port of 127.0.0.1, without persistence, in a temporary
- * directory, and waits until it accepts commands.
+ * directory, and waits until it accepts commands. `program` is the redis-server to run.
  */
-export async function startRedis(): Promise<TestRedis> {
+export async function startRedis(program = REDIS_SERVER): Promise<TestRedis> {
   const dir = await mkdtemp(join(tmpdir(), 'crawlee-robots-redis-'));
   const port = await freePort();
   const child = spawn(
-    REDIS_SERVER,
+    program,
     ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
@@ -36,9 +36,22 @@ export async function startRedis(): Promise<TestRedis> {
   child.stderr?.on('data', (chunk: Buffer) => {
     output += chunk.toString();
   });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  // A program that cannot be started (not installed) says so with an error event, and no exit.
+  let spawnError: Error | undefined;
+  child.once('error', (error) => {
+    spawnError = error;
+  });
+  const exited = new Promise<void>((resolve) => {
+    child.once('exit', () => resolve());
+    child.once('error', () => resolve());
+  });
   try {
-    await waitForPong(port, child, () => output);
+    await waitForPong(
+      port,
+      child,
+      () => output,
+      () => spawnError && startFailure(program, spawnError),
+    );
   } catch (error) {
     child.kill('SIGKILL');
     await rm(dir, { recursive: true, force: true });
@@ -72,9 +85,23 @@ export function freePort(): Promise<number> {
   });
 }
 
-async function waitForPong(port: number, child: ChildProcess, output: () => string): Promise<void> {
+/** The error of a redis-server that could not be started at all. */
+function startFailure(program: string, error: Error): Error {
+  return new Error(
+    `${program} could not be started (${error.message}): install Debian's redis-server, or set REDIS_SERVER to a redis-server of your own`,
+  );
+}
+
+async function waitForPong(
+  port: number,
+  child: ChildProcess,
+  output: () => string,
+  failure: () => Error | undefined,
+): Promise<void> {
   const deadline = Date.now() + 10_000;
   while (Date.now() < deadline) {
+    const error = failure();
+    if (error !== undefined) throw error;
     if (child.exitCode !== null) throw new Error(`redis-server exited: ${output()}`);
     if (await ping(port)) return;
     await new Promise((resolve) => setTimeout(resolve, 25));

@@ -1,0 +1,138 @@
+/**
+ * scripts/debian-packages.mjs, which `.ci/run`, `npm test` and `npm start` run first: it finds
+ * Chromium and redis-server, installs the missing ones with apt-get as root, and otherwise names
+ * the command. apt-get here is a shell script of the test's own that logs its arguments.
+ */
+import {
+  chmodSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+
+type How = { root: boolean; aptGet: string };
+const script = '../../scripts/debian-packages.mjs';
+const { ensurePackages } = (await import(script)) as {
+  ensurePackages: (names: string[], how?: How) => string[];
+};
+
+let dir: string;
+let log: string;
+let messages: string[];
+const saved = { chromium: process.env['CHROMIUM_PATH'], redis: process.env['REDIS_SERVER'] };
+
+/** A fake apt-get: logs each call; `install` creates the programs, or fails with `failInstall`. */
+function fakeAptGet(failInstall = false): string {
+  const path = join(dir, 'apt-get');
+  writeFileSync(
+    path,
+    [
+      '#!/bin/sh',
+      `echo "$*" >> "${log}"`,
+      'if [ "$1" = install ]; then',
+      failInstall
+        ? '  echo "E: Unable to locate package" >&2; exit 100'
+        : '  touch "$CHROMIUM_PATH" "$REDIS_SERVER"',
+      'fi',
+      'exit 0',
+      '',
+    ].join('\n'),
+  );
+  chmodSync(path, 0o755);
+  return path;
+}
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'crawlee-robots-packages-'));
+  log = join(dir, 'calls.log');
+  process.env['CHROMIUM_PATH'] = join(dir, 'chromium');
+  process.env['REDIS_SERVER'] = join(dir, 'redis-server');
+  messages = [];
+  vi.spyOn(console, 'error').mockImplementation((message: string) => {
+    messages.push(message);
+  });
+  vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
+    messages.push(String(chunk));
+    return true;
+  });
+});
+
+afterEach(() => {
+  vi.restoreAllMocks();
+  for (const [key, value] of [
+    ['CHROMIUM_PATH', saved.chromium],
+    ['REDIS_SERVER', saved.redis],
+  ] as const) {
+    if (value === undefined) delete process.env[key];
+    else process.env[key] = value;
+  }
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('ensurePackages', () => {
+  it('does nothing when the programs are there', () => {
+    writeFileSync(join(dir, 'chromium'), '');
+    writeFileSync(join(dir, 'redis-server'), '');
+    expect(ensurePackages(['chromium', 'redis-server'], { root: true, aptGet: fakeAptGet() })).toEqual([]);
+    expect(existsSync(log)).toBe(false);
+    expect(messages).toEqual([]);
+  });
+
+  it('installs the missing ones as root: apt-get update, then install of those alone', () => {
+    writeFileSync(join(dir, 'chromium'), '');
+    expect(ensurePackages(['chromium', 'redis-server'], { root: true, aptGet: fakeAptGet() })).toEqual([]);
+    expect(readFileSync(log, 'utf8')).toBe(
+      'update -qq\ninstall -y -qq --no-install-recommends redis-server\n',
+    );
+    expect(messages.join('\n')).toContain(`Installing redis-server (${join(dir, 'redis-server')})`);
+  });
+
+  it('names the command and installs nothing when it is not root', () => {
+    const aptGet = fakeAptGet();
+    expect(ensurePackages(['chromium', 'redis-server'], { root: false, aptGet })).toEqual([
+      'chromium',
+      'redis-server',
+    ]);
+    expect(existsSync(log)).toBe(false);
+    expect(messages.join('\n')).toContain('sudo apt-get install chromium redis-server');
+  });
+
+  it('names the command when there is no apt-get', () => {
+    expect(ensurePackages(['chromium'], { root: true, aptGet: join(dir, 'no-apt-get') })).toEqual([
+      'chromium',
+    ]);
+    expect(messages.join('\n')).toContain('(apt-get install chromium)');
+  });
+
+  it('reports a failed install with what apt-get said, and what is still missing', () => {
+    expect(ensurePackages(['chromium'], { root: true, aptGet: fakeAptGet(true) })).toEqual(['chromium']);
+    const said = messages.join('\n');
+    expect(said).toContain('E: Unable to locate package');
+    expect(said).toContain('install -y -qq --no-install-recommends chromium failed (exit code 100)');
+    expect(said).toContain('Still missing after apt-get: chromium.');
+  });
+
+  it('refuses a package it does not know', () => {
+    expect(() => ensurePackages(['postgresql'], { root: false, aptGet: 'apt-get' })).toThrow(
+      'unknown package: postgresql',
+    );
+  });
+});
+
+describe('startRedis without a redis-server', () => {
+  it('rejects with what to install, and leaves no folder behind', async () => {
+    const { startRedis } = await import('../support/redis.js');
+    const folders = () => readdirSync(tmpdir()).filter((name) => name.startsWith('crawlee-robots-redis-'));
+    const before = folders();
+    await expect(startRedis(join(dir, 'no-redis-server'))).rejects.toThrow(
+      `${join(dir, 'no-redis-server')} could not be started (spawn ${join(dir, 'no-redis-server')} ENOENT): install Debian's redis-server`,
+    );
+    expect(folders()).toEqual(before);
+  });
+});
