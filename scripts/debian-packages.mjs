@@ -14,6 +14,8 @@ const PROGRAMS = {
   chromium: () => process.env.CHROMIUM_PATH || '/usr/bin/chromium',
   'redis-server': () => process.env.REDIS_SERVER || '/usr/bin/redis-server',
 };
+/** The variable that names a program of one's own instead. */
+const VARIABLES = { chromium: 'CHROMIUM_PATH', 'redis-server': 'REDIS_SERVER' };
 
 /**
  * Installs those of `names` (keys of PROGRAMS) whose program is missing, when it can: as root,
@@ -30,7 +32,7 @@ export function ensurePackages(names, how = { root: process.getuid?.() === 0, ap
   if (!root || !existsSync(how.aptGet)) {
     console.error(
       `Missing ${list}. Install Debian's packages (${root ? command : `sudo ${command}`}), or set ` +
-        'CHROMIUM_PATH and REDIS_SERVER to programs of your own.',
+        `${missing.map((name) => VARIABLES[name]).join(' and ')} to ${missing.length > 1 ? 'programs' : 'a program'} of your own.`,
     );
     return missing;
   }

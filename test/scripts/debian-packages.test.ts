@@ -100,14 +100,18 @@ describe('ensurePackages', () => {
       'redis-server',
     ]);
     expect(existsSync(log)).toBe(false);
-    expect(messages.join('\n')).toContain('sudo apt-get install chromium redis-server');
+    expect(messages.join('\n')).toContain(
+      "Install Debian's packages (sudo apt-get install chromium redis-server), or set CHROMIUM_PATH and REDIS_SERVER to programs of your own.",
+    );
   });
 
   it('names the command when there is no apt-get', () => {
     expect(ensurePackages(['chromium'], { root: true, aptGet: join(dir, 'no-apt-get') })).toEqual([
       'chromium',
     ]);
-    expect(messages.join('\n')).toContain('(apt-get install chromium)');
+    expect(messages.join('\n')).toContain(
+      '(apt-get install chromium), or set CHROMIUM_PATH to a program of your own.',
+    );
   });
 
   it('reports a failed install with what apt-get said, and what is still missing', () => {
