@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
-type How = { root: boolean; aptGet: string };
+type How = { root?: boolean; aptGet?: string; programs?: Record<string, string> };
 const script = '../../scripts/debian-packages.mjs';
 const { ensurePackages } = (await import(script)) as {
   ensurePackages: (names: string[], how?: How) => string[];
@@ -26,6 +26,9 @@ let dir: string;
 let log: string;
 let messages: string[];
 const saved = { chromium: process.env['CHROMIUM_PATH'], redis: process.env['REDIS_SERVER'] };
+
+/** Where the programs are looked for, standing in for Debian's /usr/bin. */
+let programs: Record<string, string>;
 
 /** A fake apt-get: logs each call; `install` creates the programs, or fails with `failInstall`. */
 function fakeAptGet(failInstall = false): string {
@@ -38,7 +41,7 @@ function fakeAptGet(failInstall = false): string {
       'if [ "$1" = install ]; then',
       failInstall
         ? '  echo "E: Unable to locate package" >&2; exit 100'
-        : '  touch "$CHROMIUM_PATH" "$REDIS_SERVER"',
+        : `  for p in "$@"; do [ "$p" = chromium ] && touch "${programs['chromium']}"; [ "$p" = redis-server ] && touch "${programs['redis-server']}"; done`,
       'fi',
       'exit 0',
       '',
@@ -51,8 +54,9 @@ function fakeAptGet(failInstall = false): string {
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'crawlee-robots-packages-'));
   log = join(dir, 'calls.log');
-  process.env['CHROMIUM_PATH'] = join(dir, 'chromium');
-  process.env['REDIS_SERVER'] = join(dir, 'redis-server');
+  programs = { chromium: join(dir, 'chromium'), 'redis-server': join(dir, 'redis-server') };
+  delete process.env['CHROMIUM_PATH'];
+  delete process.env['REDIS_SERVER'];
   messages = [];
   vi.spyOn(console, 'error').mockImplementation((message: string) => {
     messages.push(message);
@@ -79,14 +83,18 @@ describe('ensurePackages', () => {
   it('does nothing when the programs are there', () => {
     writeFileSync(join(dir, 'chromium'), '');
     writeFileSync(join(dir, 'redis-server'), '');
-    expect(ensurePackages(['chromium', 'redis-server'], { root: true, aptGet: fakeAptGet() })).toEqual([]);
+    expect(
+      ensurePackages(['chromium', 'redis-server'], { programs, root: true, aptGet: fakeAptGet() }),
+    ).toEqual([]);
     expect(existsSync(log)).toBe(false);
     expect(messages).toEqual([]);
   });
 
   it('installs the missing ones as root: apt-get update, then install of those alone', () => {
     writeFileSync(join(dir, 'chromium'), '');
-    expect(ensurePackages(['chromium', 'redis-server'], { root: true, aptGet: fakeAptGet() })).toEqual([]);
+    expect(
+      ensurePackages(['chromium', 'redis-server'], { programs, root: true, aptGet: fakeAptGet() }),
+    ).toEqual([]);
     expect(readFileSync(log, 'utf8')).toBe(
       'update -qq\ninstall -y -qq --no-install-recommends redis-server\n',
     );
@@ -95,7 +103,7 @@ describe('ensurePackages', () => {
 
   it('names the command and installs nothing when it is not root', () => {
     const aptGet = fakeAptGet();
-    expect(ensurePackages(['chromium', 'redis-server'], { root: false, aptGet })).toEqual([
+    expect(ensurePackages(['chromium', 'redis-server'], { programs, root: false, aptGet })).toEqual([
       'chromium',
       'redis-server',
     ]);
@@ -106,7 +114,7 @@ describe('ensurePackages', () => {
   });
 
   it('names the command when there is no apt-get', () => {
-    expect(ensurePackages(['chromium'], { root: true, aptGet: join(dir, 'no-apt-get') })).toEqual([
+    expect(ensurePackages(['chromium'], { programs, root: true, aptGet: join(dir, 'no-apt-get') })).toEqual([
       'chromium',
     ]);
     expect(messages.join('\n')).toContain(
@@ -115,15 +123,35 @@ describe('ensurePackages', () => {
   });
 
   it('reports a failed install with what apt-get said, and what is still missing', () => {
-    expect(ensurePackages(['chromium'], { root: true, aptGet: fakeAptGet(true) })).toEqual(['chromium']);
+    expect(ensurePackages(['chromium'], { programs, root: true, aptGet: fakeAptGet(true) })).toEqual([
+      'chromium',
+    ]);
     const said = messages.join('\n');
     expect(said).toContain('E: Unable to locate package');
     expect(said).toContain('install -y -qq --no-install-recommends chromium failed (exit code 100)');
     expect(said).toContain('Still missing after apt-get: chromium.');
   });
 
+  it('takes the program a variable names instead, and installs nothing for it', () => {
+    writeFileSync(join(dir, 'own-chromium'), '');
+    process.env['CHROMIUM_PATH'] = join(dir, 'own-chromium');
+    expect(ensurePackages(['chromium'], { programs, root: true, aptGet: fakeAptGet() })).toEqual([]);
+    expect(existsSync(log)).toBe(false);
+  });
+
+  it('says a variable names nothing, rather than installing a package it would not use', () => {
+    process.env['REDIS_SERVER'] = join(dir, 'no-such-redis');
+    expect(
+      ensurePackages(['chromium', 'redis-server'], { programs, root: true, aptGet: fakeAptGet() }),
+    ).toEqual(['redis-server']);
+    expect(readFileSync(log, 'utf8')).toBe('update -qq\ninstall -y -qq --no-install-recommends chromium\n');
+    expect(messages.join('\n')).toContain(
+      `REDIS_SERVER names ${join(dir, 'no-such-redis')}, which does not exist.`,
+    );
+  });
+
   it('refuses a package it does not know', () => {
-    expect(() => ensurePackages(['postgresql'], { root: false, aptGet: 'apt-get' })).toThrow(
+    expect(() => ensurePackages(['postgresql'], { programs, root: false, aptGet: 'apt-get' })).toThrow(
       'unknown package: postgresql',
     );
   });
