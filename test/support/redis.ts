@@ -15,7 +15,7 @@ export interface TestRedis {
   kill(): Promise<void>;
 }
 
-const REDIS_SERVER = process.env['REDIS_SERVER'] ?? '/usr/bin/redis-server';
+const REDIS_SERVER = process.env['REDIS_SERVER'] || '/usr/bin/redis-server';
 
 /**
  * Starts Debian's redis-server on a free port of 127.0.0.1, without persistence, in a temporary
@@ -37,20 +37,20 @@ export async function startRedis(program = REDIS_SERVER): Promise<TestRedis> {
     output += chunk.toString();
   });
   // A program that cannot be started (not installed) says so with an error event, and no exit.
-  let spawnError: Error | undefined;
-  child.once('error', (error) => {
-    spawnError = error;
-  });
+  let startError: Error | undefined;
   const exited = new Promise<void>((resolve) => {
     child.once('exit', () => resolve());
-    child.once('error', () => resolve());
+    child.once('error', (error) => {
+      startError = startFailure(program, error);
+      resolve();
+    });
   });
   try {
     await waitForPong(
       port,
       child,
       () => output,
-      () => spawnError && startFailure(program, spawnError),
+      () => startError,
     );
   } catch (error) {
     child.kill('SIGKILL');
@@ -96,11 +96,11 @@ async function waitForPong(
   port: number,
   child: ChildProcess,
   output: () => string,
-  failure: () => Error | undefined,
+  startError: () => Error | undefined,
 ): Promise<void> {
   const deadline = Date.now() + 10_000;
   while (Date.now() < deadline) {
-    const error = failure();
+    const error = startError();
     if (error !== undefined) throw error;
     if (child.exitCode !== null) throw new Error(`redis-server exited: ${output()}`);
     if (await ping(port)) return;
