@@ -1,5 +1,6 @@
 import type { RobotsFetchStatus, RobotsPolicyKind } from '../fetch/index.js';
 import type { RobotsTxt, RuleKind } from '../robots/index.js';
+import type { GoodCopyRecord } from './policy.js';
 
 /** A rule that was added to or removed from a robots.txt. */
 export interface RobotsRuleChange {
@@ -61,6 +62,11 @@ export interface ComparedPolicy {
   status: RobotsFetchStatus;
   fetchedAt: number;
   /**
+   * The status of the answer the verdicts follow: `status`, but for a 304 that kept the copy
+   * held, the copy's own. The same file confirmed is no change, before the 304 or after it.
+   */
+  answerStatus: RobotsFetchStatus;
+  /**
    * The parsed robots.txt: the one that decides, or during an outage the last good copy, which
    * still says what the site asks for. Null when the last answer had no file.
    */
@@ -69,7 +75,8 @@ export interface ComparedPolicy {
 
 /**
  * Compares two policies of an origin. Returns null when nothing a crawler acts on changed: the
- * same kind, the same status and the same rules, crawl-delays and sitemaps.
+ * same kind, the same status (of the answer followed, see answerStatus) and the same rules,
+ * crawl-delays and sitemaps.
  */
 export function diffPolicies(previous: ComparedPolicy, current: ComparedPolicy): RobotsChange | null {
   // Rules are compared between two files only: a switch to or from allow-all or disallow-all is
@@ -89,7 +96,7 @@ export function diffPolicies(previous: ComparedPolicy, current: ComparedPolicy):
   const removedSitemaps = [...oldSitemaps].filter((url) => !newSitemaps.has(url));
   const same =
     previous.kind === current.kind &&
-    previous.status === current.status &&
+    previous.answerStatus === current.answerStatus &&
     addedRules.length +
       removedRules.length +
       changedCrawlDelays.length +
@@ -108,6 +115,18 @@ export function diffPolicies(previous: ComparedPolicy, current: ComparedPolicy):
     addedSitemaps,
     removedSitemaps,
   };
+}
+
+/**
+ * The status of the answer a policy's verdicts follow (see ComparedPolicy.answerStatus): out of
+ * an outage, that of its good copy, which is the answer itself unless a 304 kept an older one.
+ */
+export function answerStatus(
+  status: RobotsFetchStatus,
+  failures: number,
+  good: GoodCopyRecord | undefined,
+): RobotsFetchStatus {
+  return failures === 0 && good !== undefined ? good.status : status;
 }
 
 /** A rule of a file as the diff keeps it: the first of its kind and pattern among a token's groups. */

@@ -34,6 +34,7 @@ import {
 } from './backend.js';
 import { type BackendAdmission, BackendBreaker } from './breaker.js';
 import {
+  answerStatus,
   type ComparedPolicy,
   diffPolicies,
   type RobotsChange,
@@ -1235,6 +1236,7 @@ export class RobotsStore {
         kind: record.kind,
         status: record.status,
         fetchedAt: record.fetchedAt,
+        answerStatus: answerStatus(record.status, record.failures, record.good),
         file: needsBody(record) && body !== null ? RobotsTxt.parse(body, { maxBytes: this.#maxBytes }) : null,
       };
     }
@@ -1247,6 +1249,7 @@ export class RobotsStore {
       kind: entry.kind,
       status: entry.status,
       fetchedAt: entry.fetchedAt,
+      answerStatus: answerStatus(entry.status, entry.failures, entry.good),
       file: unparsed === null ? entry.goodRobots : RobotsTxt.parse(unparsed, { maxBytes: this.#maxBytes }),
     };
   }

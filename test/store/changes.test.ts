@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RobotsTxt } from '../../src/robots/index.js';
-import { diffPolicies } from '../../src/store/changes.js';
+import { answerStatus, diffPolicies } from '../../src/store/changes.js';
 
 /** The change between two files of one origin, as `rules`/`crawl-delays` lines, or null. */
 function change(before: string, after: string) {
@@ -10,6 +10,7 @@ function change(before: string, after: string) {
     kind: 'rules' as const,
     status: 200,
     fetchedAt,
+    answerStatus: 200,
     file: RobotsTxt.parse(text),
   });
   const found = diffPolicies(policy(before, 1), policy(after, 2));
@@ -106,5 +107,20 @@ describe('change events compare what each crawler obeys', () => {
     ],
   ])('%s', (_, before, after, expected) => {
     expect(change(before, after)).toEqual(expected);
+  });
+});
+
+describe('the status a change compares', () => {
+  const good = { kind: 'rules' as const, status: 200, fetchedAt: 1, why: 'HTTP 200', truncated: false };
+
+  it("is the good copy's after a 304 that kept it, and the answer's own otherwise", () => {
+    expect(answerStatus('invalid-redirect', 0, good)).toBe(200);
+    expect(answerStatus(404, 0, { ...good, kind: 'allow-all', status: 404 })).toBe(404);
+    expect(answerStatus('invalid-redirect', 0, undefined)).toBe('invalid-redirect');
+  });
+
+  it("is the outage's during one, though a good copy is held", () => {
+    expect(answerStatus(503, 2, good)).toBe(503);
+    expect(answerStatus('timeout', 1, undefined)).toBe('timeout');
   });
 });

@@ -800,6 +800,53 @@ describe('RobotsStore change detection across outages and crawl-delays', () => {
     ]);
   });
 
+  it('reports no change when a 304 confirms the copy held, nor when the same file follows it', async () => {
+    let file = A;
+    let notModified = false;
+    const site = await server({
+      '/robots.txt': (_request, response) => {
+        if (notModified) response.writeHead(304).end();
+        else response.writeHead(200, { 'content-type': 'text/plain' }).end(file);
+      },
+    });
+    const clock = manualClock();
+    // In memory alone, and with a backend, whose records are compared as well.
+    for (const backend of [undefined, new MemoryBackend({ clock: clock.now })]) {
+      file = A;
+      notModified = false;
+      const robots = store({ clock: clock.now, ...(backend === undefined ? {} : { backend }) });
+      const changes: RobotsChange[] = [];
+      robots.onChange((change) => changes.push(change));
+      await robots.resolve(site.origin);
+      notModified = true;
+      clock.advance(DAY + 1);
+      expect(await robots.resolve(site.origin)).toMatchObject({ kind: 'rules', status: 'invalid-redirect' });
+      notModified = false;
+      clock.advance(DAY + 1);
+      expect(await robots.resolve(site.origin)).toMatchObject({ kind: 'rules', status: 200 });
+      expect(changes).toEqual([]);
+
+      // A new file after a 304 is compared with the copy the 304 kept.
+      notModified = true;
+      clock.advance(DAY + 1);
+      await robots.resolve(site.origin);
+      notModified = false;
+      file = B;
+      clock.advance(DAY + 1);
+      await robots.resolve(site.origin);
+      expect(changes).toMatchObject([
+        {
+          previous: { kind: 'rules', status: 'invalid-redirect' },
+          current: { kind: 'rules', status: 200 },
+          addedRules: [{ pattern: '/new-secret' }],
+          removedRules: [{ pattern: '/old-secret' }],
+        },
+      ]);
+      expect(changes).toHaveLength(1);
+      await robots.close();
+    }
+  });
+
   it('reports a change against its own copy, though the backend holds a newer one', async () => {
     const site = await server({ '/robots.txt': text(A) });
     const clock = manualClock();
