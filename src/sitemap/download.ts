@@ -353,7 +353,7 @@ async function readBody(
       head.push(chunk);
       headBytes += chunk.length;
       const start = head.length === 1 ? chunk : Buffer.concat(head);
-      if (headBytes < ENCODING_SNIFF_BYTES && !encodingKnown(start)) return '';
+      if (!encodingKnown(start)) return '';
       head = [];
       decoder = decoderFor(start);
       return decoder.decode(start, { stream: true });
@@ -425,8 +425,12 @@ async function readBody(
   };
 }
 
-/** Octets read before the decoder is chosen: room for a byte order mark and an XML declaration. */
-const ENCODING_SNIFF_BYTES = 512;
+/**
+ * The most octets read before the decoder is chosen, and the only ones it is chosen from: room
+ * for a byte order mark and an XML declaration, padded with blanks or after blank lines. The
+ * same octets whether they come in one piece or in many.
+ */
+const ENCODING_SNIFF_BYTES = 4096;
 
 /** `<?xml ... encoding="..."` at the start of a file (read as Latin-1, so any octets pass). */
 const XML_ENCODING = /^\s*<\?xml\s[^>]*?encoding\s*=\s*["']([A-Za-z0-9._:-]+)["']/;
@@ -436,6 +440,7 @@ const XML_ENCODING = /^\s*<\?xml\s[^>]*?encoding\s*=\s*["']([A-Za-z0-9._:-]+)["'
  * end of an XML declaration, or a start that is no XML declaration at all.
  */
 function encodingKnown(start: Buffer): boolean {
+  if (start.length >= ENCODING_SNIFF_BYTES) return true;
   if (start.length < 2) return false;
   if ((start[0] === 0xff && start[1] === 0xfe) || (start[0] === 0xfe && start[1] === 0xff)) return true;
   // A UTF-8 byte order mark, read as Latin-1, is three characters.
@@ -456,7 +461,7 @@ function encodingKnown(start: Buffer): boolean {
 function decoderFor(start: Buffer): TextDecoder {
   if (start[0] === 0xff && start[1] === 0xfe) return new TextDecoder('utf-16le');
   if (start[0] === 0xfe && start[1] === 0xff) return new TextDecoder('utf-16be');
-  const declared = XML_ENCODING.exec(start.toString('latin1'))?.[1];
+  const declared = XML_ENCODING.exec(start.toString('latin1', 0, ENCODING_SNIFF_BYTES))?.[1];
   if (declared !== undefined && !(start[0] === 0xef && start[1] === 0xbb && start[2] === 0xbf)) {
     try {
       const decoder = new TextDecoder(declared);

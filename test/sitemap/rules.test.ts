@@ -9,7 +9,13 @@ import {
   inflateSync,
 } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { never, startHttpServer, type TestHttpServer, text } from '../support/http-server.js';
+import {
+  never,
+  startHttpServer,
+  type TestHttpServer,
+  type TestRouteHandler,
+  text,
+} from '../support/http-server.js';
 import { seedInto } from './support/seed.js';
 import { gzipBomb, serveBody } from './support/sitemap-server.js';
 
@@ -1047,6 +1053,46 @@ describe('what a location is, and reading each sitemap once', () => {
     server.route('/utf8.xml', serveBody(utf8));
     const run = await seedInto([`${o}/latin1.xml`, `${o}/utf16.xml`, `${o}/utf8.xml`]);
     expect(run.urls).toEqual([`${o}/café`, `${o}/naïve`, `${o}/été`].sort());
+  });
+
+  it('chooses the encoding from the same octets, however the server splits them', async () => {
+    // The octets, whole or a hundred at a time with a pause between.
+    const serve = (octets: Buffer, pieces: boolean): TestRouteHandler => {
+      if (!pieces) return serveBody(octets);
+      return async (_request, response) => {
+        response.writeHead(200, { 'content-type': 'application/xml' });
+        for (let at = 0; at < octets.length; at += 100) {
+          response.write(octets.subarray(at, at + 100));
+          await new Promise((resolve) => setTimeout(resolve, 2));
+        }
+        response.end();
+      };
+    };
+    const latin1 = (declaration: string) =>
+      Buffer.from(
+        `${declaration}<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>${o}/café</loc></url></urlset>`,
+        'latin1',
+      );
+    // The encoding named past the first 512 octets: a declaration padded with blanks, or
+    // preceded by blank lines.
+    const padded = latin1(`<?xml version="1.0"${' '.repeat(600)}encoding="ISO-8859-1"?>`);
+    const late = latin1(`${'\n'.repeat(600)}<?xml version="1.0" encoding="ISO-8859-1"?>`);
+    // Past the most octets read before choosing: read as UTF-8 both ways, the é as U+FFFD.
+    const tooLate = latin1(`<?xml version="1.0"${' '.repeat(5000)}encoding="ISO-8859-1"?>`);
+    for (const pieces of [false, true]) {
+      server.route(`/padded-${pieces}.xml`, serve(padded, pieces));
+      server.route(`/late-${pieces}.xml`, serve(late, pieces));
+      server.route(`/too-late-${pieces}.xml`, serve(tooLate, pieces));
+      const run = await seedInto([
+        `${o}/padded-${pieces}.xml`,
+        `${o}/late-${pieces}.xml`,
+        `${o}/too-late-${pieces}.xml`,
+      ]);
+      expect(run.urls).toEqual([`${o}/café`, `${o}/café`]);
+      expect(run.filtered.map((record) => [record.reason, record.url])).toEqual([
+        ['invalid', `${o}/caf\uFFFD`],
+      ]);
+    }
   });
 });
 
