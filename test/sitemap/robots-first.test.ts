@@ -147,6 +147,24 @@ describe('redirects of a sitemap, robots.txt first', () => {
       { url: `${third.origin}/smuggled`, sitemapUrl: `${site.origin}/sm.xml`, reason: 'cross-host' },
     ]);
   });
+
+  it('lets a child sitemap list the hosts its index may list, and no other', async () => {
+    const site = await server(null);
+    const files = await server('User-agent: *\nAllow: /\n');
+    const third = await server('User-agent: *\nAllow: /\n');
+    // The site's robots.txt lists an index kept on another host, whose children lie there too.
+    site.route('/robots.txt', text(`User-agent: *\nAllow: /\nSitemap: ${files.origin}/site/index.xml\n`));
+    files.route('/site/index.xml', serveBody(sitemapIndex([`${files.origin}/site/pages.xml`])));
+    files.route(
+      '/site/pages.xml',
+      serveBody(urlset([`${site.origin}/a`, `${files.origin}/b`, `${third.origin}/smuggled`])),
+    );
+    const run = await seedInto([`${site.origin}/`]);
+    expect(run.urls).toEqual([`${site.origin}/a`, `${files.origin}/b`].sort());
+    expect(run.filtered).toEqual([
+      { url: `${third.origin}/smuggled`, sitemapUrl: `${files.origin}/site/pages.xml`, reason: 'cross-host' },
+    ]);
+  });
 });
 
 /** robots.txt answers 503 to its first `failures` requests, then `body`. */
