@@ -132,11 +132,13 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
       ),
   ).action(async (url: string, flags: CommonFlags & { agent: string }) => {
     checkAgent(flags.agent, '--agent');
+    const source = sourceOptions(flags, flags.agent);
+    const pageUrl = readUrl(url, 'URL', flags.file === undefined ? 'needs-file' : 'accepted');
     const { runExplain } = await import('./explain.js');
     const { output, exitCode, noAnswer } = await runExplain(
       {
-        ...sourceOptions(flags, flags.agent),
-        url: readUrl(url, 'URL', flags.file === undefined ? 'needs-file' : 'accepted'),
+        ...source,
+        url: pageUrl,
         agent: flags.agent,
         ...(flags.agents === undefined ? {} : { agents: flags.agents }),
         json: flags.json === true,
@@ -214,11 +216,15 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
       if (flags.maxUrls !== undefined && flags.maxUrls > MAX_AUDIT_URLS) {
         throw new CliInputError(`--max-urls: an audit checks at most ${MAX_AUDIT_URLS} URLs`);
       }
+      // Every argument is read before the command's modules load: a usage error needs none of them.
+      const source = sourceOptions(flags, flags.agents?.[0] ?? '*');
+      const siteUrl = readUrl(site, 'site', 'refused');
+      const failOn = parseFailOn(flags.failOn ?? []);
       const { runAudit } = await import('./audit.js');
       const { output, exitCode, exitReason, htmlError } = await runAudit(
         {
-          ...sourceOptions(flags, flags.agents?.[0] ?? '*'),
-          site: readUrl(site, 'site', 'refused'),
+          ...source,
+          site: siteUrl,
           ...(flags.agents === undefined ? {} : { agents: flags.agents }),
           ...(flags.urls === undefined ? {} : { urlsFile: flags.urls }),
           ...(flags.fromSitemaps === true
@@ -229,7 +235,7 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
                 },
               }
             : {}),
-          failOn: parseFailOn(flags.failOn ?? []),
+          failOn,
           ...(flags.html === undefined ? {} : { htmlFile: flags.html }),
           ...(io.stdout.fd === undefined ? {} : { stdoutFd: io.stdout.fd }),
           ...(io.stdinFd === undefined ? {} : { stdinFd: io.stdinFd }),
@@ -303,10 +309,11 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
         if (flags.json === true && flags.urls === true) {
           throw new CliInputError('--json and --urls are two outputs: choose one');
         }
+        const siteUrl = readUrl(site, 'site', 'refused');
         const { runSitemaps } = await import('./sitemaps.js');
         const exitCode = await runSitemaps(
           {
-            site: readUrl(site, 'site', 'refused'),
+            site: siteUrl,
             agent: flags.agent ?? '*',
             ...(flags.userAgent === undefined ? {} : { userAgent: flags.userAgent }),
             timeoutMs: flags.timeout,

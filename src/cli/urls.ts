@@ -12,9 +12,7 @@ import {
 } from '../fetch/index.js';
 import type { RobotsTxt } from '../robots/index.js';
 import { urlOrNull, withoutUserinfo } from '../robots/index.js';
-import { RobotsStore } from '../store/index.js';
 import { CliInputError } from './io.js';
-import { closeUnwaited, noSitemapBecause, QUIET_LOG, readSitemaps } from './sitemap-tally.js';
 
 export interface UrlSourceContext {
   /** The origin audited, e.g. `https://example.com`. */
@@ -223,6 +221,9 @@ export function urlsFromSitemaps(options: {
   maxTimeSeconds?: number;
 }): UrlSource {
   return async ({ origin, robots, fetch }) => {
+    // Loaded here, not with the module: they load Crawlee, which an audit of listed URLs never needs.
+    const { closeUnwaited, noSitemapBecause, QUIET_LOG, readSitemaps } = await import('./sitemap-tally.js');
+    const { RobotsStore } = await import('../store/index.js');
     const sitemaps = robots?.sitemaps.length ?? 0;
     if (robots === null || sitemaps === 0) {
       throw new NoUrlToAudit(

@@ -259,23 +259,33 @@ describe('crawlee-robots as a process', () => {
     expect(run.stderr).toBe('crawlee-robots: cannot read no/such/robots.txt: no such file\n');
   });
 
-  it('--version, --help and a usage error load no part of Crawlee; an audit does', async () => {
+  it('--version, --help, a usage error and an audit of listed URLs load no part of Crawlee; sitemaps do', async () => {
     const counter = join(root, 'test/cli/fixtures/count-crawlee-modules.mjs');
     const env = { NODE_OPTIONS: `--import ${counter}` };
     const loaded = (run: Spawned) => Number(/crawlee modules loaded: (\d+)/.exec(run.stderr)?.[1]);
-    for (const argv of [
-      ['--version'],
-      ['--help'],
-      ['audit'],
-      ['explain', '/', '--agent', 'A', '--file', 'no/such/file'],
-    ]) {
+    for (const [code, ...argv] of [
+      [0, '--version'],
+      [0, '--help'],
+      [2, 'audit'],
+      [2, 'explain', '/', '--agent', 'A', '--file', 'no/such/file'],
+      [2, 'audit', 'localhost:8080'],
+      [2, 'sitemaps', 'localhost:8080'],
+      [2, 'audit', 'https://example.com', '--fail-on', ','],
+      [2, 'audit', 'https://example.com', '--status', '503'],
+      [2, 'audit', 'https://example.com', '--file', 'no/such/file'],
+    ] as [number, ...string[]][]) {
       const run = await spawnCli(argv, { env });
+      expect(run.code, argv.join(' ')).toBe(code);
       expect(loaded(run), argv.join(' ')).toBe(0);
     }
     const audit = await spawnCli(['audit', 'https://example.com', '--file', 'test/cli/fixtures/shop.txt'], {
       env,
     });
     expect(audit.code).toBe(0);
-    expect(loaded(audit)).toBeGreaterThan(0);
+    expect(loaded(audit)).toBe(0);
+    // Nothing listens on port 9 of the loopback: robots.txt is unreachable, and the run says so.
+    const sitemaps = await spawnCli(['sitemaps', 'http://127.0.0.1:9/'], { env });
+    expect(sitemaps.code).toBe(2);
+    expect(loaded(sitemaps)).toBeGreaterThan(0);
   });
 });
