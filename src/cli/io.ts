@@ -49,6 +49,11 @@ export interface CliIo {
    * @default process.cwd()
    */
   cwd?: string;
+  /**
+   * Told the exit code as soon as the command knows it, before it writes its report: a process
+   * whose reader goes away while it writes (`| head`) can still exit with its verdict.
+   */
+  onExitCode?: (code: number) => void;
 }
 
 /** Exit codes, after Google's `robots_main`: 0 allowed, 1 disallowed, 2 usage or fetch error. */

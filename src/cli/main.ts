@@ -28,6 +28,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   let exitCode: number = EXIT.allowed;
   const program = buildProgram(io, (code) => {
     exitCode = code;
+    io.onExitCode?.(code);
   });
   // `help <command>` for a command there is none of: commander would print the whole help.
   const [first, asked] = argv;
@@ -90,10 +91,13 @@ function isMain(): boolean {
 }
 
 if (isMain()) {
-  // A reader that goes away (`| head`) is not an error. Any other failed write (a full disk)
-  // leaves the output incomplete: exit 2, as for a usage error, never 1, which is a verdict.
+  // The exit code, once the command knows it (see CliIo.onExitCode).
+  let known: number = EXIT.allowed;
+  // A reader that goes away (`| head`) is not an error: the exit code is the verdict, as with a
+  // reader that reads it all. Any other failed write (a full disk) leaves the output incomplete:
+  // exit 2, as for a usage error, never 1, which is a verdict.
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    if (error.code === 'EPIPE') process.exit(known);
     process.stderr.write(`crawlee-robots: cannot write to stdout: ${error.message}\n`, () => process.exit(2));
   });
   process.stderr.on('error', () => process.exit(2));
@@ -107,6 +111,9 @@ if (isMain()) {
       return process.stdin;
     },
     stdinFd: 0,
+    onExitCode: (code) => {
+      known = code;
+    },
   };
   const code = await runCli(process.argv.slice(2), io);
   // Once the output is written, nothing is left to do: a robots.txt fetch that a stop at

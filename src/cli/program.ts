@@ -145,10 +145,10 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
       },
       styleFor(flags),
     );
+    setExitCode(exitCode);
     io.stdout.write(output);
     // As `audit`: why the exit code is 2, for a run whose output is kept or thrown away.
     if (noAnswer !== null && flags.json !== true) io.stderr.write(`crawlee-robots: ${printable(noAnswer)}\n`);
-    setExitCode(exitCode);
   });
 
   common(
@@ -243,12 +243,12 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
         },
         styleFor(flags),
       );
+      setExitCode(exitCode);
       io.stdout.write(output);
       // As `sitemaps`: JSON output carries the reason itself and leaves stderr empty.
       if (exitReason !== null && flags.json !== true)
         io.stderr.write(`crawlee-robots: ${printable(exitReason)}\n`);
       if (htmlError !== null) io.stderr.write(`crawlee-robots: ${printable(htmlError)}\n`);
-      setExitCode(exitCode);
     },
   );
 

@@ -23,7 +23,13 @@ interface Spawned {
 
 function spawnCli(
   argv: string[],
-  options: { stdin?: 'huge' | number; stdout?: number; stderr?: number; env?: Record<string, string> } = {},
+  options: {
+    stdin?: 'huge' | number;
+    /** A descriptor, or `closed`: a pipe whose reader has gone away before the process writes. */
+    stdout?: number | 'closed';
+    stderr?: number;
+    env?: Record<string, string>;
+  } = {},
 ): Promise<Spawned> {
   return new Promise((resolve, reject) => {
     const env = { ...process.env, ...options.env };
@@ -34,8 +40,10 @@ function spawnCli(
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...argv], {
       cwd: root,
       env,
-      stdio: [stdin, options.stdout ?? 'pipe', options.stderr ?? 'pipe'],
+      stdio: [stdin, typeof options.stdout === 'number' ? options.stdout : 'pipe', options.stderr ?? 'pipe'],
     });
+    // Closed long before the process is up to write: its writes fail with EPIPE.
+    if (options.stdout === 'closed') child.stdout?.destroy();
     let stdout = '';
     let stderr = '';
     let written = 0;
@@ -252,6 +260,21 @@ describe('crawlee-robots as a process', () => {
       await silent.close();
     }
   }, 40_000);
+
+  it('keeps the verdict as exit code when the reader of stdout goes away', async () => {
+    const shop = 'test/cli/fixtures/shop.txt';
+    for (const [code, ...argv] of [
+      [1, 'explain', '/cart', '--agent', 'ExampleBot', '--file', shop],
+      [1, 'explain', '/cart', '--agent', 'ExampleBot', '--file', shop, '--json'],
+      [0, 'explain', '/', '--agent', 'ExampleBot', '--file', shop],
+      [1, 'audit', 'https://shop.example', '--file', shop, '--fail-on', 'blocked:Googlebot'],
+      [0, 'audit', 'https://shop.example', '--file', shop],
+    ] as [number, ...string[]][]) {
+      const run = await spawnCli(argv, { stdout: 'closed' });
+      expect(run.code, argv.join(' ')).toBe(code);
+      expect(run.stderr, argv.join(' ')).toBe('');
+    }
+  });
 
   it('a file that does not exist: one line, exit 2', async () => {
     const run = await spawnCli(['explain', '/', '--agent', 'A', '--file', 'no/such/robots.txt']);
