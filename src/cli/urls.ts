@@ -11,7 +11,7 @@ import {
   type RobotsHttpResult,
 } from '../fetch/index.js';
 import type { RobotsTxt } from '../robots/index.js';
-import { urlOrNull, withoutUserinfo } from '../robots/index.js';
+import { HTTP_URL_START, urlOrNull, withoutUserinfo } from '../robots/index.js';
 import { CliInputError } from './io.js';
 
 export interface UrlSourceContext {
@@ -144,11 +144,21 @@ export function listedUrls(text: string, name: string, maxUrls: number): UrlSour
       const line = raw.replace(TRAILING_COMMENT, '').trim();
       if (line === '' || line.startsWith('#')) continue;
       const where = `${name} line ${index + 1}`;
-      // A path follows the origin as text: resolved against it, `//host/x` would name another host.
-      const url = urlOrNull(line.startsWith('/') ? origin + line : line);
-      if (url === null) {
+      const shown = JSON.stringify(withoutUserinfo(line));
+      const isPath = line.startsWith('/');
+      // `https:/cart` and `https:///cart` are read by URL parsers as the host `cart` (see readUrl).
+      if (!isPath && /^https?:/i.test(line) && !HTTP_URL_START.test(line)) {
         throw new CliInputError(
-          `${where}: ${JSON.stringify(withoutUserinfo(line))} is neither an absolute URL nor a path starting with /`,
+          `${where}: ${shown} does not start with http:// or https:// and a host; a URL parser would take what follows the slashes for the host`,
+        );
+      }
+      // A path follows the origin as text: resolved against it, `//host/x` would name another host.
+      const url = urlOrNull(isPath ? origin + line : line);
+      // Another scheme is no page of the site: a robots.txt line (`User-agent: *`), a Windows
+      // path, `mailto:`; said as such, not as another origin.
+      if (url === null || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+        throw new CliInputError(
+          `${where}: ${shown} is neither an absolute http(s) URL nor a path starting with /`,
         );
       }
       if (url.origin !== origin) {

@@ -103,6 +103,23 @@ describe('audit: the matrix', () => {
     );
   });
 
+  it('says which line of --urls is no URL of the site, quoted as written', async () => {
+    for (const [line, why] of [
+      ['User-agent: *', 'is neither an absolute http(s) URL nor a path starting with /'],
+      ['C:\\urls\\page', 'is neither an absolute http(s) URL nor a path starting with /'],
+      ['mailto:webmaster@shop.example', 'is neither an absolute http(s) URL nor a path starting with /'],
+      ['cart', 'is neither an absolute http(s) URL nor a path starting with /'],
+      [
+        'https:/shop.example/cart',
+        'does not start with http:// or https:// and a host; a URL parser would take what follows the slashes for the host',
+      ],
+    ]) {
+      const run = await runInProcess(['audit', shop.origin, '--urls', '-'], { stdin: `/a\n${line}\n` });
+      expect(run.code, line).toBe(2);
+      expect(run.stderr, line).toBe(`crawlee-robots: stdin line 2: ${JSON.stringify(line)} ${why}\n`);
+    }
+  });
+
   it('audits a local file with --file and --status', async () => {
     const run = await runInProcess(
       ['audit', 'https://shop.example', '--file', '-', '--status', '503', '--agents', 'Googlebot'],
