@@ -93,8 +93,15 @@ export async function runAudit(
   options: AuditOptions,
   style: Style,
 ): Promise<{ output: string; exitCode: number; exitReason: string | null; htmlError: string | null }> {
-  if (options.urlsFile === '-' && options.file === '-') {
-    throw new CliInputError('--urls - and --file - cannot both read standard input');
+  if (
+    options.urlsFile !== undefined &&
+    options.file !== undefined &&
+    readsStdin(options.urlsFile, options) &&
+    readsStdin(options.file, options)
+  ) {
+    throw new CliInputError(
+      `--urls ${options.urlsFile} and --file ${options.file} cannot both read standard input`,
+    );
   }
   // The local files first: a typo in a path is said at once, not after the network.
   const htmlPath = options.htmlFile === undefined ? undefined : resolve(options.cwd, options.htmlFile);
@@ -198,6 +205,24 @@ function refuseStdioFile(htmlPath: string, report: Stats | undefined, options: A
       `--html ${options.htmlFile} is the file standard input reads: the report would overwrite it`,
     );
   }
+}
+
+/**
+ * Whether `name` (of `--file` or `--urls`) reads standard input: `-`, or another name of the pipe
+ * or terminal it is (`/dev/stdin`), which one reader would empty before the other. A regular file
+ * is read from its start by each reader that opens it.
+ */
+function readsStdin(name: string, options: AuditOptions): boolean {
+  if (name === '-') return true;
+  if (options.stdinFd === undefined) return false;
+  let stats: Stats;
+  try {
+    stats = statSync(resolve(options.cwd, name));
+  } catch {
+    // Said when it is read, with the reason.
+    return false;
+  }
+  return !stats.isFile() && isFile(options.stdinFd, stats);
 }
 
 /** Whether descriptor `fd` is open on the file `stats` describes. */

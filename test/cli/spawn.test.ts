@@ -276,6 +276,20 @@ describe('crawlee-robots as a process', () => {
     }
   });
 
+  it('refuses two readers of standard input, whatever its name', async () => {
+    for (const [file, urls] of [
+      ['/dev/stdin', '-'],
+      ['-', '/dev/stdin'],
+      ['/dev/stdin', '/proc/self/fd/0'],
+    ]) {
+      const run = await spawnCli(['audit', 'https://shop.example', '--file', file, '--urls', urls]);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toBe(
+        `crawlee-robots: --urls ${urls} and --file ${file} cannot both read standard input\n`,
+      );
+    }
+  });
+
   it('a file that does not exist: one line, exit 2', async () => {
     const run = await spawnCli(['explain', '/', '--agent', 'A', '--file', 'no/such/robots.txt']);
     expect(run.code).toBe(2);
