@@ -2,7 +2,7 @@
  * Text blocks shared by `explain` and `audit`: the robots.txt status, the file listing with
  * its gutter, the lints and the closing note. Text from the site goes through `printable`.
  */
-import { type RobotsPolicyKind, withoutCredentials } from '../fetch/index.js';
+import { type RobotsFetchHop, type RobotsPolicyKind, withoutCredentials } from '../fetch/index.js';
 import type { RobotsLint } from '../robots/index.js';
 import type { RobotsSource } from './source.js';
 import { clip, printable, type Style } from './style.js';
@@ -25,7 +25,7 @@ export function statusBlock(source: RobotsSource, style: Style): string[] {
     source.simulatedStatus !== undefined
       ? `HTTP ${source.simulatedStatus}, simulated with --status`
       : typeof fetch.status !== 'number'
-        ? statusWithoutHttp(fetch.status, fetch.kind)
+        ? statusWithoutHttp(fetch.status, fetch.kind, fetch.hops)
         : source.kind === 'http'
           ? `HTTP ${fetch.status}`
           : 'a local file, read as if served with HTTP 200 (--status simulates another status)';
@@ -103,7 +103,16 @@ export function listingBlock(source: RobotsSource, marks: ListingMarks, style: S
  * too many, an invalid target), which RFC 9309 2.3.1.2 reads as an unavailable robots.txt, or no
  * usable answer at all (a timeout, a refused connection), an unreachable one.
  */
-export function statusWithoutHttp(status: string, kind: RobotsPolicyKind): string {
+export function statusWithoutHttp(
+  status: string,
+  kind: RobotsPolicyKind,
+  hops: readonly RobotsFetchHop[],
+): string {
+  // A 304 to a request that was not conditional ends the fetch as an invalid redirect; it is
+  // no redirect, and said as what it is.
+  if (status === 'invalid-redirect' && hops.at(-1)?.status === 304) {
+    return `HTTP 304 Not Modified, to a request that was not conditional (${status})`;
+  }
   return kind === 'allow-all'
     ? `redirects that reach no robots.txt (${status})`
     : `no usable answer (${status})`;

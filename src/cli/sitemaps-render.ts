@@ -35,7 +35,7 @@ function headBlock(report: SitemapsReport, style: Style): string[] {
   const status =
     typeof policy.status === 'number'
       ? `HTTP ${policy.status}`
-      : statusWithoutHttp(policy.status, policy.kind);
+      : statusWithoutHttp(policy.status, policy.kind, policy.hops);
   const lines = [
     style.bold(`Sitemaps of ${policy.origin} for ${agentName(report.agent)}`),
     `  robots.txt  ${policy.robotsTxtUrl}: ${status}, ${counted(report.declared.length, 'sitemap')} declared`,

@@ -653,6 +653,30 @@ describe('explain of a robots.txt larger than crawlers read', () => {
   });
 });
 
+describe('explain of a robots.txt answered 304 Not Modified, which it never asks for', () => {
+  it('says the status as it is, and why it is read as unavailable', async () => {
+    const site = await startHttpServer({
+      '/robots.txt': (_request, response) => void response.writeHead(304).end(),
+    });
+    try {
+      const run = await runInProcess(['explain', `${site.origin}/page`, '--agent', 'ExampleBot']);
+      expect(run.code).toBe(0);
+      expect(lineStarting(run.lines, 'status')).toBe(
+        '  status   HTTP 304 Not Modified, to a request that was not conditional (invalid-redirect)',
+      );
+      expect(lineStarting(run.lines, 'meaning')).toContain(
+        'HTTP 304 Not Modified, though the request was not conditional',
+      );
+      const sitemaps = await runInProcess(['sitemaps', site.origin]);
+      expect(sitemaps.stdout).toContain(
+        `robots.txt  ${site.origin}/robots.txt: HTTP 304 Not Modified, to a request that was not conditional (invalid-redirect), 0 sitemaps declared`,
+      );
+    } finally {
+      await site.close();
+    }
+  });
+});
+
 describe('explain of a robots.txt whose redirects loop', () => {
   it('says the redirects reach no robots.txt, read as unavailable: allowed, exit 0', async () => {
     const looping = await startHttpServer();
