@@ -193,7 +193,10 @@ return 1
 /**
  * Takes the fetch lock (`SET NX PX` with the token) unless a lock is held. A key that is no lock
  * of ours (another type, or a string without expiry, which no holder ever sets) would look held
- * forever: it is replaced, and the script says so, for the store's one warning.
+ * forever: it is replaced, and the script says so, for the store's one warning. A lock that
+ * already holds the token was taken by this very call: its reply was lost with its connection,
+ * and ioredis sent the command again on the next one. It is taken, not held by someone else, or
+ * the store would wait the lock's whole TTL for itself, and the fleet with it.
  * KEYS[1] lock key; ARGV: token, TTL in ms. Returns 1 when taken, 0 when held, or the foreign
  * key's description with the lock taken.
  */
@@ -203,6 +206,8 @@ local foreign = false
 if kind ~= 'none' and (kind ~= 'string' or redis.call('PTTL', KEYS[1]) < 0) then
   redis.call('DEL', KEYS[1])
   foreign = kind == 'string' and 'a string without expiry' or ('a ' .. kind)
+elseif kind == 'string' and redis.call('GET', KEYS[1]) == ARGV[1] then
+  return 1
 end
 if redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') then
   if foreign then return foreign end

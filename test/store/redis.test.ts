@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { type AddressInfo, connect, createServer, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { LogLevel } from 'crawlee';
 import { Redis } from 'ioredis';
@@ -125,6 +126,51 @@ async function freezableRedis() {
       resume();
       await own.stop();
     },
+  };
+}
+
+/**
+ * A TCP relay to the Redis server on `port` that, once, forwards a command holding `marker`,
+ * drops what Redis answers to it and closes the client's connection 20 ms later: a reply lost
+ * with its connection.
+ */
+async function cuttingRelay(port: number, marker: string) {
+  let cuts = 0;
+  const sockets = new Set<Socket>();
+  const server = createServer((client) => {
+    const upstream = connect(port, '127.0.0.1');
+    let muted = false;
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+      socket.on('error', () => undefined);
+    }
+    client.on('data', (chunk: Buffer) => {
+      upstream.write(chunk);
+      if (cuts === 0 && chunk.includes(marker)) {
+        cuts++;
+        muted = true;
+        setTimeout(() => {
+          client.destroy();
+          upstream.destroy();
+        }, 20);
+      }
+    });
+    upstream.on('data', (chunk: Buffer) => {
+      if (!muted) client.write(chunk);
+    });
+    client.on('close', () => upstream.destroy());
+    upstream.on('close', () => client.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `redis://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    cuts: () => cuts,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -1535,6 +1581,34 @@ describe('RobotsStore with a frozen Redis (circuit breaker)', () => {
       admin.disconnect();
       await Promise.all([robots.close(), peer.close()]);
       await own.stop();
+      await site.close();
+    }
+  }, 15_000);
+
+  it('holds the lock it took when its reply was lost and ioredis sent the command again', async () => {
+    // The connection drops after Redis took the lock and before its answer came back: ioredis
+    // sends the command again on a new connection, which finds the lock taken, by this store.
+    const relay = await cuttingRelay(redis.port, 'lock:');
+    const [site] = await sites(1);
+    const keyPrefix = prefix();
+    const robots = store(keyPrefix, { lockTtlMs: 60_000 }, relay.url);
+    const peer = store(keyPrefix, { lockTtlMs: 60_000 });
+    try {
+      const started = Date.now();
+      const [own, other] = await Promise.all([
+        robots.resolve(site.origin),
+        new Promise((resolve) => setTimeout(resolve, 50)).then(() => peer.resolve(site.origin)),
+      ]);
+      expect(relay.cuts()).toBe(1);
+      expect([own.kind, other.kind]).toEqual(['rules', 'rules']);
+      // The store fetched under the lock it holds; the peer waited for it, not for the lock's TTL.
+      expect(robots.stats()).toMatchObject({ fetches: 1, lockWaits: 0 });
+      expect(site.hits('/robots.txt')).toBe(1);
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect(await client.exists(lockKey(keyPrefix, site.origin))).toBe(0);
+    } finally {
+      await Promise.all([robots.close(), peer.close()]);
+      await relay.close();
       await site.close();
     }
   }, 15_000);
