@@ -10,7 +10,7 @@ import {
 import type { RobotsBackendScope, RobotsStoreBackend } from './backend.js';
 import { CLOCK_SKEW_TOLERANCE_MS } from './lifetime.js';
 import { outsideRequestHandlers } from './outside-handlers.js';
-import { type PolicyRecord, recordProblem, type StoredPolicy } from './policy.js';
+import { type PolicyRecord, recordFields, recordProblem, type StoredPolicy } from './policy.js';
 
 const OWNER = 'KeyValueStoreBackend';
 
@@ -126,21 +126,26 @@ export class KeyValueStoreBackend implements RobotsStoreBackend {
     const badBody = typeof value.body === 'string' && !isBase64(value.body);
     const body =
       typeof value.body === 'string' && !badBody ? new Uint8Array(Buffer.from(value.body, 'base64')) : null;
-    // A value larger than any this store writes was not written by it (an edit by hand, another
-    // program): it is not kept in memory, nor copied into every check that reads its fields.
-    const octets = (body?.byteLength ?? 0) + Buffer.byteLength(JSON.stringify(value.record) ?? '');
     const problem = badBody
       ? 'its body is not base64'
-      : octets > scope.maxRecordBytes
-        ? `it holds ${octets} octets, more than a record of this store takes (${scope.maxRecordBytes})`
-        : (recordProblem(value.record, origin, body) ?? (retained ? undefined : 'it has no retention time'));
-    if (problem !== undefined) {
-      scope.ignored(origin, problem);
-      // Without a retention time it would stay forever: it is deleted now.
-      if (!retained) await store.setValue(key, null);
+      : (recordProblem(value.record, origin, body) ?? (retained ? undefined : 'it has no retention time'));
+    if (problem === undefined) {
+      // Of a usable record, the fields the store reads (see recordFields).
+      const record = recordFields(value.record);
+      // A value larger than any this store writes was not written by it (an edit by hand, another
+      // program): it is not kept in memory, nor copied into every check that reads its fields.
+      const octets = (body?.byteLength ?? 0) + Buffer.byteLength(JSON.stringify(record));
+      if (octets <= scope.maxRecordBytes) return { record, body };
+      scope.ignored(
+        origin,
+        `it holds ${octets} octets, more than a record of this store takes (${scope.maxRecordBytes})`,
+      );
       return undefined;
     }
-    return { record: value.record, body };
+    scope.ignored(origin, problem);
+    // Without a retention time it would stay forever: it is deleted now.
+    if (!retained) await store.setValue(key, null);
+    return undefined;
   }
 
   /**

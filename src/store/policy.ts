@@ -151,6 +151,51 @@ export function recordProblem(value: unknown, origin: string, body: Uint8Array |
 }
 
 /**
+ * The fields the store reads of a record that passed isPolicyRecord, copied: what a backend hands
+ * on, so that nothing else a stored value held (a field of another version, a value nested too
+ * deep for `JSON.stringify`) is measured, kept in memory or carried into the records saved after
+ * it.
+ */
+export function recordFields(record: PolicyRecord): PolicyRecord {
+  const { good, timings } = record;
+  return {
+    version: 1,
+    origin: record.origin,
+    robotsTxtUrl: record.robotsTxtUrl,
+    finalUrl: record.finalUrl,
+    kind: record.kind,
+    status: record.status,
+    why: record.why,
+    fetchedAt: record.fetchedAt,
+    expiresAt: record.expiresAt,
+    hops: record.hops.map((hop) => ({
+      url: hop.url,
+      status: hop.status,
+      ...(hop.location === undefined ? {} : { location: hop.location }),
+      durationMs: hop.durationMs,
+    })),
+    failures: record.failures,
+    ...(record.unreachableSince === undefined ? {} : { unreachableSince: record.unreachableSince }),
+    ...(record.retryAt === undefined ? {} : { retryAt: record.retryAt }),
+    servedFromStaleCopy: record.servedFromStaleCopy,
+    ...(good === undefined
+      ? {}
+      : {
+          good: {
+            kind: good.kind,
+            status: good.status,
+            fetchedAt: good.fetchedAt,
+            why: good.why,
+            truncated: good.truncated,
+          },
+        }),
+    truncated: record.truncated,
+    ...(record.cacheControl === undefined ? {} : { cacheControl: record.cacheControl }),
+    timings: { totalMs: timings.totalMs, parseMs: timings.parseMs },
+  };
+}
+
+/**
  * True when the record cannot be used without the robots.txt body: its rules, or the rules of
  * the good copy an outage falls back to, are parsed from it.
  */

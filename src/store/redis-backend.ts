@@ -12,7 +12,7 @@ import { withoutUserinfo } from '../robots/index.js';
 import type { RobotsBackendScope, RobotsFetchLock, RobotsStoreBackend } from './backend.js';
 import { CLOCK_SKEW_TOLERANCE_MS } from './lifetime.js';
 import { ConcurrencyLimit } from './limit.js';
-import { recordProblem, type StoredPolicy } from './policy.js';
+import { type PolicyRecord, recordFields, recordProblem, type StoredPolicy } from './policy.js';
 
 /** The states of an ioredis client on its way to its first connection. */
 const FIRST_CONNECTION = new Set(['connecting', 'connect']);
@@ -414,7 +414,7 @@ export class RedisBackend implements RobotsStoreBackend {
       scope.ignored(origin, problem);
       return undefined;
     }
-    return { record: record as StoredPolicy['record'], body };
+    return { record: recordFields(record as PolicyRecord), body };
   }
 
   async fetchedAt(origin: string, scope: RobotsBackendScope): Promise<number | undefined> {

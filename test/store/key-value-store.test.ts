@@ -354,6 +354,35 @@ describe('KeyValueStoreBackend', () => {
     await store.close();
   });
 
+  it('reads only the fields of a record it knows: one nested too deep to measure fails neither the load nor the saves after it', async () => {
+    const now = Date.UTC(2026, 0, 1);
+    const first = crawlerStore(() => now);
+    await first.store.resolve(site.origin);
+    await first.store.close();
+    const file = fileOf(site.origin);
+    const nested = `${'['.repeat(20_000)}${']'.repeat(20_000)}`;
+    const saved = JSON.stringify(JSON.parse(await readFile(file, 'utf8')));
+    const stored = saved.replace('"record":{', `"record":{"extra":${nested},`);
+    expect(stored).not.toBe(saved);
+    expect(() => JSON.stringify(JSON.parse(stored))).toThrow(RangeError);
+    await writeFile(file, stored);
+
+    const other = await startHttpServer({ '/robots.txt': text('not found', 404) });
+    const { store, config, warnings } = crawlerStore(() => now);
+    try {
+      expect(await store.check(`${site.origin}/private/a`)).toMatchObject({ allowed: false, status: 200 });
+      await store.resolve(other.origin);
+      expect(store.stats()).toMatchObject({ backendHits: 1, backendErrors: 0, fetches: 1 });
+      expect(warnings()).toEqual([]);
+      expect(site.hits('/robots.txt')).toBe(1);
+      // The other origin was saved: the backend is still in use.
+      expect(await rawValue(config, other.origin)).toMatchObject({ record: { status: 404 } });
+    } finally {
+      await store.close();
+      await other.close();
+    }
+  });
+
   it('ignores a value cut short while the crawl runs, replaces it, and keeps using the backend for other origins', async () => {
     const now = Date.UTC(2026, 0, 1);
     const other = await startHttpServer({ '/robots.txt': text('User-agent: *\nDisallow: /other\n') });

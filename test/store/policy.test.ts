@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isPolicyRecord, needsBody } from '../../src/store/policy.js';
+import { isPolicyRecord, needsBody, recordFields } from '../../src/store/policy.js';
 import { policyRecord } from './records.js';
 
 const ORIGIN = 'https://www.example.com';
@@ -97,5 +97,29 @@ describe('needsBody', () => {
       good: { kind: 'rules', status: 200, fetchedAt: AT - 1, why: 'HTTP 200', truncated: false },
     });
     expect(needsBody(outage)).toBe(true);
+  });
+});
+
+describe('recordFields', () => {
+  it('copies every field of a record, optional ones included, and nothing else', () => {
+    const full = policyRecord(ORIGIN, AT, {
+      kind: 'disallow-all',
+      status: 503,
+      hops: [
+        { url: `${ORIGIN}/robots.txt`, status: 301, location: '/r.txt', durationMs: 1 },
+        { url: `${ORIGIN}/r.txt`, status: 503, durationMs: 2 },
+      ],
+      failures: 2,
+      unreachableSince: AT - 1000,
+      retryAt: AT + 1000,
+      cacheControl: 'max-age=60',
+    });
+    expect(recordFields(full)).toEqual(full);
+    const extra = JSON.parse(JSON.stringify(full));
+    extra.note = 'another writer';
+    extra.good.note = 'another writer';
+    extra.hops[0].note = 'another writer';
+    extra.timings.note = 'another writer';
+    expect(recordFields(extra)).toEqual(full);
   });
 });

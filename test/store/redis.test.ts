@@ -910,6 +910,43 @@ describe('RedisBackend', () => {
     }
   });
 
+  it('carries no field it does not know from a stored record into the next: one nested too deep fails no save', async () => {
+    const keyPrefix = prefix();
+    const site = await startHttpServer({ '/robots.txt': text('down', 503) });
+    const fetchedAt = Date.now() - 2 * DAY;
+    // An expired record whose good copy holds a field of another writer, nested too deep to write out.
+    const meta = JSON.stringify(
+      policyRecord(site.origin, fetchedAt, { expiresAt: fetchedAt + 1000 }),
+    ).replace('"good":{', `"good":{"extra":${'['.repeat(20_000)}${']'.repeat(20_000)},`);
+    expect(meta).toContain('"extra"');
+    expect(() => JSON.stringify(JSON.parse(meta))).toThrow(RangeError);
+    await client.hset(
+      policyKey(keyPrefix, site.origin),
+      'at',
+      String(fetchedAt),
+      'meta',
+      meta,
+      'body',
+      '',
+      'hasBody',
+      '0',
+    );
+    const { log, warnings } = captureLog();
+    const robots = store(keyPrefix, { log });
+    try {
+      // The outage keeps the good copy of the stored record, and its record is saved.
+      expect((await robots.resolve(site.origin)).kind).toBe('disallow-all');
+      expect(robots.stats()).toMatchObject({ fetches: 1, backendErrors: 0 });
+      expect(warnings()).toEqual([]);
+      const saved = JSON.parse((await client.hget(policyKey(keyPrefix, site.origin), 'meta')) ?? 'null');
+      expect(saved).toMatchObject({ status: 503, failures: 1, good: { status: 404, fetchedAt } });
+      expect(saved.good).not.toHaveProperty('extra');
+    } finally {
+      await robots.close();
+      await site.close();
+    }
+  });
+
   it('reads no value larger than a record: ignored unread with one warning, replaced, and Redis still shared', async () => {
     const keyPrefix = prefix();
     const servers = await sites(3);
