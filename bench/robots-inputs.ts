@@ -321,6 +321,27 @@ export const ADVERSARIAL_CASES: AdversarialCase[] = [
     },
   },
   {
+    id: 'u',
+    title:
+      "wildcard rules of one-character pieces, each found at once: 'Disallow: /*a*a...*a*b*z' vs 8 KB '/zaa...ab'",
+    build() {
+      // Every piece of every rule is found, at the next character of the path, up to the last
+      // one, the `z`: a check follows each rule to its end, hundreds of thousands of pieces.
+      const { text, count } = fill('User-agent: *\n', (i) => `Disallow: /${'*a'.repeat(i + 1)}*b*z\n`);
+      return asText(
+        text,
+        [
+          {
+            label: "8 KB '/zaa...ab', no rule matches",
+            url: url(`/z${'a'.repeat(8189)}b`),
+            userAgent: PRODUCT_TOKEN,
+          },
+        ],
+        `${count} rules`,
+      );
+    },
+  },
+  {
     id: 'f',
     title: '500 KiB of random bytes (core: Uint8Array; robots-parser: decoded text)',
     build() {
