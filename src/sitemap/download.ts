@@ -346,12 +346,10 @@ async function readBody(
   async function* text(): AsyncGenerator<string, void, undefined> {
     // The first octets, held until there are enough to choose the decoder (see decoderFor).
     let head: Buffer[] = [];
-    let headBytes = 0;
     let decoder: TextDecoder | undefined;
     const decode = (chunk: Buffer): string => {
       if (decoder !== undefined) return decoder.decode(chunk, { stream: true });
       head.push(chunk);
-      headBytes += chunk.length;
       const start = head.length === 1 ? chunk : Buffer.concat(head);
       if (!encodingKnown(start)) return '';
       head = [];
