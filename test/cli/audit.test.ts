@@ -1,13 +1,15 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RobotsTxt } from '../../src/robots/index.js';
 import { startHttpServer, type TestHttpServer, text } from '../support/http-server.js';
+import { removeTempDirs, tempDir } from '../support/temp-dir.js';
 import { cells, lineStarting, runInProcess, SHOP_ROBOTS } from './run-cli.js';
 
+afterAll(removeTempDirs);
+
 let shop: TestHttpServer;
-const dir = mkdtempSync(join(tmpdir(), 'crawlee-robots-audit-'));
+const dir = tempDir('audit');
 
 beforeAll(async () => {
   shop = await startHttpServer({ '/robots.txt': text(SHOP_ROBOTS) });
@@ -147,7 +149,7 @@ describe('audit: the matrix', () => {
   });
 
   it('says /robots.txt stays allowed when robots.txt is unreachable, as the verdicts on it do', async () => {
-    const list = join(mkdtempSync(join(tmpdir(), 'crawlee-robots-ai-')), 'urls.txt');
+    const list = join(tempDir('ai'), 'urls.txt');
     writeFileSync(list, '/robots.txt\n');
     const run = await runInProcess(
       ['audit', 'https://shop.example', '--file', '-', '--status', '503', '--urls', list, '--json'],

@@ -1,11 +1,13 @@
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHttpServer, type TestHttpServer, text } from '../support/http-server.js';
+import { removeTempDirs, tempDir } from '../support/temp-dir.js';
 import { runInProcess, SHOP_ROBOTS_PATH } from './run-cli.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'crawlee-robots-bad-'));
+afterAll(removeTempDirs);
+
+const dir = tempDir('bad');
 
 /** One line on stderr, no stack trace, nothing on stdout, exit 2. */
 function expectUsageError(
@@ -128,7 +130,7 @@ describe('bad input: one clear line, exit 2', () => {
   });
 
   it('credentials in a URL are never printed: robots.txt is fetched without them', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'crawlee-robots-credentials-'));
+    const dir = tempDir('credentials');
     const list = join(dir, 'urls.txt');
     writeFileSync(list, 'https://user:secret@a.example/cart\n/about\n');
     const explain = [
@@ -214,7 +216,7 @@ describe('bad input: one clear line, exit 2', () => {
   });
 
   it('--html -: refused, no file named - written', async () => {
-    const cwd = mkdtempSync(join(tmpdir(), 'crawlee-robots-html-'));
+    const cwd = tempDir('html');
     expectUsageError(
       await runInProcess(['audit', 'https://a.example/', '--file', SHOP_ROBOTS_PATH, '--html', '-'], { cwd }),
       '--html -: the HTML report goes to a file, as stdout holds the text or JSON report; give a file name such as --html report.html',
@@ -287,7 +289,7 @@ describe('bad input: one clear line, exit 2', () => {
   });
 
   it('a crawler name that a digit cuts (MJ12bot) is read as its own User-Agent header is', async () => {
-    const file = join(mkdtempSync(join(tmpdir(), 'crawlee-robots-')), 'robots.txt');
+    const file = join(tempDir('file'), 'robots.txt');
     writeFileSync(file, 'User-agent: *\nAllow: /\n\nUser-agent: MJ12bot\nDisallow: /\n');
     const run = await runInProcess(['explain', '/x', '--agent', 'MJ12bot', '--file', file, '--json']);
     expect(run.stderr).toBe('');

@@ -3,12 +3,14 @@
  * (`\u001b`), so that a file cannot retitle the window or clear the screen of whoever checks it;
  * JSON keeps every value exact; the HTML report shows them as the text output does.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHttpServer, type TestHttpServer, text } from '../support/http-server.js';
+import { removeTempDirs, tempDir } from '../support/temp-dir.js';
 import { runInProcess } from './run-cli.js';
+
+afterAll(removeTempDirs);
 
 /** Sets the window title. */
 const TITLE = '\u001b]0;pwned\u0007';
@@ -25,7 +27,7 @@ const CONTROL_BUT_LINE_FEED = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/;
 /** The colour codes the CLI writes itself. */
 const OWN_COLOURS = /\u001b\[\d+m/g;
 
-const dir = mkdtempSync(join(tmpdir(), 'crawlee-robots-controls-'));
+const dir = tempDir('controls');
 let site: TestHttpServer;
 let file: string;
 

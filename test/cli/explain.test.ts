@@ -1,5 +1,4 @@
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -9,7 +8,10 @@ import {
   type TestHttpServer,
   text,
 } from '../support/http-server.js';
+import { removeTempDirs, tempDir } from '../support/temp-dir.js';
 import { cells, lineStarting, runInProcess, SHOP_ROBOTS, SHOP_ROBOTS_PATH } from './run-cli.js';
+
+afterAll(removeTempDirs);
 
 let shop: TestHttpServer;
 let other: TestHttpServer;
@@ -51,7 +53,7 @@ describe('explain: the verdict', () => {
   });
 
   it('says that Allow won a tie of equal lengths, not that it was longer', async () => {
-    const robots = join(mkdtempSync(join(tmpdir(), 'crawlee-robots-tie-')), 'robots.txt');
+    const robots = join(tempDir('tie'), 'robots.txt');
     writeFileSync(robots, 'User-agent: *\nDisallow: /a\nAllow: /a\n');
     const run = await runInProcess(['explain', '/a/b', '--agent', 'A', '--file', robots]);
     expect(run.code).toBe(0);

@@ -2,16 +2,18 @@
  * The `--html` report rendered in headless Chromium (Debian's, no download): its text, that it
  * loads nothing from the network, and a screenshot kept for a look.
  */
-import { mkdtempSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Browser, chromium } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM_LAUNCH_OPTIONS } from '../support/chromium.js';
 import { startHttpServer, type TestHttpServer, text } from '../support/http-server.js';
+import { removeTempDirs, tempDir } from '../support/temp-dir.js';
 import { runInProcess, SHOP_ROBOTS } from './run-cli.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'crawlee-robots-html-'));
+afterAll(removeTempDirs);
+
+const dir = tempDir('html');
 let shop: TestHttpServer;
 let browser: Browser;
 

@@ -1,5 +1,4 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -18,7 +17,10 @@ import {
   type TestRouteHandler,
   text,
 } from '../support/http-server.js';
+import { removeTempDirs, tempDir } from '../support/temp-dir.js';
 import { cells, lineStarting, runInProcess } from './run-cli.js';
+
+afterAll(removeTempDirs);
 
 /**
  * The site: robots.txt declares an index and a urlset; the index lists a urlset, a gzip
@@ -967,7 +969,7 @@ describe('audit --from-sitemaps: sitemaps that could not be read', () => {
       response.writeHead(200, { 'content-type': 'application/xml' });
       response.write(`<urlset><url><loc>${o}/one</loc></url>`);
     });
-    const html = join(mkdtempSync(join(tmpdir(), 'audit-')), 'report.html');
+    const html = join(tempDir('report'), 'report.html');
     const argv = ['audit', o, '--from-sitemaps', '--agents', 'ExampleBot', '--fail-on', 'blocked:ExampleBot'];
     try {
       const run = await runInProcess([...argv, '--timeout', '500', '--html', html]);
