@@ -2,7 +2,13 @@
  * Text blocks shared by `explain` and `audit`: the robots.txt status, the file listing with
  * its gutter, the lints and the closing note. Text from the site goes through `printable`.
  */
-import { type RobotsFetchHop, type RobotsPolicyKind, withoutCredentials } from '../fetch/index.js';
+import {
+  notModifiedUnasked,
+  type RobotsFetchHop,
+  type RobotsFetchStatus,
+  type RobotsPolicyKind,
+  withoutCredentials,
+} from '../fetch/index.js';
 import type { RobotsLint } from '../robots/index.js';
 import type { RobotsSource } from './source.js';
 import { clip, printable, type Style } from './style.js';
@@ -104,13 +110,12 @@ export function listingBlock(source: RobotsSource, marks: ListingMarks, style: S
  * usable answer at all (a timeout, a refused connection), an unreachable one.
  */
 export function statusWithoutHttp(
-  status: string,
+  status: RobotsFetchStatus,
   kind: RobotsPolicyKind,
   hops: readonly RobotsFetchHop[],
 ): string {
-  // A 304 to a request that was not conditional ends the fetch as an invalid redirect; it is
-  // no redirect, and said as what it is.
-  if (status === 'invalid-redirect' && hops.at(-1)?.status === 304) {
+  // No redirect: said as what it is.
+  if (notModifiedUnasked({ status, hops })) {
     return `HTTP 304 Not Modified, to a request that was not conditional (${status})`;
   }
   return kind === 'allow-all'

@@ -671,6 +671,15 @@ function shared(text: string): string {
   return text;
 }
 
+/**
+ * Whether a fetch ended on a 304 Not Modified, which the fetcher never asks for (it sends no
+ * conditional request): read as an `invalid-redirect`, though it is no redirect, and though a
+ * store that holds a copy uses that copy again.
+ */
+export function notModifiedUnasked(fetched: Pick<RobotsFetchResult, 'status' | 'hops'>): boolean {
+  return fetched.status === 'invalid-redirect' && fetched.hops.at(-1)?.status === 304;
+}
+
 /** Why a 3xx answer leads nowhere, for the `why` of an `invalid-redirect`. */
 function unfollowedRedirectCause(status: number, location: string | undefined): string {
   if (status === 304) return 'HTTP 304 Not Modified, though the request was not conditional';

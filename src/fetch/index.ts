@@ -17,6 +17,7 @@ export {
   MAX_FETCH_TIMEOUT_MS,
   MAX_HOP_TEXT,
   MAX_ROBOTS_BYTES,
+  notModifiedUnasked,
   type RobotsFetchHop,
   type RobotsFetchOptions,
   type RobotsFetchResult,

@@ -1,4 +1,4 @@
-import { DISALLOWS_ALL, type RobotsFetchResult } from '../fetch/index.js';
+import { DISALLOWS_ALL, notModifiedUnasked, type RobotsFetchResult } from '../fetch/index.js';
 import type { PolicyRecord, StoredPolicy } from './policy.js';
 
 /** The lifetime settings the outage state machine needs, all in milliseconds. */
@@ -106,11 +106,6 @@ export function nextState(
     ...(good === undefined ? {} : { good }),
   };
   return { record, body: good === undefined ? null : (previous?.body ?? null) };
-}
-
-/** Whether robots.txt was answered 304 Not Modified, which the fetcher never asks for. */
-function notModifiedUnasked(fetched: RobotsFetchResult): boolean {
-  return fetched.status === 'invalid-redirect' && fetched.hops.at(-1)?.status === 304;
 }
 
 /** The `why` of an outage record: what failed, then what is served and until when. */
