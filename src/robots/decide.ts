@@ -65,7 +65,13 @@ import {
   splitOf,
   strideOf,
 } from './rank.js';
+import { beginCheck, type PieceSequences, sequencesOf } from './sequences.js';
 
+/**
+ * Indexes whose wildcard rules have more characters than this build their piece sequences with
+ * the index, not on the check that first needs them: 32 Ki characters take about 0.25 ms.
+ */
+const EAGER_SEQUENCES = 32 * 1024;
 /** Groups with more wildcard or `$` rules than this index them. */
 const INDEX_THRESHOLD = 32;
 /** Indexed wildcard rules are bucketed by up to this many leading characters of their literal prefix. */
@@ -100,6 +106,11 @@ export interface GroupIndex {
   grams: GramIndex;
   /** By rank, the filter of the character pairs of each rule's pieces (low, high; see pairMask). */
   pairs: Int32Array;
+  /**
+   * The rules as piece sequences, which a check matches (see sequences.ts); null until a check
+   * needs them, unless the rules are long enough that building them would slow that check.
+   */
+  sequences: PieceSequences | null;
 }
 
 /** Merged groups with more rules than this are ranked while parsing. */
@@ -181,16 +192,22 @@ function memberSum(data: RobotsData, table: number, byGroup: Int32Array): number
   return sum;
 }
 
-/** Ranks the tables of merged group `merged`, and indexes those with many wildcard rules: what its first check does. */
-export function prepareGroup(data: RobotsData, merged: number): void {
-  for (let i = 0; i < partCount(data, merged); i++) prepareTable(data, partOf(data, merged, i));
+/**
+ * Ranks the tables of merged group `merged`, and indexes those with many wildcard rules: what its
+ * first check does. `whole`: with the piece sequences of the indexes too, which a check builds
+ * when it first matches a wildcard rule.
+ */
+export function prepareGroup(data: RobotsData, merged: number, whole = false): void {
+  for (let i = 0; i < partCount(data, merged); i++) prepareTable(data, partOf(data, merged, i), whole);
 }
 
-function prepareTable(data: RobotsData, table: number): void {
+function prepareTable(data: RobotsData, table: number, whole = false): void {
   const at = rankedRules(data, table);
   const end = at + rankedSize(data, table);
   const split = splitOf(data.ints, at);
-  if (end - split > INDEX_THRESHOLD * OTHER_FIELDS) indexOf(data, table, split, end);
+  if (end - split <= INDEX_THRESHOLD * OTHER_FIELDS) return;
+  const index = indexOf(data, table, split, end);
+  if (whole) index.sequences ??= sequencesOf(data, split, end);
 }
 
 /**
@@ -394,6 +411,8 @@ function longestPrefixRule(
 }
 
 function decideIndexed(data: RobotsData, index: GroupIndex, path: string, best: number): number {
+  // The searches of the last check no longer hold.
+  beginCheck();
   const exact = index.exact === null ? -1 : index.exact.exactly(data, path);
   if (exact >= 0 && outranks(data, exact, best)) best = exact;
   pairMask(path, 0, path.length, pathPairs, 0);
@@ -409,7 +428,7 @@ function decideIndexed(data: RobotsData, index: GroupIndex, path: string, best: 
     rules += candidates;
     if (rules > SCAN_LIMIT) return bestMarked(data, index, path, best);
   }
-  for (let b = 0; b < count; b++) best = bestInBucket(data, pathBuckets[b], path, best);
+  for (let b = 0; b < count; b++) best = bestInBucket(data, index, pathBuckets[b], path, best);
   return best;
 }
 
@@ -439,14 +458,20 @@ function candidatesIn(bucket: Bucket, room: number): number {
 }
 
 /** The best of `best` and the rules of `bucket` that match `path`, read best first. */
-function bestInBucket(data: RobotsData, bucket: Bucket, path: string, best: number): number {
+function bestInBucket(
+  data: RobotsData,
+  index: GroupIndex,
+  bucket: Bucket,
+  path: string,
+  best: number,
+): number {
   const ranked = data.ints;
   const { rules, common } = bucket;
   for (let c = 0; c < rules.length; c += CHUNK) {
     if (!outranks(data, ranked[rules[c]], best)) break;
     if (!chunkPasses(common, (c / CHUNK) * 4)) continue;
     for (let i = c; i < Math.min(c + CHUNK, rules.length); i++) {
-      const found = tryRuleAt(data, rules[i], path, best, undefined);
+      const found = tryRuleAt(data, index, rules[i], path, best);
       if (found !== NO_MATCH) return found === OUTRANKED ? best : found;
     }
   }
@@ -460,19 +485,22 @@ const OUTRANKED = -2;
 /**
  * The wildcard rule at position `k` of the ranked table, tried for `path` after the best match
  * so far: its id if it matches, NO_MATCH, or OUTRANKED when it cannot beat `best` (nor can any
- * rule after it, best first).
+ * rule after it, best first). The rule is matched through its piece ids (see sequences.ts).
  */
-function tryRuleAt(
-  data: RobotsData,
-  k: number,
-  path: string,
-  best: number,
-  searches: PieceSearches | undefined,
-): number {
+function tryRuleAt(data: RobotsData, index: GroupIndex, k: number, path: string, best: number): number {
   const ranked = data.ints;
   const id = ranked[k];
   if (!outranks(data, id, best)) return OUTRANKED;
-  return pathHas(ranked[k + 1], ranked[k + 2]) && ruleMatches(data, id, path, searches) ? id : NO_MATCH;
+  if (!pathHas(ranked[k + 1], ranked[k + 2])) return NO_MATCH;
+  const rank = (k - index.split) / OTHER_FIELDS;
+  index.sequences ??= sequencesOf(data, index.split, index.split + index.grams.ranks * OTHER_FIELDS);
+  const position = ruleStart(data, id);
+  const length = ruleMatchLength(data, id);
+  // Anchored when the pattern is its match part plus a final `$`.
+  const anchored =
+    ruleLength(data, id) === length + 1 &&
+    chunkOf(data, position).charCodeAt((position & CHUNK_MASK) + length) === 36;
+  return index.sequences.matches(data, rank, position, length, anchored, path) ? id : NO_MATCH;
 }
 
 /**
@@ -486,8 +514,6 @@ function bestMarked(data: RobotsData, index: GroupIndex, path: string, best: num
   const { grams } = index;
   if (marks.length < grams.words) marks = new Int32Array(Math.max(grams.words, marks.length * 2));
   grams.begin(path, marks);
-  // Marked rules may be thousands, their pieces alike: each distinct piece is searched once.
-  searches.clear();
   let from = 0;
   for (let k = 0; k < grams.lengthCount; k++) {
     const to = grams.bestRankOf(k);
@@ -523,7 +549,7 @@ function bestAmongMarked(
     for (; bits !== 0; bits &= bits - 1) {
       const rank = w * 32 + 31 - Math.clz32(bits & -bits);
       if ((pairs[rank * 2] & ~pathPairs[0]) !== 0 || (pairs[rank * 2 + 1] & ~pathPairs[1]) !== 0) continue;
-      const found = tryRuleAt(data, split + rank * OTHER_FIELDS, path, best, searches);
+      const found = tryRuleAt(data, index, split + rank * OTHER_FIELDS, path, best);
       if (found !== NO_MATCH) return found;
     }
   }
@@ -546,6 +572,7 @@ function buildIndex(data: RobotsData, split: number, end: number): GroupIndex {
   const lists = new Map<string, number[]>();
   const grams: (Gram | null)[] = [];
   const pairs = new Int32Array(((end - split) / OTHER_FIELDS) * 2);
+  let characters = 0;
   for (let k = split; k < end; k += OTHER_FIELDS) {
     const id = ranked[k];
     const position = ruleStart(data, id);
@@ -566,6 +593,7 @@ function buildIndex(data: RobotsData, split: number, end: number): GroupIndex {
     const list = lists.get(key);
     if (list === undefined) lists.set(key, [k]);
     else list.push(k);
+    characters += matchEnd - start;
   }
   const buckets = new Map<string, Bucket>();
   for (const [key, list] of lists) buckets.set(key, bucketOf(ranked, list, pairs, split));
@@ -576,6 +604,8 @@ function buildIndex(data: RobotsData, split: number, end: number): GroupIndex {
     split,
     grams: new GramIndex(grams),
     pairs,
+    // Built now when a check would take long to: the other indexes wait for a check that needs them.
+    sequences: characters > EAGER_SEQUENCES ? sequencesOf(data, split, end) : null,
   };
 }
 
@@ -583,7 +613,13 @@ function buildIndex(data: RobotsData, split: number, end: number): GroupIndex {
 export function indexBytes(index: GroupIndex): number {
   // A map entry with its key (a short string or a slice of `patterns`) and its share of the table.
   const entry = 96;
-  let bytes = 256 + (index.exact?.bytes ?? 0) + index.grams.bytes + 200 + index.pairs.byteLength;
+  let bytes =
+    256 +
+    (index.exact?.bytes ?? 0) +
+    index.grams.bytes +
+    200 +
+    index.pairs.byteLength +
+    (index.sequences?.bytes ?? 0);
   for (const { rules, common } of index.buckets.values()) {
     // The entry, the bucket and its two arrays of small integers (8 bytes an element), with
     // the spare room an array grown by push keeps (measured: up to 17 elements).

@@ -162,7 +162,7 @@ export class RobotsTxt {
    */
   prepare(userAgent: string): void {
     const merged = groupOf(this.#data, productTokenOf(userAgent));
-    if (merged >= 0) prepareGroup(this.#data, merged);
+    if (merged >= 0) prepareGroup(this.#data, merged, true);
     ownInts(this.#data);
   }
 

@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { RobotsTxt } from '../../src/index.js';
 import { DOT_SEGMENT, NORMAL_HTTP_URL } from '../../src/robots/compile.js';
-import { referenceAllowed, referenceMatches } from './support/reference.js';
+import { matchesPattern } from '../../src/robots/match.js';
+import { referenceAllowed, referenceMatches, referenceMatchesTable } from './support/reference.js';
 
 const pattern = fc
   .array(fc.constantFrom('/', 'a', 'b', 'c', '*', '.'), { maxLength: 8 })
@@ -190,6 +191,97 @@ describe('matcher properties', () => {
       fc.array(wildcard, { minLength: 300, maxLength: 500 }),
       fc.array(longPath, { minLength: 1, maxLength: 10 }),
       { numRuns: 100, endOnFailure: true },
+    );
+  });
+
+  it('agrees with it on rules of dozens of short pieces, which a check follows through rows of the path', () => {
+    // Most rules need, after all their pieces, the `x` that most paths have only at their start:
+    // a check follows thousands of pieces to the end of each rule, and past a few thousand finds
+    // them through rows of the path (sequences.ts).
+    const wildcard = fc.record({
+      allow: fc.boolean(),
+      pattern: fc
+        .tuple(
+          fc.constantFrom('/', '/a', '/*', '/x'),
+          fc.array(fc.constantFrom('a', 'b', 'c', 'ab', 'ba', 'aa', 'abc', 'cab'), {
+            minLength: 30,
+            maxLength: 80,
+          }),
+          fc.constantFrom('*', '**'),
+          fc.constantFrom('*x', '*x', '*x', '*x', '*x', '*x', '$', '*x$', '*b$', 'ab$'),
+        )
+        .map(([head, pieces, star, tail]) => `${head}*${pieces.join(star)}${tail}`),
+    });
+    const longPath = fc
+      .tuple(
+        fc.constantFrom('/', '/x', '/xa'),
+        fc.array(fc.constantFrom('a', 'b', 'c', 'ab', 'aaaaaaaaaaaa'), { minLength: 50, maxLength: 200 }),
+        fc.constantFrom('', '', '', 'x', 'b', 'ab'),
+      )
+      .map(([head, middle, tail]) => `${head}${middle.join('')}${tail}`);
+    fc.assert(
+      fc.property(
+        fc.array(wildcard, { minLength: 100, maxLength: 160 }),
+        fc.array(longPath, { minLength: 1, maxLength: 3 }),
+        (rules, paths) => {
+          const robots = RobotsTxt.parse(fileOf(rules));
+          for (const p of paths) {
+            const expected = referenceAllowed(rules, p, referenceMatchesTable);
+            expect(robots.isAllowed(p, 'bot')).toBe(expected);
+            expect(robots.explain(p, 'bot').allowed).toBe(expected);
+          }
+        },
+      ),
+      // Shrinking a hundred rules takes minutes: report the first failure as found.
+      { numRuns: 25, endOnFailure: true },
+    );
+  });
+
+  it('agrees with matching in place on paths of runs of one character, short and past 16 KiB', () => {
+    // Runs of `a` make a piece like `ab` start falsely many times over, so that a check leaves
+    // the rows for the engine's search and what it remembers of earlier searches; past 16 KiB a
+    // check searches every piece that way. Matching in place (match.ts) is held to the literal
+    // reading on shorter paths above; here the two must agree.
+    const run = fc.integer({ min: 1, max: 40 }).map((n) => 'a'.repeat(n));
+    const wildcard = fc.record({
+      allow: fc.boolean(),
+      pattern: fc
+        .tuple(
+          fc.constantFrom('/', '/x', '/*'),
+          fc.array(fc.constantFrom('a', 'b', 'ab', 'ba', 'aab', 'aaab', 'aaaaaaaaab', 'bb'), {
+            minLength: 3,
+            maxLength: 40,
+          }),
+          fc.constantFrom('*x', '*x', '', '$', '*b$', '*'),
+        )
+        .map(([head, pieces, tail]) => `${head}*${pieces.join('*')}${tail}`),
+    });
+    const longPath = fc
+      .tuple(
+        fc.constantFrom('/x', '/xa', '/'),
+        fc.array(fc.tuple(run, fc.constantFrom('b', 'bb', 'ab')), { minLength: 20, maxLength: 200 }),
+        fc.integer({ min: 0, max: 1 }),
+        fc.constantFrom('', 'x', 'b'),
+      )
+      .map(([head, parts, long, tail]) => {
+        const middle = parts.map(([a, b]) => a + b).join('');
+        // Half the paths are stretched past 16 KiB.
+        return `${head}${long ? middle.repeat(Math.ceil(17_000 / middle.length)) : middle}${tail}`;
+      });
+    fc.assert(
+      fc.property(
+        fc.array(wildcard, { minLength: 40, maxLength: 90 }),
+        fc.array(longPath, { minLength: 1, maxLength: 3 }),
+        (rules, paths) => {
+          const robots = RobotsTxt.parse(fileOf(rules));
+          for (const p of paths) {
+            const expected = referenceAllowed(rules, p, matchesPattern);
+            expect(robots.isAllowed(p, 'bot')).toBe(expected);
+            expect(robots.explain(p, 'bot', { candidates: false }).allowed).toBe(expected);
+          }
+        },
+      ),
+      { numRuns: 60, endOnFailure: true },
     );
   });
 

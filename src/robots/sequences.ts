@@ -1,0 +1,436 @@
+/**
+ * The wildcard rules of an indexed group (see decide.ts) as sequences of piece ids: `/shop*a*b$`
+ * is its literal prefix `/shop`, then the ids of `a` and `b`, anchored. Pieces many rules share
+ * have one id. A check reads the path into an array once, and finds each piece through the row
+ * of its first character (below): a read of an array per piece in most cases, where matching in
+ * place (match.ts) found each `*` again and called the engine's search for each piece. A file's
+ * rules may hold a quarter of a million pieces, which one check of a long path may have to follow.
+ *
+ * Past a few false starts, and on paths too long for rows, the engine searches for the piece,
+ * and the check remembers by id what those searches found: the first occurrence, the last search
+ * made, where the piece stops occurring. Rules that share a piece then read the path for it a
+ * few times, not once each.
+ *
+ * The matching is that of matchesAt: the literal prefix from the path's first octet, then each
+ * piece at its leftmost occurrence after the previous one, and, for a rule ending in `$`, the
+ * last piece at the end of the path. Pieces are never revisited: no input makes it backtrack.
+ */
+
+import {
+  CHUNK_MASK,
+  chunkOf,
+  EXACT,
+  OTHER_FIELDS,
+  type RobotsData,
+  ruleFlags,
+  ruleMatchLength,
+  ruleStart,
+} from './compile.js';
+import { regionMatches } from './match.js';
+
+/**
+ * The wildcard and `$` rules `ints[split, end)` of a ranked table (see rank.ts), best first, as
+ * piece sequences. An exact rule (`/a/$`) has none: an index finds those by their pattern.
+ */
+export function sequencesOf(data: RobotsData, split: number, end: number): PieceSequences {
+  const ints = data.ints;
+  let characters = 0;
+  for (let k = split; k < end; k += OTHER_FIELDS) characters += ruleMatchLength(data, ints[k]);
+  // A piece follows a `*`: at most one piece per two characters.
+  const builder = new SequenceBuilder(data, (end - split) / OTHER_FIELDS, characters >>> 1);
+  for (let k = split; k < end; k += OTHER_FIELDS) {
+    const id = ints[k];
+    if (ruleFlags(data, id) & EXACT) builder.skip();
+    else builder.add(ruleStart(data, id), ruleMatchLength(data, id));
+  }
+  return builder.finish();
+}
+
+/** Collects the rules of one table, best first, into PieceSequences. */
+class SequenceBuilder {
+  readonly #data: RobotsData;
+  /** By rule, where its ids start in #ids; a last entry ends the last rule. */
+  readonly #offsets: Int32Array;
+  #rules = 0;
+  readonly #ids: Int32Array;
+  #used = 0;
+  /**
+   * By id, where the piece is among the file's patterns (as ruleStart gives it), its length, its
+   * first two characters, and the next id with the same hash (-1: none); grown as ids are added.
+   */
+  #positions = new Int32Array(64);
+  #lengths = new Int32Array(64);
+  #codes = new Uint16Array(64);
+  #seconds = new Uint16Array(64);
+  #sameHash = new Int32Array(64);
+  #count = 0;
+  /** The first id by the hash of its text. */
+  readonly #byHash = new Map<number, number>();
+
+  constructor(data: RobotsData, rules: number, pieces: number) {
+    this.#data = data;
+    this.#offsets = new Int32Array(rules + 1);
+    this.#ids = new Int32Array(pieces);
+  }
+
+  /** Adds the next rule: its pattern starts at `position` (as ruleStart gives it), its match part is `length` characters long. */
+  add(position: number, length: number): void {
+    const patterns = chunkOf(this.#data, position);
+    const start = position & CHUNK_MASK;
+    const end = start + length;
+    let p = start;
+    while (p < end && patterns.charCodeAt(p) !== 42 /* * */) p++;
+    while (p < end) {
+      while (p < end && patterns.charCodeAt(p) === 42) p++;
+      if (p === end) break;
+      const from = p;
+      let hash = 0;
+      for (; p < end; p++) {
+        const c = patterns.charCodeAt(p);
+        if (c === 42) break;
+        hash = (Math.imul(hash, 31) + c) | 0;
+      }
+      this.#ids[this.#used++] = this.#idOf(patterns, from, p - from, position + (from - start), hash);
+    }
+    this.#offsets[++this.#rules] = this.#used;
+  }
+
+  /** Adds a rule the index never matches through its pieces. */
+  skip(): void {
+    this.#offsets[++this.#rules] = this.#used;
+  }
+
+  finish(): PieceSequences {
+    const count = this.#count;
+    return new PieceSequences(
+      this.#offsets,
+      this.#ids.slice(0, this.#used),
+      this.#positions.slice(0, count),
+      this.#lengths.slice(0, count),
+      this.#codes.slice(0, count),
+      this.#seconds.slice(0, count),
+    );
+  }
+
+  /**
+   * The id of the piece `patterns[from, from + length)`, which lies at `position` among the
+   * file's patterns; new if no earlier piece has its text.
+   */
+  #idOf(patterns: string, from: number, length: number, position: number, hash: number): number {
+    const first = this.#byHash.get(hash) ?? -1;
+    for (let id = first; id >= 0; id = this.#sameHash[id]) {
+      const at = this.#positions[id];
+      if (
+        this.#lengths[id] === length &&
+        regionMatches(patterns, from, chunkOf(this.#data, at), at & CHUNK_MASK, length)
+      )
+        return id;
+    }
+    const id = this.#count++;
+    if (id === this.#positions.length) this.#grow();
+    this.#positions[id] = position;
+    this.#lengths[id] = length;
+    this.#codes[id] = patterns.charCodeAt(from);
+    this.#seconds[id] = length > 1 ? patterns.charCodeAt(from + 1) : 0;
+    this.#sameHash[id] = first;
+    this.#byHash.set(hash, id);
+    return id;
+  }
+
+  #grow(): void {
+    const size = this.#positions.length * 2;
+    const grown = <T extends Int32Array | Uint16Array>(array: T, bigger: T): T => {
+      bigger.set(array);
+      return bigger;
+    };
+    this.#positions = grown(this.#positions, new Int32Array(size));
+    this.#lengths = grown(this.#lengths, new Int32Array(size));
+    this.#codes = grown(this.#codes, new Uint16Array(size));
+    this.#seconds = grown(this.#seconds, new Uint16Array(size));
+    this.#sameHash = grown(this.#sameHash, new Int32Array(size));
+  }
+}
+
+/*
+ * What the searches for each piece found in the path being checked, by piece id, shared by every
+ * index: one check runs at a time. An id's block of FIELDS ints holds:
+ * - STAMP: the check the block belongs to; a block of another check is stale, whatever index
+ *   wrote it, and is started afresh;
+ * - FIRST: its first occurrence (-1: none); LAST: its last once known, else UNKNOWN;
+ * - FROM, AT: the last search made, where it started and what it found (-1: nothing).
+ */
+const FIELDS = 5;
+const STAMP = 0;
+const FIRST = 1;
+const LAST = 2;
+const FROM = 3;
+const AT = 4;
+/** A search that found nothing from some start, where the last occurrence is not yet known. */
+const UNKNOWN = -2;
+let state = new Int32Array(256 * FIELDS);
+/**
+ * By id, the piece as a string for the engine's searches, sliced by the check under way; the
+ * ids it sliced, cleared by the next check, so that no string of an earlier file's patterns is
+ * kept alive here.
+ */
+let pieces: string[] = new Array(256).fill('');
+let sliced = new Int32Array(256);
+let slicedCount = 0;
+/** The check under way; 0 is no check. */
+let check = 0;
+
+/*
+ * A check finds pieces through rows of the path: the row of a character is, by position in the
+ * path, its first occurrence there or after (NONE for none), and a piece is looked for at the
+ * next occurrence of its first character from where the search starts, then the next, and so on.
+ * The rows of the characters a check's pieces start with are built as they are needed, a read of
+ * the path each (an 8 KB path in about 10 µs; most paths are a few dozen characters), after
+ * which a rule of hundreds of one-character pieces (`/*a*c*a*a…`) costs a read of an array per
+ * piece, where each was a search of the engine.
+ */
+/** Paths longer than this get no rows: the engine searches them. A row holds positions in 16 bits. */
+const ROW_PATH_LIMIT = 16 * 1024;
+/** In a row, no occurrence from there on. */
+const NONE = 0xffff;
+/** A row follows this many false starts of a piece (its first character, not the rest) before the engine searches. */
+const ROW_HOPS = 8;
+/** The rows of the check under way, one after another, and how much of it they take. */
+let rowTable = new Uint16Array(0);
+let rowTableUsed = 0;
+/** By character (ASCII), where its row starts in rowTable, and the check it was built for. */
+const rowStarts = new Int32Array(128);
+const rowChecks = new Int32Array(128);
+
+/**
+ * The characters of the path being checked, and -1 after them, once a check reaches the pieces
+ * of a rule: an array is read faster than the string, which may be a slice of another.
+ */
+let pathCodes = new Int32Array(0);
+/** The check whose path pathCodes holds. */
+let codesOf = 0;
+
+function readPath(path: string): void {
+  const n = path.length;
+  if (pathCodes.length <= n) pathCodes = new Int32Array(Math.max(n + 1, pathCodes.length * 2));
+  for (let i = 0; i < n; i++) pathCodes[i] = path.charCodeAt(i);
+  pathCodes[n] = -1;
+  codesOf = check;
+}
+
+/** Starts a check of a new path: what the searches of earlier checks found no longer holds. */
+export function beginCheck(): void {
+  for (let k = 0; k < slicedCount; k++) pieces[sliced[k]] = '';
+  slicedCount = 0;
+  rowTableUsed = 0;
+  if (++check === 0x7fffffff) {
+    for (const stamps of [state, rowChecks]) stamps.fill(0);
+    check = 1;
+  }
+}
+
+/** The rules of an index as piece ids (see SequenceBuilder). */
+export class PieceSequences {
+  readonly #offsets: Int32Array;
+  readonly #ids: Int32Array;
+  readonly #positions: Int32Array;
+  readonly #lengths: Int32Array;
+  readonly #codes: Uint16Array;
+  readonly #seconds: Uint16Array;
+
+  constructor(
+    offsets: Int32Array,
+    ids: Int32Array,
+    positions: Int32Array,
+    lengths: Int32Array,
+    codes: Uint16Array,
+    seconds: Uint16Array,
+  ) {
+    this.#offsets = offsets;
+    this.#ids = ids;
+    this.#positions = positions;
+    this.#lengths = lengths;
+    this.#codes = codes;
+    this.#seconds = seconds;
+    // Room for the searches of every piece; a check under way finds its blocks stale and starts them again.
+    if (pieces.length < lengths.length) {
+      const size = Math.max(lengths.length, pieces.length * 2);
+      state = new Int32Array(size * FIELDS);
+      pieces = new Array(size).fill('');
+    }
+  }
+
+  /** Bytes kept: the arrays and the object. */
+  get bytes(): number {
+    const arrays = [this.#offsets, this.#ids, this.#positions, this.#lengths, this.#codes, this.#seconds];
+    return arrays.reduce((sum, array) => sum + 100 + array.byteLength, 64);
+  }
+
+  /**
+   * Whether rule `rank` matches `path`, the path of the last beginCheck. The rule's pattern starts at
+   * `position` (as ruleStart gives it), its match part has `length` characters (no final `$` or
+   * trailing `*`), and it is `anchored` when a `$` ends it.
+   */
+  matches(
+    data: RobotsData,
+    rank: number,
+    position: number,
+    length: number,
+    anchored: boolean,
+    path: string,
+  ): boolean {
+    const patterns = chunkOf(data, position);
+    const start = position & CHUNK_MASK;
+    // The literal prefix, up to the first `*`: most rules fail on its first octets.
+    let s = 0;
+    for (; s < length; s++) {
+      const c = patterns.charCodeAt(start + s);
+      if (c === 42 /* * */) break;
+      if (path.charCodeAt(s) !== c) return false;
+    }
+    let j = this.#offsets[rank];
+    let end = this.#offsets[rank + 1];
+    if (j === end) return anchored ? s === path.length : true;
+    const ids = this.#ids;
+    const lengths = this.#lengths;
+    let limit = path.length;
+    if (anchored) {
+      // The last piece must end the path: a cheap test that settles most anchored rules.
+      end -= 1;
+      const last = ids[end];
+      limit = path.length - lengths[last];
+      const at = this.#positions[last];
+      if (limit < s || !regionMatches(path, limit, chunkOf(data, at), at & CHUNK_MASK, lengths[last]))
+        return false;
+    }
+    if (path.length > ROW_PATH_LIMIT) {
+      // The engine searches a path this long, piece after piece.
+      for (; j < end; j++) {
+        const found = this.#find(data, ids[j], path, s);
+        if (found < 0) return false;
+        s = found + lengths[ids[j]];
+      }
+      return s <= limit;
+    }
+    if (codesOf !== check) readPath(path);
+    return this.#walkRows(data, j, end, s, limit, path);
+  }
+
+  /**
+   * Whether the pieces `ids[j, end)` follow one another in `path` from `s`, the last ending by
+   * `limit`: each found through the row of its first character (see rows).
+   */
+  #walkRows(data: RobotsData, j: number, end: number, s: number, limit: number, path: string): boolean {
+    const ids = this.#ids;
+    const lengths = this.#lengths;
+    const codes = this.#codes;
+    const seconds = this.#seconds;
+    const n = path.length;
+    for (; j < end; j++) {
+      const id = ids[j];
+      const code = codes[id];
+      const length = lengths[id];
+      let found: number;
+      if (code >= 128) found = this.#find(data, id, path, s);
+      else {
+        if (rowChecks[code] !== check) buildRow(code, n);
+        const row = rowStarts[code];
+        const second = seconds[id];
+        // Every operation of the loop runs on its first turn: the checks of every day, whose
+        // pieces are most often where the row first leads, compile all of it.
+        let at = s;
+        let hops = 0;
+        for (;;) {
+          found = rowTable[row + at];
+          at = found + 1;
+          hops++;
+          if (
+            found === NONE ||
+            length === 1 ||
+            (pathCodes[at] === second && (length === 2 || this.#startsAt(data, id, path, found)))
+          )
+            break;
+          // Past a few false starts the engine searches: `ab` in a path of `a`s finds an `a` everywhere.
+          if (hops > ROW_HOPS) {
+            found = this.#find(data, id, path, at);
+            break;
+          }
+        }
+        if (found === NONE) return false;
+      }
+      if (found < 0) return false;
+      s = found + length;
+    }
+    return s <= limit;
+  }
+
+  /** The first index >= `from` where piece `id` occurs in `path`, or -1. */
+  #find(data: RobotsData, id: number, path: string, from: number): number {
+    const block = id * FIELDS;
+    if (state[block + STAMP] !== check) this.#start(data, id, path);
+    const first = state[block + FIRST];
+    if (first >= from || first < 0) return first;
+    const last = state[block + LAST];
+    if (last !== UNKNOWN && last < from) return -1;
+    const at = state[block + AT];
+    if (state[block + FROM] <= from && (at < 0 || at >= from)) return at;
+    const piece = pieces[id];
+    const found = path.indexOf(piece, from);
+    state[block + FROM] = from;
+    state[block + AT] = found;
+    // Nothing from here on: the last occurrence is before it, and settles every later start.
+    if (found < 0 && last === UNKNOWN) state[block + LAST] = path.lastIndexOf(piece, from);
+    return found;
+  }
+
+  /** Starts the block of piece `id` for the check under way. */
+  #start(data: RobotsData, id: number, path: string): void {
+    const block = id * FIELDS;
+    const position = this.#positions[id];
+    const start = position & CHUNK_MASK;
+    const piece = chunkOf(data, position).slice(start, start + this.#lengths[id]);
+    pieces[id] = piece;
+    if (slicedCount === sliced.length) {
+      const grown = new Int32Array(slicedCount * 2);
+      grown.set(sliced);
+      sliced = grown;
+    }
+    sliced[slicedCount++] = id;
+    const first = path.indexOf(piece);
+    state[block + STAMP] = check;
+    state[block + FIRST] = first;
+    state[block + LAST] = first < 0 ? -1 : UNKNOWN;
+    state[block + FROM] = 0;
+    state[block + AT] = first;
+  }
+
+  /** Whether piece `id` occurs in `path` at `at`, its first character known to be there. */
+  #startsAt(data: RobotsData, id: number, path: string, at: number): boolean {
+    const position = this.#positions[id];
+    return regionMatches(
+      path,
+      at + 1,
+      chunkOf(data, position),
+      (position & CHUNK_MASK) + 1,
+      this.#lengths[id] - 1,
+    );
+  }
+}
+
+/** Builds the row of character `code` (see rows) for the path of the check under way, of `n` characters. */
+function buildRow(code: number, n: number): void {
+  const at = rowTableUsed;
+  if (rowTable.length < at + n + 1) {
+    const grown = new Uint16Array(Math.max(at + n + 1, rowTable.length * 2));
+    grown.set(rowTable.subarray(0, at));
+    rowTable = grown;
+  }
+  let next = NONE;
+  rowTable[at + n] = NONE;
+  for (let i = n - 1; i >= 0; i--) {
+    if (pathCodes[i] === code) next = i;
+    rowTable[at + i] = next;
+  }
+  rowStarts[code] = at;
+  rowTableUsed = at + n + 1;
+  rowChecks[code] = check;
+}

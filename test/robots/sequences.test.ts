@@ -1,0 +1,145 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { RobotsTxt } from '../../src/index.js';
+import { matchesPattern } from '../../src/robots/match.js';
+import { referenceAllowed, referenceMatchesTable } from './support/reference.js';
+
+/*
+ * A check that has followed thousands of pieces finds the next ones through rows of the path
+ * (sequences.ts). The rules tried first here are the longest: each follows about 85 pieces and
+ * fails at its end, so the rule under test, shorter, is matched past that point.
+ */
+const fillers = Array.from({ length: 60 }, (_, i) => ({
+  allow: false,
+  pattern: `/x${'*a*b'.repeat(60 + i)}*c`,
+}));
+
+function check(rule: string, path: string): { allowed: boolean; line: number | undefined } {
+  const rules = [...fillers, { allow: false, pattern: rule }];
+  const robots = RobotsTxt.parse(`user-agent: *\n${rules.map((r) => `disallow: ${r.pattern}`).join('\n')}\n`);
+  const allowed = robots.isAllowed(path, 'bot');
+  expect(allowed).toBe(referenceAllowed(rules, path, referenceMatchesTable));
+  expect(robots.explain(path, 'bot', { candidates: false }).allowed).toBe(allowed);
+  return { allowed, line: robots.explain(path, 'bot').rule?.line };
+}
+
+describe('rules of many pieces, past the point where a check reads rows of the path', () => {
+  it('takes each piece where the search starts when it is there', () => {
+    // Forty pairs in a path of forty pairs: only the leftmost place of every piece leaves room.
+    const path = `/x${'ab'.repeat(40)}c`;
+    expect(check(`/x${'*a*b'.repeat(40)}*c$`, path)).toEqual({ allowed: false, line: 62 });
+    expect(check(`/x${'*a*b'.repeat(41)}*c$`, path)).toEqual({ allowed: true, line: undefined });
+  });
+
+  it('finds a piece of several characters past many false starts of its first one', () => {
+    // `ab` after ten `a`s: the row of `a` leads to nine places where no `b` follows.
+    const path = `/x${'ab'.repeat(40)}${'a'.repeat(10)}bc`;
+    expect(check(`/x${'*a*b'.repeat(40)}*ab*c$`, path)).toEqual({ allowed: false, line: 62 });
+    expect(check(`/x${'*a*b'.repeat(40)}*abc$`, path)).toEqual({ allowed: false, line: 62 });
+    expect(check(`/x${'*a*b'.repeat(40)}*aab*c$`, path)).toEqual({ allowed: false, line: 62 });
+    expect(check(`/x${'*a*b'.repeat(40)}*abb*c$`, path)).toEqual({ allowed: true, line: undefined });
+    // Its first two characters are not enough.
+    expect(check(`/x${'*a*b'.repeat(40)}*abc*c$`, `/x${'ab'.repeat(40)}abxc`)).toEqual({
+      allowed: true,
+      line: undefined,
+    });
+  });
+
+  it('stops at the end of the path', () => {
+    const path = `/x${'ab'.repeat(40)}ca`;
+    expect(check(`/x${'*a*b'.repeat(40)}*c*a`, path)).toEqual({ allowed: false, line: 62 });
+    expect(check(`/x${'*a*b'.repeat(40)}*c*a*a`, path)).toEqual({ allowed: true, line: undefined });
+    expect(check(`/x${'*a*b'.repeat(40)}*c*ab`, path)).toEqual({ allowed: true, line: undefined });
+  });
+
+  it('answers each path by itself when checks of two files take turns', () => {
+    // The same rules in two files share their pieces' places: what one check found must not
+    // answer the next.
+    const rules = [...fillers, { allow: false, pattern: `/x${'*a*b'.repeat(40)}*c$` }];
+    const text = `user-agent: *\n${rules.map((r) => `disallow: ${r.pattern}`).join('\n')}\n`;
+    const one = RobotsTxt.parse(text);
+    const two = RobotsTxt.parse(text);
+    const matching = `/x${'ab'.repeat(40)}c`;
+    const shifted = `/x${'ab'.repeat(39)}bac`;
+    for (let turn = 0; turn < 3; turn++) {
+      expect(one.isAllowed(matching, 'bot')).toBe(false);
+      expect(two.isAllowed(shifted, 'bot')).toBe(true);
+      expect(one.isAllowed(shifted, 'bot')).toBe(true);
+      expect(two.isAllowed(matching, 'bot')).toBe(false);
+    }
+  });
+});
+
+describe('searches remembered within a check, on a path past 16 KiB', () => {
+  // Rules that never get past their literal prefix make the group large enough to be indexed.
+  const others = Array.from({ length: 40 }, (_, i) => `disallow: /other-${i}/*z`);
+  const verdict = (rules: string[], path: string) =>
+    RobotsTxt.parse(`user-agent: *\n${[...others, ...rules].join('\n')}\n`).isAllowed(path, 'bot');
+
+  it('finds a piece at its last place after a search past it found nothing', () => {
+    // The longer rule finds `cd`, then no `b` after it: the last `b` is known to be before. The
+    // rule tested looks for a `b` from exactly that place.
+    const path = `/xb${'c'.repeat(17_000)}abccd`;
+    const tested = 'disallow: /x*a*b';
+    expect(verdict(['disallow: /x*cd*b*x*x*x*x', tested], path)).toBe(false);
+    expect(verdict(['disallow: /x*cd*b*x*x*x*x', 'disallow: /x*a*bd'], path)).toBe(true);
+  });
+
+  it('finds a piece where the search starts, before where an earlier search started', () => {
+    // The longer rule looks for `b` from just after `db` and finds the last `b`; the rule tested
+    // looks for it one character earlier, where it is.
+    const path = `/xb${'c'.repeat(17_000)}dbccb`;
+    expect(verdict(['disallow: /x*db*b*x*x*x*x', 'disallow: /x*d*b*cc*b$'], path)).toBe(false);
+    expect(verdict(['disallow: /x*db*b*x*x*x*x', 'disallow: /x*d*b*cc*cc*b$'], path)).toBe(true);
+  });
+});
+
+describe('one rule among many that share its pieces', () => {
+  it('matches as matching in place does, wherever the searches before it left off', () => {
+    // Forty longer rules are tried first and fail at their end (the path's only `x` is at its
+    // start): their searches for the same pieces, from other places, are what a check
+    // remembers when the rule under test is matched. Its verdict is the rule's match alone.
+    // Paths are mostly `c`, with a few pieces strewn in: a rule matches, or not, by a few
+    // characters. Some pass 16 KiB, where every piece is searched by the engine; `cb` starts
+    // falsely at every `c`, so that shorter paths leave the rows for the engine too.
+    const piece = fc.constantFrom('a', 'b', 'ab', 'ba', 'aab', 'bab', 'cb', 'bc');
+    const filler = fc.array(piece, { minLength: 20, maxLength: 30 }).map((p) => `/x*${p.join('*')}*x`);
+    const tested = fc
+      .tuple(
+        fc.constantFrom('/x', '/x*a', '/*'),
+        fc.array(piece, { minLength: 1, maxLength: 8 }),
+        fc.constantFrom('', '$', '*b$', 'b'),
+      )
+      .map(([head, pieces, tail]) => `${head}*${pieces.join('*')}${tail}`);
+    const path = fc
+      .tuple(
+        fc.array(fc.tuple(fc.nat(), fc.constantFrom('a', 'b', 'ab', 'ba', 'bab')), {
+          minLength: 2,
+          maxLength: 30,
+        }),
+        fc.constantFrom(200, 3_000, 17_000),
+      )
+      .map(([strewn, size]) => {
+        const chars = Array.from({ length: size }, () => 'c');
+        for (const [at, text] of strewn) chars[at % size] = text;
+        return `/x${chars.join('')}`;
+      });
+    fc.assert(
+      fc.property(
+        fc.array(filler, { minLength: 40, maxLength: 40 }),
+        tested,
+        fc.array(path, { minLength: 1, maxLength: 4 }),
+        (fillers, rule, paths) => {
+          const text = `user-agent: *\n${[...fillers, rule].map((p) => `disallow: ${p}`).join('\n')}\n`;
+          const robots = RobotsTxt.parse(text);
+          for (const p of paths) {
+            expect(robots.isAllowed(p, 'bot'), `${rule} on ${p.length} characters`).toBe(
+              !matchesPattern(rule, p),
+            );
+          }
+        },
+      ),
+      { numRuns: 300, endOnFailure: true },
+    );
+  });
+});
