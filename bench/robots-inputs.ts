@@ -342,6 +342,62 @@ export const ADVERSARIAL_CASES: AdversarialCase[] = [
     },
   },
   {
+    id: 'u2',
+    title:
+      "wildcard rules of random one-character pieces: 'Disallow: /*a*c*c*a...*z' vs 8 KB '/z' + random 'a' and 'c'",
+    build() {
+      // Half the pieces are not where the last one ended: each is searched for, a character or
+      // two on, and every rule is followed to its `z`, which the path has only at its start.
+      const rnd = prng(0x5eed);
+      const { text, count } = fill('User-agent: *\n', (i) => {
+        let rule = 'Disallow: /';
+        for (let k = 0; k < 350 + (i % 50); k++) rule += rnd() < 0.5 ? '*a' : '*c';
+        return `${rule}*z\n`;
+      });
+      let path = '/z';
+      while (path.length < 8192) path += rnd() < 0.5 ? 'a' : 'c';
+      return asText(
+        text,
+        [
+          {
+            label: "8 KB '/z' + random 'a' and 'c', no rule matches",
+            url: url(path),
+            userAgent: PRODUCT_TOKEN,
+          },
+        ],
+        `${count} rules`,
+      );
+    },
+  },
+  {
+    id: 'u3',
+    title:
+      'wildcard rules of two-character pieces, each a random choice among those of the path, in its order',
+    build() {
+      // The path is 3,995 random pairs of letters; each rule takes about one pair in eleven of
+      // them, in order, then needs the `Z` the path has only at its start. Each piece is found
+      // some 22 characters on, where another pair starting with its letter may come first.
+      const rnd = prng(0xb16a);
+      const letter = () => String.fromCharCode(97 + Math.floor(rnd() * 26));
+      const pairs = Array.from({ length: 3995 }, () => letter() + letter());
+      const { text, count } = fill('User-agent: *\n', () => {
+        const picked = pairs.filter(() => rnd() < 0.09).slice(0, 230);
+        return `Disallow: /*${picked.join('*')}*Z\n`;
+      });
+      return asText(
+        text,
+        [
+          {
+            label: "8 KB '/Z' + pairs of letters, no rule matches",
+            url: url(`/Z${pairs.join('')}`),
+            userAgent: PRODUCT_TOKEN,
+          },
+        ],
+        `${count} rules`,
+      );
+    },
+  },
+  {
     id: 'f',
     title: '500 KiB of random bytes (core: Uint8Array; robots-parser: decoded text)',
     build() {
