@@ -188,6 +188,14 @@ export function ruleMatchLength(data: RobotsData, id: number): number {
   while (end > start && patterns.charCodeAt(end - 1) === 42 /* * */) end--;
   return end - start;
 }
+/** Whether the pattern is its match part, of `matchLength` characters, plus a final `$`. */
+export function ruleAnchored(data: RobotsData, id: number, matchLength: number): boolean {
+  const position = ruleStart(data, id);
+  return (
+    ruleLength(data, id) === matchLength + 1 &&
+    chunkOf(data, position).charCodeAt((position & CHUNK_MASK) + matchLength) === 36 /* $ */
+  );
+}
 /** The pattern as written. */
 export function rawPattern(data: RobotsData, id: number): string {
   const ints = data.ints;

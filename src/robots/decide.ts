@@ -32,6 +32,7 @@ import {
   partOf,
   type RobotsData,
   RULE_COUNT,
+  ruleAnchored,
   ruleCount,
   ruleFlags,
   ruleLength,
@@ -207,7 +208,13 @@ function prepareTable(data: RobotsData, table: number, whole = false): void {
   const split = splitOf(data.ints, at);
   if (end - split <= INDEX_THRESHOLD * OTHER_FIELDS) return;
   const index = indexOf(data, table, split, end);
-  if (whole) index.sequences ??= sequencesOf(data, split, end);
+  if (whole) sequencesFor(data, index);
+}
+
+/** The piece sequences of the rules of `index`, built on first use (see GroupIndex). */
+function sequencesFor(data: RobotsData, index: GroupIndex): PieceSequences {
+  index.sequences ??= sequencesOf(data, index.split, index.split + index.grams.ranks * OTHER_FIELDS);
+  return index.sequences;
 }
 
 /**
@@ -233,9 +240,7 @@ function ruleMatches(data: RobotsData, id: number, path: string, searches?: Piec
   const patterns = chunkOf(data, position);
   const start = position & CHUNK_MASK;
   if (flags & WILDCARD) {
-    // Anchored when the pattern is its match part plus a final `$`.
-    const anchored = ruleLength(data, id) === length + 1 && patterns.charCodeAt(start + length) === 36;
-    return matchesAt(patterns, start, length, anchored, path, searches);
+    return matchesAt(patterns, start, length, ruleAnchored(data, id, length), path, searches);
   }
   if (flags & EXACT ? path.length !== length : path.length < length) return false;
   for (let i = 0; i < length; i++) {
@@ -493,14 +498,11 @@ function tryRuleAt(data: RobotsData, index: GroupIndex, k: number, path: string,
   if (!outranks(data, id, best)) return OUTRANKED;
   if (!pathHas(ranked[k + 1], ranked[k + 2])) return NO_MATCH;
   const rank = (k - index.split) / OTHER_FIELDS;
-  index.sequences ??= sequencesOf(data, index.split, index.split + index.grams.ranks * OTHER_FIELDS);
-  const position = ruleStart(data, id);
   const length = ruleMatchLength(data, id);
-  // Anchored when the pattern is its match part plus a final `$`.
-  const anchored =
-    ruleLength(data, id) === length + 1 &&
-    chunkOf(data, position).charCodeAt((position & CHUNK_MASK) + length) === 36;
-  return index.sequences.matches(data, rank, position, length, anchored, path) ? id : NO_MATCH;
+  const anchored = ruleAnchored(data, id, length);
+  return sequencesFor(data, index).matches(data, rank, ruleStart(data, id), length, anchored, path)
+    ? id
+    : NO_MATCH;
 }
 
 /**

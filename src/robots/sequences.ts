@@ -23,6 +23,7 @@ import {
   OTHER_FIELDS,
   type RobotsData,
   ruleFlags,
+  ruleLength,
   ruleMatchLength,
   ruleStart,
 } from './compile.js';
@@ -35,8 +36,8 @@ import { regionMatches } from './match.js';
 export function sequencesOf(data: RobotsData, split: number, end: number): PieceSequences {
   const ints = data.ints;
   let characters = 0;
-  for (let k = split; k < end; k += OTHER_FIELDS) characters += ruleMatchLength(data, ints[k]);
-  // A piece follows a `*`: at most one piece per two characters.
+  for (let k = split; k < end; k += OTHER_FIELDS) characters += ruleLength(data, ints[k]);
+  // A piece follows a `*`: at most one piece per two characters of the patterns.
   const builder = new SequenceBuilder(data, (end - split) / OTHER_FIELDS, characters >>> 1);
   for (let k = split; k < end; k += OTHER_FIELDS) {
     const id = ints[k];
