@@ -1,6 +1,6 @@
 /**
- * The wildcard rules of an indexed group (see decide.ts) as sequences of piece ids: `/shop*a*b$`
- * is its literal prefix `/shop`, then the ids of `a` and `b`, anchored. Pieces many rules share
+ * The wildcard rules of an indexed group (see decide.ts) as sequences of pieces: `/shop*a*b$`
+ * is its literal prefix `/shop`, then steps to `a` and `b`, anchored. Pieces many rules share
  * have one id. A check reads the path into an array once, and finds each piece through the row
  * of its first character (below): a read of an array per piece in most cases, where matching in
  * place (match.ts) found each `*` again and called the engine's search for each piece. A file's
@@ -30,6 +30,23 @@ import {
 import { regionMatches } from './match.js';
 
 /**
+ * A rule is a sequence of steps, one per piece, each an int: the piece's id, shifted left by
+ * STEP_SHIFT; STEP_SINGLE when the piece is one character; and (STEP_ROW bits) the row the piece
+ * is found through, its first character. A check reads a one-character piece's step and nothing
+ * else of it. Patterns are ASCII once normalised (encoding.ts); a piece whose first character
+ * were not would have NO_ROW, and be searched by the engine. A file holds far fewer than the
+ * 2^22 ids a step leaves room for: a piece takes two octets of a pattern, `*a`.
+ */
+const STEP_SHIFT = 9;
+const STEP_SINGLE = 0x100;
+const STEP_ROW = 0xff;
+const NO_ROW = 128;
+
+function stepOf(id: number, length: number, first: number): number {
+  return (id << STEP_SHIFT) | (length === 1 ? STEP_SINGLE : 0) | Math.min(first, NO_ROW);
+}
+
+/**
  * The wildcard and `$` rules `ints[split, end)` of a ranked table (see rank.ts), best first, as
  * piece sequences. An exact rule (`/a/$`) has none: an index finds those by their pattern.
  */
@@ -50,10 +67,10 @@ export function sequencesOf(data: RobotsData, split: number, end: number): Piece
 /** Collects the rules of one table, best first, into PieceSequences. */
 class SequenceBuilder {
   readonly #data: RobotsData;
-  /** By rule, where its ids start in #ids; a last entry ends the last rule. */
+  /** By rule, where its steps start in #steps; a last entry ends the last rule. */
   readonly #offsets: Int32Array;
   #rules = 0;
-  readonly #ids: Int32Array;
+  readonly #steps: Int32Array;
   #used = 0;
   /**
    * By id, where the piece is among the file's patterns (as ruleStart gives it), its length, its
@@ -61,7 +78,6 @@ class SequenceBuilder {
    */
   #positions = new Int32Array(64);
   #lengths = new Int32Array(64);
-  #codes = new Uint16Array(64);
   #seconds = new Uint16Array(64);
   #sameHash = new Int32Array(64);
   #count = 0;
@@ -71,7 +87,7 @@ class SequenceBuilder {
   constructor(data: RobotsData, rules: number, pieces: number) {
     this.#data = data;
     this.#offsets = new Int32Array(rules + 1);
-    this.#ids = new Int32Array(pieces);
+    this.#steps = new Int32Array(pieces);
   }
 
   /** Adds the next rule: its pattern starts at `position` (as ruleStart gives it), its match part is `length` characters long. */
@@ -91,7 +107,8 @@ class SequenceBuilder {
         if (c === 42) break;
         hash = (Math.imul(hash, 31) + c) | 0;
       }
-      this.#ids[this.#used++] = this.#idOf(patterns, from, p - from, position + (from - start), hash);
+      const id = this.#idOf(patterns, from, p - from, position + (from - start), hash);
+      this.#steps[this.#used++] = stepOf(id, p - from, patterns.charCodeAt(from));
     }
     this.#offsets[++this.#rules] = this.#used;
   }
@@ -105,10 +122,9 @@ class SequenceBuilder {
     const count = this.#count;
     return new PieceSequences(
       this.#offsets,
-      this.#ids.slice(0, this.#used),
+      this.#steps.slice(0, this.#used),
       this.#positions.slice(0, count),
       this.#lengths.slice(0, count),
-      this.#codes.slice(0, count),
       this.#seconds.slice(0, count),
     );
   }
@@ -131,7 +147,6 @@ class SequenceBuilder {
     if (id === this.#positions.length) this.#grow();
     this.#positions[id] = position;
     this.#lengths[id] = length;
-    this.#codes[id] = patterns.charCodeAt(from);
     this.#seconds[id] = length > 1 ? patterns.charCodeAt(from + 1) : 0;
     this.#sameHash[id] = first;
     this.#byHash.set(hash, id);
@@ -146,7 +161,6 @@ class SequenceBuilder {
     };
     this.#positions = grown(this.#positions, new Int32Array(size));
     this.#lengths = grown(this.#lengths, new Int32Array(size));
-    this.#codes = grown(this.#codes, new Uint16Array(size));
     this.#seconds = grown(this.#seconds, new Uint16Array(size));
     this.#sameHash = grown(this.#sameHash, new Int32Array(size));
   }
@@ -198,9 +212,11 @@ const ROW_HOPS = 8;
 /** The rows of the check under way, one after another, and how much of it they take. */
 let rowTable = new Uint16Array(0);
 let rowTableUsed = 0;
-/** By character (ASCII), where its row starts in rowTable, and the check it was built for. */
-const rowStarts = new Int32Array(128);
-const rowChecks = new Int32Array(128);
+/**
+ * By character (ASCII), where its row starts in rowTable, -1 until it is built for the path in
+ * pathCodes; the entry of NO_ROW stays -1.
+ */
+const rowStarts = new Int32Array(NO_ROW + 1).fill(-1);
 
 /**
  * The characters of the path being checked, and -1 after them, once a check reaches the pieces
@@ -216,6 +232,7 @@ function readPath(path: string): void {
   for (let i = 0; i < n; i++) pathCodes[i] = path.charCodeAt(i);
   pathCodes[n] = -1;
   codesOf = check;
+  rowStarts.fill(-1);
 }
 
 /** Starts a check of a new path: what the searches of earlier checks found no longer holds. */
@@ -224,33 +241,30 @@ export function beginCheck(): void {
   slicedCount = 0;
   rowTableUsed = 0;
   if (++check === 0x7fffffff) {
-    for (const stamps of [state, rowChecks]) stamps.fill(0);
+    state.fill(0);
     check = 1;
   }
 }
 
-/** The rules of an index as piece ids (see SequenceBuilder). */
+/** The rules of an index as steps (see SequenceBuilder). */
 export class PieceSequences {
   readonly #offsets: Int32Array;
-  readonly #ids: Int32Array;
+  readonly #steps: Int32Array;
   readonly #positions: Int32Array;
   readonly #lengths: Int32Array;
-  readonly #codes: Uint16Array;
   readonly #seconds: Uint16Array;
 
   constructor(
     offsets: Int32Array,
-    ids: Int32Array,
+    steps: Int32Array,
     positions: Int32Array,
     lengths: Int32Array,
-    codes: Uint16Array,
     seconds: Uint16Array,
   ) {
     this.#offsets = offsets;
-    this.#ids = ids;
+    this.#steps = steps;
     this.#positions = positions;
     this.#lengths = lengths;
-    this.#codes = codes;
     this.#seconds = seconds;
     // Room for the searches of every piece; a check under way finds its blocks stale and starts them again.
     if (pieces.length < lengths.length) {
@@ -262,7 +276,7 @@ export class PieceSequences {
 
   /** Bytes kept: the arrays and the object. */
   get bytes(): number {
-    const arrays = [this.#offsets, this.#ids, this.#positions, this.#lengths, this.#codes, this.#seconds];
+    const arrays = [this.#offsets, this.#steps, this.#positions, this.#lengths, this.#seconds];
     return arrays.reduce((sum, array) => sum + 100 + array.byteLength, 64);
   }
 
@@ -291,24 +305,25 @@ export class PieceSequences {
     let j = this.#offsets[rank];
     let end = this.#offsets[rank + 1];
     if (j === end) return anchored ? s === path.length : true;
-    const ids = this.#ids;
+    const steps = this.#steps;
     const lengths = this.#lengths;
     let limit = path.length;
     if (anchored) {
       // The last piece must end the path: a cheap test that settles most anchored rules.
       end -= 1;
-      const last = ids[end];
-      limit = path.length - lengths[last];
+      const last = steps[end] >>> STEP_SHIFT;
+      const length = lengths[last];
+      limit = path.length - length;
       const at = this.#positions[last];
-      if (limit < s || !regionMatches(path, limit, chunkOf(data, at), at & CHUNK_MASK, lengths[last]))
-        return false;
+      if (limit < s || !regionMatches(path, limit, chunkOf(data, at), at & CHUNK_MASK, length)) return false;
     }
     if (path.length > ROW_PATH_LIMIT) {
       // The engine searches a path this long, piece after piece.
       for (; j < end; j++) {
-        const found = this.#find(data, ids[j], path, s);
+        const id = steps[j] >>> STEP_SHIFT;
+        const found = this.#find(data, id, path, s);
         if (found < 0) return false;
-        s = found + lengths[ids[j]];
+        s = found + lengths[id];
       }
       return s <= limit;
     }
@@ -317,48 +332,50 @@ export class PieceSequences {
   }
 
   /**
-   * Whether the pieces `ids[j, end)` follow one another in `path` from `s`, the last ending by
-   * `limit`: each found through the row of its first character (see rows).
+   * Whether the pieces of `steps[j, end)` follow one another in `path` from `s`, the last ending
+   * by `limit`: each found through the row of its first character (see rows).
    */
   #walkRows(data: RobotsData, j: number, end: number, s: number, limit: number, path: string): boolean {
-    const ids = this.#ids;
+    const steps = this.#steps;
     const lengths = this.#lengths;
-    const codes = this.#codes;
     const seconds = this.#seconds;
-    const n = path.length;
+    const text = pathCodes;
+    const starts = rowStarts;
+    let table = rowTable;
     for (; j < end; j++) {
-      const id = ids[j];
-      const code = codes[id];
-      const length = lengths[id];
-      let found: number;
-      if (code >= 128) found = this.#find(data, id, path, s);
-      else {
-        if (rowChecks[code] !== check) buildRow(code, n);
-        const row = rowStarts[code];
+      const step = steps[j];
+      let row = starts[step & STEP_ROW];
+      if (row < 0) {
+        if ((step & STEP_ROW) === NO_ROW) {
+          const id = step >>> STEP_SHIFT;
+          const found = this.#find(data, id, path, s);
+          if (found < 0) return false;
+          s = found + lengths[id];
+          continue;
+        }
+        row = buildRow(step & STEP_ROW, path.length);
+        table = rowTable;
+      }
+      let found = table[row + s];
+      if (found === NONE) return false;
+      let length = 1;
+      if ((step & STEP_SINGLE) === 0) {
+        // Most pieces are where the row first leads; past a few false starts the engine
+        // searches: `ab` in a path of `a`s finds an `a` everywhere.
+        const id = step >>> STEP_SHIFT;
         const second = seconds[id];
-        // Every operation of the loop runs on its first turn: the checks of every day, whose
-        // pieces are most often where the row first leads, compile all of it.
-        let at = s;
+        length = lengths[id];
         let hops = 0;
-        for (;;) {
-          found = rowTable[row + at];
-          at = found + 1;
-          hops++;
-          if (
-            found === NONE ||
-            length === 1 ||
-            (pathCodes[at] === second && (length === 2 || this.#startsAt(data, id, path, found)))
-          )
-            break;
-          // Past a few false starts the engine searches: `ab` in a path of `a`s finds an `a` everywhere.
-          if (hops > ROW_HOPS) {
-            found = this.#find(data, id, path, at);
+        while (text[found + 1] !== second || (length > 2 && !this.#startsAt(data, id, path, found))) {
+          if (++hops > ROW_HOPS) {
+            found = this.#find(data, id, path, found + 1);
+            if (found < 0) return false;
             break;
           }
+          found = table[row + found + 1];
+          if (found === NONE) return false;
         }
-        if (found === NONE) return false;
       }
-      if (found < 0) return false;
       s = found + length;
     }
     return s <= limit;
@@ -417,8 +434,11 @@ export class PieceSequences {
   }
 }
 
-/** Builds the row of character `code` (see rows) for the path of the check under way, of `n` characters. */
-function buildRow(code: number, n: number): void {
+/**
+ * Builds the row of character `code` (see rows) for the path of the check under way, of `n`
+ * characters, and says where it starts in rowTable.
+ */
+function buildRow(code: number, n: number): number {
   const at = rowTableUsed;
   if (rowTable.length < at + n + 1) {
     const grown = new Uint16Array(Math.max(at + n + 1, rowTable.length * 2));
@@ -433,5 +453,5 @@ function buildRow(code: number, n: number): void {
   }
   rowStarts[code] = at;
   rowTableUsed = at + n + 1;
-  rowChecks[code] = check;
+  return at;
 }
