@@ -2,9 +2,10 @@
  * The wildcard rules of an indexed group (see decide.ts) as sequences of pieces: `/shop*a*b$`
  * is its literal prefix `/shop`, then steps to `a` and `b`, anchored. Pieces many rules share
  * have one id. A check reads the path into an array once, and finds each piece through the row
- * of its first character (below): a read of an array per piece in most cases, where matching in
- * place (match.ts) found each `*` again and called the engine's search for each piece. A file's
- * rules may hold a quarter of a million pieces, which one check of a long path may have to follow.
+ * of its first character (below): a read of the step and one of the row in most cases, where
+ * matching in place (match.ts) found each `*` again and called the engine's search for each
+ * piece. A file's rules may hold a quarter of a million pieces, which one check of a long path
+ * may have to follow.
  *
  * Past a few false starts, and on paths too long for rows, the engine searches for the piece,
  * and the check remembers by id what those searches found: the first occurrence, the last search
@@ -74,7 +75,7 @@ class SequenceBuilder {
   #used = 0;
   /**
    * By id, where the piece is among the file's patterns (as ruleStart gives it), its length, its
-   * first two characters, and the next id with the same hash (-1: none); grown as ids are added.
+   * second character, and the next id with the same hash (-1: none); grown as ids are added.
    */
   #positions = new Int32Array(64);
   #lengths = new Int32Array(64);
