@@ -2,10 +2,10 @@
  * The wildcard rules of an indexed group (see decide.ts) as sequences of pieces: `/shop*a*b$`
  * is its literal prefix `/shop`, then steps to `a` and `b`, anchored. Pieces many rules share
  * have one id. A check reads the path into an array once, and finds each piece through the row
- * of its first character (below): a read of the step and one of the row in most cases, where
- * matching in place (match.ts) found each `*` again and called the engine's search for each
- * piece. A file's rules may hold a quarter of a million pieces, which one check of a long path
- * may have to follow.
+ * of its first character (below): reads of the step, of where the row starts and of the row in
+ * most cases, where matching in place (match.ts) found each `*` again and called the engine's
+ * search for each piece. A file's rules may hold a quarter of a million pieces, which one check
+ * of a long path may have to follow.
  *
  * Past a few false starts, and on paths too long for rows, the engine searches for the piece,
  * and the check remembers by id what those searches found: the first occurrence, the last search
@@ -33,8 +33,8 @@ import { regionMatches } from './match.js';
 /**
  * A rule is a sequence of steps, one per piece, each an int: the piece's id, shifted left by
  * STEP_SHIFT; STEP_SINGLE when the piece is one character; and (STEP_ROW bits) the row the piece
- * is found through, its first character. A check reads a one-character piece's step and nothing
- * else of it. Patterns are ASCII once normalised (encoding.ts); a piece whose first character
+ * is found through, its first character. Of a one-character piece, a check reads the step and
+ * nothing else. Patterns are ASCII once normalised (encoding.ts); a piece whose first character
  * were not would have NO_ROW, and be searched by the engine. A file holds far fewer than the
  * 2^22 ids a step leaves room for: a piece takes two octets of a pattern, `*a`.
  */
