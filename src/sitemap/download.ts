@@ -1,4 +1,4 @@
-import { pipeline, Readable, type Transform } from 'node:stream';
+import { Readable, type Transform } from 'node:stream';
 import { gotScraping } from 'got-scraping';
 import {
   classifyFailure,
@@ -286,8 +286,7 @@ async function readBody(
   settings: SitemapDownloadSettings,
   resetBeforeEnd: () => boolean,
 ): Promise<SitemapBody | SitemapDownloadFailure> {
-  // pipeline() passes a source error on to the decoders, so the reader below sees it.
-  if (content.length > 0) pipeline([stream, ...content], () => {});
+  const contentLost = content.length > 0 ? decodeThrough(stream, content) : () => undefined;
   const raw = ((content.at(-1) ?? stream) as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
   // The first two octets decide whether the file is gzip: read until there are two.
   let head: Buffer = Buffer.alloc(0);
@@ -320,16 +319,19 @@ async function readBody(
   })();
   let decoded: AsyncIterator<Buffer>;
   let gunzip: Transform | undefined;
+  let gzipLost: () => unknown = () => undefined;
   if (gzip) {
     // The decoder of `Content-Encoding: gzip`: octets after the last member are ignored, as
     // browsers and robots.txt do, rather than failing the whole file.
     gunzip = gzipDecoder();
-    // pipeline() passes a source error on to the gunzip stream, so the reader below sees it.
-    pipeline(Readable.from(rest), gunzip, () => {});
+    gzipLost = decodeThrough(Readable.from(rest), [gunzip]);
     decoded = gunzip[Symbol.asyncIterator]();
   } else {
     decoded = rest;
   }
+  // The error that cut the body off, which a decoder's complaint about the octets it lacks then
+  // stands for.
+  const lost = () => contentLost() ?? gzipLost();
 
   let bytes = 0;
   let truncated = false;
@@ -363,7 +365,7 @@ async function readBody(
           next = await budget.wait(decoded.next());
         } catch (error) {
           if (closed) return;
-          throw readError(error);
+          throw readError(lost() ?? error);
         }
         if (next === TIMED_OUT) {
           throw new SitemapReadError(
@@ -372,6 +374,8 @@ async function readBody(
           );
         }
         if (next.done) {
+          const cause = lost();
+          if (cause !== undefined) throw readError(cause);
           // Ended by a reset rather than by its end: the last line may be half a URL.
           if (resetBeforeEnd()) {
             throw new SitemapReadError('network', http2ResetMessage(0, bytes));
@@ -421,6 +425,32 @@ async function readBody(
     },
     close,
   };
+}
+
+/**
+ * Pipes `source` through `decoders`, as pipeline() does, except for an error of the source: it
+ * ends the decoders rather than destroying them, so that the octets they were given before are
+ * still decoded and read (a decoder may hold many when the machine is busy). The function
+ * returned gives that error, once there is one; the reader raises it after what was decoded.
+ * An error of a decoder destroys the source and the decoders after it, as pipeline() does.
+ */
+export function decodeThrough(source: Readable, decoders: Transform[]): () => unknown {
+  let lost: unknown;
+  let previous: Readable = source;
+  for (const decoder of decoders) previous = previous.pipe(decoder);
+  source.on('error', (error) => {
+    if (lost !== undefined) return;
+    lost = error;
+    source.unpipe(decoders[0]);
+    if (!decoders[0].destroyed && !decoders[0].writableEnded) decoders[0].end();
+  });
+  decoders.forEach((decoder, i) => {
+    decoder.on('error', (error) => {
+      source.destroy();
+      for (const later of decoders.slice(i + 1)) later.destroy(error);
+    });
+  });
+  return () => lost;
 }
 
 /**

@@ -1,5 +1,6 @@
+import { PassThrough, Transform } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { downloadSitemap, type SitemapDownloadSettings } from '../../src/sitemap/download.js';
+import { decodeThrough, downloadSitemap, type SitemapDownloadSettings } from '../../src/sitemap/download.js';
 import type { ListeningServer } from '../support/loopback.js';
 import { startRawHttp2Server } from '../support/raw-http2.js';
 
@@ -48,5 +49,47 @@ describe('downloadSitemap over HTTP/2', () => {
   it('reads a body whose stream ended before such a reset', async () => {
     server = await startRawHttp2Server([lines.slice(0, 35), lines.slice(35), 'end', 0], 30);
     expect(await read(`${server.origin}/sitemap.txt`)).toEqual({ text: lines, error: null });
+  });
+});
+
+describe('decoders of a body whose connection fails', () => {
+  /** A decoder that hands each chunk on later, as zlib does on a busy machine. */
+  const slowDecoder = () =>
+    new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        setTimeout(() => done(null, chunk), 20);
+      },
+    });
+
+  it('decodes what they were given before the failure, then gives the failure', async () => {
+    const source = new PassThrough();
+    const first = slowDecoder();
+    const last = slowDecoder();
+    const lost = decodeThrough(source, [first, last]);
+    source.write('https://example.com/a\n');
+    source.write('https://example.com/b\n');
+    setImmediate(() => source.destroy(new Error('socket hang up')));
+    const out: string[] = [];
+    for await (const chunk of last) out.push(String(chunk));
+    expect(out.join('')).toBe('https://example.com/a\nhttps://example.com/b\n');
+    expect(lost()).toEqual(new Error('socket hang up'));
+  });
+
+  it("passes a decoder's error on to the decoders after it, and stops the source", async () => {
+    const source = new PassThrough();
+    const corrupt = new Transform({
+      transform(_chunk: Buffer, _encoding, done) {
+        done(new Error('incorrect header check'));
+      },
+    });
+    const last = new PassThrough();
+    const lost = decodeThrough(source, [corrupt, last]);
+    source.write('not gzip');
+    const reading = (async () => {
+      for await (const _chunk of last);
+    })();
+    await expect(reading).rejects.toThrow('incorrect header check');
+    expect(source.destroyed).toBe(true);
+    expect(lost()).toBeUndefined();
   });
 });
