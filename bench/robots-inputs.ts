@@ -540,6 +540,31 @@ export const ADVERSARIAL_CASES: AdversarialCase[] = [
     },
   },
   {
+    id: 'v',
+    title: "wildcard pieces built to share one 31-polynomial hash: blocks of 'Aa' and 'BB'",
+    build() {
+      // 'Aa' and 'BB' hash alike under 31 * h + c, so do all 2^15 pieces of fifteen such blocks:
+      // a builder that finds piece ids through that hash compares each new piece with all before.
+      const pieces = Array.from({ length: 2 ** 15 }, (_, i) => {
+        let piece = '';
+        for (let b = 0; b < 15; b++) piece += (i >> b) & 1 ? 'Aa' : 'BB';
+        return piece;
+      });
+      const { text, count } = fill('User-agent: *\n', (i) => {
+        const line = pieces.slice((i * 40) % pieces.length, ((i * 40) % pieces.length) + 40);
+        return `Disallow: /x*${line.join('*')}\n`;
+      });
+      return asText(
+        text,
+        [
+          { label: "'/x' + 100 x 'Aa'", url: url(`/x${'Aa'.repeat(100)}`), userAgent: PRODUCT_TOKEN },
+          { label: "8 KB '/xBBAa...'", url: url(`/x${'BBAa'.repeat(2047)}`), userAgent: PRODUCT_TOKEN },
+        ],
+        `${count} rules of 40 pieces`,
+      );
+    },
+  },
+  {
     id: 'l',
     title: "plain rules of every length, alike: 'Disallow: /<a x N>b' vs 8 KB path '/aaa...a'",
     build() {

@@ -12,14 +12,22 @@ const MAX_GRAM = 8;
 const MIN_GRAM = 2;
 
 /*
- * The arithmetic of a check is plain multiplication by small factors, exact in a double and
+ * The arithmetic of a check is plain multiplication by factors under 2^21, exact in a double and
  * wrapped by `| 0`: a check of a long path runs before the optimizing compiler has `mark`,
  * and there a `Math.imul` is a call per window.
+ *
+ * The base of the hash is odd and chosen by each process. With a base known in advance, a file
+ * can be written whose grams all hash alike, and alike with the windows of some path: under 31,
+ * `Aa` and `BB` do, and so do the 256 grams of four such blocks. Every rule would be marked for
+ * that path, and matched in full.
  */
-const BASE = 31;
+const BASE = 2 ** 20 + 2 * Math.floor(Math.random() * 2 ** 19) + 1;
 /** Spreads a key over the filter's bits (by the high bits of the product), independently of its table slot. */
 const FILTER_FACTOR = 40503;
-/** Spreads a key over the slots of the table (by the low bits of the product). */
+/**
+ * Spreads a key over the slots of the table (by the high bits of the product: its low bits
+ * depend on nothing but the key's, which keys can share by the way they are made).
+ */
 const SLOT_FACTOR = 0x85ebca6b;
 /** By gram length, what keyOf mixes in. */
 const LENGTH_SALT = Int32Array.from({ length: MAX_GRAM + 1 }, (_, length) => Math.imul(length, 0x9e3779b1));
@@ -130,6 +138,8 @@ export class GramIndex {
    */
   private readonly filter: Int32Array;
   private readonly filterShift: number;
+  /** What the product of a key and SLOT_FACTOR is shifted right by for its slot: 32 - log2(table size). */
+  private readonly slotShift: number;
   /** By ASCII character, 1 when a gram starts with it (see hashPrefixes). */
   private readonly starts: Uint8Array;
   /** The gram lengths in use, by the best rank filed under each, and that rank. */
@@ -152,6 +162,7 @@ export class GramIndex {
     while (size * 3 < distinct * 4) size *= 2;
     this.keys = new Int32Array(size);
     this.heads = new Int32Array(size);
+    this.slotShift = 32 - Math.log2(size);
     this.next = new Int32Array(count).fill(-1);
     this.always = new Int32Array(bitsetWords(count));
     // About 8 bits per key: a window that is no gram finds its bit clear 7 times in 8.
@@ -238,7 +249,7 @@ export class GramIndex {
    * matched in full.
    */
   markLength(k: number, path: string, out: Int32Array): void {
-    const { keys, heads, next, filter, filterShift } = this;
+    const { keys, heads, next, filter, filterShift, slotShift } = this;
     const mask = keys.length - 1;
     const length = this.lengths[k];
     const power = POWERS[length];
@@ -258,7 +269,7 @@ export class GramIndex {
       if ((filter[bit >>> 5] & (1 << (bit & 31))) === 0 || (haveLast && key === lastKey)) continue;
       lastKey = key;
       haveLast = true;
-      let slot = Math.imul(key, SLOT_FACTOR) & mask;
+      let slot = Math.imul(key, SLOT_FACTOR) >>> slotShift;
       while (heads[slot] !== 0 && keys[slot] !== key) slot = (slot + 1) & mask;
       const first = heads[slot] - 1;
       // A list is marked whole or not at all: a gram the path holds many times is read once.
@@ -270,7 +281,7 @@ export class GramIndex {
   /** The slot of `key`: where it is, or the empty slot where it would go. */
   private slotOf(key: number): number {
     const mask = this.keys.length - 1;
-    let slot = Math.imul(key, SLOT_FACTOR) & mask;
+    let slot = Math.imul(key, SLOT_FACTOR) >>> this.slotShift;
     while (this.heads[slot] !== 0 && this.keys[slot] !== key) slot = (slot + 1) & mask;
     return slot;
   }
