@@ -565,6 +565,31 @@ export const ADVERSARIAL_CASES: AdversarialCase[] = [
     },
   },
   {
+    id: 'w',
+    title:
+      "wildcard rules whose pieces share a start the path holds: 'Disallow: /*abcdefgh<6 random>' vs 8 KB path of every pair",
+    build() {
+      // The rules are filed under the first 8 characters of their piece, which the path holds,
+      // and the path pairs every two characters the pieces pair: no filter rules one out, each
+      // rule is matched, and its piece, found nowhere, is searched for along the whole path.
+      const alphabet = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
+      const rnd = prng(0xabcd);
+      const pick = () => alphabet[Math.floor(rnd() * alphabet.length)];
+      const { text, count } = fill('User-agent: *\n', () => {
+        let tail = '';
+        for (let k = 0; k < 6; k++) tail += pick();
+        return `Disallow: /*abcdefgh${tail}\n`;
+      });
+      let path = '/abcdefgh';
+      for (const a of alphabet) for (const b of alphabet) path += a + b;
+      return asText(
+        text,
+        [{ label: `${path.length} B path of every pair`, url: url(path), userAgent: PRODUCT_TOKEN }],
+        `${count} rules`,
+      );
+    },
+  },
+  {
     id: 'l',
     title: "plain rules of every length, alike: 'Disallow: /<a x N>b' vs 8 KB path '/aaa...a'",
     build() {

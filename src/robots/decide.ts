@@ -490,7 +490,8 @@ const OUTRANKED = -2;
 /**
  * The wildcard rule at position `k` of the ranked table, tried for `path` after the best match
  * so far: its id if it matches, NO_MATCH, or OUTRANKED when it cannot beat `best` (nor can any
- * rule after it, best first). The rule is matched through its piece ids (see sequences.ts).
+ * rule after it, best first). The rule is matched through its piece ids (see sequences.ts),
+ * unless its longest piece is known to be nowhere in the path.
  */
 function tryRuleAt(data: RobotsData, index: GroupIndex, k: number, path: string, best: number): number {
   const ranked = data.ints;
@@ -498,11 +499,11 @@ function tryRuleAt(data: RobotsData, index: GroupIndex, k: number, path: string,
   if (!outranks(data, id, best)) return OUTRANKED;
   if (!pathHas(ranked[k + 1], ranked[k + 2])) return NO_MATCH;
   const rank = (k - index.split) / OTHER_FIELDS;
+  const sequences = sequencesFor(data, index);
+  if (sequences.lacksLongest(rank, path)) return NO_MATCH;
   const length = ruleMatchLength(data, id);
   const anchored = ruleAnchored(data, id, length);
-  return sequencesFor(data, index).matches(data, rank, ruleStart(data, id), length, anchored, path)
-    ? id
-    : NO_MATCH;
+  return sequences.matches(data, rank, ruleStart(data, id), length, anchored, path) ? id : NO_MATCH;
 }
 
 /**

@@ -10,7 +10,8 @@
  * Past a few false starts, and on paths too long for rows, the engine searches for the piece,
  * and the check remembers by id what those searches found: the first occurrence, the last search
  * made, where the piece stops occurring. Rules that share a piece then read the path for it a
- * few times, not once each.
+ * few times, not once each. Pieces that are all different and nowhere in the path are settled by
+ * hashes of the path's windows instead (see lacksWindow), as are rules whose longest piece is.
  *
  * The matching is that of matchesAt: the literal prefix from the path's first octet, then each
  * piece at its leftmost occurrence after the previous one, and, for a rule ending in `$`, the
@@ -88,7 +89,11 @@ class SequenceBuilder {
   #lengths = new Int32Array(64);
   #seconds = new Uint16Array(64);
   #sameHash = new Int32Array(64);
+  /** By id, the hash of the piece as a window of a path (see lacksWindow). */
+  #windows = new Int32Array(64);
   #count = 0;
+  /** By rule, the id of its longest piece (the first on a tie), -1 when it has none of two characters. */
+  readonly #longest: Int32Array;
   /** The first id by the hash of its text. */
   readonly #byHash = new Map<number, number>();
 
@@ -96,6 +101,7 @@ class SequenceBuilder {
     this.#data = data;
     this.#offsets = new Int32Array(rules + 1);
     this.#steps = new Int32Array(pieces);
+    this.#longest = new Int32Array(rules).fill(-1);
   }
 
   /** Adds the next rule: its pattern starts at `position` (as ruleStart gives it), its match part is `length` characters long. */
@@ -104,6 +110,7 @@ class SequenceBuilder {
     const start = position & CHUNK_MASK;
     const end = start + length;
     let p = start;
+    let longest = 1;
     while (p < end && patterns.charCodeAt(p) !== 42 /* * */) p++;
     while (p < end) {
       while (p < end && patterns.charCodeAt(p) === 42) p++;
@@ -117,6 +124,10 @@ class SequenceBuilder {
       }
       const id = this.#idOf(patterns, from, p - from, position + (from - start), hash);
       this.#steps[this.#used++] = stepOf(id, p - from, patterns.charCodeAt(from));
+      if (p - from > longest) {
+        longest = p - from;
+        this.#longest[this.#rules] = id;
+      }
     }
     this.#offsets[++this.#rules] = this.#used;
   }
@@ -134,6 +145,8 @@ class SequenceBuilder {
       this.#positions.slice(0, count),
       this.#lengths.slice(0, count),
       this.#seconds.slice(0, count),
+      this.#windows.slice(0, count),
+      this.#longest,
     );
   }
 
@@ -156,6 +169,7 @@ class SequenceBuilder {
     this.#positions[id] = position;
     this.#lengths[id] = length;
     this.#seconds[id] = length > 1 ? patterns.charCodeAt(from + 1) : 0;
+    this.#windows[id] = windowHash(patterns, from, length);
     this.#sameHash[id] = first;
     this.#byHash.set(hash, id);
     return id;
@@ -171,6 +185,7 @@ class SequenceBuilder {
     this.#lengths = grown(this.#lengths, new Int32Array(size));
     this.#seconds = grown(this.#seconds, new Uint16Array(size));
     this.#sameHash = grown(this.#sameHash, new Int32Array(size));
+    this.#windows = grown(this.#windows, new Int32Array(size));
   }
 }
 
@@ -250,6 +265,7 @@ export function beginCheck(): void {
   rowTableUsed = 0;
   if (++check === 0x7fffffff) {
     state.fill(0);
+    lengthChecks.fill(0);
     check = 1;
   }
 }
@@ -261,6 +277,8 @@ export class PieceSequences {
   readonly #positions: Int32Array;
   readonly #lengths: Int32Array;
   readonly #seconds: Uint16Array;
+  readonly #windows: Int32Array;
+  readonly #longest: Int32Array;
 
   constructor(
     offsets: Int32Array,
@@ -268,12 +286,16 @@ export class PieceSequences {
     positions: Int32Array,
     lengths: Int32Array,
     seconds: Uint16Array,
+    windows: Int32Array,
+    longest: Int32Array,
   ) {
     this.#offsets = offsets;
     this.#steps = steps;
     this.#positions = positions;
     this.#lengths = lengths;
     this.#seconds = seconds;
+    this.#windows = windows;
+    this.#longest = longest;
     // Room for the searches of every piece; a check under way finds its blocks stale and starts them again.
     if (pieces.length < lengths.length) {
       const size = Math.max(lengths.length, pieces.length * 2);
@@ -284,8 +306,25 @@ export class PieceSequences {
 
   /** Bytes kept: the arrays and the object. */
   get bytes(): number {
-    const arrays = [this.#offsets, this.#steps, this.#positions, this.#lengths, this.#seconds];
+    const arrays = [
+      this.#offsets,
+      this.#steps,
+      this.#positions,
+      this.#lengths,
+      this.#seconds,
+      this.#windows,
+      this.#longest,
+    ];
     return arrays.reduce((sum, array) => sum + 100 + array.byteLength, 64);
+  }
+
+  /**
+   * Whether the longest piece of rule `rank` is known to be nowhere in `path`, the path of the
+   * last beginCheck (see lacksWindow): the rule does not match it.
+   */
+  lacksLongest(rank: number, path: string): boolean {
+    const longest = this.#longest[rank];
+    return longest >= 0 && lacksWindow(this.#windows[longest], this.#lengths[longest], path);
   }
 
   /**
@@ -413,7 +452,16 @@ export class PieceSequences {
     const block = id * FIELDS;
     const position = this.#positions[id];
     const start = position & CHUNK_MASK;
-    const piece = chunkOf(data, position).slice(start, start + this.#lengths[id]);
+    const length = this.#lengths[id];
+    if (lacksWindow(this.#windows[id], length, path)) {
+      state[block + STAMP] = check;
+      state[block + FIRST] = -1;
+      state[block + LAST] = -1;
+      state[block + FROM] = 0;
+      state[block + AT] = -1;
+      return;
+    }
+    const piece = chunkOf(data, position).slice(start, start + length);
     pieces[id] = piece;
     if (slicedCount === sliced.length) {
       const grown = new Int32Array(slicedCount * 2);
@@ -440,6 +488,137 @@ export class PieceSequences {
       this.#lengths[id] - 1,
     );
   }
+}
+
+/*
+ * A check whose pieces are searched for by the engine, each along the whole path, and found
+ * nowhere: rules filed under a start of their piece that the path holds (`/*abcdefgh<tail>`,
+ * each with a tail of its own), or pieces of few letters against a path that holds most strings
+ * of them. Past a few searches of pieces of one length, the check hashes every window of the
+ * path that long (a read of the path), and a piece whose hash no window has is not there: one
+ * hash of the piece instead of a search. A window with the hash may still be another text: the
+ * engine then searches.
+ */
+/** Searches of pieces of one length in a check before the windows of that length are hashed. */
+const SEARCHES_BEFORE_WINDOWS = 4;
+/** A check hashes the windows of at most this many lengths; past them, the engine searches. */
+const WINDOW_LENGTHS = 32;
+/** The base of the hash of a piece and of a window, odd, chosen by each process. */
+const WINDOW_BASE = (Math.random() * 2 ** 32) | 1;
+/** Spreads a hash over the slots of a set of windows, by the high bits of the product. */
+const WINDOW_SLOT_FACTOR = 0x9e3779b1;
+/**
+ * By piece length, in the check `lengthChecks[length]`: the searches made (lengthSearches), and
+ * where the set of window hashes starts in windowSets, -1 for none yet (lengthSets). Allocated
+ * by the first check that needs them, for paths up to ROW_PATH_LIMIT characters.
+ */
+let lengthChecks = new Int32Array(0);
+let lengthSearches = new Int32Array(0);
+let lengthSets = new Int32Array(0);
+/** How many lengths the check under way has hashed windows of. */
+let setsOf = 0;
+let setsCount = 0;
+/**
+ * The sets of the check under way, one after another: open addressing by hash, each of a power
+ * of two of slots, a slot holding its hash with the low bit set (0: empty).
+ */
+let windowSets = new Int32Array(0);
+let windowSetsUsed = 0;
+/** By i, the hash of the first i characters of the path in pathCodes, for the check `prefixesOf`. */
+let windowPrefixes = new Int32Array(0);
+let prefixesOf = 0;
+
+/** The hash of `text[from, from + length)` as a window of a path (see lacksWindow). */
+function windowHash(text: string, from: number, length: number): number {
+  let hash = 0;
+  for (let i = from; i < from + length; i++) hash = (Math.imul(hash, WINDOW_BASE) + text.charCodeAt(i)) | 0;
+  return hash;
+}
+
+/**
+ * Whether no window of `length` characters of `path`, the path of the check under way, has
+ * `hash` (see windowHash): a piece with that hash is not in the path. False when one may, and
+ * for the first searches of each length in a check, before its windows are hashed.
+ */
+function lacksWindow(hash: number, length: number, path: string): boolean {
+  const n = path.length;
+  if (length < 2 || n > ROW_PATH_LIMIT) return false;
+  if (length > n) return true;
+  if (lengthChecks.length === 0) {
+    lengthChecks = new Int32Array(ROW_PATH_LIMIT + 1);
+    lengthSearches = new Int32Array(ROW_PATH_LIMIT + 1);
+    lengthSets = new Int32Array(ROW_PATH_LIMIT + 1);
+  }
+  if (lengthChecks[length] !== check) {
+    lengthChecks[length] = check;
+    lengthSearches[length] = 0;
+    lengthSets[length] = -1;
+  }
+  let set = lengthSets[length];
+  if (set < 0) {
+    if (setsOf !== check) {
+      setsOf = check;
+      setsCount = 0;
+      windowSetsUsed = 0;
+    }
+    if (++lengthSearches[length] <= SEARCHES_BEFORE_WINDOWS || setsCount === WINDOW_LENGTHS) return false;
+    if (codesOf !== check) readPath(path);
+    set = hashWindows(length, n);
+    lengthSets[length] = set;
+    setsCount++;
+  }
+  const key = hash | 1;
+  const bits = windowSets[set];
+  const mask = (1 << bits) - 1;
+  for (let slot = Math.imul(hash, WINDOW_SLOT_FACTOR) >>> (32 - bits); ; slot = (slot + 1) & mask) {
+    const held = windowSets[set + 1 + slot];
+    if (held === key) return false;
+    if (held === 0) return true;
+  }
+}
+
+/**
+ * Hashes every window of `length` characters of the path in pathCodes (of `n` characters) into
+ * a new set, and says where it starts in windowSets: its log2 size, then its slots.
+ */
+function hashWindows(length: number, n: number): number {
+  if (prefixesOf !== check) {
+    if (windowPrefixes.length <= n)
+      windowPrefixes = new Int32Array(Math.max(n + 1, windowPrefixes.length * 2));
+    let hash = 0;
+    for (let i = 0; i < n; i++) {
+      hash = (Math.imul(hash, WINDOW_BASE) + pathCodes[i]) | 0;
+      windowPrefixes[i + 1] = hash;
+    }
+    prefixesOf = check;
+  }
+  const windows = n - length + 1;
+  // At most half full.
+  let bits = 4;
+  while (1 << bits < windows * 2) bits++;
+  const at = windowSetsUsed;
+  const size = 1 + (1 << bits);
+  if (windowSets.length < at + size) {
+    const grown = new Int32Array(Math.max(at + size, windowSets.length * 2));
+    grown.set(windowSets.subarray(0, at));
+    windowSets = grown;
+  }
+  windowSets.fill(0, at, at + size);
+  windowSets[at] = bits;
+  windowSetsUsed = at + size;
+  let power = 1;
+  for (let i = 0; i < length; i++) power = Math.imul(power, WINDOW_BASE);
+  const mask = (1 << bits) - 1;
+  const prefixes = windowPrefixes;
+  const slots = windowSets;
+  for (let i = 0; i < windows; i++) {
+    const hash = (prefixes[i + length] - Math.imul(prefixes[i], power)) | 0;
+    const key = hash | 1;
+    let slot = Math.imul(hash, WINDOW_SLOT_FACTOR) >>> (32 - bits);
+    while (slots[at + 1 + slot] !== 0 && slots[at + 1 + slot] !== key) slot = (slot + 1) & mask;
+    slots[at + 1 + slot] = key;
+  }
+  return at;
 }
 
 /**

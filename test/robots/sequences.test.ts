@@ -143,3 +143,73 @@ describe('one rule among many that share its pieces', () => {
     );
   });
 });
+
+describe('pieces a check knows are not in the path, from the hashes of its windows', () => {
+  // Past a few searches of pieces of one length, a check hashes every window of the path that
+  // long, and a rule whose longest piece hashes like no window fails without a search. The path
+  // pairs every two of its letters, so that no filter of pairs rules a piece out.
+  const path = `/${'ab'.repeat(20)}cbbccaac`;
+  let words = [''];
+  for (let i = 0; i < 6; i++) words = words.flatMap((w) => ['a', 'b', 'c'].map((c) => w + c));
+  const absent = words.filter((w) => !path.includes(w));
+  // Longer patterns than the rules tested, with no literal prefix: tried first, each searches for
+  // a piece of six.
+  const fillers = absent.slice(0, 40).map((piece) => ({ allow: false, pattern: `*${piece}*a*b*a*b` }));
+
+  const verdict = (rule: string, on = path) => {
+    const rules = [...fillers, { allow: false, pattern: rule }];
+    const robots = RobotsTxt.parse(
+      `user-agent: *\n${rules.map((r) => `disallow: ${r.pattern}`).join('\n')}\n`,
+    );
+    const allowed = robots.isAllowed(on, 'bot');
+    expect(allowed, `${rule} on ${on}`).toBe(referenceAllowed(rules, on, referenceMatchesTable));
+    return allowed;
+  };
+
+  it('has pieces enough to hash the windows: none of them is in the path', () => {
+    expect(absent.length).toBeGreaterThanOrEqual(40);
+  });
+
+  it('finds a longest piece in the last window of the path, and in the first', () => {
+    expect(verdict('/*bccaac')).toBe(false);
+    expect(verdict('/*ab*bccaac$')).toBe(false);
+    expect(verdict('*/ababa')).toBe(false);
+    expect(verdict('*/ababa*cbb')).toBe(false);
+  });
+
+  it('finds a longest piece as long as the path', () => {
+    expect(verdict('*/ababa', '/ababa')).toBe(false);
+    expect(verdict('*/ababa', '/abab')).toBe(true);
+  });
+
+  it('fails a rule whose longest piece is nowhere, though its other pieces are', () => {
+    expect(verdict(`/*ab*${absent[45]}`)).toBe(true);
+    expect(verdict(`/*${absent[46]}*ab`)).toBe(true);
+    expect(verdict('/*bccaaca')).toBe(true);
+  });
+
+  it('matches as matching in place does for pieces of one length over three letters', () => {
+    const piece = fc.stringMatching(/^[abc]{5,6}$/);
+    const rule = fc
+      .tuple(fc.array(piece, { minLength: 1, maxLength: 3 }), fc.constantFrom('', '$'))
+      .map(([pieces, tail]) => `/*${pieces.join('*')}${tail}`);
+    fc.assert(
+      fc.property(
+        fc.array(rule, { minLength: 40, maxLength: 60 }),
+        fc.array(fc.stringMatching(/^[abc]{0,300}$/), { minLength: 1, maxLength: 4 }),
+        (patterns, paths) => {
+          const rules = patterns.map((pattern, i) => ({ allow: i % 3 === 0, pattern }));
+          const robots = RobotsTxt.parse(
+            `user-agent: *\n${rules.map((r) => `${r.allow ? 'allow' : 'disallow'}: ${r.pattern}`).join('\n')}\n`,
+          );
+          for (const p of paths) {
+            expect(robots.isAllowed(`/${p}`, 'bot'), `/${p}`).toBe(
+              referenceAllowed(rules, `/${p}`, referenceMatchesTable),
+            );
+          }
+        },
+      ),
+      { numRuns: 200, endOnFailure: true },
+    );
+  });
+});
