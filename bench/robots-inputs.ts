@@ -590,6 +590,31 @@ export const ADVERSARIAL_CASES: AdversarialCase[] = [
     },
   },
   {
+    id: 'w2',
+    title:
+      "as (w), after a longer piece the path holds: 'Disallow: /*<20 characters of the path>*abcdefgh<6 random>'",
+    build() {
+      // The longest piece of every rule is in the path: each rule is followed to its second
+      // piece, which the path does not hold.
+      const alphabet = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
+      let path = '/abcdefgh';
+      for (const a of alphabet) for (const b of alphabet) path += a + b;
+      const shared = path.slice(100, 120);
+      const rnd = prng(0xabce);
+      const pick = () => alphabet[Math.floor(rnd() * alphabet.length)];
+      const { text, count } = fill('User-agent: *\n', () => {
+        let tail = '';
+        for (let k = 0; k < 6; k++) tail += pick();
+        return `Disallow: /*${shared}*abcdefgh${tail}\n`;
+      });
+      return asText(
+        text,
+        [{ label: `${path.length} B path of every pair`, url: url(path), userAgent: PRODUCT_TOKEN }],
+        `${count} rules`,
+      );
+    },
+  },
+  {
     id: 'l',
     title: "plain rules of every length, alike: 'Disallow: /<a x N>b' vs 8 KB path '/aaa...a'",
     build() {

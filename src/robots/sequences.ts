@@ -11,7 +11,8 @@
  * and the check remembers by id what those searches found: the first occurrence, the last search
  * made, where the piece stops occurring. Rules that share a piece then read the path for it a
  * few times, not once each. Pieces that are all different and nowhere in the path are settled by
- * hashes of the path's windows instead (see lacksWindow), as are rules whose longest piece is.
+ * hashes of the path's windows instead (see lacksWindow), as are rules whose longest or second
+ * longest piece is.
  *
  * The matching is that of matchesAt: the literal prefix from the path's first octet, then each
  * piece at its leftmost occurrence after the previous one, and, for a rule ending in `$`, the
@@ -92,7 +93,10 @@ class SequenceBuilder {
   /** By id, the hash of the piece as a window of a path (see lacksWindow). */
   #windows = new Int32Array(64);
   #count = 0;
-  /** By rule, the id of its longest piece (the first on a tie), -1 when it has none of two characters. */
+  /**
+   * By rule, two ints: the ids of its longest piece and of its longest other piece (the first on
+   * a tie), each -1 when there is no such piece of two characters or more.
+   */
   readonly #longest: Int32Array;
   /** The first id by the hash of its text. */
   readonly #byHash = new Map<number, number>();
@@ -101,7 +105,7 @@ class SequenceBuilder {
     this.#data = data;
     this.#offsets = new Int32Array(rules + 1);
     this.#steps = new Int32Array(pieces);
-    this.#longest = new Int32Array(rules).fill(-1);
+    this.#longest = new Int32Array(2 * rules).fill(-1);
   }
 
   /** Adds the next rule: its pattern starts at `position` (as ruleStart gives it), its match part is `length` characters long. */
@@ -111,6 +115,7 @@ class SequenceBuilder {
     const end = start + length;
     let p = start;
     let longest = 1;
+    let second = 1;
     while (p < end && patterns.charCodeAt(p) !== 42 /* * */) p++;
     while (p < end) {
       while (p < end && patterns.charCodeAt(p) === 42) p++;
@@ -124,9 +129,16 @@ class SequenceBuilder {
       }
       const id = this.#idOf(patterns, from, p - from, position + (from - start), hash);
       this.#steps[this.#used++] = stepOf(id, p - from, patterns.charCodeAt(from));
-      if (p - from > longest) {
-        longest = p - from;
-        this.#longest[this.#rules] = id;
+      const length = p - from;
+      const at = 2 * this.#rules;
+      if (length > longest) {
+        second = longest;
+        this.#longest[at + 1] = this.#longest[at];
+        longest = length;
+        this.#longest[at] = id;
+      } else if (length > second && id !== this.#longest[at]) {
+        second = length;
+        this.#longest[at + 1] = id;
       }
     }
     this.#offsets[++this.#rules] = this.#used;
@@ -319,12 +331,15 @@ export class PieceSequences {
   }
 
   /**
-   * Whether the longest piece of rule `rank` is known to be nowhere in `path`, the path of the
-   * last beginCheck (see lacksWindow): the rule does not match it.
+   * Whether the longest piece of rule `rank`, or its second longest, is known to be nowhere in
+   * `path`, the path of the last beginCheck (see lacksWindow): the rule does not match it.
    */
   lacksLongest(rank: number, path: string): boolean {
-    const longest = this.#longest[rank];
-    return longest >= 0 && lacksWindow(this.#windows[longest], this.#lengths[longest], path);
+    const longest = this.#longest[2 * rank];
+    if (longest < 0) return false;
+    if (lacksWindow(this.#windows[longest], this.#lengths[longest], path)) return true;
+    const second = this.#longest[2 * rank + 1];
+    return second >= 0 && lacksWindow(this.#windows[second], this.#lengths[second], path);
   }
 
   /**

@@ -188,6 +188,13 @@ describe('pieces a check knows are not in the path, from the hashes of its windo
     expect(verdict('/*bccaaca')).toBe(true);
   });
 
+  it('fails a rule whose second longest piece is nowhere, and matches one with both pieces', () => {
+    expect(verdict(`/*abababa*${absent[47]}`)).toBe(true);
+    expect(verdict(`/*${absent[48]}*abababa`)).toBe(true);
+    expect(verdict('/*abababa*bccaac')).toBe(false);
+    expect(verdict('/*bccaac*abababa')).toBe(true);
+  });
+
   it('matches as matching in place does for pieces of one length over three letters', () => {
     const piece = fc.stringMatching(/^[abc]{5,6}$/);
     const rule = fc
