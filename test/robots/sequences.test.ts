@@ -220,3 +220,72 @@ describe('pieces a check knows are not in the path, from the hashes of its windo
     );
   });
 });
+
+describe('runs of one-character pieces, taken at once', () => {
+  // Forty rules make the group one that a check follows piece by piece; each fails at its `z`.
+  const others = Array.from({ length: 40 }, (_, i) => `/x${'*b'.repeat(i + 1)}*z`);
+  const verdict = (rule: string, path: string) => {
+    const rules = [...others, rule].map((pattern) => ({ allow: false, pattern }));
+    const robots = RobotsTxt.parse(
+      `user-agent: *\n${rules.map((r) => `disallow: ${r.pattern}`).join('\n')}\n`,
+    );
+    const allowed = robots.isAllowed(path, 'bot');
+    expect(allowed, `${rule} on ${path.length} characters`).toBe(!matchesPattern(rule, path));
+    return allowed;
+  };
+  const run = (k: number, c = 'a') => `*${c}`.repeat(k);
+
+  it('needs as many occurrences as the run has pieces, from where it starts', () => {
+    const path = `/x${'ab'.repeat(50)}`;
+    expect(verdict(`/x${run(50)}`, path)).toBe(false);
+    expect(verdict(`/x${run(51)}`, path)).toBe(true);
+    expect(verdict(`/xa${run(49)}`, path)).toBe(false);
+    expect(verdict(`/xa${run(50)}`, path)).toBe(true);
+  });
+
+  it('follows a run with the pieces after it, from one past its last occurrence', () => {
+    const path = `/x${'a'.repeat(40)}b${'a'.repeat(40)}c`;
+    expect(verdict(`/x${run(40)}*b${run(40)}*c`, path)).toBe(false);
+    expect(verdict(`/x${run(41)}*b`, path)).toBe(true);
+    expect(verdict(`/x${run(40)}*ab*c`, path)).toBe(true);
+    expect(verdict(`/x${run(39)}*ab*c`, path)).toBe(false);
+    expect(verdict(`/x*b${run(39)}*ac`, path)).toBe(false);
+    expect(verdict(`/x*b${run(40)}*ac`, path)).toBe(true);
+    expect(verdict(`/x${run(80)}*c`, path)).toBe(false);
+    expect(verdict(`/x${run(81)}`, path)).toBe(true);
+  });
+
+  it('tests the last piece of an anchored rule at the end of the path', () => {
+    const path = `/x${'a'.repeat(40)}`;
+    expect(verdict(`/x${run(40)}$`, path)).toBe(false);
+    expect(verdict(`/x${run(41)}$`, path)).toBe(true);
+    expect(verdict(`/x${run(33)}$`, path)).toBe(false);
+    expect(verdict(`/x${run(40)}$`, `${path}b`)).toBe(true);
+    expect(verdict(`/x${run(39)}*b$`, `${path}b`)).toBe(false);
+  });
+
+  it('takes runs along a path past 16 KiB, where the engine searches', () => {
+    const path = `/x${'c'.repeat(17_000)}${'ab'.repeat(40)}`;
+    expect(verdict(`/x${run(40)}`, path)).toBe(false);
+    expect(verdict(`/x${run(41)}`, path)).toBe(true);
+    expect(verdict(`/x${run(40)}$`, path)).toBe(true);
+    expect(verdict(`/x${run(40, 'b')}$`, path)).toBe(false);
+  });
+
+  it('matches as matching in place does, with runs of every length among other pieces', () => {
+    const segment = fc.oneof(
+      fc.tuple(fc.integer({ min: 1, max: 70 }), fc.constantFrom('a', 'b')).map(([k, c]) => run(k, c)),
+      fc.constantFrom('*ab', '*ba', '*bb', 'a'),
+    );
+    const rule = fc
+      .tuple(fc.array(segment, { minLength: 1, maxLength: 4 }), fc.constantFrom('', '$'))
+      .map(([segments, tail]) => `/x${segments.join('')}${tail}`);
+    const path = fc.stringMatching(/^[ab]{0,300}$/).map((p) => `/x${p}`);
+    fc.assert(
+      fc.property(rule, fc.array(path, { minLength: 1, maxLength: 4 }), (tested, paths) => {
+        for (const p of paths) verdict(tested, p);
+      }),
+      { numRuns: 300, endOnFailure: true },
+    );
+  });
+});
