@@ -166,8 +166,8 @@ class SequenceBuilder {
     }
     // The last piece a step of its own: an anchored rule tests it at the end of the path.
     const last = this.#used - 1;
-    const step = this.#steps[last];
-    if (last >= rule && (step & STEP_ROW) === RUN_ROW) {
+    if (last >= rule && (this.#steps[last] & STEP_ROW) === RUN_ROW) {
+      const step = this.#steps[last];
       const code = (step >>> STEP_SHIFT) & 127;
       const rest = (step >>> RUN_SHIFT) - 1;
       if (rest >= RUN_MIN) this.#steps[last] = runStep(code, rest);
