@@ -615,6 +615,30 @@ export const ADVERSARIAL_CASES: AdversarialCase[] = [
     },
   },
   {
+    id: 'w3',
+    title:
+      "as (w), with a start as long as the gram index reads: 'Disallow: /*abcdefghijklmnop<6 random>'",
+    build() {
+      // Every rule is filed under the 16 characters the path holds; each is matched, and its
+      // piece, found nowhere, is known absent from the hashes of the path's windows.
+      const alphabet = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
+      const rnd = prng(0xabcf);
+      const pick = () => alphabet[Math.floor(rnd() * alphabet.length)];
+      const { text, count } = fill('User-agent: *\n', () => {
+        let tail = '';
+        for (let k = 0; k < 6; k++) tail += pick();
+        return `Disallow: /*abcdefghijklmnop${tail}\n`;
+      });
+      let path = '/abcdefghijklmnop';
+      for (const a of alphabet) for (const b of alphabet) path += a + b;
+      return asText(
+        text,
+        [{ label: `${path.length} B path of every pair`, url: url(path), userAgent: PRODUCT_TOKEN }],
+        `${count} rules`,
+      );
+    },
+  },
+  {
     id: 'l',
     title: "plain rules of every length, alike: 'Disallow: /<a x N>b' vs 8 KB path '/aaa...a'",
     build() {

@@ -6,8 +6,12 @@
  * length rather than once per rule. A hash says "maybe": a marked rule is still matched in full.
  */
 
-/** Pieces are hashed on at most this many leading characters. */
-const MAX_GRAM = 8;
+/**
+ * Pieces are hashed on at most this many leading characters. Rules whose pieces share a longer
+ * start are all marked for a path that holds it: with 8, the 18,962 rules `/*abcdefgh<tail>` of
+ * a bench case were all matched for a path holding `abcdefgh` (0.8-1 ms a check), none now.
+ */
+const MAX_GRAM = 16;
 /** Shorter pieces are left to the character filter. */
 const MIN_GRAM = 2;
 
