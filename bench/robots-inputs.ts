@@ -218,6 +218,32 @@ function sharedByCrawlers(rule: (i: number) => string, ruledPath: string): Adver
   );
 }
 
+/** Letters and digits: the characters of the (w) cases. */
+const ALNUM = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
+
+/** `/` and `start`, then every pair of two ALNUM characters: no filter of pairs rules a piece out. */
+function everyPair(start: string): string {
+  let path = `/${start}`;
+  for (const a of ALNUM) for (const b of ALNUM) path += a + b;
+  return path;
+}
+
+/** Rules `before*start<6 random ALNUM>`, as many as fit, against everyPair(start). */
+function sharedStart(before: string, start: string, seed: number): AdversarialInput {
+  const rnd = prng(seed);
+  const { text, count } = fill('User-agent: *\n', () => {
+    let tail = '';
+    for (let k = 0; k < 6; k++) tail += ALNUM[Math.floor(rnd() * ALNUM.length)];
+    return `Disallow: /*${before}${start}${tail}\n`;
+  });
+  const path = everyPair(start);
+  return asText(
+    text,
+    [{ label: `${path.length} B path of every pair`, url: url(path), userAgent: PRODUCT_TOKEN }],
+    `${count} rules`,
+  );
+}
+
 export const ADVERSARIAL_CASES: AdversarialCase[] = [
   {
     id: 'a',
@@ -569,24 +595,9 @@ export const ADVERSARIAL_CASES: AdversarialCase[] = [
     title:
       "wildcard rules whose pieces share a start the path holds: 'Disallow: /*abcdefgh<6 random>' vs 8 KB path of every pair",
     build() {
-      // The rules are filed under the first 8 characters of their piece, which the path holds,
-      // and the path pairs every two characters the pieces pair: no filter rules one out, each
-      // rule is matched, and its piece, found nowhere, is searched for along the whole path.
-      const alphabet = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
-      const rnd = prng(0xabcd);
-      const pick = () => alphabet[Math.floor(rnd() * alphabet.length)];
-      const { text, count } = fill('User-agent: *\n', () => {
-        let tail = '';
-        for (let k = 0; k < 6; k++) tail += pick();
-        return `Disallow: /*abcdefgh${tail}\n`;
-      });
-      let path = '/abcdefgh';
-      for (const a of alphabet) for (const b of alphabet) path += a + b;
-      return asText(
-        text,
-        [{ label: `${path.length} B path of every pair`, url: url(path), userAgent: PRODUCT_TOKEN }],
-        `${count} rules`,
-      );
+      // No filter of characters or pairs rules a rule out. The gram index reads the pieces'
+      // first 16 characters, which tell them from the path's.
+      return sharedStart('', 'abcdefgh', 0xabcd);
     },
   },
   {
@@ -596,46 +607,16 @@ export const ADVERSARIAL_CASES: AdversarialCase[] = [
     build() {
       // The longest piece of every rule is in the path: each rule is followed to its second
       // piece, which the path does not hold.
-      const alphabet = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
-      let path = '/abcdefgh';
-      for (const a of alphabet) for (const b of alphabet) path += a + b;
-      const shared = path.slice(100, 120);
-      const rnd = prng(0xabce);
-      const pick = () => alphabet[Math.floor(rnd() * alphabet.length)];
-      const { text, count } = fill('User-agent: *\n', () => {
-        let tail = '';
-        for (let k = 0; k < 6; k++) tail += pick();
-        return `Disallow: /*${shared}*abcdefgh${tail}\n`;
-      });
-      return asText(
-        text,
-        [{ label: `${path.length} B path of every pair`, url: url(path), userAgent: PRODUCT_TOKEN }],
-        `${count} rules`,
-      );
+      return sharedStart(`${everyPair('abcdefgh').slice(100, 120)}*`, 'abcdefgh', 0xabce);
     },
   },
   {
     id: 'w3',
-    title:
-      "as (w), with a start as long as the gram index reads: 'Disallow: /*abcdefghijklmnop<6 random>'",
+    title: "as (w), with a start as long as the gram index reads: 'Disallow: /*abcdefghijklmnop<6 random>'",
     build() {
       // Every rule is filed under the 16 characters the path holds; each is matched, and its
       // piece, found nowhere, is known absent from the hashes of the path's windows.
-      const alphabet = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
-      const rnd = prng(0xabcf);
-      const pick = () => alphabet[Math.floor(rnd() * alphabet.length)];
-      const { text, count } = fill('User-agent: *\n', () => {
-        let tail = '';
-        for (let k = 0; k < 6; k++) tail += pick();
-        return `Disallow: /*abcdefghijklmnop${tail}\n`;
-      });
-      let path = '/abcdefghijklmnop';
-      for (const a of alphabet) for (const b of alphabet) path += a + b;
-      return asText(
-        text,
-        [{ label: `${path.length} B path of every pair`, url: url(path), userAgent: PRODUCT_TOKEN }],
-        `${count} rules`,
-      );
+      return sharedStart('', 'abcdefghijklmnop', 0xabcf);
     },
   },
   {
