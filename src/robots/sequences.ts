@@ -345,6 +345,8 @@ export function beginCheck(): void {
   slicedCount = 0;
   rowTableUsed = 0;
   countTableUsed = 0;
+  windowSetsUsed = 0;
+  setsCount = 0;
   if (++check === 0x7fffffff) {
     state.fill(0);
     lengthChecks.fill(0);
@@ -570,23 +572,15 @@ export class PieceSequences {
     const position = this.#positions[id];
     const start = position & CHUNK_MASK;
     const length = this.#lengths[id];
-    if (lacksWindow(this.#windows[id], length, path)) {
-      state[block + STAMP] = check;
-      state[block + FIRST] = -1;
-      state[block + LAST] = -1;
-      state[block + FROM] = 0;
-      state[block + AT] = -1;
-      return;
+    let first = -1;
+    // A piece known to be nowhere in the path is not sliced, nor searched for.
+    if (!lacksWindow(this.#windows[id], length, path)) {
+      const piece = chunkOf(data, position).slice(start, start + length);
+      pieces[id] = piece;
+      sliced = withRoom(sliced, slicedCount, slicedCount + 1);
+      sliced[slicedCount++] = id;
+      first = path.indexOf(piece);
     }
-    const piece = chunkOf(data, position).slice(start, start + length);
-    pieces[id] = piece;
-    if (slicedCount === sliced.length) {
-      const grown = new Int32Array(slicedCount * 2);
-      grown.set(sliced);
-      sliced = grown;
-    }
-    sliced[slicedCount++] = id;
-    const first = path.indexOf(piece);
     state[block + STAMP] = check;
     state[block + FIRST] = first;
     state[block + LAST] = first < 0 ? -1 : UNKNOWN;
@@ -633,7 +627,6 @@ let lengthChecks = new Int32Array(0);
 let lengthSearches = new Int32Array(0);
 let lengthSets = new Int32Array(0);
 /** How many lengths the check under way has hashed windows of. */
-let setsOf = 0;
 let setsCount = 0;
 /**
  * The sets of the check under way, one after another: open addressing by hash, each of a power
@@ -673,11 +666,6 @@ function lacksWindow(hash: number, length: number, path: string): boolean {
   }
   let set = lengthSets[length];
   if (set < 0) {
-    if (setsOf !== check) {
-      setsOf = check;
-      setsCount = 0;
-      windowSetsUsed = 0;
-    }
     if (++lengthSearches[length] <= SEARCHES_BEFORE_WINDOWS || setsCount === WINDOW_LENGTHS) return false;
     if (codesOf !== check) readPath(path);
     set = hashWindows(length, n);
@@ -715,11 +703,7 @@ function hashWindows(length: number, n: number): number {
   while (1 << bits < windows * 2) bits++;
   const at = windowSetsUsed;
   const size = 1 + (1 << bits);
-  if (windowSets.length < at + size) {
-    const grown = new Int32Array(Math.max(at + size, windowSets.length * 2));
-    grown.set(windowSets.subarray(0, at));
-    windowSets = grown;
-  }
+  windowSets = withRoom(windowSets, at, at + size);
   windowSets.fill(0, at, at + size);
   windowSets[at] = bits;
   windowSetsUsed = at + size;
@@ -744,11 +728,7 @@ function hashWindows(length: number, n: number): number {
  */
 function buildRow(code: number, n: number): number {
   const at = rowTableUsed;
-  if (rowTable.length < at + n + 1) {
-    const grown = new Uint16Array(Math.max(at + n + 1, rowTable.length * 2));
-    grown.set(rowTable.subarray(0, at));
-    rowTable = grown;
-  }
+  rowTable = withRoom(rowTable, at, at + n + 1);
   let next = NONE;
   rowTable[at + n] = NONE;
   for (let i = n - 1; i >= 0; i--) {
@@ -777,11 +757,7 @@ function kthFrom(code: number, from: number, k: number, n: number): number {
  */
 function buildCounts(code: number, n: number): number {
   const at = countTableUsed;
-  if (countTable.length < at + 2 * n + 1) {
-    const grown = new Uint16Array(Math.max(at + 2 * n + 1, countTable.length * 2));
-    grown.set(countTable.subarray(0, at));
-    countTable = grown;
-  }
+  countTable = withRoom(countTable, at, at + 2 * n + 1);
   const table = countTable;
   const occurrences = at + n + 1;
   let count = 0;
@@ -793,4 +769,15 @@ function buildCounts(code: number, n: number): number {
   countStarts[code] = at;
   countTableUsed = occurrences + count;
   return at;
+}
+
+/**
+ * `table` if it holds `needed` elements, else a larger copy of its first `used`: the tables a
+ * check fills one after another grow to the largest check and stay.
+ */
+function withRoom<T extends Int32Array | Uint16Array>(table: T, used: number, needed: number): T {
+  if (table.length >= needed) return table;
+  const grown = new (table.constructor as new (size: number) => T)(Math.max(needed, table.length * 2));
+  grown.set(table.subarray(0, used));
+  return grown;
 }
