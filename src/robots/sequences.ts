@@ -698,9 +698,9 @@ function hashWindows(length: number, n: number): number {
     prefixesOf = check;
   }
   const windows = n - length + 1;
-  // At most half full.
+  // At most a quarter full: a piece not in the path most often meets an empty slot first.
   let bits = 4;
-  while (1 << bits < windows * 2) bits++;
+  while (1 << bits < windows * 4) bits++;
   const at = windowSetsUsed;
   const size = 1 + (1 << bits);
   windowSets = withRoom(windowSets, at, at + size);
