@@ -99,12 +99,12 @@ class SequenceBuilder {
   #used = 0;
   /**
    * By id, where the piece is among the file's patterns (as ruleStart gives it), its length, its
-   * second character, and the next id with the same hash (-1: none); grown as ids are added.
+   * second character, and the hash of its text (see PIECE_SEED); grown as ids are added.
    */
   #positions = new Int32Array(64);
   #lengths = new Int32Array(64);
   #seconds = new Uint16Array(64);
-  #sameHash = new Int32Array(64);
+  #hashes = new Int32Array(64);
   /** By id, the hash of the piece as a window of a path (see lacksWindow). */
   #windows = new Int32Array(64);
   #count = 0;
@@ -113,8 +113,12 @@ class SequenceBuilder {
    * a tie), each -1 when there is no such piece of two characters or more.
    */
   readonly #longest: Int32Array;
-  /** The first id by the hash of its text. */
-  readonly #byHash = new Map<number, number>();
+  /**
+   * The ids by the hash of their text: open addressing, a slot holding an id plus one (0: empty),
+   * at most half full, found by the high bits of the hash's product with WINDOW_SLOT_FACTOR.
+   */
+  #slots = new Int32Array(128);
+  #slotShift = 32 - 7;
 
   constructor(data: RobotsData, rules: number, pieces: number) {
     this.#data = data;
@@ -225,14 +229,19 @@ class SequenceBuilder {
    * file's patterns; new if no earlier piece has its text.
    */
   #idOf(patterns: string, from: number, length: number, position: number, hash: number): number {
-    const first = this.#byHash.get(hash) ?? -1;
-    for (let id = first; id >= 0; id = this.#sameHash[id]) {
+    const slots = this.#slots;
+    const mask = slots.length - 1;
+    let slot = Math.imul(hash, WINDOW_SLOT_FACTOR) >>> this.#slotShift;
+    for (let held = slots[slot]; held !== 0; held = slots[slot]) {
+      const id = held - 1;
       const at = this.#positions[id];
       if (
+        this.#hashes[id] === hash &&
         this.#lengths[id] === length &&
         regionMatches(patterns, from, chunkOf(this.#data, at), at & CHUNK_MASK, length)
       )
         return id;
+      slot = (slot + 1) & mask;
     }
     const id = this.#count++;
     if (id === this.#positions.length) this.#grow();
@@ -240,8 +249,9 @@ class SequenceBuilder {
     this.#lengths[id] = length;
     this.#seconds[id] = length > 1 ? patterns.charCodeAt(from + 1) : 0;
     this.#windows[id] = windowHash(patterns, from, length);
-    this.#sameHash[id] = first;
-    this.#byHash.set(hash, id);
+    this.#hashes[id] = hash;
+    if (2 * this.#count > slots.length) this.#rehash();
+    else slots[slot] = id + 1;
     return id;
   }
 
@@ -254,8 +264,21 @@ class SequenceBuilder {
     this.#positions = grown(this.#positions, new Int32Array(size));
     this.#lengths = grown(this.#lengths, new Int32Array(size));
     this.#seconds = grown(this.#seconds, new Uint16Array(size));
-    this.#sameHash = grown(this.#sameHash, new Int32Array(size));
+    this.#hashes = grown(this.#hashes, new Int32Array(size));
     this.#windows = grown(this.#windows, new Int32Array(size));
+  }
+
+  /** Files every id again in a table of twice the slots. */
+  #rehash(): void {
+    const slots = new Int32Array(this.#slots.length * 2);
+    const mask = slots.length - 1;
+    this.#slotShift--;
+    for (let id = 0; id < this.#count; id++) {
+      let slot = Math.imul(this.#hashes[id], WINDOW_SLOT_FACTOR) >>> this.#slotShift;
+      while (slots[slot] !== 0) slot = (slot + 1) & mask;
+      slots[slot] = id + 1;
+    }
+    this.#slots = slots;
   }
 }
 
