@@ -338,14 +338,53 @@ function matchesIn(data: RobotsData, table: number, path: string, found: number[
   const split = splitOf(ints, at);
   const stride = strideOf(ints, at);
   const end = at + rankedSize(data, table);
-  for (let k = at + 1; k < split; k += stride) {
-    const id = plainId(ints, k, stride);
-    if (ruleMatches(data, id, path)) found.push(id);
+  const hashed = data.prefixes === null ? undefined : data.prefixes[table];
+  if (hashed !== undefined) hashed.everyMatch(data, path, found);
+  else {
+    for (let k = at + 1; k < split; k += stride) {
+      const id = plainId(ints, k, stride);
+      if (ruleMatches(data, id, path)) found.push(id);
+    }
+  }
+  if (end - split > INDEX_THRESHOLD * OTHER_FIELDS) {
+    matchesIndexed(data, indexOf(data, table, split, end), path, found);
+    return;
   }
   // Every wildcard rule is read: the pieces they share are searched once.
   searches.clear();
   for (let k = split; k < end; k += OTHER_FIELDS) {
     if (pathHas(ints[k + 1], ints[k + 2]) && ruleMatches(data, ints[k], path, searches)) found.push(ints[k]);
+  }
+}
+
+/**
+ * Appends to `found` every wildcard and `$` rule of `index` that matches `path`. Each rule is
+ * read, as in matchesIn, but through the filters and piece sequences a check uses: a file of
+ * twenty thousand wildcard rules against an 8 KB path took 60-160 ms matched in place.
+ */
+function matchesIndexed(data: RobotsData, index: GroupIndex, path: string, found: number[]): void {
+  beginCheck();
+  pairMask(path, 0, path.length, pathPairs, 0);
+  const ints = data.ints;
+  const { pairs, split } = index;
+  const sequences = sequencesFor(data, index);
+  index.exact?.everyMatch(data, path, found);
+  for (let rank = 0; rank < index.grams.ranks; rank++) {
+    const k = split + rank * OTHER_FIELDS;
+    if (!pathHas(ints[k + 1], ints[k + 2])) continue;
+    const id = ints[k];
+    const flags = ruleFlags(data, id);
+    // Exact rules were found by their pattern; a rule like `/a*$` matches as `/a` does.
+    if (flags & EXACT) continue;
+    if ((flags & WILDCARD) === 0) {
+      if (ruleMatches(data, id, path)) found.push(id);
+      continue;
+    }
+    if ((pairs[rank * 2] & ~pathPairs[0]) !== 0 || (pairs[rank * 2 + 1] & ~pathPairs[1]) !== 0) continue;
+    if (sequences.lacksLongest(rank, path)) continue;
+    const length = ruleMatchLength(data, id);
+    const anchored = ruleAnchored(data, id, length);
+    if (sequences.matches(data, rank, ruleStart(data, id), length, anchored, path)) found.push(id);
   }
 }
 

@@ -219,6 +219,38 @@ export class PrefixHash {
     return this.bestOfLength(data, path, n, pathHashes[n]);
   }
 
+  /**
+   * Appends to `found` every rule whose pattern is a prefix of `path` (for exact rules: is
+   * `path`), twins included, in no order: a look at each length some pattern has, not a read of
+   * every pattern.
+   */
+  everyMatch(data: RobotsData, path: string, found: number[]): void {
+    const lengths = this.lengths;
+    const n = Math.min(path.length, lengths[0]);
+    if (pathHashes.length <= n) pathHashes = new Int32Array(Math.max(n + 1, pathHashes.length * 2));
+    hashPrefixes(path, n, pathHashes);
+    for (let k = firstAtMost(lengths, n); k < lengths.length; k++) {
+      const length = lengths[k];
+      if (this.anchor !== 0 && length !== path.length) continue;
+      this.eachOfLength(data, path, length, pathHashes[length], found);
+    }
+  }
+
+  /** Appends to `found` the rules hashed with `length` octets to `key` that `path` starts with. */
+  private eachOfLength(data: RobotsData, path: string, length: number, key: number, found: number[]): void {
+    const { heads, entries, shift, filter, filterShift, anchor } = this;
+    const bit = Math.imul(key, FILTER_FACTOR) >>> filterShift;
+    if ((filter[bit >>> 5] & (1 << (bit & 31))) === 0) return;
+    const ints = data.ints;
+    for (let e = heads[Math.imul(key, SLOT_FACTOR) >>> shift] - 1; e >= 0; e = entries[e * ENTRY_FIELDS]) {
+      if (entries[e * ENTRY_FIELDS + 1] !== key) continue;
+      const id = entries[e * ENTRY_FIELDS + 2];
+      if (lengthIn(ints, id) - anchor !== length) continue;
+      const position = startIn(ints, id);
+      if (regionMatches(path, 0, chunkOf(data, position), position & CHUNK_MASK, length)) found.push(id);
+    }
+  }
+
   /** Of the rules hashed with `length` octets to `key`, the decisive one that `path` starts with; -1 for none. */
   private bestOfLength(data: RobotsData, path: string, length: number, key: number): number {
     const { heads, entries, shift, filter, filterShift, anchor } = this;

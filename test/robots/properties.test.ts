@@ -32,6 +32,18 @@ function agreesWithReference(
   );
 }
 
+/** The candidates of a verdict for `path` (file lines from 2), as the literal reading finds them, best first. */
+function expectedCandidates(
+  rules: readonly { allow: boolean; pattern: string }[],
+  path: string,
+): { kind: string; line: number; length: number }[] {
+  return rules
+    .map((r, i) => ({ kind: r.allow ? 'allow' : 'disallow', line: i + 2, length: r.pattern.length, r }))
+    .filter(({ r }) => r.pattern !== '' && referenceMatches(r.pattern, path))
+    .sort((a, b) => b.length - a.length || Number(b.r.allow) - Number(a.r.allow) || a.line - b.line)
+    .map(({ kind, line, length }) => ({ kind, line, length }));
+}
+
 describe('matcher properties', () => {
   it('agrees with the literal reading of RFC 9309 on small groups', () => {
     agreesWithReference(fc.array(rule, { maxLength: 12 }), fc.array(path, { minLength: 1, maxLength: 8 }), {
@@ -53,15 +65,53 @@ describe('matcher properties', () => {
   it('lists every matching rule as a candidate, best first', () => {
     fc.assert(
       fc.property(fc.array(rule, { maxLength: 40 }), path, (rules, p) => {
-        const expected = rules
-          .map((r, i) => ({ kind: r.allow ? 'allow' : 'disallow', line: i + 2, length: r.pattern.length, r }))
-          .filter(({ r }) => r.pattern !== '' && referenceMatches(r.pattern, p))
-          .sort((a, b) => b.length - a.length || Number(b.r.allow) - Number(a.r.allow) || a.line - b.line)
-          .map(({ kind, line, length }) => ({ kind, line, length }));
         const { candidates } = RobotsTxt.parse(fileOf(rules)).explain(p, 'bot');
-        expect(candidates.map(({ kind, line, length }) => ({ kind, line, length }))).toEqual(expected);
+        expect(candidates.map(({ kind, line, length }) => ({ kind, line, length }))).toEqual(
+          expectedCandidates(rules, p),
+        );
       }),
       { numRuns: 1_000 },
+    );
+  });
+
+  it('lists every matching rule of a large group, found by hash and through its index', () => {
+    // Over 512 plain rules, found by the hash of their patterns, and more than 32 wildcard and
+    // `$` rules, matched as piece sequences: few characters, so that rules repeat and many match.
+    const plain = fc
+      .array(fc.constantFrom('/', 'a', 'b', 'ab', 'ba'), { maxLength: 7 })
+      .map((chars) => `/${chars.join('')}`);
+    const wildcard = fc
+      .tuple(
+        fc.array(fc.constantFrom('/', 'a', 'b', 'ab', 'ba', '*'), { maxLength: 7 }),
+        fc.constantFrom('', '$', '*', '*$'),
+      )
+      .map(([chars, tail]) => `/*${chars.join('')}${tail}`);
+    const large = fc.record({
+      allow: fc.boolean(),
+      pattern: fc.oneof(
+        { weight: 7, arbitrary: plain },
+        { weight: 1, arbitrary: plain.map((p) => `${p}$`) },
+        { weight: 3, arbitrary: wildcard },
+      ),
+    });
+    const longish = fc
+      .array(fc.constantFrom('/', 'a', 'b', 'ab', 'x'), { maxLength: 24 })
+      .map((c) => `/${c.join('')}`);
+    fc.assert(
+      fc.property(
+        fc.array(large, { minLength: 950, maxLength: 1100 }),
+        fc.array(longish, { minLength: 1, maxLength: 12 }),
+        (rules, paths) => {
+          const robots = RobotsTxt.parse(fileOf(rules));
+          for (const p of paths) {
+            const expected = expectedCandidates(rules, p);
+            const { candidates, rule: decisive } = robots.explain(p, 'bot');
+            expect(candidates.map(({ kind, line, length }) => ({ kind, line, length }))).toEqual(expected);
+            expect(decisive?.line).toBe(expected[0]?.line);
+          }
+        },
+      ),
+      { numRuns: 40, endOnFailure: true },
     );
   });
 
