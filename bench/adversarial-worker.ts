@@ -25,6 +25,7 @@ export type WorkerMessage =
   | { type: 'phase'; phase: string }
   | { type: 'parse'; times: number[] }
   | { type: 'check'; label: string; times: number[]; allowed: boolean | undefined }
+  | { type: 'explain'; label: string; times: number[] }
   | { type: 'done' };
 
 interface Checker {
@@ -122,5 +123,16 @@ for (const probe of input.probes) {
     allowed = robots!.isAllowed(probe.url, probe.userAgent);
   });
   post({ type: 'check', label: probe.label, times, allowed });
+}
+// The verdict with every matching rule listed, which robots-parser has no counterpart of.
+if (task.library === 'crawlee-robots') {
+  const core = robots as RobotsTxt;
+  for (const probe of input.probes) {
+    post({ type: 'phase', phase: `explain ${probe.label}` });
+    const times = repeat(() => {
+      core.explain(probe.url, probe.userAgent);
+    });
+    post({ type: 'explain', label: probe.label, times });
+  }
 }
 post({ type: 'done' });

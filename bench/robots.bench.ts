@@ -493,11 +493,18 @@ const WORKER_SHIM = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))
 interface IsolatedResult {
   parse: number[] | null;
   checks: { label: string; times: number[]; allowed: boolean | undefined }[];
+  /** crawlee-robots only: verdicts of the probes with every matching rule (`explain`). */
+  explains: { label: string; times: number[] }[];
   /**
    * For a result merged from replays (see fastestOfReplays): how many, and the slowest single
-   * run of any replay, of the parses and of each check (by label).
+   * run of any replay, of the parses and of each check and verdict (by label).
    */
-  replays?: { count: number; slowestParse: number; slowestCheck: Map<string, number> };
+  replays?: {
+    count: number;
+    slowestParse: number;
+    slowestCheck: Map<string, number>;
+    slowestExplain: Map<string, number>;
+  };
   /** The phase the worker was stopped in, and after how long (ms), when an operation ran out of time. */
   stopped: { phase: string; afterMs: number } | null;
   error: string | null;
@@ -514,7 +521,7 @@ function runIsolated(
   deadlineMs: number,
 ): Promise<IsolatedResult> {
   return new Promise((resolve) => {
-    const result: IsolatedResult = { parse: null, checks: [], stopped: null, error: null };
+    const result: IsolatedResult = { parse: null, checks: [], explains: [], stopped: null, error: null };
     let phase = 'start-up';
     let phaseStart = elapsedMs();
     let done = false;
@@ -536,6 +543,7 @@ function runIsolated(
         arm();
       } else if (m.type === 'parse') result.parse = m.times;
       else if (m.type === 'check') result.checks.push({ label: m.label, times: m.times, allowed: m.allowed });
+      else if (m.type === 'explain') result.explains.push({ label: m.label, times: m.times });
       else done = true;
     });
     worker.on('error', (error) => {
@@ -587,18 +595,34 @@ function fastestOfReplays(replays: IsolatedResult[]): IsolatedResult {
     );
   const [first] = replays;
   const slowestCheck = new Map<string, number>();
-  const checks = first.checks.map((c) => {
-    const runs = replays.map((r) => r.checks.find((x) => x.label === c.label)?.times ?? []);
-    slowestCheck.set(c.label, max(runs.flat()));
-    return { label: c.label, times: fastest(runs), allowed: c.allowed };
-  });
+  const slowestExplain = new Map<string, number>();
+  /** The runs of probe `label` in each replay, as `of` picks them, merged; the slowest kept in `slowest`. */
+  const merged = (
+    label: string,
+    of: (r: IsolatedResult) => { label: string; times: number[] }[],
+    slowest: Map<string, number>,
+  ) => {
+    const runs = replays.map((r) => of(r).find((x) => x.label === label)?.times ?? []);
+    slowest.set(label, max(runs.flat()));
+    return fastest(runs);
+  };
+  const checks = first.checks.map((c) => ({
+    label: c.label,
+    times: merged(c.label, (r) => r.checks, slowestCheck),
+    allowed: c.allowed,
+  }));
+  const explains = first.explains.map((e) => ({
+    label: e.label,
+    times: merged(e.label, (r) => r.explains, slowestExplain),
+  }));
   const parses = replays.map((r) => r.parse ?? []);
   return {
     parse: first.parse && fastest(parses),
     checks,
+    explains,
     stopped: null,
     error: null,
-    replays: { count: replays.length, slowestParse: max(parses.flat()), slowestCheck },
+    replays: { count: replays.length, slowestParse: max(parses.flat()), slowestCheck, slowestExplain },
   };
 }
 
@@ -628,11 +652,25 @@ function worstParse(r: IsolatedResult): Worst | null {
 }
 
 function worstCheck(r: IsolatedResult): Worst | null {
-  if (r.stopped?.phase.startsWith('check ')) return stoppedWorst(r, r.stopped.phase.slice(6));
+  return worstProbe(r, 'check ', r.checks, r.replays?.slowestCheck);
+}
+
+function worstExplain(r: IsolatedResult): Worst | null {
+  return worstProbe(r, 'explain ', r.explains, r.replays?.slowestExplain);
+}
+
+/** The slowest of the probes' `runs`, or the one stopped in a phase named `phase` and its label. */
+function worstProbe(
+  r: IsolatedResult,
+  phase: string,
+  runs: { label: string; times: number[] }[],
+  slowest: Map<string, number> | undefined,
+): Worst | null {
+  if (r.stopped?.phase.startsWith(phase)) return stoppedWorst(r, r.stopped.phase.slice(phase.length));
   let worst: Worst | null = null;
-  for (const c of r.checks) {
+  for (const c of runs) {
     if (!worst || max(c.times) > worst.maxNs)
-      worst = measuredWorst(c.times, c.label, r.replays?.count, r.replays?.slowestCheck.get(c.label));
+      worst = measuredWorst(c.times, c.label, r.replays?.count, slowest?.get(c.label));
   }
   return worst;
 }
@@ -706,6 +744,8 @@ async function adversarialRows(table: Table): Promise<void> {
       metric: `(${spec.id}) worst check: ${bc?.label ?? ''}`,
       value: bc?.value ?? missing(base),
     });
+    const ce = core && worstExplain(core);
+    if (ce) table.add({ library: CORE, metric: `(${spec.id}) worst explain: ${ce.label}`, value: ce.value });
     table.divider();
 
     for (const c of core?.checks ?? []) {
@@ -729,7 +769,9 @@ async function adversarialRows(table: Table): Promise<void> {
       'replays (a stall that is not in the code seldom hits the same run of all three), and the slowest',
       'single run of any replay is printed next to it. Targets apply to the worst run; ratios compare',
       'medians. A run slower than 250 ms is not repeated; an operation is stopped after 10 s',
-      '(crawlee-robots) or 30 s (robots-parser).',
+      '(crawlee-robots) or 30 s (robots-parser). After its checks, crawlee-robots explains each probe',
+      'with every matching rule listed (`explain`), which robots-parser has no counterpart of: shown,',
+      'not judged.',
     ].join('\n'),
   );
   if (differences.length > 0)
