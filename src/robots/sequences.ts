@@ -596,17 +596,13 @@ export class PieceSequences {
     const start = position & CHUNK_MASK;
     const length = this.#lengths[id];
     let first = -1;
-    // A piece known to be nowhere in the path is not sliced, nor searched for; one whose hash a
-    // window has is first where the first such window is, unless that window holds another text.
-    const slot = windowSlot(this.#windows[id], length, path);
-    if (slot !== -1) {
-      const patterns = chunkOf(data, position);
-      const piece = patterns.slice(start, start + length);
+    // A piece known to be nowhere in the path is not sliced, nor searched for.
+    if (!lacksWindow(this.#windows[id], length, path)) {
+      const piece = chunkOf(data, position).slice(start, start + length);
       pieces[id] = piece;
       sliced = withRoom(sliced, slicedCount, slicedCount + 1);
       sliced[slicedCount++] = id;
-      const at = slot >= 0 ? windowPlaces[slot] : -1;
-      first = at >= 0 && regionMatches(path, at, patterns, start, length) ? at : path.indexOf(piece);
+      first = path.indexOf(piece);
     }
     state[block + STAMP] = check;
     state[block + FIRST] = first;
@@ -657,14 +653,10 @@ let lengthSets = new Int32Array(0);
 let setsCount = 0;
 /**
  * The sets of the check under way, one after another: open addressing by hash, each of a power
- * of two of slots, a slot holding its hash with the low bit set (0: empty). By the same index,
- * windowPlaces holds where the first window with that hash starts.
+ * of two of slots, a slot holding its hash with the low bit set (0: empty).
  */
 let windowSets = new Int32Array(0);
-let windowPlaces = new Uint16Array(0);
 let windowSetsUsed = 0;
-/** What windowSlot says when no set answers for the length: the piece may be anywhere. */
-const NO_SET = -2;
 /** By i, the hash of the first i characters of the path in pathCodes, for the check `prefixesOf`. */
 let windowPrefixes = new Int32Array(0);
 let prefixesOf = 0;
@@ -682,18 +674,9 @@ function windowHash(text: string, from: number, length: number): number {
  * for the first searches of each length in a check, before its windows are hashed.
  */
 function lacksWindow(hash: number, length: number, path: string): boolean {
-  return windowSlot(hash, length, path) === -1;
-}
-
-/**
- * Where in windowSets the slot of `hash` is, among the windows of `length` characters of `path`,
- * the path of the check under way; -1 when no window has the hash, NO_SET when no set answers:
- * for the first searches of each length in a check, before its windows are hashed.
- */
-function windowSlot(hash: number, length: number, path: string): number {
   const n = path.length;
-  if (length < 2 || n > ROW_PATH_LIMIT) return NO_SET;
-  if (length > n) return -1;
+  if (length < 2 || n > ROW_PATH_LIMIT) return false;
+  if (length > n) return true;
   if (lengthChecks.length === 0) {
     lengthChecks = new Int32Array(ROW_PATH_LIMIT + 1);
     lengthSearches = new Int32Array(ROW_PATH_LIMIT + 1);
@@ -706,7 +689,7 @@ function windowSlot(hash: number, length: number, path: string): number {
   }
   let set = lengthSets[length];
   if (set < 0) {
-    if (++lengthSearches[length] <= SEARCHES_BEFORE_WINDOWS || setsCount === WINDOW_LENGTHS) return NO_SET;
+    if (++lengthSearches[length] <= SEARCHES_BEFORE_WINDOWS || setsCount === WINDOW_LENGTHS) return false;
     if (codesOf !== check) readPath(path);
     set = hashWindows(length, n);
     lengthSets[length] = set;
@@ -717,8 +700,8 @@ function windowSlot(hash: number, length: number, path: string): number {
   const mask = (1 << bits) - 1;
   for (let slot = Math.imul(hash, WINDOW_SLOT_FACTOR) >>> (32 - bits); ; slot = (slot + 1) & mask) {
     const held = windowSets[set + 1 + slot];
-    if (held === key) return set + 1 + slot;
-    if (held === 0) return -1;
+    if (held === key) return false;
+    if (held === 0) return true;
   }
 }
 
@@ -744,7 +727,6 @@ function hashWindows(length: number, n: number): number {
   const at = windowSetsUsed;
   const size = 1 + (1 << bits);
   windowSets = withRoom(windowSets, at, at + size);
-  windowPlaces = withRoom(windowPlaces, at, at + size);
   windowSets.fill(0, at, at + size);
   windowSets[at] = bits;
   windowSetsUsed = at + size;
@@ -753,17 +735,12 @@ function hashWindows(length: number, n: number): number {
   const mask = (1 << bits) - 1;
   const prefixes = windowPrefixes;
   const slots = windowSets;
-  const places = windowPlaces;
   for (let i = 0; i < windows; i++) {
     const hash = (prefixes[i + length] - Math.imul(prefixes[i], power)) | 0;
     const key = hash | 1;
     let slot = Math.imul(hash, WINDOW_SLOT_FACTOR) >>> (32 - bits);
     while (slots[at + 1 + slot] !== 0 && slots[at + 1 + slot] !== key) slot = (slot + 1) & mask;
-    // The first window with the hash keeps its place.
-    if (slots[at + 1 + slot] === 0) {
-      slots[at + 1 + slot] = key;
-      places[at + 1 + slot] = i;
-    }
+    slots[at + 1 + slot] = key;
   }
   return at;
 }
