@@ -515,7 +515,7 @@ function bestInBucket(
     if (!outranks(data, ranked[rules[c]], best)) break;
     if (!chunkPasses(common, (c / CHUNK) * 4)) continue;
     for (let i = c; i < Math.min(c + CHUNK, rules.length); i++) {
-      const found = tryRuleAt(data, index, rules[i], path, best, true);
+      const found = tryRuleAt(data, index, rules[i], path, best);
       if (found !== NO_MATCH) return found === OUTRANKED ? best : found;
     }
   }
@@ -530,24 +530,16 @@ const OUTRANKED = -2;
  * The wildcard rule at position `k` of the ranked table, tried for `path` after the best match
  * so far: its id if it matches, NO_MATCH, or OUTRANKED when it cannot beat `best` (nor can any
  * rule after it, best first). The rule is matched through its piece ids (see sequences.ts),
- * unless `testLongest` and its longest pieces are known to be nowhere in the path (callers
- * that have tested this already pass false).
+ * unless its longest pieces are known to be nowhere in the path.
  */
-function tryRuleAt(
-  data: RobotsData,
-  index: GroupIndex,
-  k: number,
-  path: string,
-  best: number,
-  testLongest: boolean,
-): number {
+function tryRuleAt(data: RobotsData, index: GroupIndex, k: number, path: string, best: number): number {
   const ranked = data.ints;
   const id = ranked[k];
   if (!outranks(data, id, best)) return OUTRANKED;
   if (!pathHas(ranked[k + 1], ranked[k + 2])) return NO_MATCH;
   const rank = (k - index.split) / OTHER_FIELDS;
   const sequences = sequencesFor(data, index);
-  if (testLongest && sequences.lacksLongest(rank, path)) return NO_MATCH;
+  if (sequences.lacksLongest(rank, path)) return NO_MATCH;
   const length = ruleMatchLength(data, id);
   const anchored = ruleAnchored(data, id, length);
   return sequences.matches(data, rank, ruleStart(data, id), length, anchored, path) ? id : NO_MATCH;
@@ -581,7 +573,7 @@ function bestMarked(data: RobotsData, index: GroupIndex, path: string, best: num
 /**
  * The first marked rule of ranks `[from, to)` that matches `path` (see tryRuleAt), read best
  * first: its id, NO_MATCH, or OUTRANKED. A rule whose pieces pair characters the path never
- * pairs, or whose longest pieces the path is known not to hold, is not read at all.
+ * pairs is not read at all.
  */
 function bestAmongMarked(
   data: RobotsData,
@@ -592,7 +584,6 @@ function bestAmongMarked(
   to: number,
 ): number {
   const { pairs, split } = index;
-  const sequences = sequencesFor(data, index);
   for (let w = from >>> 5; w < (to + 31) >>> 5; w++) {
     let bits = marks[w];
     if (w === from >>> 5) bits &= -1 << (from & 31);
@@ -600,10 +591,7 @@ function bestAmongMarked(
     for (; bits !== 0; bits &= bits - 1) {
       const rank = w * 32 + 31 - Math.clz32(bits & -bits);
       if ((pairs[rank * 2] & ~pathPairs[0]) !== 0 || (pairs[rank * 2 + 1] & ~pathPairs[1]) !== 0) continue;
-      // Before the rule itself is read: for rules marked by a start the path holds and then
-      // missing a piece of their own, this test is most of what they cost.
-      if (sequences.lacksLongest(rank, path)) continue;
-      const found = tryRuleAt(data, index, split + rank * OTHER_FIELDS, path, best, false);
+      const found = tryRuleAt(data, index, split + rank * OTHER_FIELDS, path, best);
       if (found !== NO_MATCH) return found;
     }
   }
