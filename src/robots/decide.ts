@@ -257,6 +257,11 @@ function pathHas(low: number, high: number): boolean {
   return (low & ~pathMask[0]) === 0 && (high & ~pathMask[1]) === 0;
 }
 
+/** Whether the path being checked has every character pair of the filter (low, high) of a rule or chunk (see pairMask). */
+function pathHasPairs(low: number, high: number): boolean {
+  return (low & ~pathPairs[0]) === 0 && (high & ~pathPairs[1]) === 0;
+}
+
 /**
  * The decisive rule of merged group `merged` for `path`, or -1 when none matches. `mask` holds
  * the path's character filter (see chars.ts), which pathOf reads on its pass over the URL.
@@ -363,11 +368,9 @@ function matchesIn(data: RobotsData, table: number, path: string, found: number[
  * twenty thousand wildcard rules against an 8 KB path took 60-160 ms matched in place.
  */
 function matchesIndexed(data: RobotsData, index: GroupIndex, path: string, found: number[]): void {
-  beginCheck();
-  pairMask(path, 0, path.length, pathPairs, 0);
+  beginIndexedCheck(path);
   const ints = data.ints;
   const { pairs, split } = index;
-  const sequences = sequencesFor(data, index);
   index.exact?.everyMatch(data, path, found);
   for (let rank = 0; rank < index.grams.ranks; rank++) {
     const k = split + rank * OTHER_FIELDS;
@@ -380,11 +383,8 @@ function matchesIndexed(data: RobotsData, index: GroupIndex, path: string, found
       if (ruleMatches(data, id, path)) found.push(id);
       continue;
     }
-    if ((pairs[rank * 2] & ~pathPairs[0]) !== 0 || (pairs[rank * 2 + 1] & ~pathPairs[1]) !== 0) continue;
-    if (sequences.lacksLongest(rank, path)) continue;
-    const length = ruleMatchLength(data, id);
-    const anchored = ruleAnchored(data, id, length);
-    if (sequences.matches(data, rank, ruleStart(data, id), length, anchored, path)) found.push(id);
+    if (pathHasPairs(pairs[rank * 2], pairs[rank * 2 + 1]) && sequenceMatches(data, index, rank, id, path))
+      found.push(id);
   }
 }
 
@@ -455,11 +455,9 @@ function longestPrefixRule(
 }
 
 function decideIndexed(data: RobotsData, index: GroupIndex, path: string, best: number): number {
-  // The searches of the last check no longer hold.
-  beginCheck();
+  beginIndexedCheck(path);
   const exact = index.exact === null ? -1 : index.exact.exactly(data, path);
   if (exact >= 0 && outranks(data, exact, best)) best = exact;
-  pairMask(path, 0, path.length, pathPairs, 0);
   let count = 0;
   let rules = 0;
   for (const length of index.bucketLengths) {
@@ -481,11 +479,7 @@ function decideIndexed(data: RobotsData, index: GroupIndex, path: string, best: 
  * of the chunk at `common[j, j + 4)` needs (see Bucket).
  */
 function chunkPasses(common: number[], j: number): boolean {
-  return (
-    pathHas(common[j], common[j + 1]) &&
-    (common[j + 2] & ~pathPairs[0]) === 0 &&
-    (common[j + 3] & ~pathPairs[1]) === 0
-  );
+  return pathHas(common[j], common[j + 1]) && pathHasPairs(common[j + 2], common[j + 3]);
 }
 
 /**
@@ -537,12 +531,32 @@ function tryRuleAt(data: RobotsData, index: GroupIndex, k: number, path: string,
   const id = ranked[k];
   if (!outranks(data, id, best)) return OUTRANKED;
   if (!pathHas(ranked[k + 1], ranked[k + 2])) return NO_MATCH;
-  const rank = (k - index.split) / OTHER_FIELDS;
+  return sequenceMatches(data, index, (k - index.split) / OTHER_FIELDS, id, path) ? id : NO_MATCH;
+}
+
+/**
+ * Whether wildcard rule `id`, of rank `rank` in `index`, matches `path`, the path of the last
+ * beginIndexedCheck: through its piece sequence (see sequences.ts), unless its longest pieces are
+ * known to be nowhere in the path.
+ */
+function sequenceMatches(
+  data: RobotsData,
+  index: GroupIndex,
+  rank: number,
+  id: number,
+  path: string,
+): boolean {
   const sequences = sequencesFor(data, index);
-  if (sequences.lacksLongest(rank, path)) return NO_MATCH;
+  if (sequences.lacksLongest(rank, path)) return false;
   const length = ruleMatchLength(data, id);
   const anchored = ruleAnchored(data, id, length);
-  return sequences.matches(data, rank, ruleStart(data, id), length, anchored, path) ? id : NO_MATCH;
+  return sequences.matches(data, rank, ruleStart(data, id), length, anchored, path);
+}
+
+/** Starts a check of `path` against indexed groups: what the searches of the last one found no longer holds. */
+function beginIndexedCheck(path: string): void {
+  beginCheck();
+  pairMask(path, 0, path.length, pathPairs, 0);
 }
 
 /**
@@ -590,7 +604,7 @@ function bestAmongMarked(
     if (w === (to - 1) >>> 5 && (to & 31) !== 0) bits &= (1 << (to & 31)) - 1;
     for (; bits !== 0; bits &= bits - 1) {
       const rank = w * 32 + 31 - Math.clz32(bits & -bits);
-      if ((pairs[rank * 2] & ~pathPairs[0]) !== 0 || (pairs[rank * 2 + 1] & ~pathPairs[1]) !== 0) continue;
+      if (!pathHasPairs(pairs[rank * 2], pairs[rank * 2 + 1])) continue;
       const found = tryRuleAt(data, index, split + rank * OTHER_FIELDS, path, best);
       if (found !== NO_MATCH) return found;
     }

@@ -199,11 +199,9 @@ export class PrefixHash {
    */
   longest(data: RobotsData, path: string): number {
     const lengths = this.lengths;
-    const n = Math.min(path.length, lengths[0]);
-    if (pathHashes.length <= n) pathHashes = new Int32Array(Math.max(n + 1, pathHashes.length * 2));
-    hashPrefixes(path, n, pathHashes);
-    for (let k = firstAtMost(lengths, n); k < lengths.length; k++) {
-      const best = this.bestOfLength(data, path, lengths[k], pathHashes[lengths[k]]);
+    const hashes = prefixHashesOf(path, Math.min(path.length, lengths[0]));
+    for (let k = firstAtMost(lengths, path.length); k < lengths.length; k++) {
+      const best = this.bestOfLength(data, path, lengths[k], hashes[lengths[k]]);
       if (best >= 0) return best;
     }
     return -1;
@@ -214,9 +212,7 @@ export class PrefixHash {
     const n = path.length;
     const k = firstAtMost(this.lengths, n);
     if (k === this.lengths.length || this.lengths[k] !== n) return -1;
-    if (pathHashes.length <= n) pathHashes = new Int32Array(Math.max(n + 1, pathHashes.length * 2));
-    hashPrefixes(path, n, pathHashes);
-    return this.bestOfLength(data, path, n, pathHashes[n]);
+    return this.bestOfLength(data, path, n, prefixHashesOf(path, n)[n]);
   }
 
   /**
@@ -226,33 +222,25 @@ export class PrefixHash {
    */
   everyMatch(data: RobotsData, path: string, found: number[]): void {
     const lengths = this.lengths;
-    const n = Math.min(path.length, lengths[0]);
-    if (pathHashes.length <= n) pathHashes = new Int32Array(Math.max(n + 1, pathHashes.length * 2));
-    hashPrefixes(path, n, pathHashes);
-    for (let k = firstAtMost(lengths, n); k < lengths.length; k++) {
+    const hashes = prefixHashesOf(path, Math.min(path.length, lengths[0]));
+    for (let k = firstAtMost(lengths, path.length); k < lengths.length; k++) {
       const length = lengths[k];
       if (this.anchor !== 0 && length !== path.length) continue;
-      this.eachOfLength(data, path, length, pathHashes[length], found);
+      this.bestOfLength(data, path, length, hashes[length], found);
     }
   }
 
-  /** Appends to `found` the rules hashed with `length` octets to `key` that `path` starts with. */
-  private eachOfLength(data: RobotsData, path: string, length: number, key: number, found: number[]): void {
-    const { heads, entries, shift, filter, filterShift, anchor } = this;
-    const bit = Math.imul(key, FILTER_FACTOR) >>> filterShift;
-    if ((filter[bit >>> 5] & (1 << (bit & 31))) === 0) return;
-    const ints = data.ints;
-    for (let e = heads[Math.imul(key, SLOT_FACTOR) >>> shift] - 1; e >= 0; e = entries[e * ENTRY_FIELDS]) {
-      if (entries[e * ENTRY_FIELDS + 1] !== key) continue;
-      const id = entries[e * ENTRY_FIELDS + 2];
-      if (lengthIn(ints, id) - anchor !== length) continue;
-      const position = startIn(ints, id);
-      if (regionMatches(path, 0, chunkOf(data, position), position & CHUNK_MASK, length)) found.push(id);
-    }
-  }
-
-  /** Of the rules hashed with `length` octets to `key`, the decisive one that `path` starts with; -1 for none. */
-  private bestOfLength(data: RobotsData, path: string, length: number, key: number): number {
+  /**
+   * Of the rules hashed with `length` octets to `key`, the decisive one that `path` starts with
+   * (-1 for none); with `found`, every one of them is appended to it too.
+   */
+  private bestOfLength(
+    data: RobotsData,
+    path: string,
+    length: number,
+    key: number,
+    found: number[] | null = null,
+  ): number {
     const { heads, entries, shift, filter, filterShift, anchor } = this;
     const bit = Math.imul(key, FILTER_FACTOR) >>> filterShift;
     if ((filter[bit >>> 5] & (1 << (bit & 31))) === 0) return -1;
@@ -264,11 +252,19 @@ export class PrefixHash {
       if (lengthIn(ints, id) - anchor !== length) continue;
       const position = startIn(ints, id);
       if (!regionMatches(path, 0, chunkOf(data, position), position & CHUNK_MASK, length)) continue;
+      found?.push(id);
       // The same pattern more than once: allow wins (RFC 9309 2.2.2), then the first line.
       if (best < 0 || betterTwin(ints, id, best)) best = id;
     }
     return best;
   }
+}
+
+/** By i, from 1 to `n`, the hash of `path`'s first i characters (see hashPrefixes), in a table every check reuses. */
+function prefixHashesOf(path: string, n: number): Int32Array {
+  if (pathHashes.length <= n) pathHashes = new Int32Array(Math.max(n + 1, pathHashes.length * 2));
+  hashPrefixes(path, n, pathHashes);
+  return pathHashes;
 }
 
 /** By pattern length, 1 while the lengths of one group are collected (see PrefixHash); reused. */

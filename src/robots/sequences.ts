@@ -255,17 +255,14 @@ class SequenceBuilder {
     return id;
   }
 
+  /** Room in the arrays by id for one more id than they hold. */
   #grow(): void {
-    const size = this.#positions.length * 2;
-    const grown = <T extends Int32Array | Uint16Array>(array: T, bigger: T): T => {
-      bigger.set(array);
-      return bigger;
-    };
-    this.#positions = grown(this.#positions, new Int32Array(size));
-    this.#lengths = grown(this.#lengths, new Int32Array(size));
-    this.#seconds = grown(this.#seconds, new Uint16Array(size));
-    this.#hashes = grown(this.#hashes, new Int32Array(size));
-    this.#windows = grown(this.#windows, new Int32Array(size));
+    const used = this.#positions.length;
+    this.#positions = withRoom(this.#positions, used, used + 1);
+    this.#lengths = withRoom(this.#lengths, used, used + 1);
+    this.#seconds = withRoom(this.#seconds, used, used + 1);
+    this.#hashes = withRoom(this.#hashes, used, used + 1);
+    this.#windows = withRoom(this.#windows, used, used + 1);
   }
 
   /** Files every id again in a table of twice the slots. */
