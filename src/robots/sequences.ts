@@ -53,9 +53,8 @@ const RUN_ROW = 129;
 const RUN_SHIFT = 17;
 /**
  * Runs shorter than this are steps of one piece each, followed through rows read after read. A
- * run costs a branch the processor guesses wrong and a table of counts per character: with runs
- * from 8 pieces, rules of random `*a` and `*c` pieces (one run in 128 that long) were checked
- * 20-30% slower.
+ * run costs a branch the processor guesses wrong and three reads: with runs from 8 pieces, rules
+ * of random `*a` and `*c` pieces (one run in 128 that long) were checked 20-30% slower.
  */
 const RUN_MIN = 32;
 
@@ -316,10 +315,9 @@ let check = 0;
  * which a rule of hundreds of one-character pieces (`/*a*c*a*a…`) costs a read of an array per
  * piece, where each was a search of the engine.
  *
- * A run of k pieces of one character (`*a*a*a`) is found through the counts of the character
- * instead, built as a run first needs them: by position, how many occurrences come before it
- * (n + 1 of them for a path of n characters; the last is how many there are), then where they
- * are, in order. The run ends one past the k-th occurrence from where it starts: two reads, not k.
+ * A run of k pieces of one character (`*a*a*a`) ends one past the k-th occurrence of the
+ * character from where it starts: the row gives the first, and the ranks and the list of
+ * occurrences kept after the row (see buildRow) the k-th, in three reads, not k.
  */
 /** Paths longer than this get no rows: the engine searches them. A row holds positions in 16 bits. */
 const ROW_PATH_LIMIT = 16 * 1024;
@@ -330,11 +328,6 @@ const ROW_HOPS = 8;
 /** The rows of the check under way, one after another, and how much of it they take. */
 let rowTable = new Uint16Array(0);
 let rowTableUsed = 0;
-/** The counts of the check under way (see above), one after another, and how much of it they take. */
-let countTable = new Uint16Array(0);
-let countTableUsed = 0;
-/** By character (ASCII), where its counts start in countTable, -1 until they are built for the path in pathCodes. */
-const countStarts = new Int32Array(NO_ROW).fill(-1);
 /**
  * By character (ASCII), where its row starts in rowTable, -1 until it is built for the path in
  * pathCodes; the entries of NO_ROW and RUN_ROW stay -1.
@@ -356,7 +349,6 @@ function readPath(path: string): void {
   pathCodes[n] = -1;
   codesOf = check;
   rowStarts.fill(-1);
-  countStarts.fill(-1);
 }
 
 /** Starts a check of a new path: what the searches of earlier checks found no longer holds. */
@@ -364,7 +356,6 @@ export function beginCheck(): void {
   for (let k = 0; k < slicedCount; k++) pieces[sliced[k]] = '';
   slicedCount = 0;
   rowTableUsed = 0;
-  countTableUsed = 0;
   windowSetsUsed = 0;
   setsCount = 0;
   if (++check === 0x7fffffff) {
@@ -744,19 +735,30 @@ function hashWindows(length: number, n: number): number {
 
 /**
  * Builds the row of character `code` (see rows) for the path of the check under way, of `n`
- * characters, and says where it starts in rowTable.
+ * characters, and says where it starts in rowTable. After the row come, for runs, the rank of
+ * each occurrence counted from the last (at its position, n of them, read only there), then the
+ * occurrences from the last back: one loop, which every check with rows runs, also serves the
+ * rare check with runs, whose first run would otherwise wait for a loop of its own to be compiled.
  */
 function buildRow(code: number, n: number): number {
   const at = rowTableUsed;
-  rowTable = withRoom(rowTable, at, at + n + 1);
+  rowTable = withRoom(rowTable, at, at + 3 * n + 1);
+  const table = rowTable;
+  const ranks = at + n + 1;
+  const occurrences = ranks + n;
   let next = NONE;
-  rowTable[at + n] = NONE;
+  let count = 0;
+  table[at + n] = NONE;
   for (let i = n - 1; i >= 0; i--) {
-    if (pathCodes[i] === code) next = i;
-    rowTable[at + i] = next;
+    if (pathCodes[i] === code) {
+      next = i;
+      table[ranks + i] = count;
+      table[occurrences + count++] = i;
+    }
+    table[at + i] = next;
   }
   rowStarts[code] = at;
-  rowTableUsed = at + n + 1;
+  rowTableUsed = occurrences + count;
   return at;
 }
 
@@ -765,30 +767,13 @@ function buildRow(code: number, n: number): number {
  * check under way, of `n` characters; -1 if there are fewer.
  */
 function kthFrom(code: number, from: number, k: number, n: number): number {
-  let counts = countStarts[code];
-  if (counts < 0) counts = buildCounts(code, n);
-  const r = countTable[counts + from] + k - 1;
-  return r < countTable[counts + n] ? countTable[counts + n + 1 + r] : -1;
-}
-
-/**
- * Builds the counts of character `code` (see rows) for the path of the check under way, of `n`
- * characters, and says where they start in countTable.
- */
-function buildCounts(code: number, n: number): number {
-  const at = countTableUsed;
-  countTable = withRoom(countTable, at, at + 2 * n + 1);
-  const table = countTable;
-  const occurrences = at + n + 1;
-  let count = 0;
-  for (let i = 0; i < n; i++) {
-    table[at + i] = count;
-    if (pathCodes[i] === code) table[occurrences + count++] = i;
-  }
-  table[at + n] = count;
-  countStarts[code] = at;
-  countTableUsed = occurrences + count;
-  return at;
+  let row = rowStarts[code];
+  if (row < 0) row = buildRow(code, n);
+  const first = rowTable[row + from];
+  if (first === NONE) return -1;
+  // Ranks count from the last occurrence: the k-th from `first` is k - 1 ranks nearer the last.
+  const rank = rowTable[row + n + 1 + first] - (k - 1);
+  return rank < 0 ? -1 : rowTable[row + 2 * n + 1 + rank];
 }
 
 /**
