@@ -549,9 +549,16 @@ export class PieceSequences {
    */
   #stepOffRows(data: RobotsData, step: number, s: number, path: string): number {
     if ((step & STEP_ROW) === RUN_ROW) {
-      // One past the k-th occurrence of the character from s.
-      const found = kthFrom((step >>> STEP_SHIFT) & 127, s, step >>> RUN_SHIFT, path.length);
-      return found < 0 ? -1 : found + 1;
+      // One past the k-th occurrence of the character from s (see buildRow).
+      const code = (step >>> STEP_SHIFT) & 127;
+      const n = path.length;
+      let row = rowStarts[code];
+      if (row < 0) row = buildRow(code, n);
+      const table = rowTable;
+      const first = table[row + s];
+      if (first === NONE) return -1;
+      const rank = table[row + n + 1 + first] - ((step >>> RUN_SHIFT) - 1);
+      return rank < 0 ? -1 : table[row + 2 * n + 1 + rank] + 1;
     }
     const id = step >>> STEP_SHIFT;
     const found = this.#find(data, id, path, s);
@@ -760,20 +767,6 @@ function buildRow(code: number, n: number): number {
   rowStarts[code] = at;
   rowTableUsed = occurrences + count;
   return at;
-}
-
-/**
- * Where the `k`-th occurrence of character `code` from position `from` is in the path of the
- * check under way, of `n` characters; -1 if there are fewer.
- */
-function kthFrom(code: number, from: number, k: number, n: number): number {
-  let row = rowStarts[code];
-  if (row < 0) row = buildRow(code, n);
-  const first = rowTable[row + from];
-  if (first === NONE) return -1;
-  // Ranks count from the last occurrence: the k-th from `first` is k - 1 ranks nearer the last.
-  const rank = rowTable[row + n + 1 + first] - (k - 1);
-  return rank < 0 ? -1 : rowTable[row + 2 * n + 1 + rank];
 }
 
 /**
