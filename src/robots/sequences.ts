@@ -64,6 +64,26 @@ function runStep(code: number, count: number): number {
 }
 
 /**
+ * Appends a piece of one character, `code`, at `out` to the rule whose steps start at `rule` in
+ * `steps`: one more in a run of it, or a step of its own, which makes a run with the RUN_MIN - 1
+ * steps before it when they are the same. Returns where the steps now end.
+ */
+function addSingle(steps: Int32Array, rule: number, out: number, code: number): number {
+  const single = STEP_RUN | code;
+  const last = out - 1;
+  if (last >= rule && (steps[last] & (STEP_ROW | (127 << STEP_SHIFT))) === (RUN_ROW | (code << STEP_SHIFT))) {
+    steps[last] += 1 << RUN_SHIFT;
+    return out;
+  }
+  steps[out++] = single;
+  let first = out - 1;
+  while (first > rule && out - first < RUN_MIN && steps[first - 1] === single) first--;
+  if (out - first < RUN_MIN) return out;
+  steps[first] = runStep(code, RUN_MIN);
+  return first + 1;
+}
+
+/**
  * The wildcard and `$` rules `ints[split, end)` of a ranked table (see rank.ts), best first, as
  * piece sequences. An exact rule (`/a/$`) has none: an index finds those by their pattern.
  */
@@ -126,83 +146,56 @@ class SequenceBuilder {
     this.#longest = new Int32Array(2 * rules).fill(-1);
   }
 
-  /** Adds the next rule: its pattern starts at `position` (as ruleStart gives it), its match part is `length` characters long. */
+  /**
+   * Adds the next rule: its pattern starts at `position` (as ruleStart gives it), its match part
+   * is `length` characters long. A piece of one character is written as a step of its own here,
+   * and finish makes runs of them. No branch for them: a file whose large groups have none has
+   * this loop compiled without one, which a file of `*a` pieces would reach on its first rule,
+   * and then run uncompiled for thousands of rules.
+   */
   add(position: number, length: number): void {
     const patterns = chunkOf(this.#data, position);
     const start = position & CHUNK_MASK;
     const end = start + length;
+    const steps = this.#steps;
+    const longestIds = this.#longest;
+    const at = 2 * this.#rules;
+    let used = this.#used;
     let p = start;
     let longest = 1;
     let second = 1;
-    const rule = this.#used;
     while (p < end && patterns.charCodeAt(p) !== 42 /* * */) p++;
     while (p < end) {
       while (p < end && patterns.charCodeAt(p) === 42) p++;
       if (p === end) break;
       const from = p;
       const first = patterns.charCodeAt(from);
-      if (first < NO_ROW && (p + 1 === end || patterns.charCodeAt(p + 1) === 42)) {
-        // A one-character piece: one more in the run of the step before, or a run of its own.
-        p++;
-        this.#addSingle(rule, first);
-        continue;
-      }
       let hash = PIECE_SEED;
       for (; p < end; p++) {
         const c = patterns.charCodeAt(p);
         if (c === 42) break;
         hash = Math.imul(hash ^ c, 0x01000193);
       }
-      const id = this.#idOf(patterns, from, p - from, position + (from - start), hash);
-      this.#steps[this.#used++] = (id << STEP_SHIFT) | Math.min(first, NO_ROW);
       const length = p - from;
-      const at = 2 * this.#rules;
+      // A piece of one ASCII character needs no id; both steps are worked out by the same code.
+      const single = STEP_RUN | first;
+      const id =
+        length + (first >>> 7) === 1
+          ? -1
+          : this.#idOf(patterns, from, length, position + (from - start), hash);
+      steps[used++] = id < 0 ? single : (id << STEP_SHIFT) | Math.min(first, NO_ROW);
       if (length > longest) {
         second = longest;
-        this.#longest[at + 1] = this.#longest[at];
+        longestIds[at + 1] = longestIds[at];
         longest = length;
-        this.#longest[at] = id;
-      } else if (length > second && id !== this.#longest[at]) {
+        longestIds[at] = id;
+      } else if (length > second && id !== longestIds[at]) {
         second = length;
-        this.#longest[at + 1] = id;
+        longestIds[at + 1] = id;
       }
     }
-    // The last piece a step of its own: an anchored rule tests it at the end of the path.
-    const last = this.#used - 1;
-    if (last >= rule && (this.#steps[last] & STEP_ROW) === RUN_ROW) {
-      const step = this.#steps[last];
-      const code = (step >>> STEP_SHIFT) & 127;
-      const rest = (step >>> RUN_SHIFT) - 1;
-      if (rest >= RUN_MIN) this.#steps[last] = runStep(code, rest);
-      else for (this.#used = last; this.#used < last + rest; ) this.#steps[this.#used++] = STEP_RUN | code;
-      this.#steps[this.#used++] = STEP_RUN | code;
-    }
-    this.#offsets[++this.#rules] = this.#used;
-  }
-
-  /**
-   * Adds a piece of one character, `code`, to the rule whose steps start at `rule`: one more in
-   * a run of it, or a step of its own, which makes a run with the RUN_MIN - 1 steps before it
-   * when they are the same.
-   */
-  #addSingle(rule: number, code: number): void {
-    const steps = this.#steps;
-    const single = STEP_RUN | code;
-    const last = this.#used - 1;
-    if (
-      last >= rule &&
-      (steps[last] & (STEP_ROW | (127 << STEP_SHIFT))) === (RUN_ROW | (code << STEP_SHIFT))
-    ) {
-      steps[last] += 1 << RUN_SHIFT;
-      return;
-    }
-    steps[this.#used++] = single;
-    let from = this.#used - 1;
-    while (from > rule && this.#used - from < RUN_MIN && steps[from - 1] === single) from--;
-    if (this.#used - from === RUN_MIN) {
-      this.#used = from;
-      steps[this.#used++] = runStep(code, RUN_MIN);
-    }
+    this.#used = used;
+    this.#offsets[++this.#rules] = used;
   }
 
   /** Adds a rule the index never matches through its pieces. */
@@ -210,7 +203,41 @@ class SequenceBuilder {
     this.#offsets[++this.#rules] = this.#used;
   }
 
+  /**
+   * Rewrites the steps in place: a piece of one character becomes STEP_RUN and the character,
+   * and RUN_MIN or more of them in a row, of one character, one run step. The last piece of a
+   * rule stays a step of its own: an anchored rule tests it at the end of the path.
+   */
+  #takeSingles(): void {
+    const steps = this.#steps;
+    const offsets = this.#offsets;
+    let out = 0;
+    let from = 0;
+    for (let r = 0; r < this.#rules; r++) {
+      const to = offsets[r + 1];
+      const rule = out;
+      for (let j = from; j < to; j++) {
+        const step = steps[j];
+        if ((step & STEP_RUN) === 0) steps[out++] = step;
+        else out = addSingle(steps, rule, out, step & STEP_ROW);
+      }
+      const last = out - 1;
+      if (last >= rule && (steps[last] & STEP_ROW) === RUN_ROW) {
+        const step = steps[last];
+        const code = (step >>> STEP_SHIFT) & 127;
+        const rest = (step >>> RUN_SHIFT) - 1;
+        if (rest >= RUN_MIN) steps[last] = runStep(code, rest);
+        else for (out = last; out < last + rest; ) steps[out++] = STEP_RUN | code;
+        steps[out++] = STEP_RUN | code;
+      }
+      from = to;
+      offsets[r + 1] = out;
+    }
+    this.#used = out;
+  }
+
   finish(): PieceSequences {
+    this.#takeSingles();
     const count = this.#count;
     return new PieceSequences(
       this.#offsets,
