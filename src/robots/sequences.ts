@@ -120,12 +120,12 @@ class SequenceBuilder {
    * By id, where the piece is among the file's patterns (as ruleStart gives it), its length, its
    * second character, and the hash of its text (see PIECE_SEED); grown as ids are added.
    */
-  #positions = new Int32Array(64);
-  #lengths = new Int32Array(64);
-  #seconds = new Uint16Array(64);
-  #hashes = new Int32Array(64);
+  #positions: Int32Array;
+  #lengths: Int32Array;
+  #seconds: Uint16Array;
+  #hashes: Int32Array;
   /** By id, the hash of the piece as a window of a path (see lacksWindow). */
-  #windows = new Int32Array(64);
+  #windows: Int32Array;
   #count = 0;
   /**
    * By rule, two ints: the ids of its longest piece and of its longest other piece (the first on
@@ -136,14 +136,26 @@ class SequenceBuilder {
    * The ids by the hash of their text: open addressing, a slot holding an id plus one (0: empty),
    * at most half full, found by the high bits of the hash's product with WINDOW_SLOT_FACTOR.
    */
-  #slots = new Int32Array(128);
-  #slotShift = 32 - 7;
+  #slots: Int32Array;
+  #slotShift: number;
 
   constructor(data: RobotsData, rules: number, pieces: number) {
     this.#data = data;
     this.#offsets = new Int32Array(rules + 1);
     this.#steps = new Int32Array(pieces);
     this.#longest = new Int32Array(2 * rules).fill(-1);
+    // Room for a piece of its own per rule, as most large groups have, before the arrays by id
+    // grow: growing them and filing every id again, a few times over, cost the first parse of
+    // 22,743 rules of two pieces each several milliseconds, in code that had not yet been compiled.
+    const ids = Math.max(64, Math.min(rules, pieces));
+    this.#positions = new Int32Array(ids);
+    this.#lengths = new Int32Array(ids);
+    this.#seconds = new Uint16Array(ids);
+    this.#hashes = new Int32Array(ids);
+    this.#windows = new Int32Array(ids);
+    const bits = 32 - Math.clz32(2 * ids - 1);
+    this.#slots = new Int32Array(1 << bits);
+    this.#slotShift = 32 - bits;
   }
 
   /**
