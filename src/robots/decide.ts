@@ -52,6 +52,8 @@ import {
   gramOf,
   LONGEST_AT,
   LONGEST_LENGTH,
+  OTHER_AT,
+  OTHER_LENGTH,
   pairMask,
   pieceShape,
 } from './pieces.js';
@@ -627,6 +629,8 @@ function buildIndex(data: RobotsData, split: number, end: number): GroupIndex {
   const exact: number[] = [];
   const lists = new Map<string, number[]>();
   const grams: (Gram | null)[] = [];
+  // By rank, where another gram of the rule starts in its chunk of the patterns, and its length.
+  const others = new Int32Array(((end - split) / OTHER_FIELDS) * 2);
   const pairs = new Int32Array(((end - split) / OTHER_FIELDS) * 2);
   let characters = 0;
   for (let k = split; k < end; k += OTHER_FIELDS) {
@@ -642,8 +646,11 @@ function buildIndex(data: RobotsData, split: number, end: number): GroupIndex {
       continue;
     }
     // One read of the rule: its pairs, its pieces and where its first `*` is.
-    pairMask(patterns, start, matchEnd, pairs, ((k - split) / OTHER_FIELDS) * 2);
+    const at = ((k - split) / OTHER_FIELDS) * 2;
+    pairMask(patterns, start, matchEnd, pairs, at);
     grams.push(gramOf(patterns, pieceShape[LONGEST_AT], pieceShape[LONGEST_LENGTH]));
+    others[at] = pieceShape[OTHER_AT];
+    others[at + 1] = pieceShape[OTHER_LENGTH];
     const star = pieceShape[FIRST_STAR];
     const key = patterns.slice(start, Math.min(start + BUCKET_PREFIX, star < 0 ? matchEnd : star));
     const list = lists.get(key);
@@ -658,7 +665,9 @@ function buildIndex(data: RobotsData, split: number, end: number): GroupIndex {
     buckets,
     bucketLengths: [...new Set([...buckets.keys()].map((k) => k.length))].sort((a, b) => a - b),
     split,
-    grams: new GramIndex(grams),
+    grams: GramIndex.build(grams, others, (rank) =>
+      chunkOf(data, ruleStart(data, ranked[split + rank * OTHER_FIELDS])),
+    ),
     pairs,
     // Built now when a check would take long to: the other indexes wait for a check that needs them.
     sequences: characters > EAGER_SEQUENCES ? sequencesOf(data, split, end) : null,

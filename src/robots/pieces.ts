@@ -1,9 +1,10 @@
 /**
  * An index for groups with many wildcard rules: a rule like `/*x123y*z$` can only match a
  * path that contains its piece `x123y`. Each indexed rule is filed under a hash of (the start
- * of) its longest inner piece, its gram; a check hashes the windows of the path that could
- * start a gram and marks the rules filed under them, so that a path is read once per gram
- * length rather than once per rule. A hash says "maybe": a marked rule is still matched in full.
+ * of) its longest inner piece, its gram, or of another text it needs when too many rules share
+ * that one; a check hashes the windows of the path that could start a gram and marks the rules
+ * filed under them, so that a path is read once per gram length rather than once per rule. A
+ * hash says "maybe": a marked rule is still matched in full.
  */
 
 /**
@@ -98,6 +99,18 @@ export function gramOf(text: string, at: number, pieceLength: number): Gram {
 }
 
 const NO_GRAM: Gram = Object.freeze({ key: 0, length: 0, first: 0 });
+
+/**
+ * Rules whose longest pieces share a gram are all marked for a path that holds it, and each is
+ * then matched: 9,500 rules `/*<20 characters of the path>*<a tail of their own>` cost a check
+ * 0.6 ms. A rule whose gram more than this many rules have is filed under its other gram (see
+ * pairMask) when no more than this many have that one (see GramIndex.build).
+ */
+const SHARED_GRAM = 64;
+
+/** By slot of the GramIndex built last, how many rules have its key (see GramIndex.build). */
+let slotCounts = new Int32Array(64);
+
 /** The prefix hashes of the gram being computed (see gramOf); reused. */
 const gramHashes = new Int32Array(MAX_GRAM + 1);
 /** What gramOf looks for where a gram could start in it: nothing (one position is written all the same). */
@@ -151,6 +164,37 @@ export class GramIndex {
   private readonly bestRanks: Int32Array;
   /** How many ranks the index has, those a check never needs included. */
   readonly ranks: number;
+  /** How many rules have the gram most of them have. */
+  readonly mostShared: number;
+
+  /**
+   * The index of `grams` (see the constructor), with each rule whose gram more than SHARED_GRAM
+   * rules have filed instead under its other gram, when no more than SHARED_GRAM have that one:
+   * any text a rule needs is as good a gram for matching, and only which rules a path marks
+   * changes. By rank, `others` holds where the other gram starts in `textOf(rank)` and how long
+   * it is (0 for none; see pairMask).
+   */
+  static build(grams: (Gram | null)[], others: Int32Array, textOf: (rank: number) => string): GramIndex {
+    const index = new GramIndex(grams);
+    if (index.mostShared <= SHARED_GRAM) return index;
+    let moved = 0;
+    for (let r = 0; r < grams.length; r++) {
+      const gram = grams[r];
+      const length = others[2 * r + 1];
+      if (gram === null || gram.length === 0 || length === 0 || index.countOf(gram.key) <= SHARED_GRAM)
+        continue;
+      const other = gramOf(textOf(r), others[2 * r], length);
+      if (index.countOf(other.key) > SHARED_GRAM) continue;
+      grams[r] = other;
+      moved++;
+    }
+    return moved === 0 ? index : new GramIndex(grams);
+  }
+
+  /** How many rules have `key`, until another index is built. */
+  private countOf(key: number): number {
+    return slotCounts[this.slotOf(key)];
+  }
 
   /**
    * @param grams by rank, the gram of each rule; null for a rank a check never needs (a rule
@@ -177,6 +221,9 @@ export class GramIndex {
     const starts = new Uint8Array(128);
     // By length, the best rank filed under it, or -1.
     const bestByLength = new Int32Array(MAX_GRAM + 1).fill(-1);
+    if (slotCounts.length < size) slotCounts = new Int32Array(size);
+    slotCounts.fill(0, 0, size);
+    let most = 0;
     // Filed from the worst rank up, each in front: every list runs best first.
     for (let r = count - 1; r >= 0; r--) {
       const gram = grams[r];
@@ -194,7 +241,9 @@ export class GramIndex {
       this.keys[slot] = key;
       this.next[r] = this.heads[slot] - 1;
       this.heads[slot] = r + 1;
+      most = Math.max(most, ++slotCounts[slot]);
     }
+    this.mostShared = most;
     this.starts = starts;
     const lengths: number[] = [];
     for (let length = 1; length <= MAX_GRAM; length++) if (bestByLength[length] >= 0) lengths.push(length);
@@ -307,8 +356,11 @@ export function pairMask(text: string, from: number, to: number, out: Int32Array
   let pieceStart = from;
   let longestAt = from;
   let longestLength = 0;
-  for (let i = from; i < to; i++) {
-    const c = text.charCodeAt(i);
+  let secondAt = from;
+  let secondLength = 0;
+  for (let i = from; i <= to; i++) {
+    // The end of the text ends a piece as a `*` does.
+    const c = i < to ? text.charCodeAt(i) : 42;
     if (previous !== 42 && c !== 42) {
       // Which word the bit goes to is as random as the bit: chosen by masks, not by a branch
       // that the processor would guess wrong every other pair (a shift reads the low 5 bits).
@@ -318,34 +370,48 @@ export function pairMask(text: string, from: number, to: number, out: Int32Array
       high |= (1 << bit) & inHigh;
     } else if (c === 42) {
       // A piece ends: the first longest after the first `*` is the rule's gram (see gramOf).
-      if (firstStar < 0) firstStar = i;
-      else if (i - pieceStart > longestLength) {
+      const length = i - pieceStart;
+      if (firstStar < 0) firstStar = i < to ? i : -1;
+      else if (length > longestLength) {
+        secondAt = longestAt;
+        secondLength = longestLength;
         longestAt = pieceStart;
-        longestLength = i - pieceStart;
+        longestLength = length;
+      } else if (length > secondLength) {
+        secondAt = pieceStart;
+        secondLength = length;
       }
       pieceStart = i + 1;
     }
     previous = c;
-  }
-  if (firstStar >= 0 && to - pieceStart > longestLength) {
-    longestAt = pieceStart;
-    longestLength = to - pieceStart;
   }
   out[at] = low;
   out[at + 1] = high;
   pieceShape[FIRST_STAR] = firstStar;
   pieceShape[LONGEST_AT] = longestAt;
   pieceShape[LONGEST_LENGTH] = longestLength;
+  // The gram to file the rule under when too many rules share the one of its longest piece (see
+  // GramIndex.build): its second longest piece, or else the end of a longest piece longer than
+  // a gram. Chosen with no arithmetic in a branch: few files need it, and the first would stop
+  // the compiled loop that calls this.
+  const tailAt = longestAt + longestLength - MAX_GRAM;
+  const hasTail = longestLength > MAX_GRAM;
+  const hasSecond = secondLength >= MIN_GRAM;
+  pieceShape[OTHER_AT] = hasSecond ? secondAt : tailAt;
+  pieceShape[OTHER_LENGTH] = hasSecond ? secondLength : hasTail ? MAX_GRAM : 0;
 }
 
 /**
- * What the last pairMask found on its way: where the first `*` is (-1 for none), and where the
- * longest piece after it starts and its length (the first of them on a tie; 0 for none).
+ * What the last pairMask found on its way: where the first `*` is (-1 for none); where the
+ * longest piece after it starts and its length (the first of them on a tie; 0 for none); and
+ * where another text the rule needs starts and its length, for another gram (0 for none).
  */
-export const pieceShape = new Int32Array(3);
+export const pieceShape = new Int32Array(5);
 export const FIRST_STAR = 0;
 export const LONGEST_AT = 1;
 export const LONGEST_LENGTH = 2;
+export const OTHER_AT = 3;
+export const OTHER_LENGTH = 4;
 
 /** Ints of a bitset of `count` bits. */
 function bitsetWords(count: number): number {
