@@ -290,6 +290,8 @@ export class GramIndex {
    */
   begin(path: string, out: Int32Array): void {
     out.set(this.always);
+    // With no gram to look for (rules of one-character pieces), the path is not hashed.
+    if (this.lengths.length === 0) return;
     const n = path.length;
     if (prefixHashes.length <= n) prefixHashes = new Int32Array(Math.max(n + 1, prefixHashes.length * 2));
     if (startPositions.length < n) startPositions = new Int32Array(Math.max(n, startPositions.length * 2));
