@@ -596,8 +596,9 @@ export class PieceSequences {
       const table = rowTable;
       const first = table[row + s];
       if (first === NONE) return -1;
-      const rank = table[row + n + 1 + first] - ((step >>> RUN_SHIFT) - 1);
-      return rank < 0 ? -1 : table[row + 2 * n + 1 + rank] + 1;
+      const ranks = row + n + 1;
+      const rank = table[ranks + first] - ((step >>> RUN_SHIFT) - 1);
+      return rank < 0 ? -1 : table[ranks + n + rank] + 1;
     }
     const id = step >>> STEP_SHIFT;
     const found = this.#find(data, id, path, s);

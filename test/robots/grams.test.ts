@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { RobotsTxt } from '../../src/index.js';
+import { agreesWithReference, fileOf } from './support/agreement.js';
 import { type ReferenceRule, referenceAllowed, referenceMatchesTable } from './support/reference.js';
 
 /*
@@ -12,8 +13,7 @@ import { type ReferenceRule, referenceAllowed, referenceMatchesTable } from './s
  */
 
 function robotsOf(rules: readonly ReferenceRule[]): RobotsTxt {
-  const lines = rules.map((r) => `${r.allow ? 'allow' : 'disallow'}: ${r.pattern}`);
-  return RobotsTxt.parse(`user-agent: *\n${lines.join('\n')}\n`);
+  return RobotsTxt.parse(fileOf(rules));
 }
 
 /** The verdict and the line of the decisive rule, checked against the literal reading. */
@@ -97,18 +97,11 @@ describe('groups of rules built from a few shared pieces', () => {
     const path = fc
       .array(fc.oneof(piece, tail), { minLength: 1, maxLength: 8 })
       .map((parts) => `/${parts.join('')}`);
-    fc.assert(
-      fc.property(
-        fc.array(rule, { minLength: 80, maxLength: 220 }),
-        fc.array(path, { minLength: 8, maxLength: 8 }),
-        (rules, paths) => {
-          const robots = robotsOf(rules);
-          for (const p of paths) {
-            expect(robots.isAllowed(p, 'bot')).toBe(referenceAllowed(rules, p, referenceMatchesTable));
-          }
-        },
-      ),
+    agreesWithReference(
+      fc.array(rule, { minLength: 80, maxLength: 220 }),
+      fc.array(path, { minLength: 8, maxLength: 8 }),
       { numRuns: 60 },
+      { matches: referenceMatchesTable },
     );
   });
 });

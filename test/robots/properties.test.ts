@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { RobotsTxt } from '../../src/index.js';
 import { DOT_SEGMENT, NORMAL_HTTP_URL } from '../../src/robots/compile.js';
 import { matchesPattern } from '../../src/robots/match.js';
+import { agreesWithReference, fileOf } from './support/agreement.js';
 import { referenceAllowed, referenceMatches, referenceMatchesTable } from './support/reference.js';
 
 const pattern = fc
@@ -12,26 +13,6 @@ const rule = fc.record({ allow: fc.boolean(), pattern });
 const path = fc
   .array(fc.constantFrom('/', 'a', 'b', 'c', '.', 'x'), { maxLength: 12 })
   .map((c) => `/${c.join('')}`);
-const fileOf = (rules: readonly { allow: boolean; pattern: string }[]) =>
-  `user-agent: *\n${rules.map((r) => `${r.allow ? 'allow' : 'disallow'}: ${r.pattern}`).join('\n')}\n`;
-
-/** Checks that the parsed rules answer every path as the literal reading does. */
-function agreesWithReference(
-  rules: fc.Arbitrary<{ allow: boolean; pattern: string }[]>,
-  paths: fc.Arbitrary<string[]>,
-  parameters: fc.Parameters<[{ allow: boolean; pattern: string }[], string[]]>,
-  parseBetween = false,
-): void {
-  fc.assert(
-    fc.property(rules, paths, (generated, checked) => {
-      const robots = RobotsTxt.parse(fileOf(generated));
-      if (parseBetween) RobotsTxt.parse(fileOf([...generated].reverse()));
-      for (const p of checked) expect(robots.isAllowed(p, 'bot')).toBe(referenceAllowed(generated, p));
-    }),
-    parameters,
-  );
-}
-
 /** The candidates of a verdict for `path` (file lines from 2), as the literal reading finds them, best first. */
 function expectedCandidates(
   rules: readonly { allow: boolean; pattern: string }[],
@@ -42,6 +23,11 @@ function expectedCandidates(
     .filter(({ r }) => r.pattern !== '' && referenceMatches(r.pattern, path))
     .sort((a, b) => b.length - a.length || Number(b.r.allow) - Number(a.r.allow) || a.line - b.line)
     .map(({ kind, line, length }) => ({ kind, line, length }));
+}
+
+/** The kind, line and length of each candidate of a verdict, as expectedCandidates lists them. */
+function listed(candidates: readonly { kind: string; line: number; length: number }[]) {
+  return candidates.map(({ kind, line, length }) => ({ kind, line, length }));
 }
 
 describe('matcher properties', () => {
@@ -58,7 +44,7 @@ describe('matcher properties', () => {
       fc.array(rule, { maxLength: 40 }),
       fc.array(path, { minLength: 1, maxLength: 8 }),
       { numRuns: 1_000 },
-      true,
+      { parseBetween: true },
     );
   });
 
@@ -66,9 +52,7 @@ describe('matcher properties', () => {
     fc.assert(
       fc.property(fc.array(rule, { maxLength: 40 }), path, (rules, p) => {
         const { candidates } = RobotsTxt.parse(fileOf(rules)).explain(p, 'bot');
-        expect(candidates.map(({ kind, line, length }) => ({ kind, line, length }))).toEqual(
-          expectedCandidates(rules, p),
-        );
+        expect(listed(candidates)).toEqual(expectedCandidates(rules, p));
       }),
       { numRuns: 1_000 },
     );
@@ -106,7 +90,7 @@ describe('matcher properties', () => {
           for (const p of paths) {
             const expected = expectedCandidates(rules, p);
             const { candidates, rule: decisive } = robots.explain(p, 'bot');
-            expect(candidates.map(({ kind, line, length }) => ({ kind, line, length }))).toEqual(expected);
+            expect(listed(candidates)).toEqual(expected);
             expect(decisive?.line).toBe(expected[0]?.line);
           }
         },
