@@ -552,6 +552,8 @@ export class PieceSequences {
         if ((step & STEP_ROW) >= NO_ROW) {
           s = this.#stepOffRows(data, step, s, path);
           if (s < 0) return false;
+          // A run builds rows too, and may have moved them to a larger table.
+          table = rowTable;
           continue;
         }
         row = buildRow(step & STEP_ROW, path.length);

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { RobotsTxt } from '../../src/index.js';
 import { matchesPattern } from '../../src/robots/match.js';
 import { referenceAllowed, referenceMatchesTable } from './support/reference.js';
@@ -222,7 +222,7 @@ describe('pieces a check knows are not in the path, from the hashes of its windo
 });
 
 describe('runs of one-character pieces, taken at once', () => {
-  // Forty rules make the group one that a check follows piece by piece; each fails at its `z`.
+  // Forty rules make the group one that a check indexes; none matches, the paths having no `z`.
   const others = Array.from({ length: 40 }, (_, i) => `/x${'*b'.repeat(i + 1)}*z`);
   const verdict = (rule: string, path: string) => {
     const rules = [...others, rule].map((pattern) => ({ allow: false, pattern }));
@@ -262,6 +262,19 @@ describe('runs of one-character pieces, taken at once', () => {
     expect(verdict(`/x${run(33)}$`, path)).toBe(false);
     expect(verdict(`/x${run(40)}$`, `${path}b`)).toBe(true);
     expect(verdict(`/x${run(39)}*b$`, `${path}b`)).toBe(false);
+  });
+
+  it('reads the row a run built in the first check of a process, which enlarged the table', async () => {
+    // Fresh modules: the check starts with no table of rows, and the run, tried first as the
+    // longest rule, builds the first row. The piece of `a` after it reads that row.
+    vi.resetModules();
+    const fresh = await import('../../src/index.js');
+    const rule = `/x${run(60)}`;
+    const robots = fresh.RobotsTxt.parse(
+      `user-agent: *\n${[...others, rule].map((pattern) => `disallow: ${pattern}`).join('\n')}\n`,
+    );
+    expect(robots.isAllowed(`/x${'a'.repeat(60)}`, 'bot')).toBe(false);
+    expect(robots.isAllowed(`/x${'a'.repeat(59)}`, 'bot')).toBe(true);
   });
 
   it('takes runs along a path past 16 KiB, where the engine searches', () => {
