@@ -224,13 +224,17 @@ describe('pieces a check knows are not in the path, from the hashes of its windo
 describe('runs of one-character pieces, taken at once', () => {
   // Forty rules make the group one that a check indexes; none matches, the paths having no `z`.
   const others = Array.from({ length: 40 }, (_, i) => `/x${'*b'.repeat(i + 1)}*z`);
-  const verdict = (rule: string, path: string) => {
-    const rules = [...others, rule].map((pattern) => ({ allow: false, pattern }));
+  const verdict = (rule: string, path: string, before?: string) => {
+    const rules = [...others, ...(before === undefined ? [] : [before]), rule].map((pattern) => ({
+      allow: false,
+      pattern,
+    }));
     const robots = RobotsTxt.parse(
       `user-agent: *\n${rules.map((r) => `disallow: ${r.pattern}`).join('\n')}\n`,
     );
     const allowed = robots.isAllowed(path, 'bot');
-    expect(allowed, `${rule} on ${path.length} characters`).toBe(!matchesPattern(rule, path));
+    const matched = matchesPattern(rule, path) || (before !== undefined && matchesPattern(before, path));
+    expect(allowed, `${rule} on ${path.length} characters`).toBe(!matched);
     return allowed;
   };
   const run = (k: number, c = 'a') => `*${c}`.repeat(k);
@@ -262,6 +266,17 @@ describe('runs of one-character pieces, taken at once', () => {
     expect(verdict(`/x${run(33)}$`, path)).toBe(false);
     expect(verdict(`/x${run(40)}$`, `${path}b`)).toBe(true);
     expect(verdict(`/x${run(39)}*b$`, `${path}b`)).toBe(false);
+  });
+
+  it('takes a run through the row of its character that single pieces of it had built', () => {
+    // Longer, so tried first: its single `a` pieces have the check build the row of `a` before
+    // the run needs it, and it fails at its 51st `a`.
+    const singles = `/x${'*a*b'.repeat(51)}`;
+    const path = `/x${'ab'.repeat(50)}`;
+    expect(verdict(`/x${run(50)}`, path, singles)).toBe(false);
+    expect(verdict(`/x${run(51)}`, path, singles)).toBe(true);
+    expect(verdict(`/xab${run(49)}*b`, path, singles)).toBe(false);
+    expect(verdict(`/xab${run(50)}`, path, singles)).toBe(true);
   });
 
   it('reads the row a run built in the first check of a process, which enlarged the table', async () => {
