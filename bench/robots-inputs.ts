@@ -424,6 +424,36 @@ export const ADVERSARIAL_CASES: AdversarialCase[] = [
     },
   },
   {
+    id: 'u4',
+    title:
+      "wildcard rules of random one-character pieces among 25 letters: 'Disallow: /*k*c*x...*z' vs 8 KB '/z' + random letters",
+    build() {
+      // (u2) with 25 letters instead of 2: each piece is found some 25 characters on, in the
+      // table of one of 25 characters, so that a check reads a new part of the tables at almost
+      // every piece; each rule runs out of path before its `z`.
+      const rnd = prng(0x25ab);
+      const letter = () => String.fromCharCode(97 + Math.floor(rnd() * 25));
+      const { text, count } = fill('User-agent: *\n', (i) => {
+        let rule = 'Disallow: /';
+        for (let k = 0; k < 350 + (i % 50); k++) rule += `*${letter()}`;
+        return `${rule}*z\n`;
+      });
+      let path = '/z';
+      while (path.length < 8192) path += letter();
+      return asText(
+        text,
+        [
+          {
+            label: "8 KB '/z' + random letters a to y, no rule matches",
+            url: url(path),
+            userAgent: PRODUCT_TOKEN,
+          },
+        ],
+        `${count} rules`,
+      );
+    },
+  },
+  {
     id: 'f',
     title: '500 KiB of random bytes (core: Uint8Array; robots-parser: decoded text)',
     build() {
