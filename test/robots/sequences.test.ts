@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
 import { RobotsTxt } from '../../src/index.js';
 import { matchesPattern } from '../../src/robots/match.js';
+import { fileOf } from './support/agreement.js';
 import { referenceAllowed, referenceMatchesTable } from './support/reference.js';
 
 /*
@@ -314,6 +315,39 @@ describe('runs of one-character pieces, taken at once', () => {
         for (const p of paths) verdict(tested, p);
       }),
       { numRuns: 300, endOnFailure: true },
+    );
+  });
+});
+
+describe('the first check of a process', () => {
+  // A check grows the tables it shares with the checks after it (rows of the path, its windows,
+  // the searches of pieces, the marks of the gram index) from nothing: fresh modules for each
+  // case, so that every table a check needs is new to it.
+  const piece = fc.oneof(
+    fc.constantFrom('a', 'b', 'c', 'ab', 'ba', 'abc', 'cab'),
+    fc
+      .tuple(fc.integer({ min: 30, max: 45 }), fc.constantFrom('a', 'b'))
+      .map(([k, c]) => `${c}*`.repeat(k - 1) + c),
+  );
+  const rule = fc.record({
+    allow: fc.boolean(),
+    pattern: fc
+      .tuple(fc.array(piece, { minLength: 1, maxLength: 4 }), fc.constantFrom('', '$', '*'))
+      .map(([pieces, tail]) => `/x*${pieces.join('*')}${tail}`),
+  });
+  const path = fc
+    .tuple(fc.stringMatching(/^[abc]{0,120}$/), fc.integer({ min: 0, max: 3_000 }))
+    .map(([start, more]) => `/x${start}${'ab'.repeat(more >> 1)}`);
+
+  it('agrees with the literal reading, whatever tables it has to grow', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(rule, { minLength: 40, maxLength: 70 }), path, async (rules, p) => {
+        vi.resetModules();
+        const fresh = await import('../../src/index.js');
+        const robots = fresh.RobotsTxt.parse(fileOf(rules));
+        expect(robots.isAllowed(p, 'bot')).toBe(referenceAllowed(rules, p, referenceMatchesTable));
+      }),
+      { numRuns: 40, endOnFailure: true },
     );
   });
 });
