@@ -341,12 +341,20 @@ describe('the first check of a process', () => {
 
   it('agrees with the literal reading, whatever tables it has to grow', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(rule, { minLength: 40, maxLength: 70 }), path, async (rules, p) => {
-        vi.resetModules();
-        const fresh = await import('../../src/index.js');
-        const robots = fresh.RobotsTxt.parse(fileOf(rules));
-        expect(robots.isAllowed(p, 'bot')).toBe(referenceAllowed(rules, p, referenceMatchesTable));
-      }),
+      fc.asyncProperty(
+        fc.array(rule, { minLength: 40, maxLength: 70 }),
+        path,
+        fc.boolean(),
+        async (rules, p, explainFirst) => {
+          vi.resetModules();
+          const fresh = await import('../../src/index.js');
+          const robots = fresh.RobotsTxt.parse(fileOf(rules));
+          const expected = referenceAllowed(rules, p, referenceMatchesTable);
+          // explain reads every matching rule, through other code than isAllowed.
+          if (explainFirst) expect(robots.explain(p, 'bot').allowed).toBe(expected);
+          expect(robots.isAllowed(p, 'bot')).toBe(expected);
+        },
+      ),
       { numRuns: 40, endOnFailure: true },
     );
   });
