@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { RobotsTxt } from '../../src/index.js';
 import { DOT_SEGMENT, NORMAL_HTTP_URL } from '../../src/robots/compile.js';
 import { matchesPattern } from '../../src/robots/match.js';
@@ -58,29 +58,30 @@ describe('matcher properties', () => {
     );
   });
 
+  // Over 512 plain rules, found by the hash of their patterns, and more than 32 wildcard and `$`
+  // rules, matched as piece sequences: few characters, so that rules repeat and many match.
+  const plain = fc
+    .array(fc.constantFrom('/', 'a', 'b', 'ab', 'ba'), { maxLength: 7 })
+    .map((chars) => `/${chars.join('')}`);
+  const wildcard = fc
+    .tuple(
+      fc.array(fc.constantFrom('/', 'a', 'b', 'ab', 'ba', '*'), { maxLength: 7 }),
+      fc.constantFrom('', '$', '*', '*$'),
+    )
+    .map(([chars, tail]) => `/*${chars.join('')}${tail}`);
+  const large = fc.record({
+    allow: fc.boolean(),
+    pattern: fc.oneof(
+      { weight: 7, arbitrary: plain },
+      { weight: 1, arbitrary: plain.map((p) => `${p}$`) },
+      { weight: 3, arbitrary: wildcard },
+    ),
+  });
+  const longish = fc
+    .array(fc.constantFrom('/', 'a', 'b', 'ab', 'x'), { maxLength: 24 })
+    .map((c) => `/${c.join('')}`);
+
   it('lists every matching rule of a large group, found by hash and through its index', () => {
-    // Over 512 plain rules, found by the hash of their patterns, and more than 32 wildcard and
-    // `$` rules, matched as piece sequences: few characters, so that rules repeat and many match.
-    const plain = fc
-      .array(fc.constantFrom('/', 'a', 'b', 'ab', 'ba'), { maxLength: 7 })
-      .map((chars) => `/${chars.join('')}`);
-    const wildcard = fc
-      .tuple(
-        fc.array(fc.constantFrom('/', 'a', 'b', 'ab', 'ba', '*'), { maxLength: 7 }),
-        fc.constantFrom('', '$', '*', '*$'),
-      )
-      .map(([chars, tail]) => `/*${chars.join('')}${tail}`);
-    const large = fc.record({
-      allow: fc.boolean(),
-      pattern: fc.oneof(
-        { weight: 7, arbitrary: plain },
-        { weight: 1, arbitrary: plain.map((p) => `${p}$`) },
-        { weight: 3, arbitrary: wildcard },
-      ),
-    });
-    const longish = fc
-      .array(fc.constantFrom('/', 'a', 'b', 'ab', 'x'), { maxLength: 24 })
-      .map((c) => `/${c.join('')}`);
     fc.assert(
       fc.property(
         fc.array(large, { minLength: 950, maxLength: 1100 }),
@@ -96,6 +97,24 @@ describe('matcher properties', () => {
         },
       ),
       { numRuns: 40, endOnFailure: true },
+    );
+  });
+
+  it('answers the first parse and check of a process as the literal reading does', async () => {
+    // Fresh modules for each case: every table the parse and the check share with later ones
+    // (the octets of patterns, the hashes of a path's prefixes, the marks of the index) is new.
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(large, { minLength: 950, maxLength: 1100 }),
+        fc.array(longish, { minLength: 1, maxLength: 4 }),
+        async (rules, paths) => {
+          vi.resetModules();
+          const fresh = await import('../../src/index.js');
+          const robots = fresh.RobotsTxt.parse(fileOf(rules));
+          for (const p of paths) expect(robots.isAllowed(p, 'bot')).toBe(referenceAllowed(rules, p));
+        },
+      ),
+      { numRuns: 10, endOnFailure: true },
     );
   });
 
