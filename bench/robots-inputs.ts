@@ -196,6 +196,23 @@ function asText(text: string, probes: Probe[], note: string): AdversarialInput {
 
 const url = (path: string) => ORIGIN + path;
 
+/**
+ * Rules of 350 to 399 one-character pieces drawn from `letters`, each rule ending in `*z`,
+ * against `/z` and 8 KB of letters drawn the same way: (u2) and (u4).
+ */
+function randomSingles(seed: number, letters: string, label: string): AdversarialInput {
+  const rnd = prng(seed);
+  const letter = () => letters[Math.floor(rnd() * letters.length)];
+  const { text, count } = fill('User-agent: *\n', (i) => {
+    let rule = 'Disallow: /';
+    for (let k = 0; k < 350 + (i % 50); k++) rule += `*${letter()}`;
+    return `${rule}*z\n`;
+  });
+  let path = '/z';
+  while (path.length < 8192) path += letter();
+  return asText(text, [{ label, url: url(path), userAgent: PRODUCT_TOKEN }], `${count} rules`);
+}
+
 /** 40 crawlers, each with a group of one rule of its own. */
 function crawlers(): { agents: string[]; own: string } {
   const agents = Array.from({ length: 40 }, (_, i) => `bot-${letters(i)}`);
@@ -374,25 +391,7 @@ export const ADVERSARIAL_CASES: AdversarialCase[] = [
     build() {
       // Half the pieces are not where the last one ended: each is searched for, a character or
       // two on, and every rule is followed to its `z`, which the path has only at its start.
-      const rnd = prng(0x5eed);
-      const { text, count } = fill('User-agent: *\n', (i) => {
-        let rule = 'Disallow: /';
-        for (let k = 0; k < 350 + (i % 50); k++) rule += rnd() < 0.5 ? '*a' : '*c';
-        return `${rule}*z\n`;
-      });
-      let path = '/z';
-      while (path.length < 8192) path += rnd() < 0.5 ? 'a' : 'c';
-      return asText(
-        text,
-        [
-          {
-            label: "8 KB '/z' + random 'a' and 'c', no rule matches",
-            url: url(path),
-            userAgent: PRODUCT_TOKEN,
-          },
-        ],
-        `${count} rules`,
-      );
+      return randomSingles(0x5eed, 'ac', "8 KB '/z' + random 'a' and 'c', no rule matches");
     },
   },
   {
@@ -431,25 +430,10 @@ export const ADVERSARIAL_CASES: AdversarialCase[] = [
       // (u2) with 25 letters instead of 2: each piece is found some 25 characters on, in the
       // table of one of 25 characters, so that a check reads a new part of the tables at almost
       // every piece; each rule runs out of path before its `z`.
-      const rnd = prng(0x25ab);
-      const letter = () => String.fromCharCode(97 + Math.floor(rnd() * 25));
-      const { text, count } = fill('User-agent: *\n', (i) => {
-        let rule = 'Disallow: /';
-        for (let k = 0; k < 350 + (i % 50); k++) rule += `*${letter()}`;
-        return `${rule}*z\n`;
-      });
-      let path = '/z';
-      while (path.length < 8192) path += letter();
-      return asText(
-        text,
-        [
-          {
-            label: "8 KB '/z' + random letters a to y, no rule matches",
-            url: url(path),
-            userAgent: PRODUCT_TOKEN,
-          },
-        ],
-        `${count} rules`,
+      return randomSingles(
+        0x25ab,
+        'abcdefghijklmnopqrstuvwxy',
+        "8 KB '/z' + random letters a to y, no rule matches",
       );
     },
   },

@@ -226,13 +226,8 @@ describe('runs of one-character pieces, taken at once', () => {
   // Forty rules make the group one that a check indexes; none matches, the paths having no `z`.
   const others = Array.from({ length: 40 }, (_, i) => `/x${'*b'.repeat(i + 1)}*z`);
   const verdict = (rule: string, path: string, before?: string) => {
-    const rules = [...others, ...(before === undefined ? [] : [before]), rule].map((pattern) => ({
-      allow: false,
-      pattern,
-    }));
-    const robots = RobotsTxt.parse(
-      `user-agent: *\n${rules.map((r) => `disallow: ${r.pattern}`).join('\n')}\n`,
-    );
+    const patterns = [...others, ...(before === undefined ? [] : [before]), rule];
+    const robots = RobotsTxt.parse(fileOf(patterns.map((pattern) => ({ allow: false, pattern }))));
     const allowed = robots.isAllowed(path, 'bot');
     const matched = matchesPattern(rule, path) || (before !== undefined && matchesPattern(before, path));
     expect(allowed, `${rule} on ${path.length} characters`).toBe(!matched);
@@ -287,7 +282,7 @@ describe('runs of one-character pieces, taken at once', () => {
     const fresh = await import('../../src/index.js');
     const rule = `/x${run(60)}`;
     const robots = fresh.RobotsTxt.parse(
-      `user-agent: *\n${[...others, rule].map((pattern) => `disallow: ${pattern}`).join('\n')}\n`,
+      fileOf([...others, rule].map((pattern) => ({ allow: false, pattern }))),
     );
     expect(robots.isAllowed(`/x${'a'.repeat(60)}`, 'bot')).toBe(false);
     expect(robots.isAllowed(`/x${'a'.repeat(59)}`, 'bot')).toBe(true);
