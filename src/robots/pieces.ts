@@ -165,7 +165,7 @@ export class GramIndex {
   /** How many ranks the index has, those a check never needs included. */
   readonly ranks: number;
   /** How many rules have the gram most of them have. */
-  readonly mostShared: number;
+  private readonly mostShared: number;
 
   /**
    * The index of `grams` (see the constructor), with each rule whose gram more than SHARED_GRAM

@@ -600,9 +600,8 @@ export class PieceSequences {
       const table = rowTable;
       const first = table[row + s];
       if (first === NONE) return -1;
-      const ranks = row + n + 1;
-      const rank = table[ranks + first] - ((step >>> RUN_SHIFT) - 1);
-      return rank < 0 ? -1 : table[ranks + n + 1 + rank] + 1;
+      const rank = table[ranksAt(row, n) + first] - ((step >>> RUN_SHIFT) - 1);
+      return rank < 0 ? -1 : table[occurrencesAt(row, n, 1) + rank] + 1;
     }
     const id = step >>> STEP_SHIFT;
     const found = this.#find(data, id, path, s);
@@ -797,8 +796,8 @@ function hashWindows(length: number, n: number): number {
  */
 function buildRow(code: number, n: number, ranked = 0): number {
   const at = rowTableUsed;
-  const ranks = at + n + 1;
-  const occurrences = ranks + n * ranked + 1;
+  const ranks = ranksAt(at, n);
+  const occurrences = occurrencesAt(at, n, ranked);
   rowTable = withRoom(rowTable, at, occurrences + n);
   const table = rowTable;
   let next = NONE;
@@ -816,6 +815,16 @@ function buildRow(code: number, n: number, ranked = 0): number {
   rowRanked[code] = ranked;
   rowTableUsed = occurrences + count;
   return at;
+}
+
+/** Where the ranks of the row at `row` start, for a path of `n` characters (see buildRow). */
+function ranksAt(row: number, n: number): number {
+  return row + n + 1;
+}
+
+/** Where the occurrences of the row at `row` start: after n ranks, or the one place they take when the row has none. */
+function occurrencesAt(row: number, n: number, ranked: number): number {
+  return ranksAt(row, n) + n * ranked + 1;
 }
 
 /**
