@@ -500,12 +500,13 @@ describe('sitemap properties', () => {
 
   it('reads a URL that needs no parse exactly as URL.href writes it', () => {
     fc.assert(
-      fc.property(fc.stringMatching(NORMAL_HTTP_URL), (url) => {
+      // URLs of every shape the expression allows, each part at most about 100 characters long.
+      fc.property(fc.stringMatching(NORMAL_HTTP_URL, { size: 'medium' }), (url) => {
         fc.pre(!DOT_SEGMENT.test(url) && !url.includes('xn--'));
         expect(new URL(url).href).toBe(url);
         expect(RobotsTxt.parse(`Sitemap: ${url}`).sitemaps).toEqual([url]);
       }),
-      { numRuns: 5_000 },
+      { numRuns: 2_000 },
     );
   });
 });
