@@ -2,8 +2,21 @@ import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
 import { RobotsTxt } from '../../src/index.js';
 import { matchesPattern } from '../../src/robots/match.js';
-import { fileOf } from './support/agreement.js';
+import { agreesWithReference, fileOf } from './support/agreement.js';
 import { referenceAllowed, referenceMatchesTable } from './support/reference.js';
+
+/** Runs of `a` or `b` as a pattern writes them (`a*a*a`), of `min` to `max` pieces. */
+const runOf = (min: number, max: number) =>
+  fc.tuple(fc.integer({ min, max }), fc.constantFrom('a', 'b')).map(([k, c]) => `${c}*`.repeat(k - 1) + c);
+
+/** Allow and disallow rules `/x*` + `pieces` joined by `*` + one of `tails`. */
+const ruleOf = (piece: fc.Arbitrary<string>, maxPieces: number, tails: string[]) =>
+  fc.record({
+    allow: fc.boolean(),
+    pattern: fc
+      .tuple(fc.array(piece, { minLength: 1, maxLength: maxPieces }), fc.constantFrom(...tails))
+      .map(([pieces, tail]) => `/x*${pieces.join('*')}${tail}`),
+  });
 
 /*
  * A check that has followed thousands of pieces finds the next ones through rows of the path
@@ -314,22 +327,56 @@ describe('runs of one-character pieces, taken at once', () => {
   });
 });
 
+describe('many rules of one-character pieces, each of which may match', () => {
+  // Rules of up to 40 pieces over three letters against paths of up to 300: each rule matches
+  // or not by a few characters, allow and disallow rules of many lengths compete, and some hold
+  // runs. Forty rules or more make a group a check indexes; past 128 candidates in the buckets of
+  // a path, it marks them through the gram index.
+  const piece = fc.oneof(
+    { weight: 6, arbitrary: fc.constantFrom('a', 'b', 'c') },
+    { weight: 1, arbitrary: runOf(32, 40) },
+  );
+  const rule = ruleOf(piece, 40, ['', '', '$']);
+  const path = fc.stringMatching(/^[abc]{0,300}$/).map((p) => `/x${p}`);
+
+  it('answers as the literal reading does, in groups read by bucket and by the gram index', () => {
+    agreesWithReference(
+      fc.array(rule, { minLength: 40, maxLength: 200 }),
+      fc.array(path, { minLength: 1, maxLength: 2 }),
+      { numRuns: 80, endOnFailure: true },
+      { matches: referenceMatchesTable, explained: true },
+    );
+  });
+
+  it('takes the longest rule that matches, an allow on a tie, past a longer one that fails', () => {
+    // Rules of one-character pieces, each found in `/xabcabc…` but one that needs a character more.
+    const path = `/x${'abc'.repeat(20)}`;
+    const others = Array.from({ length: 40 }, (_, i) => `/x${'*b'.repeat(i + 1)}*z`);
+    const verdict = (allowed: string[], disallowed: string[]) => {
+      const rules = [
+        ...[...others, ...disallowed].map((pattern) => ({ allow: false, pattern })),
+        ...allowed.map((pattern) => ({ allow: true, pattern })),
+      ];
+      const allowedNow = RobotsTxt.parse(fileOf(rules)).isAllowed(path, 'bot');
+      expect(allowedNow).toBe(referenceAllowed(rules, path, referenceMatchesTable));
+      return allowedNow;
+    };
+    const of = (pieces: string) => `/x*${pieces.split('').join('*')}`;
+    const long = of('abc'.repeat(4));
+    const short = of('abc'.repeat(2));
+    expect(verdict([long], [short])).toBe(true);
+    expect(verdict([short], [long])).toBe(false);
+    expect(verdict([long], [long])).toBe(true);
+    expect(verdict([of(`${'abc'.repeat(20)}a`), long], [of('abc'.repeat(20))])).toBe(false);
+  });
+});
+
 describe('the first check of a process', () => {
   // A check grows the tables it shares with the checks after it (rows of the path, its windows,
   // the searches of pieces, the marks of the gram index) from nothing: fresh modules for each
   // case, so that every table a check needs is new to it.
-  const piece = fc.oneof(
-    fc.constantFrom('a', 'b', 'c', 'ab', 'ba', 'abc', 'cab'),
-    fc
-      .tuple(fc.integer({ min: 30, max: 45 }), fc.constantFrom('a', 'b'))
-      .map(([k, c]) => `${c}*`.repeat(k - 1) + c),
-  );
-  const rule = fc.record({
-    allow: fc.boolean(),
-    pattern: fc
-      .tuple(fc.array(piece, { minLength: 1, maxLength: 4 }), fc.constantFrom('', '$', '*'))
-      .map(([pieces, tail]) => `/x*${pieces.join('*')}${tail}`),
-  });
+  const piece = fc.oneof(fc.constantFrom('a', 'b', 'c', 'ab', 'ba', 'abc', 'cab'), runOf(30, 45));
+  const rule = ruleOf(piece, 4, ['', '$', '*']);
   const path = fc
     .tuple(fc.stringMatching(/^[abc]{0,120}$/), fc.integer({ min: 0, max: 3_000 }))
     .map(([start, more]) => `/x${start}${'ab'.repeat(more >> 1)}`);

@@ -9,8 +9,9 @@ export const fileOf = (rules: readonly ReferenceRule[]) =>
 
 /**
  * Checks that the parsed rules answer every path as the literal reading does: `matches` is the
- * reading of one pattern (referenceMatchesTable for long ones), and with `parseBetween` another
- * file is parsed before the first check.
+ * reading of one pattern (referenceMatchesTable for long ones), with `parseBetween` another file
+ * is parsed before the first check, and with `explained` the verdict of explain, which reads
+ * every matching rule through other code, is checked too.
  */
 export function agreesWithReference(
   rules: fc.Arbitrary<ReferenceRule[]>,
@@ -19,14 +20,18 @@ export function agreesWithReference(
   {
     parseBetween = false,
     matches = referenceMatches,
-  }: { parseBetween?: boolean; matches?: typeof referenceMatches } = {},
+    explained = false,
+  }: { parseBetween?: boolean; matches?: typeof referenceMatches; explained?: boolean } = {},
 ): void {
   fc.assert(
     fc.property(rules, paths, (generated, checked) => {
       const robots = RobotsTxt.parse(fileOf(generated));
       if (parseBetween) RobotsTxt.parse(fileOf([...generated].reverse()));
-      for (const p of checked)
-        expect(robots.isAllowed(p, 'bot')).toBe(referenceAllowed(generated, p, matches));
+      for (const p of checked) {
+        const expected = referenceAllowed(generated, p, matches);
+        expect(robots.isAllowed(p, 'bot'), p).toBe(expected);
+        if (explained) expect(robots.explain(p, 'bot', { candidates: false }).allowed, p).toBe(expected);
+      }
     }),
     parameters,
   );
