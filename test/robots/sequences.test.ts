@@ -89,22 +89,32 @@ describe('searches remembered within a check, on a path past 16 KiB', () => {
   const others = Array.from({ length: 40 }, (_, i) => `disallow: /other-${i}/*z`);
   const verdict = (rules: string[], path: string) =>
     RobotsTxt.parse(`user-agent: *\n${[...others, ...rules].join('\n')}\n`).isAllowed(path, 'bot');
+  // The engine searches a path this long. Pieces of two characters or more have an id, under
+  // which a check remembers what the searches for them found; one character is searched anew.
 
   it('finds a piece at its last place after a search past it found nothing', () => {
-    // The longer rule finds `cd`, then no `b` after it: the last `b` is known to be before. The
-    // rule tested looks for a `b` from exactly that place.
-    const path = `/xb${'c'.repeat(17_000)}abccd`;
-    const tested = 'disallow: /x*a*b';
-    expect(verdict(['disallow: /x*cd*b*x*x*x*x', tested], path)).toBe(false);
-    expect(verdict(['disallow: /x*cd*b*x*x*x*x', 'disallow: /x*a*bd'], path)).toBe(true);
+    // The longer rule finds `cd`, then no `bq` after it: the last `bq` is known to be before.
+    // The rule tested looks for a `bq` from exactly that place.
+    const path = `/xbq${'c'.repeat(17_000)}abqccd`;
+    expect(verdict(['disallow: /x*cd*bq*x*x*x*x', 'disallow: /x*a*bq'], path)).toBe(false);
+    expect(verdict(['disallow: /x*cd*bq*x*x*x*x', 'disallow: /x*a*bqd'], path)).toBe(true);
   });
 
   it('finds a piece where the search starts, before where an earlier search started', () => {
-    // The longer rule looks for `b` from just after `db` and finds the last `b`; the rule tested
-    // looks for it one character earlier, where it is.
-    const path = `/xb${'c'.repeat(17_000)}dbccb`;
-    expect(verdict(['disallow: /x*db*b*x*x*x*x', 'disallow: /x*d*b*cc*b$'], path)).toBe(false);
-    expect(verdict(['disallow: /x*db*b*x*x*x*x', 'disallow: /x*d*b*cc*cc*b$'], path)).toBe(true);
+    // The longer rule looks for `bq` from just after `dbq` and finds the last `bq`; the rule
+    // tested looks for it from the `bq` after the `d`, where it is.
+    const path = `/xbq${'c'.repeat(17_000)}dbqccbq`;
+    expect(verdict(['disallow: /x*dbq*bq*x*x*x*x', 'disallow: /x*d*bq*cc*bq$'], path)).toBe(false);
+    expect(verdict(['disallow: /x*dbq*bq*x*x*x*x', 'disallow: /x*d*bq*cc*cc*bq$'], path)).toBe(true);
+  });
+
+  it('looks for the next piece after the whole of the one found, not inside it', () => {
+    // `bq` and `qz` overlap the `abq` found; `zy` follows it.
+    const path = `/x${'z'.repeat(17_000)}abqzy`;
+    expect(verdict(['disallow: /x*abq*bq'], path)).toBe(true);
+    expect(verdict(['disallow: /x*abq*qz'], path)).toBe(true);
+    expect(verdict(['disallow: /x*abq*zy'], path)).toBe(false);
+    expect(verdict(['disallow: /x*abq*bq'], `${path}bq`)).toBe(false);
   });
 });
 
