@@ -68,7 +68,8 @@ import {
   splitOf,
   strideOf,
 } from './rank.js';
-import { beginCheck, type PieceSequences, sequencesOf } from './sequences.js';
+import { beginCheck, FAILS, MATCHES, type PieceSequences, QUEUED, sequencesOf } from './sequences.js';
+import { BATCH_LIMIT } from './walk.js';
 
 /**
  * Indexes whose wildcard rules have more characters than this build their piece sequences with
@@ -385,7 +386,7 @@ function matchesIndexed(data: RobotsData, index: GroupIndex, path: string, found
       if (ruleMatches(data, id, path)) found.push(id);
       continue;
     }
-    if (pathHasPairs(pairs[rank * 2], pairs[rank * 2 + 1]) && sequenceMatches(data, index, rank, id, path))
+    if (pathHasPairs(pairs[rank * 2], pairs[rank * 2 + 1]) && sequenceMatchesNow(data, index, rank, id, path))
       found.push(id);
   }
 }
@@ -515,7 +516,8 @@ function bestInBucket(
       if (found !== NO_MATCH) return found === OUTRANKED ? best : found;
     }
   }
-  return best;
+  const found = walkQueuedRules(data, index, path);
+  return found === NO_MATCH ? best : found;
 }
 
 /** What tryRuleAt says of a rule that does not match, and of one that cannot beat the best so far. */
@@ -523,23 +525,60 @@ const NO_MATCH = -1;
 const OUTRANKED = -2;
 
 /**
+ * The wildcard rules whose walks wait (see PieceSequences.matches), best first: their ids, and
+ * how many. They are walked together, when the batch is full or before a check goes on to
+ * anything a rule among them would outrank.
+ */
+const queuedIds = new Int32Array(BATCH_LIMIT);
+let queuedRules = 0;
+/**
+ * How many rules the next walk waits for: one in a check's first, then twice as many each time
+ * up to BATCH_LIMIT. A check whose best rule matches reads no other, as a check of one rule at
+ * a time would (reading the next rules' filters costs more than their walks: past a few, the
+ * filter of their longest piece hashes the path's windows); one that reads thousands of rules
+ * walks them 64 at a time.
+ */
+let batchSize = 1;
+
+/**
  * The wildcard rule at position `k` of the ranked table, tried for `path` after the best match
  * so far: its id if it matches, NO_MATCH, or OUTRANKED when it cannot beat `best` (nor can any
  * rule after it, best first). The rule is matched through its piece ids (see sequences.ts),
- * unless its longest pieces are known to be nowhere in the path.
+ * unless its longest pieces are known to be nowhere in the path. A rule whose walk waits is
+ * NO_MATCH until the walk: then the answer is that of the best queued rule that matches, which
+ * outranks every rule tried after it.
  */
 function tryRuleAt(data: RobotsData, index: GroupIndex, k: number, path: string, best: number): number {
   const ranked = data.ints;
   const id = ranked[k];
-  if (!outranks(data, id, best)) return OUTRANKED;
+  if (!outranks(data, id, best)) {
+    const found = walkQueuedRules(data, index, path);
+    return found === NO_MATCH ? OUTRANKED : found;
+  }
   if (!pathHas(ranked[k + 1], ranked[k + 2])) return NO_MATCH;
-  return sequenceMatches(data, index, (k - index.split) / OTHER_FIELDS, id, path) ? id : NO_MATCH;
+  const verdict = sequenceMatches(data, index, (k - index.split) / OTHER_FIELDS, id, path);
+  if (verdict === FAILS) return NO_MATCH;
+  if (verdict === MATCHES) {
+    const found = walkQueuedRules(data, index, path);
+    return found === NO_MATCH ? id : found;
+  }
+  queuedIds[queuedRules++] = id;
+  return queuedRules < batchSize ? NO_MATCH : walkQueuedRules(data, index, path);
+}
+
+/** Walks the queued rules (see queuedIds): the id of the best that matches `path`, or NO_MATCH. */
+function walkQueuedRules(data: RobotsData, index: GroupIndex, path: string): number {
+  if (queuedRules === 0) return NO_MATCH;
+  queuedRules = 0;
+  batchSize = Math.min(2 * batchSize, BATCH_LIMIT);
+  const k = sequencesFor(data, index).walkQueued(data, path);
+  return k < 0 ? NO_MATCH : queuedIds[k];
 }
 
 /**
  * Whether wildcard rule `id`, of rank `rank` in `index`, matches `path`, the path of the last
  * beginIndexedCheck: through its piece sequence (see sequences.ts), unless its longest pieces are
- * known to be nowhere in the path.
+ * known to be nowhere in the path. FAILS, MATCHES, or QUEUED for a walk with others.
  */
 function sequenceMatches(
   data: RobotsData,
@@ -547,17 +586,31 @@ function sequenceMatches(
   rank: number,
   id: number,
   path: string,
-): boolean {
+): number {
   const sequences = sequencesFor(data, index);
-  if (sequences.lacksLongest(rank, path)) return false;
+  if (sequences.lacksLongest(rank, path)) return FAILS;
   const length = ruleMatchLength(data, id);
   const anchored = ruleAnchored(data, id, length);
   return sequences.matches(data, rank, ruleStart(data, id), length, anchored, path);
 }
 
+/** sequenceMatches, with a queued rule walked at once, on its own. */
+function sequenceMatchesNow(
+  data: RobotsData,
+  index: GroupIndex,
+  rank: number,
+  id: number,
+  path: string,
+): boolean {
+  const verdict = sequenceMatches(data, index, rank, id, path);
+  return verdict === QUEUED ? sequencesFor(data, index).walkQueued(data, path) === 0 : verdict === MATCHES;
+}
+
 /** Starts a check of `path` against indexed groups: what the searches of the last one found no longer holds. */
 function beginIndexedCheck(path: string): void {
   beginCheck();
+  queuedRules = 0;
+  batchSize = 1;
   pairMask(path, 0, path.length, pathPairs, 0);
 }
 
@@ -611,7 +664,7 @@ function bestAmongMarked(
       if (found !== NO_MATCH) return found;
     }
   }
-  return NO_MATCH;
+  return walkQueuedRules(data, index, path);
 }
 
 /**

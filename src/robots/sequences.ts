@@ -31,6 +31,8 @@ import {
   ruleStart,
 } from './compile.js';
 import { regionMatches } from './match.js';
+import { BATCH_LIMIT, type WalkSource, walker } from './walk.js';
+import { WALK_FAILED, WALK_LEFT, WALK_MATCHED } from './walk-code.js';
 
 /**
  * A rule is a sequence of steps, one per piece, each an int. Its low STEP_ROW bits name the row
@@ -98,7 +100,9 @@ export function sequencesOf(data: RobotsData, split: number, end: number): Piece
     if (ruleFlags(data, id) & EXACT) builder.skip();
     else builder.add(ruleStart(data, id), ruleMatchLength(data, id));
   }
-  return builder.finish();
+  const sequences = builder.finish();
+  sequences.prepareWalk(data);
+  return sequences;
 }
 
 /**
@@ -394,20 +398,44 @@ function readPath(path: string): void {
 
 /** Starts a check of a new path: what the searches of earlier checks found no longer holds. */
 export function beginCheck(): void {
+  walker()?.discard();
   for (let k = 0; k < slicedCount; k++) pieces[sliced[k]] = '';
   slicedCount = 0;
   rowTableUsed = 0;
   windowSetsUsed = 0;
   setsCount = 0;
   if (++check === 0x7fffffff) {
+    walker()?.discard(true);
     state.fill(0);
     lengthChecks.fill(0);
     check = 1;
   }
 }
 
+/** What PieceSequences.matches says of a rule: it does not match, it does, or it waits for walkQueued. */
+export const FAILS = 0;
+export const MATCHES = 1;
+export const QUEUED = 2;
+
+/** Rules left by the walk (see walkQueued) whose steps are taken before they are walked again. */
+const LEFT_AT_ONCE = 4;
+
+/** Numbers each PieceSequences, for the walk to know whose copy it holds. */
+let serials = 0;
+
+/** By rule queued for the walk: its rank, the end of its steps and the last end of its pieces allowed. */
+const queuedRanks = new Int32Array(BATCH_LIMIT);
+const queuedEnds = new Int32Array(BATCH_LIMIT);
+const queuedLimits = new Int32Array(BATCH_LIMIT);
+/** By rule queued, what its walk found: its status, the step and place where it stopped; by rule walked, its rule queued. */
+const statuses = new Int32Array(BATCH_LIMIT);
+const stepsAt = new Int32Array(BATCH_LIMIT);
+const places = new Int32Array(BATCH_LIMIT);
+const walkedAs = new Int32Array(BATCH_LIMIT);
+
 /** The rules of an index as steps (see SequenceBuilder). */
 export class PieceSequences {
+  readonly #serial = ++serials;
   readonly #offsets: Int32Array;
   readonly #steps: Int32Array;
   readonly #positions: Int32Array;
@@ -467,9 +495,11 @@ export class PieceSequences {
   }
 
   /**
-   * Whether rule `rank` matches `path`, the path of the last beginCheck. The rule's pattern starts at
-   * `position` (as ruleStart gives it), its match part has `length` characters (no final `$` or
-   * trailing `*`), and it is `anchored` when a `$` ends it.
+   * Whether rule `rank` matches `path`, the path of the last beginCheck: MATCHES, FAILS, or
+   * QUEUED when the walk of its pieces waits for walkQueued, which the caller then runs before
+   * it goes on to another path or another index. The rule's pattern starts at `position` (as
+   * ruleStart gives it), its match part has `length` characters (no final `$` or trailing `*`),
+   * and it is `anchored` when a `$` ends it.
    */
   matches(
     data: RobotsData,
@@ -478,7 +508,7 @@ export class PieceSequences {
     length: number,
     anchored: boolean,
     path: string,
-  ): boolean {
+  ): number {
     const patterns = chunkOf(data, position);
     const start = position & CHUNK_MASK;
     // The literal prefix, up to the first `*`: most rules fail on its first octets.
@@ -486,11 +516,11 @@ export class PieceSequences {
     for (; s < length; s++) {
       const c = patterns.charCodeAt(start + s);
       if (c === 42 /* * */) break;
-      if (path.charCodeAt(s) !== c) return false;
+      if (path.charCodeAt(s) !== c) return FAILS;
     }
     let j = this.#offsets[rank];
     let end = this.#offsets[rank + 1];
-    if (j === end) return anchored ? s === path.length : true;
+    if (j === end) return !anchored || s === path.length ? MATCHES : FAILS;
     const steps = this.#steps;
     const lengths = this.#lengths;
     let limit = path.length;
@@ -501,14 +531,14 @@ export class PieceSequences {
       if ((step & STEP_RUN) !== 0) {
         // One character (a rule's last step is one piece).
         limit = path.length - 1;
-        if (limit < s || path.charCodeAt(limit) !== (step & STEP_ROW)) return false;
+        if (limit < s || path.charCodeAt(limit) !== (step & STEP_ROW)) return FAILS;
       } else {
         const last = step >>> STEP_SHIFT;
         const length = lengths[last];
         limit = path.length - length;
         const at = this.#positions[last];
         if (limit < s || !regionMatches(path, limit, chunkOf(data, at), at & CHUNK_MASK, length))
-          return false;
+          return FAILS;
       }
     }
     if (path.length > ROW_PATH_LIMIT) {
@@ -520,20 +550,110 @@ export class PieceSequences {
           const character = String.fromCharCode(run ? (step >>> STEP_SHIFT) & 127 : step & STEP_ROW);
           for (let k = run ? step >>> RUN_SHIFT : 1; k > 0; k--) {
             const found = path.indexOf(character, s);
-            if (found < 0) return false;
+            if (found < 0) return FAILS;
             s = found + 1;
           }
           continue;
         }
         const id = step >>> STEP_SHIFT;
         const found = this.#find(data, id, path, s);
-        if (found < 0) return false;
+        if (found < 0) return FAILS;
         s = found + lengths[id];
       }
-      return s <= limit;
+      return s <= limit ? MATCHES : FAILS;
     }
-    if (codesOf !== check) readPath(path);
-    return this.#walkRows(data, j, end, s, limit, path);
+    if (j === end) return s <= limit ? MATCHES : FAILS;
+    const walk = walker();
+    const k = walk === null ? 0 : walk.queued;
+    if (
+      walk === null ||
+      !walk.path(path, check) ||
+      (k === 0 && !walk.load(this.#serial, () => this.#source(data)))
+    ) {
+      if (codesOf !== check) readPath(path);
+      return this.#walkRows(data, j, end, s, limit, path) ? MATCHES : FAILS;
+    }
+    queuedRanks[k] = rank;
+    queuedEnds[k] = end;
+    queuedLimits[k] = limit;
+    // The walk reads every step to the rule's end: an anchored rule's last piece too, which it
+    // then finds where it ends the path, found there above, unless the pieces before it run past.
+    walk.queue(j + rank + 1, s, rank);
+    return QUEUED;
+  }
+
+  /**
+   * Walks the rules `matches` queued, in the order queued: the index of the first that matches
+   * `path`, the path they were queued for, or -1. A step the walk leaves (a piece past ROW_HOPS
+   * false starts, which the engine searches for, or a piece with no row) is taken here, as the
+   * JavaScript walk takes it, and the rules that go on are walked again, together.
+   */
+  walkQueued(data: RobotsData, path: string): number {
+    const walk = walker()!;
+    const count = walk.queued;
+    for (let k = 0; k < count; k++) walkedAs[k] = k;
+    let walked = count;
+    for (;;) {
+      walk.run();
+      for (let a = 0; a < walked; a++) {
+        const k = walkedAs[a];
+        statuses[k] = walk.statusOf(a);
+        stepsAt[k] = walk.stepOf(a) - queuedRanks[k] - 1;
+        places[k] = walk.placeOf(a);
+      }
+      let first = 0;
+      while (first < count && statuses[first] === WALK_FAILED) first++;
+      if (first === count) return -1;
+      if (statuses[first] === WALK_MATCHED) return first;
+      // The rules left, in order up to the first that matched, a few at a time: one of them
+      // may match, and settle the check, before the rest need their steps taken.
+      walked = 0;
+      let taken = 0;
+      for (let k = first; k < count && taken < LEFT_AT_ONCE && statuses[k] !== WALK_MATCHED; k++) {
+        if (statuses[k] !== WALK_LEFT) continue;
+        taken++;
+        const j = stepsAt[k];
+        let s = places[k];
+        // An anchored rule's last piece was found where it ends the path (see matches).
+        if (j < queuedEnds[k]) {
+          if (codesOf !== check) readPath(path);
+          s = this.#stepOffRows(data, this.#steps[j], s, path);
+        }
+        if (s >= 0 && j + 1 < queuedEnds[k]) {
+          walkedAs[walked++] = k;
+          walk.queue(j + 1 + queuedRanks[k] + 1, s, queuedRanks[k]);
+        } else {
+          statuses[k] = s >= 0 && s <= queuedLimits[k] ? WALK_MATCHED : WALK_FAILED;
+          // The rules after it do not count.
+          if (statuses[k] === WALK_MATCHED) break;
+        }
+      }
+    }
+  }
+
+  /** Copies these sequences for the walk now, if it can run, so that their first check does not. */
+  prepareWalk(data: RobotsData): void {
+    walker()?.load(this.#serial, () => this.#source(data));
+  }
+
+  /** What the walk copies of these sequences (see walk.ts). */
+  #source(data: RobotsData): WalkSource {
+    const positions = this.#positions;
+    const lengths = this.#lengths;
+    return {
+      offsets: this.#offsets,
+      steps: this.#steps,
+      seconds: this.#seconds,
+      lengths,
+      writeText(id, out, at) {
+        const patterns = chunkOf(data, positions[id]);
+        const start = positions[id] & CHUNK_MASK;
+        for (let i = 0; i < lengths[id]; i++) {
+          const c = patterns.charCodeAt(start + i);
+          out[at + i] = c < 128 ? c : 0xff;
+        }
+      },
+    };
   }
 
   /**
