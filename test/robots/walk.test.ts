@@ -68,20 +68,20 @@ describe('the walk of wildcard rules', () => {
   });
 
   it('lets no rule it matched answer before an earlier one that it left to JavaScript', () => {
-    // The first rule outranks the second, and its piece `ab`, past twenty false starts, is left
+    // The first rule outranks the second, and its piece `ab`, past forty false starts, is left
     // to JavaScript; the second matches in the walk. Both are walked in one batch.
     const rules: ReferenceRule[] = [
       { allow: true, pattern: '/x*q*ab*z' },
       { allow: false, pattern: '/x*q*z' },
     ];
-    expect(check(rules, `/xq${'a'.repeat(20)}bz`)).toEqual({ allowed: true, line: lineOf(0) });
+    expect(check(rules, `/xq${'a'.repeat(40)}bz`)).toEqual({ allowed: true, line: lineOf(0) });
     expect(statuses).toContain(WALK_LEFT);
-    expect(check(rules, `/xq${'a'.repeat(20)}z`)).toEqual({ allowed: false, line: lineOf(1) });
+    expect(check(rules, `/xq${'a'.repeat(40)}z`)).toEqual({ allowed: false, line: lineOf(1) });
   });
 
   it('finds a piece past more false starts than it follows, through the search of JavaScript', () => {
-    // `ab` after twenty `a`s: the row of `a` leads to nineteen places where no `b` follows.
-    const path = `/x${'a'.repeat(20)}bz`;
+    // `ab` after forty `a`s: the row of `a` leads to thirty-nine places where no `b` follows.
+    const path = `/x${'a'.repeat(40)}bz`;
     expect(check([{ allow: true, pattern: '/x*ab*z' }], path)).toEqual({ allowed: true, line: lineOf(0) });
     expect(statuses).toContain(WALK_LEFT);
     expect(check([{ allow: true, pattern: '/x*ab*ab*z' }], path).line).toBeUndefined();
@@ -97,7 +97,7 @@ describe('the walk of wildcard rules', () => {
   });
 
   it('ends an anchored rule at the end of the path, wherever its last piece was found', () => {
-    const path = `/x${'a'.repeat(20)}b`;
+    const path = `/x${'a'.repeat(40)}b`;
     // The last piece is found past many false starts, in JavaScript.
     expect(check([{ allow: true, pattern: '/x*ab$' }], path).line).toBe(lineOf(0));
     expect(check([{ allow: true, pattern: '/x*a*ab$' }], path).line).toBe(lineOf(0));
@@ -106,8 +106,12 @@ describe('the walk of wildcard rules', () => {
     // One character, and a piece of two, at the end.
     expect(check([{ allow: true, pattern: '/x*a*b$' }], path).line).toBe(lineOf(0));
     expect(check([{ allow: true, pattern: '/x*b*b$' }], path).line).toBeUndefined();
-    expect(check([{ allow: true, pattern: `/x${'*a'.repeat(20)}*ab$` }], path).line).toBeUndefined();
-    expect(check([{ allow: true, pattern: `/x${'*a'.repeat(19)}*ab$` }], path).line).toBe(lineOf(0));
+    expect(check([{ allow: true, pattern: `/x${'*a'.repeat(40)}*ab$` }], path).line).toBeUndefined();
+    expect(check([{ allow: true, pattern: `/x${'*a'.repeat(39)}*ab$` }], path).line).toBe(lineOf(0));
+    // Pieces found after a few false starts, within the walk.
+    const near = `/x${'a'.repeat(10)}b`;
+    expect(check([{ allow: true, pattern: '/x*ab$' }], near).line).toBe(lineOf(0));
+    expect(check([{ allow: true, pattern: '/x*ab*ab$' }], near).line).toBeUndefined();
   });
 
   it('answers checks of many large files, taking turns, each by its own rules', () => {
