@@ -402,19 +402,12 @@ const source = `// Written by scripts/build-walk.mjs, which holds the module's t
 export const WALK_MODULE =
   '${Buffer.from(buffer).toString('base64')}';
 
-/** Where the module keeps things in its memory, in bytes. */
-${Object.entries(layout)
-  .map(([name, at]) => `export const WALK_${name} = ${at};`)
-  .join('\n')}
+/** Where the module keeps what walk.ts writes and reads, in bytes. */
+${['PATH', 'BATCH', 'RESULTS', 'ARENA'].map((name) => `export const WALK_${name} = ${layout[name]};`).join('\n')}
 
 /** The longest path the module walks, and the most rules a walk takes. */
 export const WALK_PATH_LIMIT = ${PATH_LIMIT};
-
 export const WALK_BATCH_LIMIT = ${BATCH_LIMIT};
-
-/** Row selectors of a step left to the caller, and of the step after a rule's last. */
-export const WALK_ESCAPE_ROW = ${ESCAPE_ROW};
-export const WALK_END_ROW = ${END_ROW};
 
 /** A rule's status after a walk: no match, a match, or left to the caller at the step and place given. */
 export const WALK_FAILED = ${status.FAILED};

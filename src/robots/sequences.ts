@@ -14,6 +14,10 @@
  * hashes of the path's windows instead (see lacksWindow), as are rules whose longest or second
  * longest piece is.
  *
+ * On paths of up to 16 Ki characters the pieces are followed by the WebAssembly walk (walk.ts),
+ * four rules at a time, from copies of these sequences; the walk here takes the steps it leaves,
+ * longer paths, and every path where WebAssembly cannot run.
+ *
  * The matching is that of matchesAt: the literal prefix from the path's first octet, then each
  * piece at its leftmost occurrence after the previous one, and, for a rule ending in `$`, the
  * last piece at the end of the path. Pieces are never revisited: no input makes it backtrack.
