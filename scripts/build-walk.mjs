@@ -29,8 +29,7 @@
  *   where it has pieces longer than two characters, its steps as the caller has them, and by
  *   piece id the lengths and the addresses of the texts, then those texts.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
-import wabtInit from 'wabt';
+import { assemble, base64, writeOrCheck } from './wasm.mjs';
 
 const PATH_LIMIT = 16 * 1024;
 /** Rules walked side by side, and the most rules one walk takes. */
@@ -390,17 +389,13 @@ const wat = `(module
       (br_if $lanes (global.get $live))))
 )`;
 
-const wabt = await wabtInit();
-const module = wabt.parseWat('walk.wat', wat);
-module.validate();
-const { buffer } = module.toBinary({});
-module.destroy();
+const buffer = await assemble('walk.wat', wat);
 
 const source = `// Written by scripts/build-walk.mjs, which holds the module's text: edit that, then run it.
 
 /** The module's bytes. */
 export const WALK_MODULE =
-  '${Buffer.from(buffer).toString('base64')}';
+  '${base64(buffer)}';
 
 /** Where the module keeps what walk.ts writes and reads, in bytes. */
 ${['PATH', 'BATCH', 'RESULTS', 'ARENA'].map((name) => `export const WALK_${name} = ${layout[name]};`).join('\n')}
@@ -415,12 +410,4 @@ export const WALK_MATCHED = ${status.MATCHED};
 export const WALK_LEFT = ${status.LEFT};
 `;
 
-const target = new URL('../src/robots/walk-code.ts', import.meta.url);
-if (process.argv.includes('--check')) {
-  if (readFileSync(target, 'utf8') !== source) {
-    console.error('src/robots/walk-code.ts is not what scripts/build-walk.mjs writes: run it');
-    process.exit(1);
-  }
-} else {
-  writeFileSync(target, source);
-}
+writeOrCheck(new URL('../src/robots/walk-code.ts', import.meta.url), source, 'scripts/build-walk.mjs');

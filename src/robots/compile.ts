@@ -8,6 +8,7 @@ import { tokenOfUserAgentLine } from './agent.js';
 import type { GroupIndex } from './decide.js';
 import { MAX_EXPANSION, WROTE_END, WROTE_NORMALISED, WROTE_STAR, writePattern } from './encoding.js';
 import { type Directive, type FileSummary, type RobotsLineHandler, valueTextOf } from './lines.js';
+import { copyPattern, PATTERN_COPY_SLACK, patternCopyMemory } from './pattern-copy.js';
 import type { PrefixHash } from './prefixes.js';
 import { HTTP_URL_START, urlOrNull } from './url.js';
 
@@ -377,7 +378,16 @@ const INDEX_HTM = Array.from('index.htm', (ch) => ch.charCodeAt(0));
  * into one string when the pass ends. Shared by every parse: a compiler runs from the
  * start of a pass to `finish()` without giving way to another.
  */
-let scratch = new Uint8Array(16 * 1024);
+let scratch: Uint8Array = new Uint8Array(16 * 1024);
+/**
+ * The shortest pattern the module copies. Its call costs more than it saves on a short one: with
+ * every pattern copied, the typical file's parse took 14.0 us, with those of 32 characters or
+ * more 11.5 to 12.6 us, as before the module; the 486 KiB file's took 1.8 to 1.9 ms either way,
+ * against 2.5 ms without it.
+ */
+const COPIED_FROM = 32;
+/** The octets in the memory of the pattern copy, where every pass starts; null where it does not run. */
+const copyScratch = patternCopyMemory()?.scratch ?? null;
 /** `scratch` as a Buffer, to decode it (see patternChunks). */
 let scratchText = Buffer.from(scratch.buffer);
 /** The serial number of the file whose patterns `scratch` holds (see compiledOctets); -1 while a pass writes them. */
@@ -409,8 +419,10 @@ interface RuleList {
 /** Builds `RobotsData` from the events of one pass. */
 export class RobotsCompiler implements RobotsLineHandler {
   constructor() {
-    // This pass writes over the octets of the last file.
+    // This pass writes over the octets of the last file, where the pattern copy writes when it
+    // runs: a file before may have left `scratch` grown past its room, in memory of its own.
     scratchSerial = -1;
+    if (copyScratch !== null) scratch = copyScratch;
   }
 
   /** Octets of `scratch` in use. */
@@ -539,8 +551,14 @@ export class RobotsCompiler implements RobotsLineHandler {
 
   private addRule(group: PendingGroup, allow: boolean, d: Directive): void {
     const start = this.used;
-    this.reserve((d.valueEnd - d.valueStart) * MAX_EXPANSION);
-    const written = writePattern(d.source, d.units, d.valueStart, d.valueEnd, scratch, start);
+    this.reserve((d.valueEnd - d.valueStart) * MAX_EXPANSION + PATTERN_COPY_SLACK);
+    // The module copies a long pattern in normal form when its units and `scratch` are both in
+    // its memory (see pattern-copy.ts); writePattern takes the rest.
+    let written =
+      d.valueEnd - d.valueStart >= COPIED_FROM && scratch.buffer === d.units.buffer
+        ? copyPattern(d.valueStart, d.valueEnd, start)
+        : -1;
+    if (written < 0) written = writePattern(d.source, d.units, d.valueStart, d.valueEnd, scratch, start);
     this.used = written & WROTE_END;
     const star = (written & WROTE_STAR) !== 0;
     // The pattern as written is kept where a verdict quotes it, when it differs.

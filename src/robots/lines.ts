@@ -7,6 +7,7 @@
 
 import { isUtf8 } from 'node:buffer';
 import { HEX } from './encoding.js';
+import { patternCopyMemory } from './pattern-copy.js';
 
 /** The directives this project understands. */
 export type DirectiveKey =
@@ -592,7 +593,8 @@ class NextOf {
  * the largest text read, so that a parse allocates none: a buffer of a megabyte for each parse
  * of a 486 KiB file set off collections that made one parse in three twice as slow. A text over
  * the default size cap (a larger `maxBytes`) gets one of its own, so that the process keeps at
- * most a megabyte for it.
+ * most a megabyte for it. Where the pattern copy runs (see pattern-copy.ts), the shared buffer
+ * is in its memory, where the module reads the patterns.
  */
 const SHARED_UNITS = DEFAULT_MAX_BYTES;
 const EMPTY_UNITS = new Uint16Array(0);
@@ -612,10 +614,20 @@ function unitBuffer(length: number): UnitBuffer {
 }
 
 let shared = unitBuffer(4 * 1024);
+/** The buffer in the memory of the pattern copy, null where it does not run (see pattern-copy.ts). */
+const copyUnits: UnitBuffer | null = sharedCopyUnits();
+
+function sharedCopyUnits(): UnitBuffer | null {
+  const memory = patternCopyMemory();
+  return memory === null || memory.unitLimit < SHARED_UNITS
+    ? null
+    : { octets: memory.unitOctets, units: memory.units };
+}
 
 /** The code units of `text`, in the shared buffer (see SHARED_UNITS): valid until the next call. */
 function codeUnitsOf(text: string): Uint16Array {
   if (text.length > SHARED_UNITS) return freshCodeUnitsOf(text);
+  if (copyUnits !== null) return writeUnits(text, copyUnits);
   if (text.length > shared.units.length) {
     shared = unitBuffer(Math.min(SHARED_UNITS, Math.max(text.length, shared.units.length * 2)));
   }

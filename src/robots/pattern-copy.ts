@@ -1,0 +1,78 @@
+/**
+ * The WebAssembly copy of patterns in normal form (see scripts/build-pattern-copy.mjs for the
+ * module): one instance per process, made when the tokenizer and the compiler are loaded. Its
+ * memory holds the code units of the text being read (lines.ts writes them there) and the octets
+ * the compiler writes (compile.ts); a long pattern whose units and octets are both there is
+ * copied by the module sixteen characters at a time, where the loop of writePattern takes one or
+ * two (see COPIED_FROM in compile.ts).
+ *
+ * The memory never grows, so the views of it stay valid: a text longer than the module reads
+ * has its units elsewhere, and octets past the module's room go to memory of the compiler's
+ * own; either way the compiler copies with writePattern. Without WebAssembly, or its vector
+ * instructions, every pattern is copied that way.
+ */
+
+import {
+  PATTERN_COPY_MODULE,
+  PATTERN_COPY_SCRATCH,
+  PATTERN_COPY_SCRATCH_BYTES,
+  PATTERN_COPY_UNIT_LIMIT,
+  PATTERN_COPY_UNITS,
+} from './pattern-copy-code.js';
+
+export { PATTERN_COPY_SLACK } from './pattern-copy-code.js';
+
+interface PatternCopyExports {
+  memory: WebAssembly.Memory;
+  copy(from: number, to: number, at: number): number;
+}
+
+/** The module's memory as the tokenizer and the compiler use it. */
+export interface PatternCopyMemory {
+  /** The code units of a text of up to `unitLimit` units, and the same memory as octets, to write them. */
+  units: Uint16Array;
+  unitOctets: Buffer;
+  unitLimit: number;
+  /** The compiler's octets, for a file whose patterns fit. */
+  scratch: Uint8Array;
+}
+
+let memory: PatternCopyMemory | null | undefined;
+let copyExport: (from: number, to: number, at: number) => number = () => -1;
+
+/** The module's memory, made on the first call; null where WebAssembly cannot run the module. */
+export function patternCopyMemory(): PatternCopyMemory | null {
+  if (memory === undefined) memory = instantiate();
+  return memory;
+}
+
+function instantiate(): PatternCopyMemory | null {
+  // The module's memory is little-endian; on a big-endian host a Uint16Array view reads it
+  // otherwise than the module does.
+  if (new Uint8Array(Uint16Array.of(1).buffer)[0] !== 1) return null;
+  let exports: PatternCopyExports;
+  try {
+    const module = new WebAssembly.Module(Buffer.from(PATTERN_COPY_MODULE, 'base64'));
+    exports = new WebAssembly.Instance(module, {}).exports as unknown as PatternCopyExports;
+  } catch {
+    return null;
+  }
+  copyExport = exports.copy;
+  const buffer = exports.memory.buffer;
+  return {
+    units: new Uint16Array(buffer, PATTERN_COPY_UNITS, PATTERN_COPY_UNIT_LIMIT),
+    unitOctets: Buffer.from(buffer, PATTERN_COPY_UNITS, PATTERN_COPY_UNIT_LIMIT * 2),
+    unitLimit: PATTERN_COPY_UNIT_LIMIT,
+    scratch: new Uint8Array(buffer, PATTERN_COPY_SCRATCH, PATTERN_COPY_SCRATCH_BYTES),
+  };
+}
+
+/**
+ * Copies the pattern of units `[from, to)` of the module's units to octet `at` of its scratch,
+ * when the pattern is in normal form: returns what writePattern would (the position after it,
+ * with WROTE_STAR when it holds a `*`), else -1. Writes up to PATTERN_COPY_SLACK octets past the
+ * pattern's end. Call only once patternCopyMemory() gave the memory.
+ */
+export function copyPattern(from: number, to: number, at: number): number {
+  return copyExport(from, to, at);
+}
