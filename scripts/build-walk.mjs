@@ -74,6 +74,8 @@ const RUN_ROW = 129;
 /** Bytes of ROWS that init writes once (see init). */
 const ROWS_TOUCHED = 2 * 1024 * 1024;
 const END_ROW = 255;
+/** A step's bits above its row selector for a piece of one character: no second character, length 1. */
+const SIMPLE = 1 << 16;
 
 const i32 = (n) => `(i32.const ${n})`;
 const get = (name) => `(local.get $${name})`;
@@ -106,6 +108,20 @@ const lane = (k) => `
       ${set(`s${k}`, `(i32.add ${get('found')} (select ${get('length')} ${i32(1)} ${get('ok')}))`)}
       ${set(`j${k}`, `(i32.add ${get(`j${k}`)} ${get('ok')})`)}
       ${set(`h${k}`, `(select ${i32(0)} (i32.add ${get(`h${k}`)} ${i32(1)}) ${get('ok')})`)}`;
+
+/**
+ * The step of lane k in the loop of one-character pieces: a piece of one character with a row is
+ * found where its row leads, with nothing to compare and no false start, so the step is its row's
+ * entry alone. Any other step, and any entry that is no place, leaves that loop for the usual one
+ * before the lane moves.
+ */
+const simpleLane = (k) => `
+      ${set('step', `(i32.load (i32.add ${get('steps')} (i32.shl ${get(`j${k}`)} ${i32(2)})))`)}
+      ${set('found', rowAt(`(i32.and ${get('step')} ${i32(255)})`, get(`s${k}`)))}
+      (br_if $usual
+        (i32.or (i32.ge_u ${get('found')} ${i32(END)}) (i32.ne (i32.and ${get('step')} ${i32(-256)}) ${i32(SIMPLE)})))
+      ${set(`s${k}`, `(i32.add ${get('found')} ${i32(1)})`)}
+      ${set(`j${k}`, `(i32.add ${get(`j${k}`)} ${i32(1)})`)}`;
 
 const lanes = Array.from({ length: LANE_COUNT }, (_, k) => k);
 const toLocals = (k) =>
@@ -380,6 +396,12 @@ const wat = `(module
     (global.set $live (select ${get('count')} ${i32(LANE_COUNT)} (i32.lt_u ${get('count')} ${i32(LANE_COUNT)})))
     ${lanes.map((k) => `(call $refill ${i32(k * 32)}) ${toLocals(k)}`).join('\n    ')}
     (loop $lanes
+      ;; While every lane is at a piece of one character, the loop of such pieces; from the first
+      ;; lane that is not, the usual loop, until a rare step.
+      (block $usual
+        (loop $simple
+          ${lanes.map(simpleLane).join('\n')}
+          (br $simple)))
       (block $rare
         (loop $round
           ${lanes.map(lane).join('\n')}

@@ -54,6 +54,22 @@ describe('the walk of wildcard rules', () => {
     expect(statuses.filter((s) => s === WALK_FAILED).length).toBeGreaterThan(0);
   });
 
+  it('walks rules of one-character pieces beside rules of longer pieces in one batch', () => {
+    // Rules of one-character pieces alone take the walk's loop of such pieces, until a lane
+    // meets a longer piece. The longest rules fail first, in batches that grow, four lanes full.
+    const rules: ReferenceRule[] = Array.from({ length: 40 }, (_, i) => ({
+      allow: i % 3 === 0,
+      pattern: `/x${(i % 4 === 1 ? '*ab*b' : '*a*b').repeat(4 + i)}*C`,
+    }));
+    for (const pairs of [5, 9, 16, 23, 30, 41, 44]) {
+      check(rules, `/x${'ab'.repeat(pairs)}C`);
+      check(rules, `/x${'aab'.repeat(pairs)}bC`);
+      check(rules, `/x${'ab'.repeat(pairs)}c`);
+    }
+    expect(statuses.filter((s) => s === WALK_MATCHED).length).toBeGreaterThan(0);
+    expect(statuses.filter((s) => s === WALK_FAILED).length).toBeGreaterThan(100);
+  });
+
   it('takes a run of one character in one step', () => {
     // Forty `*a` in a row are one step: one past the fortieth `a` from where it starts.
     const run = `/x*q${'*a'.repeat(40)}*z`;
