@@ -1,7 +1,8 @@
 /**
  * Writes src/robots/pattern-copy-code.ts: the WebAssembly module that copies the patterns of a
- * file's rules from its code units into the compiler's octets (see src/robots/pattern-copy.ts),
- * assembled with wabt from the text below. `node scripts/build-pattern-copy.mjs --check` exits 1
+ * file's rules from its code units into the compiler's octets, and reads the filters of the
+ * patterns from those octets (see src/robots/pattern-copy.ts), assembled with wabt from the text
+ * below. `node scripts/build-pattern-copy.mjs --check` exits 1
  * when the file is not what this script writes, for a test to run.
  *
  * Most patterns are in normal form already: every character is one a path keeps as it is, or a
@@ -21,7 +22,9 @@
  * Memory, in bytes (pattern-copy.ts reads the same values from pattern-copy-code.ts):
  * - SCRATCH: the compiler's octets, SCRATCH_BYTES of them;
  * - UNITS: the code units of the text being read, UNIT_LIMIT of them, then room for a last block
- *   read past them.
+ *   read past them;
+ * - FILTERS: what `characters` and `pairs` find of a pattern in the scratch, for rank.ts and
+ *   decide.ts: the filters of its characters and of its pairs of characters, and its pieces.
  */
 import { assemble, base64, writeOrCheck } from './wasm.mjs';
 
@@ -34,8 +37,8 @@ const DOLLAR = 36;
 const UNIT_LIMIT = 500 * 1024;
 /** Octets of the compiler's patterns the module writes; past them the compiler writes its own. */
 const SCRATCH_BYTES = 2 * 1024 * 1024;
-const layout = { SCRATCH: 0, UNITS: SCRATCH_BYTES };
-const MEMORY_BYTES = layout.UNITS + UNIT_LIMIT * 2 + 64;
+const layout = { SCRATCH: 0, UNITS: SCRATCH_BYTES, FILTERS: SCRATCH_BYTES + UNIT_LIMIT * 2 + 64 };
+const MEMORY_BYTES = layout.FILTERS + 64;
 
 /** The two tables of classes (see above): bits 0 to 6 for octets to normalise, bit 7 for `*`. */
 function classTables() {
@@ -119,6 +122,79 @@ const wat = `(module
         (i32.store8 (local.get $o) ${i32(DOLLAR)})
         (local.set $o (i32.add (local.get $o) ${i32(1)}))))
     (i32.or (local.get $o) (select ${i32(1 << 30)} ${i32(0)} (local.get $star))))
+
+  ;; The filter of the characters of octets [from, to) of the scratch, as charMask in chars.ts has
+  ;; it (bit c & 63 of each character but * and $), at FILTERS as two words.
+  (func (export "characters") (param $from i32) (param $to i32)
+    (local $mask i64) (local $c i32)
+    (block $done
+      (loop $octet
+        (br_if $done (i32.ge_u (local.get $from) (local.get $to)))
+        (local.set $c (i32.and (i32.load8_u offset=${layout.SCRATCH} (local.get $from)) ${i32(127)}))
+        (local.set $mask
+          (i64.or (local.get $mask)
+            (select (i64.const 0) (i64.shl (i64.const 1) (i64.extend_i32_u (local.get $c)))
+              (i32.or (i32.eq (local.get $c) ${i32(STAR)}) (i32.eq (local.get $c) ${i32(DOLLAR)})))))
+        (local.set $from (i32.add (local.get $from) ${i32(1)}))
+        (br $octet)))
+    (i64.store offset=${layout.FILTERS} ${i32(0)} (local.get $mask)))
+
+  ;; The filter of the pairs of octets [from, to) of the scratch and the shape of its pieces, as
+  ;; pairMask in pieces.ts has them, at FILTERS + 8: two words of pairs, then where the first *
+  ;; is (-1 for none), where the longest piece after it starts and its length, and the same of
+  ;; the second longest. Places are addresses in the scratch.
+  (func (export "pairs") (param $from i32) (param $to i32)
+    (local $i i32) (local $c i32) (local $previous i32) (local $mask i64) (local $length i32)
+    (local $firstStar i32) (local $pieceStart i32) (local $longestAt i32) (local $longestLength i32)
+    (local $secondAt i32) (local $secondLength i32)
+    (local.set $i (local.get $from))
+    (local.set $previous ${i32(STAR)})
+    (local.set $firstStar ${i32(-1)})
+    (local.set $pieceStart (local.get $from))
+    (local.set $longestAt (local.get $from))
+    (local.set $secondAt (local.get $from))
+    (block $done
+      (loop $octet
+        (br_if $done (i32.gt_u (local.get $i) (local.get $to)))
+        ;; The end of the text ends a piece as a * does.
+        (local.set $c
+          (select (i32.load8_u offset=${layout.SCRATCH} (local.get $i)) ${i32(STAR)} (i32.lt_u (local.get $i) (local.get $to))))
+        (if (i32.and (i32.ne (local.get $previous) ${i32(STAR)}) (i32.ne (local.get $c) ${i32(STAR)}))
+          (then
+            (local.set $mask
+              (i64.or (local.get $mask)
+                (i64.shl (i64.const 1)
+                  (i64.extend_i32_u
+                    (i32.and (i32.add (i32.mul (local.get $previous) ${i32(31)}) (local.get $c)) ${i32(63)}))))))
+          (else
+            (if (i32.eq (local.get $c) ${i32(STAR)})
+              (then
+                (local.set $length (i32.sub (local.get $i) (local.get $pieceStart)))
+                (if (i32.lt_s (local.get $firstStar) ${i32(0)})
+                  (then
+                    (local.set $firstStar (select (local.get $i) ${i32(-1)} (i32.lt_u (local.get $i) (local.get $to)))))
+                  (else
+                    (if (i32.gt_s (local.get $length) (local.get $longestLength))
+                      (then
+                        (local.set $secondAt (local.get $longestAt))
+                        (local.set $secondLength (local.get $longestLength))
+                        (local.set $longestAt (local.get $pieceStart))
+                        (local.set $longestLength (local.get $length)))
+                      (else
+                        (if (i32.gt_s (local.get $length) (local.get $secondLength))
+                          (then
+                            (local.set $secondAt (local.get $pieceStart))
+                            (local.set $secondLength (local.get $length))))))))
+                (local.set $pieceStart (i32.add (local.get $i) ${i32(1)}))))))
+        (local.set $previous (local.get $c))
+        (local.set $i (i32.add (local.get $i) ${i32(1)}))
+        (br $octet)))
+    (i64.store offset=${layout.FILTERS + 8} ${i32(0)} (local.get $mask))
+    (i32.store offset=${layout.FILTERS + 16} ${i32(0)} (local.get $firstStar))
+    (i32.store offset=${layout.FILTERS + 20} ${i32(0)} (local.get $longestAt))
+    (i32.store offset=${layout.FILTERS + 24} ${i32(0)} (local.get $longestLength))
+    (i32.store offset=${layout.FILTERS + 28} ${i32(0)} (local.get $secondAt))
+    (i32.store offset=${layout.FILTERS + 32} ${i32(0)} (local.get $secondLength)))
 )`;
 
 const buffer = await assemble('pattern-copy.wat', wat);
@@ -133,6 +209,7 @@ export const PATTERN_COPY_MODULE =
 export const PATTERN_COPY_SCRATCH = ${layout.SCRATCH};
 export const PATTERN_COPY_SCRATCH_BYTES = ${SCRATCH_BYTES};
 export const PATTERN_COPY_UNITS = ${layout.UNITS};
+export const PATTERN_COPY_FILTERS = ${layout.FILTERS};
 
 /** The most code units of a text the module reads. */
 export const PATTERN_COPY_UNIT_LIMIT = ${UNIT_LIMIT};

@@ -4,7 +4,9 @@
  * memory holds the code units of the text being read (lines.ts writes them there) and the octets
  * the compiler writes (compile.ts); a long pattern whose units and octets are both there is
  * copied by the module sixteen characters at a time, where the loop of writePattern takes one or
- * two (see COPIED_FROM in compile.ts).
+ * two (see COPIED_FROM in compile.ts). While the octets of the file just compiled are there, the
+ * module also reads the filters of its wildcard rules for the tables and indexes built at the
+ * parse (rank.ts, decide.ts), where JavaScript would read them from the octets.
  *
  * The memory never grows, so the views of it stay valid: a text longer than the module reads
  * has its units elsewhere, and octets past the module's room go to memory of the compiler's
@@ -13,6 +15,7 @@
  */
 
 import {
+  PATTERN_COPY_FILTERS,
   PATTERN_COPY_MODULE,
   PATTERN_COPY_SCRATCH,
   PATTERN_COPY_SCRATCH_BYTES,
@@ -25,6 +28,8 @@ export { PATTERN_COPY_SLACK } from './pattern-copy-code.js';
 interface PatternCopyExports {
   memory: WebAssembly.Memory;
   copy(from: number, to: number, at: number): number;
+  characters(from: number, to: number): void;
+  pairs(from: number, to: number): void;
 }
 
 /** The module's memory as the tokenizer and the compiler use it. */
@@ -39,6 +44,23 @@ export interface PatternCopyMemory {
 
 let memory: PatternCopyMemory | null | undefined;
 let copyExport: (from: number, to: number, at: number) => number = () => -1;
+let charactersExport: (from: number, to: number) => void = () => {};
+let pairsExport: (from: number, to: number) => void = () => {};
+
+/**
+ * What the module found of the pattern it read last (see patternFilters): the filter of its
+ * characters (2 words), the filter of its pairs (2 words), where its first `*` is (-1 for none),
+ * where its longest piece after that starts and its length, and the same of the second longest.
+ * Places are positions in the scratch.
+ */
+export const FILTER_CHARACTERS = 0;
+export const FILTER_PAIRS = 2;
+export const FILTER_FIRST_STAR = 4;
+export const FILTER_LONGEST_AT = 5;
+export const FILTER_LONGEST_LENGTH = 6;
+export const FILTER_SECOND_AT = 7;
+export const FILTER_SECOND_LENGTH = 8;
+export let filters = new Int32Array(9);
 
 /** The module's memory, made on the first call; null where WebAssembly cannot run the module. */
 export function patternCopyMemory(): PatternCopyMemory | null {
@@ -58,7 +80,10 @@ function instantiate(): PatternCopyMemory | null {
     return null;
   }
   copyExport = exports.copy;
+  charactersExport = exports.characters;
+  pairsExport = exports.pairs;
   const buffer = exports.memory.buffer;
+  filters = new Int32Array(buffer, PATTERN_COPY_FILTERS, 9);
   return {
     units: new Uint16Array(buffer, PATTERN_COPY_UNITS, PATTERN_COPY_UNIT_LIMIT),
     unitOctets: Buffer.from(buffer, PATTERN_COPY_UNITS, PATTERN_COPY_UNIT_LIMIT * 2),
@@ -75,4 +100,22 @@ function instantiate(): PatternCopyMemory | null {
  */
 export function copyPattern(from: number, to: number, at: number): number {
   return copyExport(from, to, at);
+}
+
+/**
+ * Whether `octets` are the module's scratch: then the filters of a pattern in them are read by
+ * the module (characterFilter, pairFilter).
+ */
+export function inPatternCopy(octets: Uint8Array): boolean {
+  return memory !== null && memory !== undefined && octets.buffer === memory.scratch.buffer;
+}
+
+/** Writes to `filters` the filter of the characters of scratch octets `[from, to)` (see charMask in chars.ts). */
+export function characterFilter(from: number, to: number): void {
+  charactersExport(from, to);
+}
+
+/** Writes to `filters` the filter of the pairs of scratch octets `[from, to)` and their pieces (see pairMask in pieces.ts). */
+export function pairFilter(from: number, to: number): void {
+  pairsExport(from, to);
 }

@@ -389,6 +389,20 @@ export function pairMask(text: string, from: number, to: number, out: Int32Array
   }
   out[at] = low;
   out[at + 1] = high;
+  setPieceShape(firstStar, longestAt, longestLength, secondAt, secondLength);
+}
+
+/**
+ * Writes to pieceShape what a read of a rule's pieces found (see pairMask): its first `*`, its
+ * longest piece after that, and its second longest.
+ */
+export function setPieceShape(
+  firstStar: number,
+  longestAt: number,
+  longestLength: number,
+  secondAt: number,
+  secondLength: number,
+): void {
   pieceShape[FIRST_STAR] = firstStar;
   pieceShape[LONGEST_AT] = longestAt;
   pieceShape[LONGEST_LENGTH] = longestLength;

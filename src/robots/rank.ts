@@ -42,6 +42,7 @@ import {
   tableMembersTo,
   tableStartAt,
 } from './compile.js';
+import { characterFilter, FILTER_CHARACTERS, filters, inPatternCopy } from './pattern-copy.js';
 import { PrefixHash } from './prefixes.js';
 
 /**
@@ -337,14 +338,20 @@ function rank(data: RobotsData, table: number, at: number): void {
     }
   }
   // Read from the octets the compiler wrote while they are there (a table ranked while parsing).
+  // The pattern copy's module reads them when they are in its memory (see pattern-copy.ts).
   const octets = compiledOctets(data);
+  const inModule = octets !== null && inPatternCopy(octets);
   other.forEach((id, i) => {
     const position = split + i * OTHER_FIELDS;
     ints[position] = id;
     // A `*` or `$` adds no bit: the filter is read from the part the path must match.
     const start = ruleStart(data, id);
     const length = ruleMatchLength(data, id);
-    if (octets !== null) octetMask(octets, start, length, ints, position + 1);
+    if (inModule) {
+      characterFilter(start, start + length);
+      ints[position + 1] = filters[FILTER_CHARACTERS];
+      ints[position + 2] = filters[FILTER_CHARACTERS + 1];
+    } else if (octets !== null) octetMask(octets, start, length, ints, position + 1);
     else charMask(chunkOf(data, start), start & CHUNK_MASK, length, ints, position + 1);
   });
   ints[at] = stride === 1 ? split : -split;

@@ -1,10 +1,24 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { RobotsTxt } from '../../src/index.js';
+import { charMask } from '../../src/robots/chars.js';
 import { compiledOctets, RobotsCompiler, type RobotsData } from '../../src/robots/compile.js';
 import { WROTE_END, WROTE_NORMALISED, writePattern } from '../../src/robots/encoding.js';
 import { type Directive, tokenize } from '../../src/robots/lines.js';
-import { copyPattern, PATTERN_COPY_SLACK, patternCopyMemory } from '../../src/robots/pattern-copy.js';
+import {
+  characterFilter,
+  copyPattern,
+  FILTER_FIRST_STAR,
+  FILTER_LONGEST_AT,
+  FILTER_LONGEST_LENGTH,
+  FILTER_SECOND_AT,
+  FILTER_SECOND_LENGTH,
+  filters,
+  PATTERN_COPY_SLACK,
+  pairFilter,
+  patternCopyMemory,
+} from '../../src/robots/pattern-copy.js';
+import { pairMask, pieceShape, setPieceShape } from '../../src/robots/pieces.js';
 import { fileOf } from './support/agreement.js';
 import { referenceAllowed } from './support/reference.js';
 
@@ -133,6 +147,36 @@ describe.runIf(memory !== null)('the pattern copy', () => {
         },
       ),
       { numRuns: 300 },
+    );
+  });
+
+  it('reads the filters of a pattern as charMask and pairMask do', () => {
+    if (memory === null) return;
+    const text = fc.array(fc.constantFrom('a', 'b', 'j', 'd', '/', '*', '$', '.', '~', 'ab', 'xyz'), {
+      maxLength: 40,
+    });
+    fc.assert(
+      fc.property(text, fc.nat(500), (parts, at) => {
+        const pattern = parts.join('');
+        for (let i = 0; i < pattern.length; i++) memory.scratch[at + i] = pattern.charCodeAt(i);
+        const expected = new Int32Array(4);
+        charMask(pattern, 0, pattern.length, expected, 0);
+        pairMask(pattern, 0, pattern.length, expected, 2);
+        const shape = Array.from(pieceShape);
+        characterFilter(at, at + pattern.length);
+        pairFilter(at, at + pattern.length);
+        expect(Array.from(filters.subarray(0, 4))).toEqual(Array.from(expected));
+        const star = filters[FILTER_FIRST_STAR];
+        setPieceShape(
+          star < 0 ? -1 : star - at,
+          filters[FILTER_LONGEST_AT] - at,
+          filters[FILTER_LONGEST_LENGTH],
+          filters[FILTER_SECOND_AT] - at,
+          filters[FILTER_SECOND_LENGTH],
+        );
+        expect(Array.from(pieceShape)).toEqual(shape);
+      }),
+      { numRuns: 2000 },
     );
   });
 
