@@ -379,15 +379,10 @@ const INDEX_HTM = Array.from('index.htm', (ch) => ch.charCodeAt(0));
  * start of a pass to `finish()` without giving way to another.
  */
 let scratch: Uint8Array = new Uint8Array(16 * 1024);
-/**
- * The shortest pattern the module copies. Its call costs more than it saves on a short one: with
- * every pattern copied, the typical file's parse took 14.0 us, with those of 32 characters or
- * more 11.5 to 12.6 us, as before the module; the 486 KiB file's took 1.8 to 1.9 ms either way,
- * against 2.5 ms without it.
- */
-const COPIED_FROM = 32;
 /** The octets in the memory of the pattern copy, where every pass starts; null where it does not run. */
 const copyScratch = patternCopyMemory()?.scratch ?? null;
+/** The code units in the memory of the pattern copy (see codeUnitsOf in lines.ts). */
+const copyUnits = patternCopyMemory()?.units ?? null;
 /** `scratch` as a Buffer, to decode it (see patternChunks). */
 let scratchText = Buffer.from(scratch.buffer);
 /** The serial number of the file whose patterns `scratch` holds (see compiledOctets); -1 while a pass writes them. */
@@ -552,12 +547,11 @@ export class RobotsCompiler implements RobotsLineHandler {
   private addRule(group: PendingGroup, allow: boolean, d: Directive): void {
     const start = this.used;
     this.reserve((d.valueEnd - d.valueStart) * MAX_EXPANSION + PATTERN_COPY_SLACK);
-    // The module copies a long pattern in normal form when its units and `scratch` are both in
-    // its memory (see pattern-copy.ts); writePattern takes the rest.
+    // The module copies a pattern in normal form when its units and `scratch` are both in its
+    // memory (see pattern-copy.ts); writePattern takes the rest. Known by the arrays themselves:
+    // reading their `buffer` on every rule made the typical file's parse 15% slower.
     let written =
-      d.valueEnd - d.valueStart >= COPIED_FROM && scratch.buffer === d.units.buffer
-        ? copyPattern(d.valueStart, d.valueEnd, start)
-        : -1;
+      d.units === copyUnits && scratch === copyScratch ? copyPattern(d.valueStart, d.valueEnd, start) : -1;
     if (written < 0) written = writePattern(d.source, d.units, d.valueStart, d.valueEnd, scratch, start);
     this.used = written & WROTE_END;
     const star = (written & WROTE_STAR) !== 0;

@@ -2,9 +2,8 @@
  * The WebAssembly copy of patterns in normal form (see scripts/build-pattern-copy.mjs for the
  * module): one instance per process, made when the tokenizer and the compiler are loaded. Its
  * memory holds the code units of the text being read (lines.ts writes them there) and the octets
- * the compiler writes (compile.ts); a long pattern whose units and octets are both there is
- * copied by the module sixteen characters at a time, where the loop of writePattern takes one or
- * two (see COPIED_FROM in compile.ts). While the octets of the file just compiled are there, the
+ * the compiler writes (compile.ts); a pattern whose units and octets are both there is copied by
+ * the module sixteen characters at a time, where the loop of writePattern takes one or two. While the octets of the file just compiled are there, the
  * module also reads the filters of its wildcard rules for the tables and indexes built at the
  * parse (rank.ts, decide.ts), where JavaScript would read them from the octets.
  *
@@ -107,7 +106,7 @@ export function copyPattern(from: number, to: number, at: number): number {
  * the module (characterFilter, pairFilter).
  */
 export function inPatternCopy(octets: Uint8Array): boolean {
-  return memory !== null && memory !== undefined && octets.buffer === memory.scratch.buffer;
+  return memory !== null && memory !== undefined && octets === memory.scratch;
 }
 
 /** Writes to `filters` the filter of the characters of scratch octets `[from, to)` (see charMask in chars.ts). */
