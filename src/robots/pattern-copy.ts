@@ -3,9 +3,10 @@
  * module): one instance per process, made when the tokenizer and the compiler are loaded. Its
  * memory holds the code units of the text being read (lines.ts writes them there) and the octets
  * the compiler writes (compile.ts); a pattern whose units and octets are both there is copied by
- * the module sixteen characters at a time, where the loop of writePattern takes one or two. While the octets of the file just compiled are there, the
- * module also reads the filters of its wildcard rules for the tables and indexes built at the
- * parse (rank.ts, decide.ts), where JavaScript would read them from the octets.
+ * the module sixteen characters at a time, where the loop of writePattern takes one or two.
+ * While the octets of the file just compiled are there, the module also reads the filters of its
+ * wildcard rules for the tables and indexes built at the parse (rank.ts, decide.ts), where
+ * JavaScript would read them from the octets.
  *
  * The memory never grows, so the views of it stay valid: a text longer than the module reads
  * has its units elsewhere, and octets past the module's room go to memory of the compiler's
@@ -47,7 +48,7 @@ let charactersExport: (from: number, to: number) => void = () => {};
 let pairsExport: (from: number, to: number) => void = () => {};
 
 /**
- * What the module found of the pattern it read last (see patternFilters): the filter of its
+ * What the module found of the pattern it read last (see characterFilter, pairFilter): the filter of its
  * characters (2 words), the filter of its pairs (2 words), where its first `*` is (-1 for none),
  * where its longest piece after that starts and its length, and the same of the second longest.
  * Places are positions in the scratch.
