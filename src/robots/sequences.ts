@@ -522,50 +522,18 @@ export class PieceSequences {
       if (c === 42 /* * */) break;
       if (path.charCodeAt(s) !== c) return FAILS;
     }
-    let j = this.#offsets[rank];
+    const j = this.#offsets[rank];
     let end = this.#offsets[rank + 1];
     if (j === end) return !anchored || s === path.length ? MATCHES : FAILS;
-    const steps = this.#steps;
-    const lengths = this.#lengths;
     let limit = path.length;
     if (anchored) {
       // The last piece must end the path: a cheap test that settles most anchored rules.
       end -= 1;
-      const step = steps[end];
-      if ((step & STEP_RUN) !== 0) {
-        // One character (a rule's last step is one piece).
-        limit = path.length - 1;
-        if (limit < s || path.charCodeAt(limit) !== (step & STEP_ROW)) return FAILS;
-      } else {
-        const last = step >>> STEP_SHIFT;
-        const length = lengths[last];
-        limit = path.length - length;
-        const at = this.#positions[last];
-        if (limit < s || !regionMatches(path, limit, chunkOf(data, at), at & CHUNK_MASK, length))
-          return FAILS;
-      }
+      limit = this.#anchoredLimit(data, end, s, path);
+      if (limit < 0) return FAILS;
     }
-    if (path.length > ROW_PATH_LIMIT) {
-      // The engine searches a path this long, piece after piece.
-      for (; j < end; j++) {
-        const step = steps[j];
-        if ((step & STEP_RUN) !== 0) {
-          const run = (step & STEP_ROW) === RUN_ROW;
-          const character = String.fromCharCode(run ? (step >>> STEP_SHIFT) & 127 : step & STEP_ROW);
-          for (let k = run ? step >>> RUN_SHIFT : 1; k > 0; k--) {
-            const found = path.indexOf(character, s);
-            if (found < 0) return FAILS;
-            s = found + 1;
-          }
-          continue;
-        }
-        const id = step >>> STEP_SHIFT;
-        const found = this.#find(data, id, path, s);
-        if (found < 0) return FAILS;
-        s = found + lengths[id];
-      }
-      return s <= limit ? MATCHES : FAILS;
-    }
+    // The engine searches a path this long, piece after piece.
+    if (path.length > ROW_PATH_LIMIT) return this.#searchPieces(data, j, end, s, limit, path);
     if (j === end) return s <= limit ? MATCHES : FAILS;
     const walk = walker();
     const k = walk === null ? 0 : walk.queued;
@@ -586,6 +554,56 @@ export class PieceSequences {
     return QUEUED;
   }
 
+  /*
+   * The parts of matches that few checks reach are methods of their own: matches runs for every
+   * candidate rule, and its optimized code was ready only after the first checks of a file of
+   * hundreds of wildcard rules had run it unoptimized, when its rare parts were in it (the
+   * optimizing compiler took 29 ms over it on a busy 2-core machine).
+   */
+
+  /**
+   * For an anchored rule whose last step is `steps[last]`: where its last piece must start, the
+   * pieces before it ending at or before, found from the path's end, or -1 when the path does not
+   * end with that piece (or not past `s`).
+   */
+  #anchoredLimit(data: RobotsData, last: number, s: number, path: string): number {
+    const step = this.#steps[last];
+    if ((step & STEP_RUN) !== 0) {
+      // One character (a rule's last step is one piece).
+      const limit = path.length - 1;
+      return limit < s || path.charCodeAt(limit) !== (step & STEP_ROW) ? -1 : limit;
+    }
+    const id = step >>> STEP_SHIFT;
+    const length = this.#lengths[id];
+    const limit = path.length - length;
+    const at = this.#positions[id];
+    return limit < s || !regionMatches(path, limit, chunkOf(data, at), at & CHUNK_MASK, length) ? -1 : limit;
+  }
+
+  /** Steps `[j, end)` of a rule matched from place `s` by the engine's search of `path`, a path too long for rows. */
+  #searchPieces(data: RobotsData, j: number, end: number, s: number, limit: number, path: string): number {
+    const steps = this.#steps;
+    const lengths = this.#lengths;
+    for (; j < end; j++) {
+      const step = steps[j];
+      if ((step & STEP_RUN) !== 0) {
+        const run = (step & STEP_ROW) === RUN_ROW;
+        const character = String.fromCharCode(run ? (step >>> STEP_SHIFT) & 127 : step & STEP_ROW);
+        for (let k = run ? step >>> RUN_SHIFT : 1; k > 0; k--) {
+          const found = path.indexOf(character, s);
+          if (found < 0) return FAILS;
+          s = found + 1;
+        }
+        continue;
+      }
+      const id = step >>> STEP_SHIFT;
+      const found = this.#find(data, id, path, s);
+      if (found < 0) return FAILS;
+      s = found + lengths[id];
+    }
+    return s <= limit ? MATCHES : FAILS;
+  }
+
   /**
    * Walks the rules `matches` queued, in the order queued: the index of the first that matches
    * `path`, the path they were queued for, or -1. A step the walk leaves (a piece past ROW_HOPS
@@ -599,9 +617,12 @@ export class PieceSequences {
     let walked = count;
     for (;;) {
       walk.run();
+      // Where the walk stopped matters only for a rule it left: read for those alone.
       for (let a = 0; a < walked; a++) {
         const k = walkedAs[a];
-        statuses[k] = walk.statusOf(a);
+        const status = walk.statusOf(a);
+        statuses[k] = status;
+        if (status !== WALK_LEFT) continue;
         stepsAt[k] = walk.stepOf(a) - queuedRanks[k] - 1;
         places[k] = walk.placeOf(a);
       }
