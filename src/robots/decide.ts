@@ -46,17 +46,7 @@ import {
   WILDCARD,
 } from './compile.js';
 import { matchesAt, type PieceSearches } from './match.js';
-import {
-  FILTER_FIRST_STAR,
-  FILTER_LONGEST_AT,
-  FILTER_LONGEST_LENGTH,
-  FILTER_PAIRS,
-  FILTER_SECOND_AT,
-  FILTER_SECOND_LENGTH,
-  filters,
-  inPatternCopy,
-  pairFilter,
-} from './pattern-copy.js';
+import { inPatternCopy } from './pattern-copy.js';
 import {
   FIRST_STAR,
   type Gram,
@@ -67,8 +57,8 @@ import {
   OTHER_AT,
   OTHER_LENGTH,
   pairMask,
+  pairMaskInModule,
   pieceShape,
-  setPieceShape,
 } from './pieces.js';
 import { PrefixHash } from './prefixes.js';
 import {
@@ -716,7 +706,7 @@ function buildIndex(data: RobotsData, split: number, end: number): GroupIndex {
     }
     // One read of the rule: its pairs, its pieces and where its first `*` is.
     const at = ((k - split) / OTHER_FIELDS) * 2;
-    if (inModule) pairsInModule(position - start, position, position - start + matchEnd, pairs, at);
+    if (inModule) pairMaskInModule(position - start, position, position - start + matchEnd, pairs, at);
     else pairMask(patterns, start, matchEnd, pairs, at);
     grams.push(gramOf(patterns, pieceShape[LONGEST_AT], pieceShape[LONGEST_LENGTH]));
     others[at] = pieceShape[OTHER_AT];
@@ -742,24 +732,6 @@ function buildIndex(data: RobotsData, split: number, end: number): GroupIndex {
     // Built now when a check would take long to: the other indexes wait for a check that needs them.
     sequences: characters > EAGER_SEQUENCES ? sequencesOf(data, split, end) : null,
   };
-}
-
-/**
- * pairMask of the scratch octets `[from, to)`, read by the pattern copy's module, with places in
- * pieceShape counted from `base`, where the rule's chunk of the patterns starts.
- */
-function pairsInModule(base: number, from: number, to: number, out: Int32Array, at: number): void {
-  pairFilter(from, to);
-  out[at] = filters[FILTER_PAIRS];
-  out[at + 1] = filters[FILTER_PAIRS + 1];
-  const firstStar = filters[FILTER_FIRST_STAR];
-  setPieceShape(
-    firstStar < 0 ? -1 : firstStar - base,
-    filters[FILTER_LONGEST_AT] - base,
-    filters[FILTER_LONGEST_LENGTH],
-    filters[FILTER_SECOND_AT] - base,
-    filters[FILTER_SECOND_LENGTH],
-  );
 }
 
 /** Bytes an index keeps (see size.ts): its maps, its buckets and its gram index. */

@@ -7,6 +7,17 @@
  * hash says "maybe": a marked rule is still matched in full.
  */
 
+import {
+  FILTER_FIRST_STAR,
+  FILTER_LONGEST_AT,
+  FILTER_LONGEST_LENGTH,
+  FILTER_PAIRS,
+  FILTER_SECOND_AT,
+  FILTER_SECOND_LENGTH,
+  filters,
+  pairFilter,
+} from './pattern-copy.js';
+
 /**
  * Pieces are hashed on at most this many leading characters. Rules whose pieces share a longer
  * start are all marked for a path that holds it: with 8, the 18,962 rules `/*abcdefgh<tail>` of
@@ -393,10 +404,29 @@ export function pairMask(text: string, from: number, to: number, out: Int32Array
 }
 
 /**
+ * pairMask of the octets `[from, to)` of the compiler's scratch, read by the pattern copy's module
+ * (see pattern-copy.ts), with places in pieceShape counted from `base`, where the chunk of the
+ * patterns that holds them starts.
+ */
+export function pairMaskInModule(base: number, from: number, to: number, out: Int32Array, at: number): void {
+  pairFilter(from, to);
+  out[at] = filters[FILTER_PAIRS];
+  out[at + 1] = filters[FILTER_PAIRS + 1];
+  const firstStar = filters[FILTER_FIRST_STAR];
+  setPieceShape(
+    firstStar < 0 ? -1 : firstStar - base,
+    filters[FILTER_LONGEST_AT] - base,
+    filters[FILTER_LONGEST_LENGTH],
+    filters[FILTER_SECOND_AT] - base,
+    filters[FILTER_SECOND_LENGTH],
+  );
+}
+
+/**
  * Writes to pieceShape what a read of a rule's pieces found (see pairMask): its first `*`, its
  * longest piece after that, and its second longest.
  */
-export function setPieceShape(
+function setPieceShape(
   firstStar: number,
   longestAt: number,
   longestLength: number,

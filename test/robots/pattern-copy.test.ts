@@ -8,17 +8,12 @@ import { type Directive, tokenize } from '../../src/robots/lines.js';
 import {
   characterFilter,
   copyPattern,
-  FILTER_FIRST_STAR,
-  FILTER_LONGEST_AT,
-  FILTER_LONGEST_LENGTH,
-  FILTER_SECOND_AT,
-  FILTER_SECOND_LENGTH,
+  FILTER_CHARACTERS,
   filters,
   PATTERN_COPY_SLACK,
-  pairFilter,
   patternCopyMemory,
 } from '../../src/robots/pattern-copy.js';
-import { pairMask, pieceShape, setPieceShape } from '../../src/robots/pieces.js';
+import { pairMask, pairMaskInModule, pieceShape } from '../../src/robots/pieces.js';
 import { fileOf } from './support/agreement.js';
 import { referenceAllowed } from './support/reference.js';
 
@@ -163,17 +158,12 @@ describe.runIf(memory !== null)('the pattern copy', () => {
         charMask(pattern, 0, pattern.length, expected, 0);
         pairMask(pattern, 0, pattern.length, expected, 2);
         const shape = Array.from(pieceShape);
+        const got = new Int32Array(4);
         characterFilter(at, at + pattern.length);
-        pairFilter(at, at + pattern.length);
-        expect(Array.from(filters.subarray(0, 4))).toEqual(Array.from(expected));
-        const star = filters[FILTER_FIRST_STAR];
-        setPieceShape(
-          star < 0 ? -1 : star - at,
-          filters[FILTER_LONGEST_AT] - at,
-          filters[FILTER_LONGEST_LENGTH],
-          filters[FILTER_SECOND_AT] - at,
-          filters[FILTER_SECOND_LENGTH],
-        );
+        got.set(filters.subarray(FILTER_CHARACTERS, FILTER_CHARACTERS + 2));
+        // Places counted from where the pattern starts, as pairMask counts them in its text.
+        pairMaskInModule(at, at, at + pattern.length, got, 2);
+        expect(Array.from(got)).toEqual(Array.from(expected));
         expect(Array.from(pieceShape)).toEqual(shape);
       }),
       { numRuns: 2000 },
