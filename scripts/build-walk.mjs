@@ -25,6 +25,9 @@
  * - RANK_STARTS: by character, where the ranks of its places start (0: not built), for runs;
  * - ROWS: the rows of the path, built as steps need them, and the ranks and places of the
  *   characters of runs;
+ * - PREFIXES: by i, the hash of the path's first i characters, for the sets of windows;
+ * - SETS: the sets of the hashes of the path's windows of a length, built as the caller asks
+ *   (see windows), at most WINDOW_SETS of them a path;
  * - ARENA: the sequences walked lately (see walk.ts), each its steps in the walk's form, then,
  *   where it has pieces longer than two characters, its steps as the caller has them, and by
  *   piece id the lengths and the addresses of the texts, then those texts.
@@ -45,6 +48,14 @@ const BATCH_LIMIT = 64;
 const ROW_HOPS = 24;
 
 const ROW_BYTES = (PATH_LIMIT + 1) * 2;
+/**
+ * Sets of windows a path has at most, and the bytes of the largest: its log2 size, then its
+ * slots, at least four for each window (see windows), 2^16 for a path of PATH_LIMIT characters.
+ */
+const WINDOW_SETS = 32;
+const SET_BYTES = 4 + 4 * 2 ** Math.ceil(Math.log2(4 * PATH_LIMIT));
+/** Spreads a hash over the slots of a set of windows, by the high bits of the product. */
+const WINDOW_SLOT_FACTOR = 0x9e3779b1 | 0;
 const align = (n) => (n + 63) & ~63;
 const layout = {};
 layout.PATH = 0;
@@ -58,8 +69,11 @@ layout.BATCH = align(layout.LANES + LANE_COUNT * 32);
 layout.RESULTS = align(layout.BATCH + BATCH_LIMIT * 12);
 layout.RANK_STARTS = align(layout.RESULTS + BATCH_LIMIT * 12);
 layout.ROWS = align(layout.RANK_STARTS + 128 * 4);
-// A row, and for a run's character its ranks and places too: at most three rows' room each.
-layout.ARENA = align(layout.ROWS + 3 * 128 * ROW_BYTES);
+// A row, and for a run's character its ranks and places too: at most three rows' room each, and
+// up to 15 bytes before the row to start it at a multiple of 16.
+layout.PREFIXES = align(layout.ROWS + 128 * (3 * ROW_BYTES + 16));
+layout.SETS = align(layout.PREFIXES + (PATH_LIMIT + 1) * 4);
+layout.ARENA = align(layout.SETS + WINDOW_SETS * SET_BYTES);
 
 /** A rule's status in RESULTS. */
 const status = { FAILED: 0, MATCHED: 1, LEFT: 2 };
@@ -123,6 +137,23 @@ const simpleLane = (k) => `
       ${set(`s${k}`, `(i32.add ${get('found')} ${i32(1)})`)}
       ${set(`j${k}`, `(i32.add ${get(`j${k}`)} ${i32(1)})`)}`;
 
+/** By lane of half `half` (low or high) of a block at place i, its place where c is there, NONE elsewhere. */
+const placesOf = (half, first) =>
+  `(v128.or (i16x8.extend_${half}_i8x16_s (v128.not ${get('block')})) (i16x8.add (v128.const i16x8 ${Array.from({ length: 8 }, (_, k) => first + k).join(' ')}) (i16x8.splat ${get('i')})))`;
+/** Each lane of local `name` (eight of 16 bits) made the minimum of itself and the lanes above it. */
+const suffixMin = (name) =>
+  [1, 2, 4]
+    .map((by) => {
+      const lanes = Array.from({ length: 16 }, (_, b) => 2 * by + b).join(' ');
+      return set(
+        name,
+        `(i16x8.min_u ${get(name)} (i8x16.shuffle ${lanes} ${get(name)} (v128.const i32x4 -1 -1 -1 -1)))`,
+      );
+    })
+    .join(' ');
+/** The first lane of local `name` (of 16 bits) in all eight. */
+const firstLane = (name) => `(i8x16.shuffle ${'0 1 '.repeat(8).trim()} ${get(name)} ${get(name)})`;
+
 const lanes = Array.from({ length: LANE_COUNT }, (_, k) => k);
 const toLocals = (k) =>
   ['j', 's', 'h'].map((name) => set(`${name}${k}`, laneLoad(i32(k * 32), name))).join(' ');
@@ -143,6 +174,9 @@ const wat = `(module
   (global $count (mut i32) ${i32(0)})
   (global $next (mut i32) ${i32(0)})
   (global $live (mut i32) ${i32(0)})
+  ;; Where the next set of windows goes, and whether PREFIXES holds the path's (see windows).
+  (global $setsEnd (mut i32) ${i32(layout.SETS)})
+  (global $prefixed (mut i32) ${i32(0)})
 
   ;; Fills the rows of their own, and points the selectors that have no row of a character at them.
   (func (export "init")
@@ -228,6 +262,8 @@ const wat = `(module
     (local $i i32)
     (global.set $n ${get('n')})
     (global.set $rowsEnd ${i32(layout.ROWS)})
+    (global.set $setsEnd ${i32(layout.SETS)})
+    (global.set $prefixed ${i32(0)})
     ${set('i', i32(1))}
     (loop $reset
       (i32.store offset=${layout.ROW_STARTS} (i32.shl ${get('i')} ${i32(2)}) ${i32(layout.UNBUILT)})
@@ -236,10 +272,15 @@ const wat = `(module
     (i32.store offset=${layout.ROW_STARTS} ${i32(0)} ${i32(layout.ZERO)})
     (memory.fill ${i32(layout.RANK_STARTS)} ${i32(0)} ${i32(128 * 4)}))
 
-  ;; The row of character c: by place, its first occurrence there or after, NONE for none.
+  ;; The row of character c: by place, its first occurrence there or after, NONE for none. From
+  ;; the last place down to a multiple of 16 one place at a time, then sixteen at a time: a block
+  ;; without c takes the occurrence after it throughout; in another, each half holds its places
+  ;; of c and NONE elsewhere, and takes the minimum of itself and the lanes above it, then of the
+  ;; occurrence after it. A row starts at a multiple of 16 bytes, for the blocks' stores.
   (func $buildRow (param $c i32)
     (local $at i32) (local $i i32) (local $next i32)
-    ${set('at', '(global.get $rowsEnd)')}
+    (local $char v128) (local $block v128) (local $low v128) (local $high v128) (local $after v128)
+    ${set('at', `(i32.and (i32.add (global.get $rowsEnd) ${i32(15)}) ${i32(-16)})`)}
     (i32.store offset=${layout.ROW_STARTS} (i32.shl ${get('c')} ${i32(2)}) ${get('at')})
     (global.set $rowsEnd (i32.add ${get('at')} (i32.shl (i32.add (global.get $n) ${i32(1)}) ${i32(1)})))
     ${set('i', '(global.get $n)')}
@@ -247,11 +288,94 @@ const wat = `(module
     (i32.store16 (i32.add ${get('at')} (i32.shl ${get('i')} ${i32(1)})) ${get('next')})
     (block $done
       (loop $back
-        (br_if $done (i32.eqz ${get('i')}))
+        (br_if $done (i32.eqz (i32.and ${get('i')} ${i32(15)})))
         ${set('i', `(i32.sub ${get('i')} ${i32(1)})`)}
         ${set('next', `(select ${get('i')} ${get('next')} (i32.eq (i32.load8_u offset=${layout.PATH} ${get('i')}) ${get('c')}))`)}
         (i32.store16 (i32.add ${get('at')} (i32.shl ${get('i')} ${i32(1)})) ${get('next')})
-        (br $back))))
+        (br $back)))
+    ${set('char', `(i8x16.splat ${get('c')})`)}
+    ${set('after', `(i16x8.splat ${get('next')})`)}
+    (block $blocksDone
+      (loop $blocks
+        (br_if $blocksDone (i32.eqz ${get('i')}))
+        ${set('i', `(i32.sub ${get('i')} ${i32(16)})`)}
+        ${set('block', `(i8x16.eq (v128.load offset=${layout.PATH} ${get('i')}) ${get('char')})`)}
+        (if (i32.eqz (v128.any_true ${get('block')}))
+          (then
+            (v128.store (i32.add ${get('at')} (i32.shl ${get('i')} ${i32(1)})) ${get('after')})
+            (v128.store offset=16 (i32.add ${get('at')} (i32.shl ${get('i')} ${i32(1)})) ${get('after')})
+            (br $blocks)))
+        ${set('low', placesOf('low', 0))}
+        ${set('high', placesOf('high', 8))}
+        ${suffixMin('high')}
+        ${suffixMin('low')}
+        ${set('high', `(i16x8.min_u ${get('high')} ${get('after')})`)}
+        ${set('low', `(i16x8.min_u ${get('low')} ${firstLane('high')})`)}
+        (v128.store (i32.add ${get('at')} (i32.shl ${get('i')} ${i32(1)})) ${get('low')})
+        (v128.store offset=16 (i32.add ${get('at')} (i32.shl ${get('i')} ${i32(1)})) ${get('high')})
+        ${set('after', firstLane('low'))}
+        (br $blocks))))
+
+  ;; A new set of the hashes of the path's windows of length characters, 2 to n, the hash of a
+  ;; text being the sum of each character times base to the power of the characters after it
+  ;; (wrapping at 32 bits); says where the set starts. A window's hash is the difference of two
+  ;; hashes of prefixes of the path. The set is open addressing, at most a quarter full: its log2
+  ;; size, then by slot a hash with its low bit set, or 0. At most WINDOW_SETS sets a path.
+  (func (export "windows") (param $length i32) (param $base i32) (result i32)
+    (local $i i32) (local $hash i32) (local $power i32) (local $bits i32) (local $at i32)
+    (local $count i32) (local $slot i32) (local $key i32) (local $held i32)
+    (if (i32.eqz (global.get $prefixed))
+      (then
+        (global.set $prefixed ${i32(1)})
+        (i32.store offset=${layout.PREFIXES} ${i32(0)} ${i32(0)})
+        (block $done
+          (loop $prefix
+            (br_if $done (i32.ge_u ${get('i')} (global.get $n)))
+            ${set('hash', `(i32.add (i32.mul ${get('hash')} ${get('base')}) (i32.load8_u offset=${layout.PATH} ${get('i')}))`)}
+            ${set('i', `(i32.add ${get('i')} ${i32(1)})`)}
+            (i32.store offset=${layout.PREFIXES} (i32.shl ${get('i')} ${i32(2)}) ${get('hash')})
+            (br $prefix)))))
+    ${set('count', `(i32.add (i32.sub (global.get $n) ${get('length')}) ${i32(1)})`)}
+    ${set('bits', i32(4))}
+    (block $sized
+      (loop $grow
+        (br_if $sized (i32.ge_u (i32.shl ${i32(1)} ${get('bits')}) (i32.shl ${get('count')} ${i32(2)})))
+        ${set('bits', `(i32.add ${get('bits')} ${i32(1)})`)}
+        (br $grow)))
+    ${set('power', i32(1))}
+    ${set('i', i32(0))}
+    (block $powered
+      (loop $multiply
+        (br_if $powered (i32.ge_u ${get('i')} ${get('length')}))
+        ${set('power', `(i32.mul ${get('power')} ${get('base')})`)}
+        ${set('i', `(i32.add ${get('i')} ${i32(1)})`)}
+        (br $multiply)))
+    ${set('at', '(global.get $setsEnd)')}
+    (i32.store ${get('at')} ${get('bits')})
+    (memory.fill (i32.add ${get('at')} ${i32(4)}) ${i32(0)} (i32.shl ${i32(4)} ${get('bits')}))
+    (global.set $setsEnd (i32.add (i32.add ${get('at')} ${i32(4)}) (i32.shl ${i32(4)} ${get('bits')})))
+    ${set('i', i32(0))}
+    (block $hashed
+      (loop $window
+        (br_if $hashed (i32.ge_u ${get('i')} ${get('count')}))
+        ${set(
+          'hash',
+          `(i32.sub
+          (i32.load offset=${layout.PREFIXES} (i32.shl (i32.add ${get('i')} ${get('length')}) ${i32(2)}))
+          (i32.mul (i32.load offset=${layout.PREFIXES} (i32.shl ${get('i')} ${i32(2)})) ${get('power')}))`,
+        )}
+        ${set('key', `(i32.or ${get('hash')} ${i32(1)})`)}
+        ${set('slot', `(i32.shr_u (i32.mul ${get('hash')} ${i32(WINDOW_SLOT_FACTOR)}) (i32.sub ${i32(32)} ${get('bits')}))`)}
+        (block $placed
+          (loop $probe
+            ${set('held', `(i32.load offset=4 (i32.add ${get('at')} (i32.shl ${get('slot')} ${i32(2)})))`)}
+            (br_if $placed (i32.or (i32.eqz ${get('held')}) (i32.eq ${get('held')} ${get('key')})))
+            ${set('slot', `(i32.and (i32.add ${get('slot')} ${i32(1)}) (i32.sub (i32.shl ${i32(1)} ${get('bits')}) ${i32(1)}))`)}
+            (br $probe)))
+        (i32.store offset=4 (i32.add ${get('at')} (i32.shl ${get('slot')} ${i32(2)})) ${get('key')})
+        ${set('i', `(i32.add ${get('i')} ${i32(1)})`)}
+        (br $window)))
+    ${get('at')})
 
   ;; The ranks of character c's places in the path, each counted from the last (at its place,
   ;; n of them), then its places from the last back; says where they start.
@@ -425,6 +549,11 @@ ${['PATH', 'BATCH', 'RESULTS', 'ARENA'].map((name) => `export const WALK_${name}
 /** The longest path the module walks, and the most rules a walk takes. */
 export const WALK_PATH_LIMIT = ${PATH_LIMIT};
 export const WALK_BATCH_LIMIT = ${BATCH_LIMIT};
+
+/** The most sets of windows the module builds for a path (see windows). */
+export const WALK_WINDOW_SETS = ${WINDOW_SETS};
+/** Spreads a hash over the slots of a set of windows, by the high bits of the product. */
+export const WALK_SLOT_FACTOR = ${WINDOW_SLOT_FACTOR >>> 0};
 
 /** A rule's status after a walk: no match, a match, or left to the caller at the step and place given. */
 export const WALK_FAILED = ${status.FAILED};

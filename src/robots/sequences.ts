@@ -36,7 +36,7 @@ import {
 } from './compile.js';
 import { regionMatches } from './match.js';
 import { BATCH_LIMIT, type WalkSource, walker } from './walk.js';
-import { WALK_FAILED, WALK_LEFT, WALK_MATCHED } from './walk-code.js';
+import { WALK_FAILED, WALK_LEFT, WALK_MATCHED, WALK_SLOT_FACTOR, WALK_WINDOW_SETS } from './walk-code.js';
 
 /**
  * A rule is a sequence of steps, one per piece, each an int. Its low STEP_ROW bits name the row
@@ -142,7 +142,8 @@ class SequenceBuilder {
   readonly #longest: Int32Array;
   /**
    * The ids by the hash of their text: open addressing, a slot holding an id plus one (0: empty),
-   * at most half full, found by the high bits of the hash's product with WINDOW_SLOT_FACTOR.
+   * at most half full, found by the high bits of the hash's product with WALK_SLOT_FACTOR, as
+   * the module's sets of windows are.
    */
   #slots: Int32Array;
   #slotShift: number;
@@ -277,7 +278,7 @@ class SequenceBuilder {
   #idOf(patterns: string, from: number, length: number, position: number, hash: number): number {
     const slots = this.#slots;
     const mask = slots.length - 1;
-    let slot = Math.imul(hash, WINDOW_SLOT_FACTOR) >>> this.#slotShift;
+    let slot = Math.imul(hash, WALK_SLOT_FACTOR) >>> this.#slotShift;
     for (let held = slots[slot]; held !== 0; held = slots[slot]) {
       const id = held - 1;
       const at = this.#positions[id];
@@ -317,7 +318,7 @@ class SequenceBuilder {
     const mask = slots.length - 1;
     this.#slotShift--;
     for (let id = 0; id < this.#count; id++) {
-      let slot = Math.imul(this.#hashes[id], WINDOW_SLOT_FACTOR) >>> this.#slotShift;
+      let slot = Math.imul(this.#hashes[id], WALK_SLOT_FACTOR) >>> this.#slotShift;
       while (slots[slot] !== 0) slot = (slot + 1) & mask;
       slots[slot] = id + 1;
     }
@@ -406,7 +407,6 @@ export function beginCheck(): void {
   for (let k = 0; k < slicedCount; k++) pieces[sliced[k]] = '';
   slicedCount = 0;
   rowTableUsed = 0;
-  windowSetsUsed = 0;
   setsCount = 0;
   if (++check === 0x7fffffff) {
     walker()?.discard(true);
@@ -811,38 +811,25 @@ export class PieceSequences {
  * A check whose pieces are searched for by the engine, each along the whole path, and found
  * nowhere: rules filed under a start of their piece that the path holds (`/*abcdefgh<tail>`,
  * each with a tail of its own), or pieces of few letters against a path that holds most strings
- * of them. Past a few searches of pieces of one length, the check hashes every window of the
- * path that long (a read of the path), and a piece whose hash no window has is not there: one
- * hash of the piece instead of a search. A window with the hash may still be another text: the
- * engine then searches.
+ * of them. Past a few searches of pieces of one length, the walk's module hashes every window of
+ * the path that long (a read of the path), and a piece whose hash no window has is not there:
+ * one hash of the piece instead of a search. A window with the hash may still be another text:
+ * the engine then searches. A path the module cannot take is searched.
  */
 /** Searches of pieces of one length in a check before the windows of that length are hashed. */
 const SEARCHES_BEFORE_WINDOWS = 4;
-/** A check hashes the windows of at most this many lengths; past them, the engine searches. */
-const WINDOW_LENGTHS = 32;
 /** The base of the hash of a piece and of a window, odd, chosen by each process. */
 const WINDOW_BASE = (Math.random() * 2 ** 32) | 1;
-/** Spreads a hash over the slots of a set of windows, by the high bits of the product. */
-const WINDOW_SLOT_FACTOR = 0x9e3779b1;
 /**
  * By piece length, in the check `lengthChecks[length]`: the searches made (lengthSearches), and
- * where the set of window hashes starts in windowSets, -1 for none yet (lengthSets). Allocated
- * by the first check that needs them, for paths up to ROW_PATH_LIMIT characters.
+ * where the set of window hashes starts in the module's memory, -1 for none yet (lengthSets).
+ * Allocated by the first check that needs them, for paths up to ROW_PATH_LIMIT characters.
  */
 let lengthChecks = new Int32Array(0);
 let lengthSearches = new Int32Array(0);
 let lengthSets = new Int32Array(0);
 /** How many lengths the check under way has hashed windows of. */
 let setsCount = 0;
-/**
- * The sets of the check under way, one after another: open addressing by hash, each of a power
- * of two of slots, a slot holding its hash with the low bit set (0: empty).
- */
-let windowSets = new Int32Array(0);
-let windowSetsUsed = 0;
-/** By i, the hash of the first i characters of the path in pathCodes, for the check `prefixesOf`. */
-let windowPrefixes = new Int32Array(0);
-let prefixesOf = 0;
 
 /** The hash of `text[from, from + length)` as a window of a path (see lacksWindow). */
 function windowHash(text: string, from: number, length: number): number {
@@ -853,8 +840,9 @@ function windowHash(text: string, from: number, length: number): number {
 
 /**
  * Whether no window of `length` characters of `path`, the path of the check under way, has
- * `hash` (see windowHash): a piece with that hash is not in the path. False when one may, and
- * for the first searches of each length in a check, before its windows are hashed.
+ * `hash` (see windowHash): a piece with that hash is not in the path. False when one may, for
+ * the first searches of each length in a check, before its windows are hashed, and for a path
+ * the walk's module cannot take.
  */
 function lacksWindow(hash: number, length: number, path: string): boolean {
   const n = path.length;
@@ -871,61 +859,23 @@ function lacksWindow(hash: number, length: number, path: string): boolean {
     lengthSets[length] = -1;
   }
   let set = lengthSets[length];
+  const walk = walker();
   if (set < 0) {
-    if (++lengthSearches[length] <= SEARCHES_BEFORE_WINDOWS || setsCount === WINDOW_LENGTHS) return false;
-    if (codesOf !== check) readPath(path);
-    set = hashWindows(length, n);
+    if (++lengthSearches[length] <= SEARCHES_BEFORE_WINDOWS || setsCount === WALK_WINDOW_SETS) return false;
+    if (walk === null || !walk.path(path, check)) return false;
+    set = walk.windows(length, WINDOW_BASE);
     lengthSets[length] = set;
     setsCount++;
   }
+  const sets = walk!.ints;
   const key = hash | 1;
-  const bits = windowSets[set];
+  const bits = sets[set];
   const mask = (1 << bits) - 1;
-  for (let slot = Math.imul(hash, WINDOW_SLOT_FACTOR) >>> (32 - bits); ; slot = (slot + 1) & mask) {
-    const held = windowSets[set + 1 + slot];
+  for (let slot = Math.imul(hash, WALK_SLOT_FACTOR) >>> (32 - bits); ; slot = (slot + 1) & mask) {
+    const held = sets[set + 1 + slot];
     if (held === key) return false;
     if (held === 0) return true;
   }
-}
-
-/**
- * Hashes every window of `length` characters of the path in pathCodes (of `n` characters) into
- * a new set, and says where it starts in windowSets: its log2 size, then its slots.
- */
-function hashWindows(length: number, n: number): number {
-  if (prefixesOf !== check) {
-    if (windowPrefixes.length <= n)
-      windowPrefixes = new Int32Array(Math.max(n + 1, windowPrefixes.length * 2));
-    let hash = 0;
-    for (let i = 0; i < n; i++) {
-      hash = (Math.imul(hash, WINDOW_BASE) + pathCodes[i]) | 0;
-      windowPrefixes[i + 1] = hash;
-    }
-    prefixesOf = check;
-  }
-  const windows = n - length + 1;
-  // At most a quarter full: a piece not in the path most often meets an empty slot first.
-  let bits = 4;
-  while (1 << bits < windows * 4) bits++;
-  const at = windowSetsUsed;
-  const size = 1 + (1 << bits);
-  windowSets = withRoom(windowSets, at, at + size);
-  windowSets.fill(0, at, at + size);
-  windowSets[at] = bits;
-  windowSetsUsed = at + size;
-  let power = 1;
-  for (let i = 0; i < length; i++) power = Math.imul(power, WINDOW_BASE);
-  const mask = (1 << bits) - 1;
-  const prefixes = windowPrefixes;
-  const slots = windowSets;
-  for (let i = 0; i < windows; i++) {
-    const hash = (prefixes[i + length] - Math.imul(prefixes[i], power)) | 0;
-    const key = hash | 1;
-    let slot = Math.imul(hash, WINDOW_SLOT_FACTOR) >>> (32 - bits);
-    while (slots[at + 1 + slot] !== 0 && slots[at + 1 + slot] !== key) slot = (slot + 1) & mask;
-    slots[at + 1 + slot] = key;
-  }
-  return at;
 }
 
 /**

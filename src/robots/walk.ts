@@ -28,6 +28,7 @@ interface WalkExports {
   use(lib: number, lengths: number, texts: number): void;
   begin(n: number): void;
   walk(count: number, steps: number): void;
+  windows(length: number, base: number): number;
 }
 
 /** What the walk copies of a PieceSequences (see sequences.ts). */
@@ -55,6 +56,8 @@ interface Region {
  * are gone, or not walked lately, are then dropped. A copy takes some 8 bytes a step.
  */
 const ARENA_LIMIT = 32 * 1024 * 1024;
+
+const encoder = new TextEncoder();
 
 /** Layout values as locals of this module, read in its loops. */
 const PATH = WALK_PATH;
@@ -96,13 +99,13 @@ export class Walk {
     this.#pathWalkable = false;
     const n = path.length;
     if (n > WALK_PATH_LIMIT) return false;
-    const out = this.#bytes;
-    for (let i = 0; i < n; i++) {
-      const c = path.charCodeAt(i);
-      if (c === 0 || c > 127) return false;
-      out[PATH + i] = c;
-    }
-    out[PATH + n] = 0;
+    // A character outside ASCII takes more than one octet: all n are read into n octets only
+    // when there is none.
+    const octets = this.#bytes.subarray(PATH, PATH + n + 1);
+    const { read, written } = encoder.encodeInto(path, octets);
+    if (read !== n || written !== n) return false;
+    octets[n] = 0;
+    if (octets.indexOf(0) !== n) return false;
     this.#exports.begin(n);
     this.#pathWalkable = true;
     return true;
@@ -192,6 +195,23 @@ export class Walk {
     memory.grow(Math.ceil((bytes - memory.buffer.byteLength) / 65536));
     this.#bytes = new Uint8Array(memory.buffer);
     this.#ints = new Int32Array(memory.buffer);
+  }
+
+  /**
+   * A set of the hashes of the windows of `length` characters (2 up to its length) of the path
+   * of the check under way, the hash of a text being the sum of its characters each times `base`
+   * to the power of the characters after it, wrapping at 32 bits. Says where the set starts in
+   * `ints`: its log2 size, then its slots by the high bits of the hash times WALK_SLOT_FACTOR,
+   * each the hash with its low bit set, or 0; a hash not found before a 0 is no window's. At
+   * most WALK_WINDOW_SETS sets a path.
+   */
+  windows(length: number, base: number): number {
+    return this.#exports.windows(length, base) >>> 2;
+  }
+
+  /** The module's memory as ints, for reading the sets of windows; a new array after it grows. */
+  get ints(): Int32Array {
+    return this.#ints;
   }
 
   /** How many rules wait for the next walk. */

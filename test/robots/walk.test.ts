@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { RobotsTxt } from '../../src/index.js';
-import { Walk } from '../../src/robots/walk.js';
-import { WALK_FAILED, WALK_LEFT, WALK_MATCHED } from '../../src/robots/walk-code.js';
+import { Walk, walker } from '../../src/robots/walk.js';
+import { WALK_FAILED, WALK_LEFT, WALK_MATCHED, WALK_PATH_LIMIT } from '../../src/robots/walk-code.js';
 import { fileOf } from './support/agreement.js';
 import { type ReferenceRule, referenceAllowed, referenceMatchesTable } from './support/reference.js';
 
@@ -151,5 +151,50 @@ describe('the walk of wildcard rules', () => {
       }
     }
     expect(statuses).toContain(WALK_MATCHED);
+  });
+
+  it('finds each piece at its next place, wherever a block of sixteen places ends', () => {
+    // The rows of the path's characters are built sixteen places at a time, down from the last
+    // multiple of 16 below the path's length. The path has its d at places on both sides of
+    // block edges, and a rule of k pieces `d` (or `dc`) matches only when the rows lead to k
+    // of them before the `e` that ends it: a row that skips a place of d, or leads to one that is
+    // not, changes a verdict.
+    for (const length of [15, 16, 17, 31, 32, 33, 47, 48, 49, 64, 95]) {
+      let path = '/x';
+      while (path.length < length) {
+        const i = path.length;
+        path += i % 16 === 0 || i % 16 === 1 || i % 16 === 15 || i % 7 === 3 ? 'd' : 'c';
+      }
+      path += 'e';
+      const ds = [...path].filter((c) => c === 'd').length;
+      const rules: ReferenceRule[] = [];
+      for (let k = 1; k <= ds + 1; k++) {
+        rules.push({ allow: false, pattern: `/x${'*d'.repeat(k)}*e$` });
+        rules.push({ allow: false, pattern: `/x${'*dc'.repeat(k)}*e$` });
+      }
+      for (const rule of rules) check([rule], path);
+    }
+    expect(statuses).toContain(WALK_MATCHED);
+  });
+});
+
+describe('the path the walk takes', () => {
+  it('takes a path of ASCII characters up to its limit, and refuses any other', () => {
+    const walk = walker();
+    expect(walk).not.toBeNull();
+    let check = 1_000_000;
+    expect(walk!.path('/a/b?c=d', ++check)).toBe(true);
+    expect(walk!.path(`/${'a'.repeat(WALK_PATH_LIMIT - 1)}`, ++check)).toBe(true);
+    expect(walk!.path(`/${'a'.repeat(WALK_PATH_LIMIT)}`, ++check)).toBe(false);
+    // Outside ASCII: one character of two octets, and one of two before one of three, which
+    // fill the room the path's length gives them without the whole path read.
+    expect(walk!.path('/caf\u00e9', ++check)).toBe(false);
+    expect(walk!.path('\u00e9\u20ac', ++check)).toBe(false);
+    expect(walk!.path('/\ud800', ++check)).toBe(false);
+    // A 0 would end the module's comparisons.
+    expect(walk!.path('/a\u0000b', ++check)).toBe(false);
+    // Once a check: the answer stays for the same count, whatever the path.
+    expect(walk!.path('/a', check)).toBe(false);
+    walk!.discard(true);
   });
 });
