@@ -1,9 +1,9 @@
 /**
  * The WebAssembly walk of piece sequences (see sequences.ts, and scripts/build-walk.mjs for the
  * module): one instance per process, made on first use. Its memory holds the path of the check
- * under way, the rows of that path, a batch of rules to walk and their results, and an arena of
- * copies of the PieceSequences walked lately: their steps in the walk's form and, for pieces
- * longer than two characters, their lengths and texts.
+ * under way, the rows of that path and the sets of the hashes of its windows, a batch of rules to
+ * walk and their results, and an arena of copies of the PieceSequences walked lately: their steps
+ * in the walk's form and, for pieces longer than two characters, their lengths and texts.
  *
  * The module's code makes no guesses from what ran before: a rule of one-character pieces walks
  * at the same speed whether or not the process met one before, where the same loop in
