@@ -61,7 +61,8 @@ const TABLE_FIELDS = 3;
  *   0 for none, most merged groups having one part;
  * - the member lists at `membersAt`, the lists of parts after them, then the lists of member
  *   groups (`[count, g...]`) of the ranked tables whose members are no merged group's;
- * - sitemaps at `sitemapsAt`, two each: start and length in `words`;
+ * - sitemaps at `sitemapsAt`, three each: start and length in `words` of the value as written,
+ *   and its line;
  * - raw patterns at `rawAt`, three each, by rule id: id, start and length in `words`;
  * - for a file of many tokens (a list scan is faster for a few), the merged groups by token at
  *   `slotsAt`: an open-addressing table of `m + 1` (0 for an empty slot) by the hash of the
@@ -328,14 +329,42 @@ function namesToken(data: RobotsData, m: number, token: string): boolean {
   return i === n;
 }
 
-/** The absolute sitemap URLs, in file order. */
+/** Ints of a sitemap line (see the layout above). */
+const SITEMAP_FIELDS = 3;
+
+/**
+ * The absolute sitemap URLs of the file, normalised (see sitemapUrl), each once, in file order.
+ * The lines are read as written while parsing: a URL a parser must read (a host outside ASCII, a
+ * `..` segment) takes microseconds, and most files' sitemaps are never asked for.
+ */
 export function sitemapsOf(data: RobotsData): string[] {
   const out: string[] = [];
+  let seen: Set<string> | undefined;
   for (let s = 0; s < data.ints[SITEMAP_COUNT]; s++) {
-    const at = data.ints[SITEMAPS_AT] + s * 2;
-    out.push(data.words.slice(data.ints[at], data.ints[at] + data.ints[at + 1]));
+    const url = sitemapUrl(sitemapValue(data, s));
+    if (url === undefined) continue;
+    // A list of a few is searched; past 16, a set remembers them.
+    if (seen === undefined && out.length === 16) seen = new Set(out);
+    if (seen === undefined) {
+      if (out.includes(url)) continue;
+    } else {
+      const size = seen.size;
+      if (seen.add(url).size === size) continue;
+    }
+    out.push(url);
   }
   return out;
+}
+
+/** The value of sitemap line `s` (in file order) as written. */
+export function sitemapValue(data: RobotsData, s: number): string {
+  const at = data.ints[SITEMAPS_AT] + s * SITEMAP_FIELDS;
+  return data.words.slice(data.ints[at], data.ints[at] + data.ints[at + 1]);
+}
+
+/** The line of sitemap line `s`. */
+export function sitemapLine(data: RobotsData, s: number): number {
+  return data.ints[data.ints[SITEMAPS_AT] + s * SITEMAP_FIELDS + 2];
 }
 
 /** One shared empty list for every file that has none of something. */
@@ -430,9 +459,9 @@ export class RobotsCompiler implements RobotsLineHandler {
   private readonly groups: PendingGroup[] = [];
   private readonly agentLines: number[] = [];
   private readonly agentValues: string[] = [];
+  /** The values of `sitemap` lines as written, and their lines (see sitemapsOf). */
   private readonly sitemaps: string[] = [];
-  /** The sitemaps as a set, once there are too many to search the list. */
-  private seenSitemaps: Set<string> | undefined;
+  private readonly sitemapLines: number[] = [];
   /** Google's group boundary: a user-agent line after a rule line starts a new group. */
   private sawRule = true;
   private ignoreAll = false;
@@ -482,7 +511,8 @@ export class RobotsCompiler implements RobotsLineHandler {
       }
       case 'sitemap':
         // Sitemap lines belong to no group (RFC 9309 2.3.5); only absolute URLs are usable.
-        this.addSitemap(valueTextOf(d));
+        this.sitemaps.push(valueTextOf(d));
+        this.sitemapLines.push(d.line);
         return;
       default:
         return;
@@ -495,27 +525,6 @@ export class RobotsCompiler implements RobotsLineHandler {
   end(summary: FileSummary): void {
     // An HTML page yields no rules at all.
     if (summary.looksLikeHtml) this.ignoreAll = true;
-    forgetLastSitemap();
-  }
-
-  /** Keeps the URL of a `sitemap` line, normalised (see sitemapUrl), unless it is not one or is kept already. */
-  private addSitemap(value: string): void {
-    const url = sitemapUrl(value);
-    if (url !== undefined && this.isNewSitemap(url)) this.sitemaps.push(url);
-  }
-
-  /**
-   * Whether `url` is not among the sitemaps kept so far. From 16 of them on, a set answers, and
-   * remembers `url` as it does: one lookup a line, where `has` then `add` took two (each 7% of a
-   * parse of 9,701 sitemaps).
-   */
-  private isNewSitemap(url: string): boolean {
-    if (this.seenSitemaps === undefined) {
-      if (this.sitemaps.length < 16) return !this.sitemaps.includes(url);
-      this.seenSitemaps = new Set(this.sitemaps);
-    }
-    const size = this.seenSitemaps.size;
-    return this.seenSitemaps.add(url).size !== size;
   }
 
   /** Makes room for `count` more octets in `scratch`. */
@@ -656,6 +665,7 @@ export class RobotsCompiler implements RobotsLineHandler {
         agentLines: this.agentLines,
         agentValues,
         sitemaps,
+        sitemapLines: this.sitemapLines,
       },
       merged,
       tables,
@@ -768,6 +778,7 @@ interface CollectedLines {
   agentLines: readonly number[];
   agentValues: readonly string[];
   sitemaps: readonly string[];
+  sitemapLines: readonly number[];
 }
 
 /** The merged groups (RFC 9309 2.2.1): one per token, its member groups in file order. */
@@ -1142,7 +1153,7 @@ function writeTables(
   tables: RankedTables,
   tokensAt: number,
 ): Int32Array {
-  const { rules, rawIds, rawValues, groups, agentLines, agentValues, sitemaps } = lines;
+  const { rules, rawIds, rawValues, groups, agentLines, agentValues, sitemaps, sitemapLines } = lines;
   const { tableCount, rankedSize, tableOwner, tableMemberStart, tableMembers, partStart, partList } = tables;
   const { tokens, memberStart, memberList, agentMerged, slots } = merged;
   const ruleCount = rules.count;
@@ -1165,7 +1176,7 @@ function writeTables(
     for (let t = 0; t < tableCount; t++) if (tableOwner[t] < 0) listed++;
   }
   const sitemapsAt = tableMembersAt + listed;
-  const rawAt = sitemapsAt + sitemaps.length * 2;
+  const rawAt = sitemapsAt + sitemaps.length * SITEMAP_FIELDS;
   const slotsAt = rawAt + rawIds.length * 3;
   // Read for every file, used for some (see the steps of finish()).
   const slotCount = tokens.length > SMALL_TOKEN_TABLE ? slots.length : 0;
@@ -1246,8 +1257,9 @@ function writeTables(
     word += agentValues[a].length;
   }
   for (let i = 0; i < sitemaps.length; i++) {
-    ints[sitemapsAt + i * 2] = word;
-    ints[sitemapsAt + i * 2 + 1] = sitemaps[i].length;
+    ints[sitemapsAt + i * SITEMAP_FIELDS] = word;
+    ints[sitemapsAt + i * SITEMAP_FIELDS + 1] = sitemaps[i].length;
+    ints[sitemapsAt + i * SITEMAP_FIELDS + 2] = sitemapLines[i];
     word += sitemaps[i].length;
   }
   ints.set(memberList, membersAt);
@@ -1386,24 +1398,13 @@ export const DOT_SEGMENT = /\/\.\.?(?:\/|$)/;
  * for http and https).
  */
 export function sitemapUrl(value: string): string | undefined {
-  // The compiler and the linter ask about the same line one after the other: one parse.
-  if (value === lastSitemap.value) return lastSitemap.url;
-  let url: string | undefined;
-  if (NORMAL_HTTP_URL.test(value) && !DOT_SEGMENT.test(value) && !value.includes('xn--')) url = value;
+  if (isNormalHttpUrl(value)) return value;
   // WHATWG parsing needs a host for http(s): `https://user@/x` fails, as does `https://exa mple.com`.
-  else if (HTTP_URL_START.test(value) && !BLANK_IN_URL.test(value)) url = urlOrNull(value)?.href;
-  lastSitemap.value = value;
-  lastSitemap.url = url;
-  return url;
+  if (HTTP_URL_START.test(value) && !BLANK_IN_URL.test(value)) return urlOrNull(value)?.href;
+  return undefined;
 }
 
-/** The last answer of sitemapUrl; forgotten at the end of each pass, so that no file's text stays alive in it. */
-const lastSitemap: { value: string | undefined; url: string | undefined } = {
-  value: undefined,
-  url: undefined,
-};
-
-function forgetLastSitemap(): void {
-  lastSitemap.value = undefined;
-  lastSitemap.url = undefined;
+/** Whether `value` is an http(s) URL as `URL.href` writes it, known without a parse (see NORMAL_HTTP_URL). */
+export function isNormalHttpUrl(value: string): boolean {
+  return NORMAL_HTTP_URL.test(value) && !DOT_SEGMENT.test(value) && !value.includes('xn--');
 }

@@ -20,6 +20,7 @@ import {
   FIRST_RULE,
   GROUP_COUNT,
   groupField,
+  isNormalHttpUrl,
   MAX_CRAWL_DELAY_MS,
   MEMBERS_FROM,
   MEMBERS_TO,
@@ -31,7 +32,10 @@ import {
   ruleFlags,
   ruleLine,
   rulePattern,
+  SITEMAP_COUNT,
+  sitemapLine,
   sitemapUrl,
+  sitemapValue,
   writtenPatterns,
   zeroedInts,
 } from './compile.js';
@@ -136,6 +140,8 @@ const ALWAYS_LISTED: ReadonlySet<LintCode> = new Set([
 
 export class RobotsLinter implements RobotsLineHandler {
   readonly lints: RobotsLint[] = [];
+  /** The lines of `sitemap` values that a URL parser must read, in file order (see sitemapLints). */
+  readonly sitemapLines: number[] = [];
   /** Whether crawl-delay-extension was reported: once per file. */
   private toldCrawlDelay = false;
   private sawAgent = false;
@@ -300,31 +306,12 @@ export class RobotsLinter implements RobotsLineHandler {
     }
   }
 
+  /**
+   * A value written as `URL.href` writes it is an absolute URL, with no user name: nothing to
+   * say. The others wait for `lints` (see sitemapLints), where a URL parser reads them.
+   */
   private sitemap(d: Directive): void {
-    const value = valueTextOf(d);
-    const url = sitemapUrl(value);
-    if (url !== undefined) {
-      if (hrefHasCredentials(url) && this.listed('warning')) {
-        this.add(
-          'sitemap-credentials',
-          'warning',
-          d.line,
-          `Sitemap ${quote(withoutCredentials(url))} is written with a user name or password; robots.txt is public, so anyone can read them. crawlee-robots does not read a sitemap whose URL holds credentials: serve it without them.`,
-        );
-      }
-      return;
-    }
-    if (!this.listed('warning')) return;
-    this.add(
-      'sitemap-not-absolute',
-      'warning',
-      d.line,
-      /^https?:\/\/\S*\s/i.test(value)
-        ? `Sitemap ${quote(value)} holds a blank, which a URL never does; crawlers cannot use it. Write a space in a URL as %20, and put a comment after "#".`
-        : /^https?:\/\/[/\\]/i.test(value)
-          ? `Sitemap ${quote(value)} names no host after "//"; crawlers cannot use it (URL parsers would read its first path segment as the host).`
-          : `Sitemap ${quote(value)} is not an absolute http(s) URL; crawlers cannot use it.`,
-    );
+    if (!isNormalHttpUrl(valueTextOf(d))) this.sitemapLines.push(d.line);
   }
 
   private userAgent(d: Directive): void {
@@ -518,18 +505,21 @@ export class RobotsLinter implements RobotsLineHandler {
 
 /**
  * Every finding of a file: those of the pass (`lineLints`, of which `unlisted` more were only
- * counted) and the repeated or conflicting rules, found from the compiled file when the
- * findings are first read, so parsing does not pay for them. Both share one MAX_LINTS budget
- * and one note on what is not listed.
+ * counted), and those found from the compiled file when the findings are first read, so parsing
+ * does not pay for them: the sitemap values a URL parser reads (at `sitemapLines`, see
+ * RobotsLinter.sitemapLines), the repeated or conflicting rules, and the rest. All share one
+ * MAX_LINTS budget, in that order, and one note on what is not listed.
  */
 export function allLints(
   lineLints: readonly RobotsLint[],
   unlisted: number,
   data: RobotsData,
+  sitemapLines: readonly number[],
 ): readonly RobotsLint[] {
   let listed = 0;
   for (const lint of lineLints) if (!ALWAYS_LISTED.has(lint.code)) listed++;
-  const room = Math.max(0, MAX_LINTS - listed);
+  const sitemaps = sitemapLints(data, sitemapLines, Math.max(0, MAX_LINTS - listed));
+  const room = Math.max(0, MAX_LINTS - listed - sitemaps.lints.length);
   const repeated = repeatedRuleLints(data, room);
   const merged = mergedGroupLints(data, room - repeated.lints.length);
   const written = writtenValueLints(data, room - repeated.lints.length - merged.lints.length);
@@ -537,8 +527,9 @@ export function allLints(
     data,
     room - repeated.lints.length - merged.lints.length - written.lints.length,
   );
-  const found = repeated.lints.concat(merged.lints, written.lints, replaced.lints);
-  const foundUnlisted = repeated.unlisted + merged.unlisted + written.unlisted + replaced.unlisted;
+  const found = sitemaps.lints.concat(repeated.lints, merged.lints, written.lints, replaced.lints);
+  const foundUnlisted =
+    sitemaps.unlisted + repeated.unlisted + merged.unlisted + written.unlisted + replaced.unlisted;
   if (found.length === 0 && foundUnlisted === 0) return lineLints;
   const lints = lineLints.filter((lint) => lint.code !== 'too-many-findings').concat(found);
   lints.sort((a, b) => a.line - b.line);
@@ -789,6 +780,57 @@ function writtenValueLints(data: RobotsData, room: number): { lints: RobotsLint[
     }));
   }
   return { lints, unlisted };
+}
+
+/**
+ * The findings about the sitemap values at `lines` (in file order, each the line of one of the
+ * file's sitemap values): one that is not an absolute http(s) URL, and one written with a user
+ * name or password.
+ */
+function sitemapLints(
+  data: RobotsData,
+  lines: readonly number[],
+  room: number,
+): { lints: RobotsLint[]; unlisted: number } {
+  const lints: RobotsLint[] = [];
+  let unlisted = 0;
+  let next = 0;
+  for (let s = 0; s < count(data, SITEMAP_COUNT) && next < lines.length; s++) {
+    const line = sitemapLine(data, s);
+    if (line !== lines[next]) continue;
+    next++;
+    const value = sitemapValue(data, s);
+    const url = sitemapUrl(value);
+    if (url !== undefined && !hrefHasCredentials(url)) continue;
+    if (lints.length === room) {
+      unlisted++;
+      continue;
+    }
+    lints.push(url === undefined ? notAbsoluteSitemap(value, line) : sitemapWithCredentials(url, line));
+  }
+  return { lints, unlisted };
+}
+
+function sitemapWithCredentials(url: string, line: number): RobotsLint {
+  return {
+    code: 'sitemap-credentials',
+    severity: 'warning',
+    line,
+    message: `Sitemap ${quote(withoutCredentials(url))} is written with a user name or password; robots.txt is public, so anyone can read them. crawlee-robots does not read a sitemap whose URL holds credentials: serve it without them.`,
+  };
+}
+
+function notAbsoluteSitemap(value: string, line: number): RobotsLint {
+  return {
+    code: 'sitemap-not-absolute',
+    severity: 'warning',
+    line,
+    message: /^https?:\/\/\S*\s/i.test(value)
+      ? `Sitemap ${quote(value)} holds a blank, which a URL never does; crawlers cannot use it. Write a space in a URL as %20, and put a comment after "#".`
+      : /^https?:\/\/[/\\]/i.test(value)
+        ? `Sitemap ${quote(value)} names no host after "//"; crawlers cannot use it (URL parsers would read its first path segment as the host).`
+        : `Sitemap ${quote(value)} is not an absolute http(s) URL; crawlers cannot use it.`,
+  };
 }
 
 /**

@@ -71,6 +71,7 @@ export class RobotsTxt {
         data,
         linter.lints.length === 0 ? NO_LINTS : linter.lints.slice(),
         linter.unlisted,
+        linter.sitemapLines.length === 0 ? NO_LINES : linter.sitemapLines.slice(),
       );
     };
   }
@@ -78,17 +79,26 @@ export class RobotsTxt {
   readonly #lineLints: readonly RobotsLint[];
   /** How many findings of the parse were past the cap: counted, not listed. */
   readonly #unlisted: number;
+  /** The lines of the sitemap values that `lints` reads (see RobotsLinter.sitemapLines). */
+  readonly #sitemapLines: readonly number[];
   #lints: readonly RobotsLint[] | undefined;
+  #sitemaps: readonly string[] | undefined;
 
-  private constructor(data: RobotsData, lints: readonly RobotsLint[], unlisted: number) {
+  private constructor(
+    data: RobotsData,
+    lints: readonly RobotsLint[],
+    unlisted: number,
+    sitemapLines: readonly number[],
+  ) {
     this.#data = data;
     this.#lineLints = lints;
     this.#unlisted = unlisted;
+    this.#sitemapLines = sitemapLines;
   }
 
   /** Findings about the file, by line (at most 200, and a note of how many more); parsing never fails because of them. */
   get lints(): readonly RobotsLint[] {
-    this.#lints ??= allLints(this.#lineLints, this.#unlisted, this.#data);
+    this.#lints ??= allLints(this.#lineLints, this.#unlisted, this.#data, this.#sitemapLines);
     return this.#lints;
   }
 
@@ -178,6 +188,12 @@ export class RobotsTxt {
     let bytes = retainedBytes(this.#data);
     // The findings held now: reading `lints` would build (and keep) the ones found from the rules.
     for (const lint of this.#lints ?? this.#lineLints) bytes += LINT_BYTES + 2 * lint.message.length;
+    if (this.#sitemapLines !== NO_LINES) bytes += ARRAY_BYTES + 8 * this.#sitemapLines.length;
+    // The sitemap URLs once read: each a string of its own, or a slice of the file's values.
+    if (this.#sitemaps !== undefined && this.#sitemaps !== NO_SITEMAPS) {
+      bytes += ARRAY_BYTES;
+      for (const url of this.#sitemaps) bytes += URL_BYTES + 2 * url.length;
+    }
     return bytes;
   }
 
@@ -194,10 +210,15 @@ export class RobotsTxt {
    * (those `new URL` reads, with a host and no blank), normalised as `URL.href` writes them
    * (`HTTPS://Example.com:443/s.xml` is `https://example.com/s.xml`), so that two spellings
    * of one URL are listed once. A URL with a user or password is listed as written (the
-   * `sitemap-credentials` lint reports it).
+   * `sitemap-credentials` lint reports it). Read from the lines as written when first asked for
+   * (a URL parser takes microseconds for a host outside ASCII), then kept.
    */
   get sitemaps(): readonly string[] {
-    return count(this.#data, SITEMAP_COUNT) === 0 ? NO_SITEMAPS : Object.freeze(sitemapsOf(this.#data));
+    if (this.#sitemaps === undefined) {
+      const urls = count(this.#data, SITEMAP_COUNT) === 0 ? [] : sitemapsOf(this.#data);
+      this.#sitemaps = urls.length === 0 ? NO_SITEMAPS : Object.freeze(urls);
+    }
+    return this.#sitemaps;
   }
 
   /** The groups exactly as written (not merged), with their rules in file order. */
@@ -292,6 +313,10 @@ const NO_LINTS: readonly RobotsLint[] = Object.freeze([]);
 /** A finding without its message: the object, its slot in the list. */
 const LINT_BYTES = 128;
 const NO_SITEMAPS: readonly string[] = Object.freeze([]);
+const NO_LINES: readonly number[] = Object.freeze([]);
+/** Bytes of an array's object and header, and of a string's, besides their elements. */
+const ARRAY_BYTES = 32;
+const URL_BYTES = 24;
 
 /** Feeds one pass to two handlers. */
 class Both implements RobotsLineHandler {

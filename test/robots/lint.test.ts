@@ -540,6 +540,54 @@ describe('sitemap lines', () => {
     expect(robots.lints).toEqual([expect.objectContaining({ code: 'sitemap-not-absolute', line: 1 })]);
   });
 
+  it('reads the values a URL parser must read when the findings are read, in the room the lines left', () => {
+    // 100 unknown directives, then 150 values that are no URL, one every other line: the pass
+    // lists the directives, and the sitemap values fill the 100 places left, in line order.
+    const lines = [
+      ...Array.from({ length: 100 }, (_, i) => `Foo${i}: x`),
+      ...Array.from({ length: 150 }, (_, i) => [`Sitemap: https://exa mple.com/${i}.xml`, '# -']).flat(),
+    ];
+    const lints = RobotsTxt.parse(lines.join('\n')).lints;
+    expect(lints).toHaveLength(201);
+    expect(lints.filter((l) => l.code === 'unknown-directive')).toHaveLength(100);
+    const sitemaps = lints.filter((l) => l.code === 'sitemap-not-absolute');
+    expect(sitemaps.map((l) => l.line)).toEqual(Array.from({ length: 100 }, (_, i) => 101 + 2 * i));
+    expect(lints.at(-1)).toMatchObject({
+      code: 'too-many-findings',
+      message: expect.stringMatching(/^50 more/),
+    });
+  });
+
+  it('lists a sitemap written with a user name among the findings of the pass, by line', () => {
+    const robots = RobotsTxt.parse(
+      'Foo: x\nSitemap: https://user:pw@bücher.example/s.xml\nBar: y\nSitemap: https://bücher.example/t.xml\n',
+    );
+    expect(robots.lints.map((l) => [l.code, l.line])).toEqual([
+      ['unknown-directive', 1],
+      ['sitemap-credentials', 2],
+      ['unknown-directive', 3],
+    ]);
+    expect(robots.sitemaps).toEqual([
+      'https://user:pw@xn--bcher-kva.example/s.xml',
+      'https://xn--bcher-kva.example/t.xml',
+    ]);
+  });
+
+  it('reads the sitemaps once, and counts them in the memory the file keeps once read', () => {
+    const robots = RobotsTxt.parse(
+      Array.from({ length: 30 }, (_, i) => `Sitemap: https://bücher-${i % 20}.example/s.xml`).join('\n'),
+    );
+    const before = robots.retainedBytes;
+    const sitemaps = robots.sitemaps;
+    expect(sitemaps).toHaveLength(20);
+    expect(sitemaps[19]).toBe('https://xn--bcher-19-65a.example/s.xml');
+    expect(Object.isFrozen(sitemaps)).toBe(true);
+    expect(robots.sitemaps).toBe(sitemaps);
+    expect(robots.retainedBytes).toBeGreaterThan(
+      before + 20 * 2 * 'https://xn--bcher-19-65a.example/s.xml'.length,
+    );
+  });
+
   it('says that a third slash leaves a URL without its host, which URL parsers would take from the path', () => {
     const robots = RobotsTxt.parse('Sitemap: https:///sitemap.xml\n');
     expect(robots.lints[0].message).toBe(
