@@ -334,8 +334,9 @@ const SITEMAP_FIELDS = 3;
 
 /**
  * The absolute sitemap URLs of the file, normalised (see sitemapUrl), each once, in file order.
- * The lines are read as written while parsing: a URL a parser must read (a host outside ASCII, a
- * `..` segment) takes microseconds, and most files' sitemaps are never asked for.
+ * A parse keeps each value as written, and they are read here: a URL that a parser must read (a
+ * host outside ASCII, a `..` segment) takes microseconds, and most files' sitemaps are never
+ * asked for.
  */
 export function sitemapsOf(data: RobotsData): string[] {
   const out: string[] = [];
