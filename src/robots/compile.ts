@@ -339,22 +339,13 @@ const SITEMAP_FIELDS = 3;
  * asked for.
  */
 export function sitemapsOf(data: RobotsData): string[] {
-  const out: string[] = [];
-  let seen: Set<string> | undefined;
+  const seen = new Set<string>();
   for (let s = 0; s < data.ints[SITEMAP_COUNT]; s++) {
     const url = sitemapUrl(sitemapValue(data, s));
-    if (url === undefined) continue;
-    // A list of a few is searched; past 16, a set remembers them.
-    if (seen === undefined && out.length === 16) seen = new Set(out);
-    if (seen === undefined) {
-      if (out.includes(url)) continue;
-    } else {
-      const size = seen.size;
-      if (seen.add(url).size === size) continue;
-    }
-    out.push(url);
+    if (url !== undefined) seen.add(url);
   }
-  return out;
+  // A set lists its members in the order they were first added.
+  return [...seen];
 }
 
 /** The value of sitemap line `s` (in file order) as written. */
