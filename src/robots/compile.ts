@@ -5,6 +5,7 @@
  */
 
 import { tokenOfUserAgentLine } from './agent.js';
+import { BlockList, IntList, joinBlocks } from './block-list.js';
 import type { GroupIndex } from './decide.js';
 import { MAX_EXPANSION, WROTE_END, WROTE_NORMALISED, WROTE_STAR, writePattern } from './encoding.js';
 import { type Directive, type FileSummary, type RobotsLineHandler, valueTextOf } from './lines.js';
@@ -446,21 +447,23 @@ export class RobotsCompiler implements RobotsLineHandler {
   /** How many rules `ruleScratch` holds. */
   private ruleCount = 0;
   /** Ids of the rules written differently from their normal form, and how they were written. */
-  private readonly rawIds: number[] = [];
-  private readonly rawValues: string[] = [];
-  private readonly groups: PendingGroup[] = [];
-  private readonly agentLines: number[] = [];
-  private readonly agentValues: string[] = [];
+  private readonly rawIds = new IntList();
+  private readonly rawValues = new BlockList<string>();
+  private readonly groups = new BlockList<PendingGroup>();
+  /** The last of `groups`, read by every line. */
+  private group: PendingGroup | undefined = undefined;
+  private readonly agentLines = new IntList();
+  private readonly agentValues = new BlockList<string>();
   /** The values of `sitemap` lines as written, and their lines (see sitemapsOf). */
-  private readonly sitemaps: string[] = [];
-  private readonly sitemapLines: number[] = [];
+  private readonly sitemaps = new BlockList<string>();
+  private readonly sitemapLines = new IntList();
   /** Google's group boundary: a user-agent line after a rule line starts a new group. */
   private sawRule = true;
   private ignoreAll = false;
 
   directive(d: Directive): void {
     if (this.ignoreAll) return;
-    const group = this.groups[this.groups.length - 1];
+    const group = this.group;
     switch (d.key) {
       case 'user-agent': {
         let current = group;
@@ -475,6 +478,7 @@ export class RobotsCompiler implements RobotsLineHandler {
             crawlDelay: Number.NaN,
           };
           this.groups.push(current);
+          this.group = current;
           this.sawRule = false;
         }
         this.agentLines.push(d.line);
@@ -636,16 +640,16 @@ export class RobotsCompiler implements RobotsLineHandler {
     const merged = mergeGroups(groups, agentValues);
 
     // Strings of our own, never slices of the source: patterns and tokens are decoded from
-    // `scratch` (a new string), the rest joined (a trailing blank makes `join` build a new
-    // string even from one part).
+    // `scratch` (a new string), the rest joined (its trailing blank makes the join a new string
+    // even of one part).
     const tokensAt = this.used;
     const { tokens, tokenEnds } = merged;
-    if (tokens.length > MANY_TOKENS) this.appendAscii(tokens.join(''));
-    else for (let m = 0; m < tokens.length; m++) this.append(tokens[m]);
+    if (tokens.length > MANY_TOKENS) this.appendAscii(joinBlocks([tokens], ''));
+    else for (let m = 0; m < tokens.length; m++) this.append(tokens.at(m));
     // Room for a word read across the end of the last item (see compiledOctets).
     this.reserve(3);
     const chunks = patternChunks(this.used, rules, tokensAt, tokenEnds, tokens.length);
-    const words = [...this.rawValues, ...agentValues, ...sitemaps, ' '].join('');
+    const words = joinBlocks([this.rawValues, agentValues, sitemaps], ' ');
 
     const tables = sizeRankedTables(groups, rules, merged);
     const ints = writeTables(
@@ -764,18 +768,18 @@ function sameOctets(
 /** What a pass collected, as `finish()` hands it to writeTables. */
 interface CollectedLines {
   rules: RuleList;
-  rawIds: readonly number[];
-  rawValues: readonly string[];
-  groups: readonly PendingGroup[];
-  agentLines: readonly number[];
-  agentValues: readonly string[];
-  sitemaps: readonly string[];
-  sitemapLines: readonly number[];
+  rawIds: IntList;
+  rawValues: BlockList<string>;
+  groups: BlockList<PendingGroup>;
+  agentLines: IntList;
+  agentValues: BlockList<string>;
+  sitemaps: BlockList<string>;
+  sitemapLines: IntList;
 }
 
 /** The merged groups (RFC 9309 2.2.1): one per token, its member groups in file order. */
 interface MergedGroups {
-  tokens: string[];
+  tokens: BlockList<string>;
   /** By token, where it ends among the tokens written back to back (see patternChunks). */
   tokenEnds: Int32Array;
   /** Members of merged group m: memberList[memberStart[m], memberStart[m + 1]). */
@@ -812,7 +816,7 @@ function tokenHash(token: string): number {
  * (token, group) pairs in file order, then sorted by token into one list (a file may name
  * tens of thousands of tokens).
  */
-function mergeGroups(groups: readonly PendingGroup[], agentValues: readonly string[]): MergedGroups {
+function mergeGroups(groups: BlockList<PendingGroup>, agentValues: BlockList<string>): MergedGroups {
   // Merged groups by token: a table of our own rather than a Map, kept as the file's index of
   // tokens (a file may name tens of thousands; the Map and the copy of its keys that kept the
   // source free cost a third of such a parse).
@@ -821,13 +825,13 @@ function mergeGroups(groups: readonly PendingGroup[], agentValues: readonly stri
   const slotOf = (token: string): number => {
     const mask = slots.length - 1;
     let slot = tokenHash(token) & mask;
-    while (slots[slot] !== 0 && tokens[slots[slot] - 1] !== token) slot = (slot + 1) & mask;
+    while (slots[slot] !== 0 && tokens.at(slots[slot] - 1) !== token) slot = (slot + 1) & mask;
     return slot;
   };
   // Sized by the user-agent lines, each naming at most one token and one (token, group) pair:
   // no array grows while a file of tens of thousands of them is read.
   const agents = agentValues.length;
-  const tokens: string[] = [];
+  const tokens = new BlockList<string>();
   const tokenEnds = zeroedInts(agents);
   const memberCount = zeroedInts(agents);
   /** The last group (g + 1, 0 for none) that merged group m took as a member: no fill needed. */
@@ -837,9 +841,9 @@ function mergeGroups(groups: readonly PendingGroup[], agentValues: readonly stri
   let pairs = 0;
   const agentMerged = zeroedInts(agents).fill(-1);
   for (let g = 0; g < groups.length; g++) {
-    const group = groups[g];
+    const group = groups.at(g);
     for (let a = group.firstAgent; a < group.firstAgent + group.agentCount; a++) {
-      const token = tokenOfUserAgentLine(agentValues[a]);
+      const token = tokenOfUserAgentLine(agentValues.at(a));
       if (token === '') continue;
       const slot = slotOf(token);
       let m = slots[slot] - 1;
@@ -911,7 +915,7 @@ const SHARED_CLASS_RULES = 16;
 const MAX_SHARED_PARTS = 32;
 
 function sizeRankedTables(
-  groups: readonly PendingGroup[],
+  groups: BlockList<PendingGroup>,
   rules: RuleList,
   merged: MergedGroups,
 ): RankedTables {
@@ -920,7 +924,7 @@ function sizeRankedTables(
   const groupPlain = zeroedInts(groups.length);
   const groupOther = zeroedInts(groups.length);
   for (let g = 0; g < groups.length; g++) {
-    const group = groups[g];
+    const group = groups.at(g);
     let plain = 0;
     let other = 0;
     for (let id = group.firstRule; id < group.firstRule + group.ruleCount; id++) {
@@ -1219,7 +1223,7 @@ function writeTables(
   for (let i = 0; i < ruleCount * RULE_FIELDS; i++) ints[RULES_AT + i] = fields[i];
   ints[RULES_AT + ruleCount * RULE_FIELDS] = tokensAt;
   for (let g = 0; g < groups.length; g++) {
-    const group = groups[g];
+    const group = groups.at(g);
     const at = groupsAt + g * GROUP_FIELDS;
     ints[at] = group.startLine;
     ints[at + 1] = group.endLine;
@@ -1235,24 +1239,27 @@ function writeTables(
   let word = 0;
   for (let i = 0; i < rawIds.length; i++) {
     const at = rawAt + i * 3;
-    ints[at] = rawIds[i];
+    const value = rawValues.at(i);
+    ints[at] = rawIds.at(i);
     ints[at + 1] = word;
-    ints[at + 2] = rawValues[i].length;
-    word += rawValues[i].length;
+    ints[at + 2] = value.length;
+    word += value.length;
   }
   for (let a = 0; a < agentValues.length; a++) {
     const at = agentsAt + a * AGENT_FIELDS;
-    ints[at] = agentLines[a];
+    const value = agentValues.at(a);
+    ints[at] = agentLines.at(a);
     ints[at + 1] = word;
-    ints[at + 2] = agentValues[a].length;
+    ints[at + 2] = value.length;
     ints[at + 3] = agentMerged[a];
-    word += agentValues[a].length;
+    word += value.length;
   }
   for (let i = 0; i < sitemaps.length; i++) {
+    const value = sitemaps.at(i);
     ints[sitemapsAt + i * SITEMAP_FIELDS] = word;
-    ints[sitemapsAt + i * SITEMAP_FIELDS + 1] = sitemaps[i].length;
-    ints[sitemapsAt + i * SITEMAP_FIELDS + 2] = sitemapLines[i];
-    word += sitemaps[i].length;
+    ints[sitemapsAt + i * SITEMAP_FIELDS + 1] = value.length;
+    ints[sitemapsAt + i * SITEMAP_FIELDS + 2] = sitemapLines.at(i);
+    word += value.length;
   }
   ints.set(memberList, membersAt);
   ints.set(slots.subarray(0, slotCount), slotsAt);
@@ -1261,8 +1268,9 @@ function writeTables(
   for (let m = 0; m < tokens.length; m++) {
     const at = mergedAt + m * MERGED_FIELDS;
     ints[at] = token;
-    ints[at + 1] = tokens[m].length;
-    token += tokens[m].length;
+    const length = tokens.at(m).length;
+    ints[at + 1] = length;
+    token += length;
     ints[at + MEMBERS_FROM] = membersAt + memberStart[m];
     ints[at + MEMBERS_TO] = membersAt + memberStart[m + 1];
     ints[at + FIRST_PART] = tables.firstPart[m];

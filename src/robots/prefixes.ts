@@ -145,7 +145,7 @@ export class PrefixHash {
    * `plain`: the ids of the group's plain prefix rules, none of them empty, or with `anchor` 1 the
    * ids of its exact rules.
    */
-  constructor(data: RobotsData, plain: readonly number[], anchor = 0) {
+  constructor(data: RobotsData, plain: ArrayLike<number>, anchor = 0) {
     this.anchor = anchor;
     const count = plain.length;
     // About one entry a slot: most slots a check looks at are empty or hold one pattern.

@@ -1,0 +1,90 @@
+/**
+ * A list the parse grows item by item, kept in arrays of at most BLOCK items. V8 moves an array
+ * of more than about 16,000 items to its space for large objects, where a push costs 60 ns or
+ * more against 5 ns below that size: a file of 26,549 user-agent lines spent a third of its parse
+ * pushing onto the three lists it keeps by user-agent line, each growing past that size.
+ */
+
+/** Items a block holds; its array stays well under the size V8 treats as large. */
+const BLOCK_BITS = 10;
+const BLOCK = 1 << BLOCK_BITS;
+const BLOCK_MASK = BLOCK - 1;
+
+export class BlockList<T> {
+  /** The items of the block being filled, the only one until it is full. */
+  private last: T[] = [];
+  /** Every block, the last included, once there are two; null before. */
+  private blocks: T[][] | null = null;
+  private count = 0;
+
+  get length(): number {
+    return this.count;
+  }
+
+  push(item: T): void {
+    if (this.last.length === BLOCK) {
+      if (this.blocks === null) this.blocks = [this.last];
+      this.last = [];
+      this.blocks.push(this.last);
+    }
+    this.last.push(item);
+    this.count++;
+  }
+
+  /** Item `i`, which must be below `length`. */
+  at(i: number): T {
+    return this.blocks === null ? this.last[i] : this.blocks[i >>> BLOCK_BITS][i & BLOCK_MASK];
+  }
+
+  /** The blocks, in order, each full but the last. */
+  parts(): readonly (readonly T[])[] {
+    return this.blocks ?? [this.last];
+  }
+}
+
+/**
+ * A list of integers the parse grows item by item, in a typed array that doubles when full (see
+ * BlockList on arrays; a list of its own keeps BlockList's reads and writes to one kind of item).
+ */
+const NO_INTS = new Int32Array(0);
+
+export class IntList {
+  private ints = NO_INTS;
+  private count = 0;
+
+  get length(): number {
+    return this.count;
+  }
+
+  push(item: number): void {
+    if (this.count === this.ints.length) {
+      const grown = new Int32Array(Math.max(16, this.count * 2));
+      grown.set(this.ints);
+      this.ints = grown;
+    }
+    this.ints[this.count++] = item;
+  }
+
+  /** Item `i`, which must be below `length`. */
+  at(i: number): number {
+    return this.ints[i];
+  }
+}
+
+/**
+ * The strings of `lists`, one after another, then `end`, as one new string (its parts joined a
+ * block at a time: V8 joins a list of more than about 16,000 strings several times slower than
+ * the same strings in blocks, 4.1 ms against 0.8 ms for 26,549 user-agent values). A non-empty
+ * `end` makes the text a new string even when it has one part.
+ */
+export function joinBlocks(lists: readonly BlockList<string>[], end: string): string {
+  const parts: string[] = [];
+  for (const list of lists) {
+    const blocks = list.parts();
+    // One block is few enough strings to join with the others.
+    if (blocks.length === 1) for (const item of blocks[0]) parts.push(item);
+    else for (const block of blocks) parts.push(block.join(''));
+  }
+  parts.push(end);
+  return parts.join('');
+}

@@ -1,0 +1,96 @@
+import { describe, expect, it } from 'vitest';
+import { RobotsTxt } from '../../src/index.js';
+import { BlockList, IntList, joinBlocks } from '../../src/robots/block-list.js';
+
+/** Counts on both sides of the edges of blocks (1,024 items) and past several of them. */
+const COUNTS = [0, 1, 2, 1023, 1024, 1025, 2047, 2048, 2049, 5000];
+
+describe('BlockList and IntList', () => {
+  it.each(COUNTS)('keep %i items in order, each read back where it was pushed', (n) => {
+    const strings = new BlockList<string>();
+    const ints = new IntList();
+    const expected: string[] = [];
+    for (let i = 0; i < n; i++) {
+      strings.push(`v${i}`);
+      ints.push(i * 3 - 7);
+      expected.push(`v${i}`);
+    }
+    expect(strings.length).toBe(n);
+    expect(ints.length).toBe(n);
+    const read: string[] = [];
+    for (let i = 0; i < n; i++) {
+      read.push(strings.at(i));
+      expect(ints.at(i)).toBe(i * 3 - 7);
+    }
+    expect(read).toEqual(expected);
+    expect(strings.parts().flat()).toEqual(expected);
+    // Every block but the last is full.
+    const sizes = strings.parts().map((block) => block.length);
+    expect(sizes.slice(0, -1).every((size) => size === 1024)).toBe(true);
+  });
+
+  it.each(COUNTS)('joins %i strings of each of three lists as one join would', (n) => {
+    const lists = [0, 1, 2].map((k) => {
+      const list = new BlockList<string>();
+      for (let i = 0; i < n + k * 700; i++) list.push(k === 1 ? `é${i}` : `${k}:${i};`);
+      return list;
+    });
+    const flat = lists.flatMap((list) => list.parts().flat());
+    expect(joinBlocks(lists, ' ')).toBe(`${flat.join('')} `);
+    expect(joinBlocks(lists, '')).toBe(flat.join(''));
+  });
+});
+
+describe('files whose lists span several blocks', () => {
+  // 2,500 groups of two user-agent lines (5,000 values, 2,500 tokens), 1,500 sitemaps and 1,500
+  // rules written otherwise than in normal form: each list the compiler keeps crosses block edges,
+  // and the values after them must come back from where they were kept.
+  const groups = 2500;
+  const lines: string[] = [];
+  for (let g = 0; g < groups; g++) {
+    lines.push(`User-agent: Bot${letters(g)}/1.${g}`, `User-agent: Other${letters(g)}`);
+    lines.push(g < 1500 ? `Disallow: /%7e${g}/ü` : `Disallow: /p${g}/`);
+  }
+  for (let s = 0; s < 1500; s++) lines.push(`Sitemap: https://example.com/map-${s}.xml`);
+  const robots = RobotsTxt.parse(`${lines.join('\n')}\n`);
+
+  it('reads every user-agent value, token and line back', () => {
+    expect(robots.groups).toHaveLength(groups);
+    for (const g of [0, 511, 512, 1023, 1024, 1500, 2047, 2048, groups - 1]) {
+      const group = robots.groups[g];
+      expect(group.userAgents).toEqual([
+        { value: `Bot${letters(g)}/1.${g}`, token: `bot${letters(g)}`, line: 3 * g + 1 },
+        { value: `Other${letters(g)}`, token: `other${letters(g)}`, line: 3 * g + 2 },
+      ]);
+    }
+  });
+
+  it("finds each crawler's group and quotes its rule as written", () => {
+    for (const g of [0, 1023, 1024, 1499, 1500, 2048, groups - 1]) {
+      const raw = g < 1500;
+      const path = raw ? `/~${g}/%C3%BC` : `/p${g}/`;
+      const verdict = robots.explain(path, `Other${letters(g)}`);
+      expect(verdict.allowed).toBe(false);
+      expect(verdict.group.userAgentLines).toEqual([3 * g + 2]);
+      expect(verdict.rule).toMatchObject({ pattern: raw ? `/%7e${g}/ü` : `/p${g}/`, line: 3 * g + 3 });
+      // Another group's rule does not apply.
+      expect(robots.isAllowed(raw ? `/~${g + 1}/%C3%BC` : `/p${g + 1}/`, `Bot${letters(g)}`)).toBe(true);
+    }
+  });
+
+  it('lists every sitemap, in file order', () => {
+    expect(robots.sitemaps).toEqual(
+      Array.from({ length: 1500 }, (_, s) => `https://example.com/map-${s}.xml`),
+    );
+  });
+});
+
+/** A distinct run of letters for each number (tokens are letters, `-` and `_` only). */
+function letters(n: number): string {
+  let text = '';
+  do {
+    text += String.fromCharCode(97 + (n % 26));
+    n = Math.floor(n / 26);
+  } while (n > 0);
+  return text;
+}
