@@ -5,7 +5,7 @@
  */
 
 import { tokenOfUserAgentLine } from './agent.js';
-import { BlockList, IntList, joinBlocks } from './block-list.js';
+import { BlockList, IntList } from './block-list.js';
 import type { GroupIndex } from './decide.js';
 import { MAX_EXPANSION, WROTE_END, WROTE_NORMALISED, WROTE_STAR, writePattern } from './encoding.js';
 import { type Directive, type FileSummary, type RobotsLineHandler, valueTextOf } from './lines.js';
@@ -43,8 +43,9 @@ const TABLE_FIELDS = 3;
  * are in file order; a derived rule follows its source.
  * - the patterns: every normalised pattern back to back (rule order), then the tokens, in
  *   `chunks` (see CHUNK_BITS);
- * - `words`: the text as written where a verdict quotes it: raw patterns that differ from
- *   their normal form, user-agent values, sitemap URLs.
+ * - the words: the text as written where a verdict quotes it: raw patterns that differ from
+ *   their normal form, user-agent values, sitemap URLs, in `words` and `wordChunks` (see
+ *   WORD_BITS).
  *
  * `ints` holds, one table after the other:
  * - a header: how many groups, merged groups, sitemaps and raw patterns there are (see
@@ -53,8 +54,8 @@ const TABLE_FIELDS = 3;
  *   the distance to the next start; one more start closes the table), `line << 6 | flags`;
  * - groups as written at `groupsAt`, GROUP_FIELDS each: startLine, endLine, firstAgent,
  *   agentCount, firstRule, ruleCount, crawl-delay in milliseconds (-1 for none);
- * - user-agent lines at `agentsAt`, AGENT_FIELDS each: line, start and length of the value
- *   in `words`, the merged group its token names (-1 for none);
+ * - user-agent lines at `agentsAt`, AGENT_FIELDS each: line, position and length of the value
+ *   among the words, the merged group its token names (-1 for none);
  * - merged groups (one per token, RFC 9309 2.2.1) at `mergedAt`, MERGED_FIELDS each: start
  *   and length of the token in the patterns, the range of its member group ids (positions
  *   in `ints`), and its parts, the ranked tables that together hold its rules (see
@@ -62,9 +63,9 @@ const TABLE_FIELDS = 3;
  *   0 for none, most merged groups having one part;
  * - the member lists at `membersAt`, the lists of parts after them, then the lists of member
  *   groups (`[count, g...]`) of the ranked tables whose members are no merged group's;
- * - sitemaps at `sitemapsAt`, three each: start and length in `words` of the value as written,
- *   and its line;
- * - raw patterns at `rawAt`, three each, by rule id: id, start and length in `words`;
+ * - sitemaps at `sitemapsAt`, three each: position and length among the words of the value as
+ *   written, and its line;
+ * - raw patterns at `rawAt`, three each, by rule id: id, position and length among the words;
  * - for a file of many tokens (a list scan is faster for a few), the merged groups by token at
  *   `slotsAt`: an open-addressing table of `m + 1` (0 for an empty slot) by the hash of the
  *   token (see tokenHash), a power of two of slots; none (0 slots) for other files;
@@ -85,7 +86,9 @@ export interface RobotsData {
    */
   readonly patterns: string;
   readonly chunks: readonly string[] | null;
+  /** The first chunk of the words, and every chunk when there are more (see WORD_BITS). */
   readonly words: string;
+  readonly wordChunks: readonly string[] | null;
   /** Replaced by a longer copy when a ranked table is added (see rank.ts); read it after ranking. */
   ints: Int32Array;
   /** Indexes of the ranked tables of many wildcard rules, by table, built on first use (see decide.ts). */
@@ -105,6 +108,60 @@ export interface RobotsData {
  */
 export const CHUNK_BITS = 16;
 export const CHUNK_MASK = (1 << CHUNK_BITS) - 1;
+
+/**
+ * A position among the words is `chunk << WORD_BITS | offset`, for the reason the patterns are in
+ * chunks: a chunk of at most 32 Ki characters, two octets each at most, stays an ordinary string
+ * (a file of 9,701 sitemap lines on internationalised hosts has 436 KiB of words). Each chunk
+ * holds whole words; a word longer than a chunk has one of its own.
+ */
+const WORD_BITS = 15;
+const WORD_MASK = (1 << WORD_BITS) - 1;
+/** Words a chunk holds at most: a join of more strings than about 16,000 is slow (see block-list.ts). */
+const WORDS_PER_CHUNK = 4096;
+
+/** The word of `length` characters at `position` among the words of `data`. */
+function wordAt(data: RobotsData, position: number, length: number): string {
+  const chunk = position <= WORD_MASK ? data.words : data.wordChunks![position >>> WORD_BITS];
+  const start = position & WORD_MASK;
+  return chunk.slice(start, start + length);
+}
+
+/**
+ * The words of `lists`, one list after the other, in chunks (see WORD_BITS), and the position of
+ * each word in that order. The chunks are strings of their own, never slices of the source.
+ */
+export function wordsOf(lists: readonly BlockList<string>[]): { chunks: string[]; positions: Int32Array } {
+  let count = 0;
+  for (const list of lists) count += list.length;
+  const positions = new Int32Array(count);
+  const chunks: string[] = [];
+  let pending: string[] = [];
+  let offset = 0;
+  let k = 0;
+  for (const list of lists) {
+    for (const block of list.parts()) {
+      for (const word of block) {
+        if (pending.length === WORDS_PER_CHUNK || (offset > 0 && offset + word.length > WORD_MASK + 1)) {
+          chunks.push(joinedCopy(pending));
+          pending = [];
+          offset = 0;
+        }
+        positions[k++] = (chunks.length << WORD_BITS) | offset;
+        pending.push(word);
+        offset += word.length;
+      }
+    }
+  }
+  chunks.push(joinedCopy(pending));
+  return { chunks, positions };
+}
+
+/** `parts` joined, as a new string even of one part (a blank after them makes it one). */
+function joinedCopy(parts: string[]): string {
+  parts.push(' ');
+  return parts.join('');
+}
 
 /** The chunk holding the pattern or token that starts at position `start`; read it from `start & CHUNK_MASK`. */
 export function chunkOf(data: RobotsData, start: number): string {
@@ -207,7 +264,7 @@ export function rawPattern(data: RobotsData, id: number): string {
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
     const at = ints[RAW_AT] + mid * 3;
-    if (ints[at] === id) return data.words.slice(ints[at + 1], ints[at + 1] + ints[at + 2]);
+    if (ints[at] === id) return wordAt(data, ints[at + 1], ints[at + 2]);
     if (ints[at] < id) lo = mid + 1;
     else hi = mid;
   }
@@ -219,7 +276,7 @@ export function writtenPatterns(data: RobotsData): Array<[id: number, pattern: s
   const out: Array<[number, string]> = [];
   for (let i = 0; i < ints[RAW_COUNT]; i++) {
     const at = ints[RAW_AT] + i * 3;
-    out.push([ints[at], data.words.slice(ints[at + 1], ints[at + 1] + ints[at + 2])]);
+    out.push([ints[at], wordAt(data, ints[at + 1], ints[at + 2])]);
   }
   return out;
 }
@@ -244,7 +301,7 @@ export const AGENT_MERGED = 3;
 /** The value of user-agent line `a` as written. */
 export function agentValue(data: RobotsData, a: number): string {
   const at = data.ints[AGENTS_AT] + a * AGENT_FIELDS;
-  return data.words.slice(data.ints[at + 1], data.ints[at + 1] + data.ints[at + 2]);
+  return wordAt(data, data.ints[at + 1], data.ints[at + 2]);
 }
 
 /** One field of merged group `m`. */
@@ -352,7 +409,7 @@ export function sitemapsOf(data: RobotsData): string[] {
 /** The value of sitemap line `s` (in file order) as written. */
 export function sitemapValue(data: RobotsData, s: number): string {
   const at = data.ints[SITEMAPS_AT] + s * SITEMAP_FIELDS;
-  return data.words.slice(data.ints[at], data.ints[at] + data.ints[at + 1]);
+  return wordAt(data, data.ints[at], data.ints[at + 1]);
 }
 
 /** The line of sitemap line `s`. */
@@ -640,16 +697,16 @@ export class RobotsCompiler implements RobotsLineHandler {
     const merged = mergeGroups(groups, agentValues);
 
     // Strings of our own, never slices of the source: patterns and tokens are decoded from
-    // `scratch` (a new string), the rest joined (its trailing blank makes the join a new string
-    // even of one part).
+    // `scratch` (a new string), the words joined (see wordsOf).
     const tokensAt = this.used;
     const { tokens, tokenEnds } = merged;
-    if (tokens.length > MANY_TOKENS) this.appendAscii(joinBlocks([tokens], ''));
+    if (tokens.length > MANY_TOKENS) for (const block of tokens.parts()) this.appendAscii(block.join(''));
     else for (let m = 0; m < tokens.length; m++) this.append(tokens.at(m));
     // Room for a word read across the end of the last item (see compiledOctets).
     this.reserve(3);
     const chunks = patternChunks(this.used, rules, tokensAt, tokenEnds, tokens.length);
-    const words = joinBlocks([this.rawValues, agentValues, sitemaps], ' ');
+    // Raw patterns, then user-agent values, then sitemaps: writeTables reads their positions so.
+    const words = wordsOf([this.rawValues, agentValues, sitemaps]);
 
     const tables = sizeRankedTables(groups, rules, merged);
     const ints = writeTables(
@@ -662,6 +719,7 @@ export class RobotsCompiler implements RobotsLineHandler {
         agentValues,
         sitemaps,
         sitemapLines: this.sitemapLines,
+        wordPositions: words.positions,
       },
       merged,
       tables,
@@ -671,7 +729,8 @@ export class RobotsCompiler implements RobotsLineHandler {
       patterns: chunks[0],
       // A copy holds exactly its chunks, where the list grown by push has room for more.
       chunks: chunks.length > 1 ? chunks.slice() : null,
-      words,
+      words: words.chunks[0],
+      wordChunks: words.chunks.length > 1 ? words.chunks : null,
       ints,
       indexes: null,
       prefixes: null,
@@ -775,6 +834,8 @@ interface CollectedLines {
   agentValues: BlockList<string>;
   sitemaps: BlockList<string>;
   sitemapLines: IntList;
+  /** Where each word is (see wordsOf): raw patterns, then user-agent values, then sitemaps. */
+  wordPositions: Int32Array;
 }
 
 /** The merged groups (RFC 9309 2.2.1): one per token, its member groups in file order. */
@@ -1149,7 +1210,8 @@ function writeTables(
   tables: RankedTables,
   tokensAt: number,
 ): Int32Array {
-  const { rules, rawIds, rawValues, groups, agentLines, agentValues, sitemaps, sitemapLines } = lines;
+  const { rules, rawIds, rawValues, groups, agentLines, agentValues, sitemaps, sitemapLines, wordPositions } =
+    lines;
   const { tableCount, rankedSize, tableOwner, tableMemberStart, tableMembers, partStart, partList } = tables;
   const { tokens, memberStart, memberList, agentMerged, slots } = merged;
   const ruleCount = rules.count;
@@ -1235,31 +1297,25 @@ function writeTables(
       ? -1
       : Math.min(Math.round(group.crawlDelay * 1000), MAX_CRAWL_DELAY_MS);
   }
-  // Offsets in `words`: raw patterns, then user-agent values, then sitemaps (see finish()).
+  // Where the words are: raw patterns, then user-agent values, then sitemaps (see finish()).
   let word = 0;
   for (let i = 0; i < rawIds.length; i++) {
     const at = rawAt + i * 3;
-    const value = rawValues.at(i);
     ints[at] = rawIds.at(i);
-    ints[at + 1] = word;
-    ints[at + 2] = value.length;
-    word += value.length;
+    ints[at + 1] = wordPositions[word++];
+    ints[at + 2] = rawValues.at(i).length;
   }
   for (let a = 0; a < agentValues.length; a++) {
     const at = agentsAt + a * AGENT_FIELDS;
-    const value = agentValues.at(a);
     ints[at] = agentLines.at(a);
-    ints[at + 1] = word;
-    ints[at + 2] = value.length;
+    ints[at + 1] = wordPositions[word++];
+    ints[at + 2] = agentValues.at(a).length;
     ints[at + 3] = agentMerged[a];
-    word += value.length;
   }
   for (let i = 0; i < sitemaps.length; i++) {
-    const value = sitemaps.at(i);
-    ints[sitemapsAt + i * SITEMAP_FIELDS] = word;
-    ints[sitemapsAt + i * SITEMAP_FIELDS + 1] = value.length;
+    ints[sitemapsAt + i * SITEMAP_FIELDS] = wordPositions[word++];
+    ints[sitemapsAt + i * SITEMAP_FIELDS + 1] = sitemaps.at(i).length;
     ints[sitemapsAt + i * SITEMAP_FIELDS + 2] = sitemapLines.at(i);
-    word += value.length;
   }
   ints.set(memberList, membersAt);
   ints.set(slots.subarray(0, slotCount), slotsAt);

@@ -28,7 +28,8 @@ export function retainedBytes(data: RobotsData): number {
   // The patterns are ASCII (one byte a character); `words` is text as written (maybe two).
   if (data.chunks === null) bytes += OBJECT_BYTES + data.patterns.length;
   else for (const chunk of data.chunks) bytes += OBJECT_BYTES + chunk.length;
-  bytes += OBJECT_BYTES + 2 * data.words.length;
+  if (data.wordChunks === null) bytes += OBJECT_BYTES + 2 * data.words.length;
+  else for (const chunk of data.wordChunks) bytes += OBJECT_BYTES + 2 * chunk.length;
   bytes += TYPED_ARRAY_BYTES + data.ints.byteLength;
   for (const index of data.indexes ?? []) if (index !== undefined) bytes += indexBytes(index);
   for (const prefixes of data.prefixes ?? []) if (prefixes !== undefined) bytes += prefixes.bytes;

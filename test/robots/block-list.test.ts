@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { RobotsTxt } from '../../src/index.js';
-import { BlockList, IntList, joinBlocks } from '../../src/robots/block-list.js';
+import { BlockList, IntList } from '../../src/robots/block-list.js';
+import { wordsOf } from '../../src/robots/compile.js';
 
 /** Counts on both sides of the edges of blocks (1,024 items) and past several of them. */
 const COUNTS = [0, 1, 2, 1023, 1024, 1025, 2047, 2048, 2049, 5000];
@@ -29,15 +30,38 @@ describe('BlockList and IntList', () => {
     expect(sizes.slice(0, -1).every((size) => size === 1024)).toBe(true);
   });
 
-  it.each(COUNTS)('joins %i strings of each of three lists as one join would', (n) => {
+  it.each(COUNTS)('places %i words of each of three lists in chunks where they are read back', (n) => {
     const lists = [0, 1, 2].map((k) => {
       const list = new BlockList<string>();
-      for (let i = 0; i < n + k * 700; i++) list.push(k === 1 ? `é${i}` : `${k}:${i};`);
+      for (let i = 0; i < n + k * 700; i++) list.push(k === 1 ? `é${i}` : `${k}:${i};`.repeat(1 + (i % 7)));
+      // A word longer than a chunk, and an empty one.
+      if (k === 2) {
+        list.push('x'.repeat(40_000));
+        list.push('');
+      }
       return list;
     });
-    const flat = lists.flatMap((list) => list.parts().flat());
-    expect(joinBlocks(lists, ' ')).toBe(`${flat.join('')} `);
-    expect(joinBlocks(lists, '')).toBe(flat.join(''));
+    const words = lists.flatMap((list) => list.parts().flat());
+    const { chunks, positions } = wordsOf(lists);
+    expect(positions).toHaveLength(words.length);
+    words.forEach((word, i) => {
+      const chunk = chunks[positions[i] >>> 15];
+      const start = positions[i] & 0x7fff;
+      expect(chunk.slice(start, start + word.length)).toBe(word);
+    });
+    // Each chunk holds at most 4,096 words, and 32 Ki characters unless one word is longer.
+    for (const chunk of chunks) expect(chunk.length <= 32 * 1024 + 1 || chunk.length === 40_001).toBe(true);
+    expect(chunks.length).toBeGreaterThanOrEqual(Math.ceil(words.length / 4096));
+  });
+
+  it('keeps at most 4,096 words in a chunk, however short they are', () => {
+    const list = new BlockList<string>();
+    for (let i = 0; i < 10_000; i++) list.push(String.fromCharCode(97 + (i % 26)));
+    const { chunks, positions } = wordsOf([list]);
+    const perChunk = new Map<number, number>();
+    for (const position of positions) perChunk.set(position >>> 15, (perChunk.get(position >>> 15) ?? 0) + 1);
+    expect([...perChunk.values()]).toEqual([4096, 4096, 1808]);
+    expect(chunks.map((chunk) => chunk.length)).toEqual([4097, 4097, 1809]);
   });
 });
 
