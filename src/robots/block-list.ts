@@ -36,6 +36,12 @@ export class BlockList<T> {
     return this.blocks === null ? this.last[i] : this.blocks[i >>> BLOCK_BITS][i & BLOCK_MASK];
   }
 
+  /** Replaces item `i`, which must be below `length`. */
+  set(i: number, item: T): void {
+    if (this.blocks === null) this.last[i] = item;
+    else this.blocks[i >>> BLOCK_BITS][i & BLOCK_MASK] = item;
+  }
+
   /** The blocks, in order, each full but the last. */
   parts(): readonly (readonly T[])[] {
     return this.blocks ?? [this.last];

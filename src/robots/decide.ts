@@ -15,6 +15,7 @@
  * best of those decides, as if the rules were in one.
  */
 
+import { BlockList } from './block-list.js';
 import {
   ALLOW,
   CHUNK_MASK,
@@ -684,7 +685,8 @@ function buildIndex(data: RobotsData, split: number, end: number): GroupIndex {
   const ranked = data.ints;
   const exact: number[] = [];
   const lists = new Map<string, number[]>();
-  const grams: (Gram | null)[] = [];
+  // A list of blocks: one array of tens of thousands of grams is slow to grow (see block-list.ts).
+  const grams = new BlockList<Gram | null>();
   // By rank, where another gram of the rule starts in its chunk of the patterns, and its length.
   const others = new Int32Array(((end - split) / OTHER_FIELDS) * 2);
   const pairs = new Int32Array(((end - split) / OTHER_FIELDS) * 2);

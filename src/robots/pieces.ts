@@ -7,6 +7,7 @@
  * hash says "maybe": a marked rule is still matched in full.
  */
 
+import type { BlockList } from './block-list.js';
 import {
   FILTER_FIRST_STAR,
   FILTER_LONGEST_AT,
@@ -185,18 +186,22 @@ export class GramIndex {
    * changes. By rank, `others` holds where the other gram starts in `textOf(rank)` and how long
    * it is (0 for none; see pairMask).
    */
-  static build(grams: (Gram | null)[], others: Int32Array, textOf: (rank: number) => string): GramIndex {
+  static build(
+    grams: BlockList<Gram | null>,
+    others: Int32Array,
+    textOf: (rank: number) => string,
+  ): GramIndex {
     const index = new GramIndex(grams);
     if (index.mostShared <= SHARED_GRAM) return index;
     let moved = 0;
     for (let r = 0; r < grams.length; r++) {
-      const gram = grams[r];
+      const gram = grams.at(r);
       const length = others[2 * r + 1];
       if (gram === null || gram.length === 0 || length === 0 || index.countOf(gram.key) <= SHARED_GRAM)
         continue;
       const other = gramOf(textOf(r), others[2 * r], length);
       if (index.countOf(other.key) > SHARED_GRAM) continue;
-      grams[r] = other;
+      grams.set(r, other);
       moved++;
     }
     return moved === 0 ? index : new GramIndex(grams);
@@ -211,11 +216,14 @@ export class GramIndex {
    * @param grams by rank, the gram of each rule; null for a rank a check never needs (a rule
    *   found another way).
    */
-  constructor(grams: readonly (Gram | null)[]) {
+  constructor(grams: BlockList<Gram | null>) {
     const count = grams.length;
     this.ranks = count;
     let distinct = 0;
-    for (const g of grams) if (g !== null && g.length > 0) distinct++;
+    for (let r = 0; r < count; r++) {
+      const g = grams.at(r);
+      if (g !== null && g.length > 0) distinct++;
+    }
     // At most three quarters full.
     let size = 16;
     while (size * 3 < distinct * 4) size *= 2;
@@ -237,7 +245,7 @@ export class GramIndex {
     let most = 0;
     // Filed from the worst rank up, each in front: every list runs best first.
     for (let r = count - 1; r >= 0; r--) {
-      const gram = grams[r];
+      const gram = grams.at(r);
       if (gram === null) continue;
       const { key, length, first } = gram;
       if (length === 0) {

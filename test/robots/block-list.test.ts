@@ -30,6 +30,16 @@ describe('BlockList and IntList', () => {
     expect(sizes.slice(0, -1).every((size) => size === 1024)).toBe(true);
   });
 
+  it.each(COUNTS)('replace any of %i items in place', (n) => {
+    const list = new BlockList<string>();
+    for (let i = 0; i < n; i++) list.push(`v${i}`);
+    for (let i = 0; i < n; i += 3) list.set(i, `w${i}`);
+    const read = Array.from({ length: n }, (_, i) => list.at(i));
+    expect(read).toEqual(Array.from({ length: n }, (_, i) => (i % 3 === 0 ? `w${i}` : `v${i}`)));
+    expect(list.parts().flat()).toEqual(read);
+    expect(list.length).toBe(n);
+  });
+
   it.each(COUNTS)('places %i words of each of three lists in chunks where they are read back', (n) => {
     const lists = [0, 1, 2].map((k) => {
       const list = new BlockList<string>();
