@@ -76,3 +76,20 @@ export class IntList {
     return this.ints[i];
   }
 }
+
+/**
+ * Every path of the lists, taken once as the module loads. The first file with more items than a
+ * block (or than an IntList's first array) would otherwise reach code that the engine optimized
+ * with no type feedback for it, and send its parse back to the interpreter there.
+ */
+function warm(): void {
+  const items = new BlockList<{ n: number } | string | null>();
+  const ints = new IntList();
+  for (let i = 0; i < 2 * BLOCK + 1; i++) {
+    items.push(i % 3 === 0 ? null : i % 3 === 1 ? 'w' : { n: i });
+    ints.push(i);
+  }
+  for (let i = 0; i < items.length; i += 7) items.set(i, items.at(ints.at(i)));
+  items.parts();
+}
+warm();
