@@ -48,12 +48,12 @@ export class BlockList<T> {
   }
 }
 
+const NO_INTS = new Int32Array(0);
+
 /**
  * A list of integers the parse grows item by item, in a typed array that doubles when full (see
  * BlockList on arrays; a list of its own keeps BlockList's reads and writes to one kind of item).
  */
-const NO_INTS = new Int32Array(0);
-
 export class IntList {
   private ints = NO_INTS;
   private count = 0;
