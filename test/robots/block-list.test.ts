@@ -1,7 +1,11 @@
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { RobotsTxt } from '../../src/index.js';
 import { BlockList, IntList } from '../../src/robots/block-list.js';
 import { wordsOf } from '../../src/robots/compile.js';
+
+const LISTS_CHILD = fileURLToPath(new URL('./support/lists-child.ts', import.meta.url));
 
 /** Counts on both sides of the edges of blocks (1,024 items) and past several of them. */
 const COUNTS = [0, 1, 2, 1023, 1024, 1025, 2047, 2048, 2049, 5000];
@@ -72,6 +76,34 @@ describe('BlockList and IntList', () => {
     for (const position of positions) perChunk.set(position >>> 15, (perChunk.get(position >>> 15) ?? 0) + 1);
     expect([...perChunk.values()]).toEqual([4096, 4096, 1808]);
     expect(chunks.map((chunk) => chunk.length)).toEqual([4097, 4097, 1809]);
+  });
+
+  it('keep their optimized code for a list longer than a block after a full collection', () => {
+    // The lists of a parse die with it. Were no list kept, a full collection between two parses
+    // would drop the lists' hidden class and the type feedback naming it, and the first list to
+    // fill a block after it would send push() back to the interpreter. V8 says so with
+    // --trace-deopt, as it says so of `probe`, deoptimized on purpose to show that the trace works.
+    const run = spawnSync(
+      process.execPath,
+      ['--expose-gc', '--trace-deopt', '--import', 'tsx', LISTS_CHILD],
+      {
+        encoding: 'utf8',
+      },
+    );
+    expect(run.stderr).toBe('');
+    const lines = run.stdout.split('\n');
+    const probe = lines.indexOf('probe true');
+    const large = lines.indexOf('large');
+    const done = lines.indexOf('done 3000');
+    expect(probe).toBeGreaterThanOrEqual(0);
+    expect(large).toBeGreaterThan(probe);
+    expect(done).toBeGreaterThan(large);
+    expect(
+      lines.slice(probe, large).some((line) => line.startsWith('[bailout') && line.includes('probe')),
+    ).toBe(true);
+    // The script's own top-level code may be deoptimized there; the list's methods may not.
+    const ofList = /<JSFunction (push|at|set|parts) |SharedFunctionInfo (push|at|set|parts)>/;
+    expect(lines.slice(large, done).filter((line) => ofList.test(line))).toEqual([]);
   });
 });
 
