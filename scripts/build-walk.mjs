@@ -30,7 +30,13 @@
  *   (see windows), at most WINDOW_SETS of them a path;
  * - ARENA: the sequences walked lately (see walk.ts), each its steps in the walk's form, then,
  *   where it has pieces longer than two characters, its steps as the caller has them, and by
- *   piece id the lengths and the addresses of the texts, then those texts.
+ *   piece id the lengths and the addresses of the texts, then those texts; ARENA_BYTES of them.
+ *
+ * The memory has its whole size from the start and cannot grow. Growing it would detach its
+ * buffer, and the first buffer detached in a process has V8 throw away all the optimized code
+ * that reads typed arrays, then compile it again with a check of every array for a detached
+ * buffer: the copy of the first large wildcard group made most of the parser and the matcher
+ * start over. Pages never written cost no memory.
  */
 import { assemble, base64, writeOrCheck } from './wasm.mjs';
 
@@ -74,6 +80,12 @@ layout.ROWS = align(layout.RANK_STARTS + 128 * 4);
 layout.PREFIXES = align(layout.ROWS + 128 * (3 * ROW_BYTES + 16));
 layout.SETS = align(layout.PREFIXES + (PATH_LIMIT + 1) * 4);
 layout.ARENA = align(layout.SETS + WINDOW_SETS * SET_BYTES);
+/**
+ * Bytes of copies the arena holds. A copy takes some 8 bytes a step, plus the arrays the
+ * conversion reads after it: the largest group a file of 500 KiB can have takes a few MiB.
+ */
+const ARENA_BYTES = 32 * 1024 * 1024;
+const PAGES = Math.ceil((layout.ARENA + ARENA_BYTES) / 65536);
 
 /** A rule's status in RESULTS. */
 const status = { FAILED: 0, MATCHED: 1, LEFT: 2 };
@@ -161,7 +173,7 @@ const toMemory = (k) =>
   ['j', 's', 'h'].map((name) => laneStore(i32(k * 32), name, get(`${name}${k}`))).join(' ');
 
 const wat = `(module
-  (memory (export "memory") ${Math.ceil(layout.ARENA / 65536)})
+  (memory (export "memory") ${PAGES} ${PAGES})
   ;; Where the arrays of the sequences walked are (see use), and the steps of the walk under way.
   (global $lib (mut i32) ${i32(0)})
   (global $lengths (mut i32) ${i32(0)})
@@ -545,6 +557,8 @@ export const WALK_MODULE =
 
 /** Where the module keeps what walk.ts writes and reads, in bytes. */
 ${['PATH', 'BATCH', 'RESULTS', 'ARENA'].map((name) => `export const WALK_${name} = ${layout[name]};`).join('\n')}
+/** The size of the memory, which never grows (see scripts/build-walk.mjs). */
+export const WALK_MEMORY_BYTES = ${PAGES * 65536};
 
 /** The longest path the module walks, and the most rules a walk takes. */
 export const WALK_PATH_LIMIT = ${PATH_LIMIT};

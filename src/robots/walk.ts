@@ -15,6 +15,7 @@ import {
   WALK_ARENA,
   WALK_BATCH,
   WALK_BATCH_LIMIT,
+  WALK_MEMORY_BYTES,
   WALK_MODULE,
   WALK_PATH,
   WALK_PATH_LIMIT,
@@ -51,12 +52,6 @@ interface Region {
   texts: number;
 }
 
-/**
- * Past this many bytes of copies, the arena starts again empty: the copies of sequences that
- * are gone, or not walked lately, are then dropped. A copy takes some 8 bytes a step.
- */
-const ARENA_LIMIT = 32 * 1024 * 1024;
-
 const encoder = new TextEncoder();
 
 /** Layout values as locals of this module, read in its loops. */
@@ -70,8 +65,9 @@ export const BATCH_LIMIT = WALK_BATCH_LIMIT;
 /** The walk's module and the views of its memory. */
 export class Walk {
   readonly #exports: WalkExports;
-  #bytes: Uint8Array;
-  #ints: Int32Array;
+  /** Views of the memory, which never grows (see scripts/build-walk.mjs). */
+  readonly #bytes: Uint8Array;
+  readonly #ints: Int32Array;
   /** The copies in the arena by the serial of their sequences, where the next one goes, and the one walked. */
   readonly #regions = new Map<number, Region>();
   #arenaEnd = ARENA;
@@ -115,26 +111,26 @@ export class Walk {
    * Makes the sequences numbered `serial`, which `source` gives, those the next walks read,
    * copying them into the arena unless a copy is there. Step j of rule `rank` is step
    * `j + rank + 1` of the walk: the walk's first step is the parked lanes', and each rule's steps
-   * are followed by an end step. False when the memory cannot grow to hold the copy: the
-   * caller then walks in JavaScript.
+   * are followed by an end step. False when the copy is larger than the arena (a group of a
+   * file read past the usual 500 KiB): the caller then walks in JavaScript.
    */
   load(serial: number, source: () => WalkSource): boolean {
     let region = this.#regions.get(serial);
     if (region === undefined) {
-      try {
-        region = this.#copy(serial, source());
-      } catch {
-        this.#regions.clear();
-        this.#arenaEnd = ARENA;
-        return false;
-      }
+      region = this.#copy(serial, source()) ?? undefined;
+      if (region === undefined) return false;
     }
     this.#steps = region.steps;
     this.#exports.use(region.lib, region.lengths, region.texts);
     return true;
   }
 
-  #copy(serial: number, { offsets, steps, seconds, lengths, writeText }: WalkSource): Region {
+  /**
+   * Copies `source` to the arena's end, or to its start when the arena is full (the copies of
+   * sequences that are gone, or not walked lately, are then dropped); null when the empty arena
+   * cannot hold it.
+   */
+  #copy(serial: number, { offsets, steps, seconds, lengths, writeText }: WalkSource): Region | null {
     const rules = offsets.length - 1;
     const ids = lengths.length;
     let long = false;
@@ -150,9 +146,11 @@ export class Walk {
     // addresses, then the texts. After them, for the conversion only, the rules' offsets and by
     // id the second characters and the lengths.
     const size = steps.length + rules + 1 + (long ? steps.length + 2 * ids + ((textBytes + 3) >>> 2) : 0);
-    if (this.#arenaEnd + 4 * size > ARENA + ARENA_LIMIT && this.#regions.size > 0) {
+    const bytes = 4 * (size + offsets.length + ((ids + 1) >>> 1) + ids);
+    if (this.#arenaEnd + bytes > WALK_MEMORY_BYTES) {
       this.#regions.clear();
       this.#arenaEnd = ARENA;
+      if (ARENA + bytes > WALK_MEMORY_BYTES) return null;
     }
     const at = this.#arenaEnd >>> 2;
     const libAt = at + steps.length + rules + 1;
@@ -161,7 +159,6 @@ export class Walk {
     const offsetsAt = at + size;
     const secondsAt = offsetsAt + offsets.length;
     const lengthsCopy = secondsAt + ((ids + 1) >>> 1);
-    this.#room(4 * (lengthsCopy + ids));
     const ints = this.#ints;
     ints.set(steps, at + 1);
     ints.set(offsets, offsetsAt);
@@ -188,15 +185,6 @@ export class Walk {
     return region;
   }
 
-  /** Grows the memory to hold `bytes` bytes. */
-  #room(bytes: number): void {
-    const memory = this.#exports.memory;
-    if (memory.buffer.byteLength >= bytes) return;
-    memory.grow(Math.ceil((bytes - memory.buffer.byteLength) / 65536));
-    this.#bytes = new Uint8Array(memory.buffer);
-    this.#ints = new Int32Array(memory.buffer);
-  }
-
   /**
    * A set of the hashes of the windows of `length` characters (2 up to its length) of the path
    * of the check under way, the hash of a text being the sum of its characters each times `base`
@@ -209,7 +197,7 @@ export class Walk {
     return this.#exports.windows(length, base) >>> 2;
   }
 
-  /** The module's memory as ints, for reading the sets of windows; a new array after it grows. */
+  /** The module's memory as ints, for reading the sets of windows. */
   get ints(): Int32Array {
     return this.#ints;
   }

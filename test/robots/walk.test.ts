@@ -1,7 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { RobotsTxt } from '../../src/index.js';
 import { Walk, walker } from '../../src/robots/walk.js';
-import { WALK_FAILED, WALK_LEFT, WALK_MATCHED, WALK_PATH_LIMIT } from '../../src/robots/walk-code.js';
+import {
+  WALK_FAILED,
+  WALK_LEFT,
+  WALK_MATCHED,
+  WALK_MEMORY_BYTES,
+  WALK_PATH_LIMIT,
+} from '../../src/robots/walk-code.js';
 import { fileOf } from './support/agreement.js';
 import { type ReferenceRule, referenceAllowed, referenceMatchesTable } from './support/reference.js';
 
@@ -132,7 +138,9 @@ describe('the walk of wildcard rules', () => {
 
   it('answers checks of many large files, taking turns, each by its own rules', () => {
     // Each file's rules take a megabyte or more in the walk's memory: past 32 MB it starts
-    // again, and the files checked again are copied again.
+    // again, and the files checked again are copied again. The memory never grows: its buffer
+    // is never detached (see scripts/build-walk.mjs).
+    const memory = walker()!.ints.buffer;
     const letter = (f: number) => 'defghijklmnopqrstuvw'[f % 20];
     const files = Array.from({ length: 40 }, (_, f) => {
       const rules = Array.from(
@@ -150,6 +158,27 @@ describe('the walk of wildcard rules', () => {
         expect(files[f].isAllowed(`/${'ca'.repeat(74)}${letter(f)}`, 'bot')).toBe(true);
       }
     }
+    expect(statuses).toContain(WALK_MATCHED);
+    expect(walker()!.ints.buffer).toBe(memory);
+    expect(memory.byteLength).toBe(WALK_MEMORY_BYTES);
+  });
+
+  it('leaves to JavaScript sequences larger than its arena, and keeps its memory as it is', () => {
+    const walk = walker()!;
+    const memory = walk.ints.buffer;
+    const steps = WALK_MEMORY_BYTES / 4;
+    const source = {
+      offsets: Int32Array.of(0, steps),
+      steps: new Int32Array(steps),
+      seconds: new Uint16Array(0),
+      lengths: new Int32Array(0),
+      writeText: () => {},
+    };
+    expect(walk.load(-1, () => source)).toBe(false);
+    expect(walk.ints.buffer).toBe(memory);
+    expect(memory.byteLength).toBe(WALK_MEMORY_BYTES);
+    // The walk goes on for the files after it.
+    expect(check([{ allow: true, pattern: '/x*ab*cd$' }], '/xabcd').line).toBe(lineOf(0));
     expect(statuses).toContain(WALK_MATCHED);
   });
 
