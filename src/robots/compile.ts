@@ -1236,8 +1236,10 @@ function writeTables(
   const sitemapsAt = tableMembersAt + listed;
   const rawAt = sitemapsAt + sitemaps.length * SITEMAP_FIELDS;
   const slotsAt = rawAt + rawIds.length * 3;
-  // Read for every file, used for some (see the steps of finish()).
-  const slotCount = tokens.length > SMALL_TOKEN_TABLE ? slots.length : 0;
+  // Read for every file, used for some: a read that only a file of many tokens reached had no
+  // type feedback in the code optimized before it, and sent that code back to the interpreter.
+  const tableSlots = slots.length;
+  const slotCount = tokens.length > SMALL_TOKEN_TABLE ? tableSlots : 0;
   const tablesAt = slotsAt + slotCount;
   const base = tablesAt + tableCount * TABLE_FIELDS;
   let full = base;
