@@ -115,11 +115,8 @@ export class Walk {
    * file read past the usual 500 KiB): the caller then walks in JavaScript.
    */
   load(serial: number, source: () => WalkSource): boolean {
-    let region = this.#regions.get(serial);
-    if (region === undefined) {
-      region = this.#copy(serial, source()) ?? undefined;
-      if (region === undefined) return false;
-    }
+    const region = this.#regions.get(serial) ?? this.#copy(serial, source());
+    if (region === null) return false;
     this.#steps = region.steps;
     this.#exports.use(region.lib, region.lengths, region.texts);
     return true;
